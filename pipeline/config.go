@@ -1,0 +1,239 @@
+package pipeline
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/jetcompact/jetcompact/stages"
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the merged pipeline configuration: node set, order and labels
+// from code, enablement and knobs from the user.
+type Config struct {
+	// Enabled is the master switch. It is on by default: compaction is this
+	// service's whole job.
+	Enabled bool
+	Mode    stages.Mode
+	// Nodes lists code's nodes in order, then historic ones (Order+100).
+	Nodes   []NodeState
+	Options stages.Options
+	// Source names the file the config came from ("" for built-in defaults).
+	Source string
+}
+
+// NodeState is one node's merged state.
+type NodeState struct {
+	Key      stages.Key
+	Label    string
+	Order    int
+	Enabled  bool
+	Historic bool // in the stored config but no longer in code
+}
+
+// DefaultConfig is the configuration code ships.
+func DefaultConfig() Config {
+	c := Config{Enabled: true, Mode: stages.ModeAlgorithmic, Options: stages.DefaultOptions()}
+	for _, s := range stages.Specs() {
+		c.Nodes = append(c.Nodes, NodeState{Key: s.Key, Label: s.Label, Order: s.Order, Enabled: s.DefaultOn})
+	}
+	return c
+}
+
+// Enabled reports whether node k is known to code and enabled.
+func (c Config) NodeEnabled(k stages.Key) bool {
+	for _, n := range c.Nodes {
+		if n.Key == k {
+			return n.Enabled && !n.Historic
+		}
+	}
+	return false
+}
+
+// SetNode turns a node on or off.
+func (c *Config) SetNode(k stages.Key, on bool) {
+	for i := range c.Nodes {
+		if c.Nodes[i].Key == k {
+			c.Nodes[i].Enabled = on
+		}
+	}
+}
+
+// Historic lists nodes kept from the stored config that code no longer has.
+func (c Config) Historic() []stages.Key {
+	var out []stages.Key
+	for _, n := range c.Nodes {
+		if n.Historic {
+			out = append(out, n.Key)
+		}
+	}
+	return out
+}
+
+// Validate checks the mode and every node's knobs.
+func (c Config) Validate() error {
+	var errs []error
+	if !c.Mode.Valid() {
+		errs = append(errs, fmt.Errorf("pipeline.mode: unknown mode %q (want algorithmic, llm or hybrid)", c.Mode))
+	}
+	if err := c.Options.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("pipeline.%w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// fileSection is the YAML shape of the pipeline section.
+type fileSection struct {
+	Enabled *bool                `yaml:"enabled"`
+	Mode    *string              `yaml:"mode"`
+	Nodes   map[string]yaml.Node `yaml:"nodes"`
+}
+
+// nodeMeta are the fields every node entry may carry besides its knobs.
+type nodeMeta struct {
+	Enabled *bool   `yaml:"enabled"`
+	Order   *int    `yaml:"order"`
+	Label   *string `yaml:"label"`
+}
+
+// LoadFile reads the pipeline section of a YAML config file.
+func LoadFile(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	var root struct {
+		Pipeline yaml.Node `yaml:"pipeline"`
+	}
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	c, err := ParseSection(&root.Pipeline)
+	if err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	c.Source = path
+	return c, nil
+}
+
+// ParseSection merges a stored pipeline section over the defaults: code
+// owns the node set, order and labels; the user's enablement and knobs are
+// kept; nodes added in a release appear with their defaults; nodes code no
+// longer has are kept at the end with order+100 and marked historic.
+func ParseSection(section *yaml.Node) (Config, error) {
+	c := DefaultConfig()
+	if section == nil || section.Kind == 0 {
+		return c, nil
+	}
+	var f fileSection
+	if err := strictDecode(section, &f); err != nil {
+		return Config{}, fmt.Errorf("pipeline: %w", err)
+	}
+	if f.Enabled != nil {
+		c.Enabled = *f.Enabled
+	}
+	if f.Mode != nil {
+		c.Mode = stages.Mode(*f.Mode)
+	}
+	optsByKey := optionTargets(&c.Options)
+	var historic []NodeState
+	keys := make([]string, 0, len(f.Nodes))
+	for k := range f.Nodes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		node := f.Nodes[k]
+		var meta nodeMeta
+		if err := node.Decode(&meta); err != nil {
+			return Config{}, fmt.Errorf("pipeline.nodes.%s: %w", k, err)
+		}
+		target, known := optsByKey[stages.Key(k)]
+		if !known {
+			h := NodeState{Key: stages.Key(k), Label: k, Order: 100 + len(stages.Specs()) + len(historic) + 1, Historic: true}
+			if meta.Order != nil {
+				h.Order = *meta.Order + 100
+			}
+			if meta.Label != nil {
+				h.Label = *meta.Label
+			}
+			if meta.Enabled != nil {
+				h.Enabled = *meta.Enabled
+			}
+			historic = append(historic, h)
+			continue
+		}
+		if err := strictDecode(withoutKeys(&node, "enabled", "order", "label"), target); err != nil {
+			return Config{}, fmt.Errorf("pipeline.nodes.%s: %w", k, err)
+		}
+		if meta.Enabled != nil {
+			c.SetNode(stages.Key(k), *meta.Enabled)
+		}
+	}
+	sort.SliceStable(historic, func(i, j int) bool { return historic[i].Order < historic[j].Order })
+	c.Nodes = append(c.Nodes, historic...)
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// optionTargets maps each node key to its knob struct inside o.
+func optionTargets(o *stages.Options) map[stages.Key]any {
+	return map[stages.Key]any{
+		stages.KeyStructured:      &o.Structured,
+		stages.KeyDedup:           &o.Dedup,
+		stages.KeyWhitespace:      &o.Whitespace,
+		stages.KeyLogDedup:        &o.LogDedup,
+		stages.KeyNearDup:         &o.NearDup,
+		stages.KeyNumberNormalize: &o.NumberNormalize,
+		stages.KeyStopwords:       &o.Stopwords,
+		stages.KeyKeywords:        &o.Keywords,
+		stages.KeyHeadTail:        &o.HeadTail,
+		stages.KeyLLMSummary:      &o.LLMSummary,
+	}
+}
+
+// strictDecode decodes n into out and rejects unknown fields.
+func strictDecode(n *yaml.Node, out any) error {
+	if n.Kind == 0 {
+		return nil
+	}
+	raw, err := yaml.Marshal(n)
+	if err != nil {
+		return err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(out); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+func withoutKeys(n *yaml.Node, keys ...string) *yaml.Node {
+	if n.Kind != yaml.MappingNode {
+		return n
+	}
+	cp := *n
+	cp.Content = nil
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		skip := false
+		for _, k := range keys {
+			if n.Content[i].Value == k {
+				skip = true
+			}
+		}
+		if !skip {
+			cp.Content = append(cp.Content, n.Content[i], n.Content[i+1])
+		}
+	}
+	if len(cp.Content) == 0 {
+		return &yaml.Node{}
+	}
+	return &cp
+}

@@ -1,0 +1,242 @@
+// Package pipeline runs the compaction nodes in code order, in process:
+// config merge, the guard, the run report and self-description.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jetcompact/jetcompact/stages"
+)
+
+// ErrPermanent marks an input that no retry can process.
+var ErrPermanent = errors.New("permanent")
+
+// NodeReport is one node's accounting for one run.
+type NodeReport struct {
+	Key      stages.Key       `json:"key"`
+	CharsIn  int              `json:"chars_in"`
+	CharsOut int              `json:"chars_out"`
+	Duration time.Duration    `json:"duration_ns"`
+	Skipped  bool             `json:"skipped,omitempty"`
+	Reason   string           `json:"reason,omitempty"`
+	LLM      *stages.LLMUsage `json:"llm,omitempty"`
+}
+
+// Report is the accounting of one run.
+type Report struct {
+	Kind     stages.Kind  `json:"kind"`
+	Mode     stages.Mode  `json:"mode"`
+	Nodes    []NodeReport `json:"nodes"`
+	CharsIn  int          `json:"chars_in"`
+	CharsOut int          `json:"chars_out"`
+	// Guard says whether the result or the original was kept, and why.
+	Guard string `json:"guard"`
+}
+
+// Ratio is output characters over input characters.
+func (r Report) Ratio() float64 {
+	if r.CharsIn == 0 {
+		return 1
+	}
+	return float64(r.CharsOut) / float64(r.CharsIn)
+}
+
+// Result is a compacted text and its report.
+type Result struct {
+	Text   string
+	Report Report
+}
+
+// Pipeline runs the enabled nodes of one config. Safe for concurrent use.
+type Pipeline struct {
+	cfg   Config
+	deps  stages.Deps
+	nodes map[stages.Key]stages.Node // enabled nodes, wrapped
+}
+
+// Option changes how a Pipeline is built.
+type Option func(*Pipeline) error
+
+// WithDecorator wraps every node, for example to trace it. Decorators apply
+// in the order given, the first one outermost.
+func WithDecorator(wrap func(stages.Node) stages.Node) Option {
+	return func(p *Pipeline) error {
+		if wrap == nil {
+			return errors.New("pipeline: nil decorator")
+		}
+		for k, n := range p.nodes {
+			p.nodes[k] = wrap(n)
+		}
+		return nil
+	}
+}
+
+// New builds the enabled nodes of cfg.
+func New(cfg Config, deps stages.Deps, opts ...Option) (*Pipeline, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	p := &Pipeline{cfg: cfg, deps: deps, nodes: map[stages.Key]stages.Node{}}
+	for _, s := range stages.Specs() {
+		if !cfg.NodeEnabled(s.Key) {
+			continue
+		}
+		n, err := stages.New(s.Key, cfg.Options, deps)
+		if err != nil {
+			return nil, err
+		}
+		p.nodes[s.Key] = n
+	}
+	for i := len(opts) - 1; i >= 0; i-- {
+		if err := opts[i](p); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// Config returns the config the pipeline was built from.
+func (p *Pipeline) Config() Config { return p.cfg }
+
+// Request is one document to compact.
+type Request struct {
+	Text     string
+	Kind     stages.Kind // "" = detect
+	Mode     stages.Mode // "" = config's mode
+	AllowLLM bool
+}
+
+// Compact runs the whole pipeline, the LLM summary included when its gates
+// allow (CompressAsync in seed 004).
+func (p *Pipeline) Compact(ctx context.Context, text string) (Result, error) {
+	return p.Run(ctx, Request{Text: text, AllowLLM: true})
+}
+
+// CompactAlgorithmic never calls the LLM, whatever the mode
+// (CompressAlgorithmicAsync in seed 004).
+func (p *Pipeline) CompactAlgorithmic(ctx context.Context, text string) (Result, error) {
+	return p.Run(ctx, Request{Text: text, AllowLLM: false})
+}
+
+// Run compacts one document: every enabled node in order, then the guard.
+func (p *Pipeline) Run(ctx context.Context, req Request) (Result, error) {
+	in, passReason := p.Prepare(req)
+	if passReason != "" {
+		n := stages.Chars(req.Text)
+		return Result{Text: req.Text, Report: Report{Kind: in.Kind, Mode: in.Mode, CharsIn: n, CharsOut: n, Guard: passReason}}, nil
+	}
+	text, reports, err := p.RunSegment(ctx, AllKeys(), in)
+	if err != nil {
+		return Result{}, err
+	}
+	out, guard := Guard(req.Text, text)
+	return Result{Text: out, Report: Report{
+		Kind: in.Kind, Mode: in.Mode, Nodes: reports,
+		CharsIn: stages.Chars(req.Text), CharsOut: stages.Chars(out), Guard: guard,
+	}}, nil
+}
+
+// Prepare turns a request into the first node's input. A non-empty reason
+// means the document passes through untouched.
+func (p *Pipeline) Prepare(req Request) (stages.Input, string) {
+	mode := req.Mode
+	if mode == "" {
+		mode = p.cfg.Mode
+	}
+	in := stages.Input{Text: req.Text, Kind: req.Kind, Mode: mode, AllowLLM: req.AllowLLM}
+	switch {
+	case req.Text == "":
+		return in, "passthrough: empty input"
+	case !p.cfg.Enabled:
+		return in, "passthrough: pipeline disabled"
+	case len(p.nodes) == 0:
+		return in, "passthrough: no enabled nodes"
+	}
+	if !utf8.ValidString(in.Text) {
+		in.Text = strings.ToValidUTF8(in.Text, "\uFFFD")
+	}
+	if in.Kind == "" {
+		in.Kind = stages.Detect(in.Text)
+	}
+	return in, ""
+}
+
+// AllKeys lists every node key in code order.
+func AllKeys() []stages.Key {
+	specs := stages.Specs()
+	keys := make([]stages.Key, len(specs))
+	for i, s := range specs {
+		keys[i] = s.Key
+	}
+	return keys
+}
+
+// RunSegment runs the given nodes (a consecutive run in code order) on in.
+// Disabled nodes are reported as skipped. A node that fails or panics is
+// reported and its input passes on unchanged; only cancellation is returned
+// as an error.
+func (p *Pipeline) RunSegment(ctx context.Context, keys []stages.Key, in stages.Input) (string, []NodeReport, error) {
+	reports := make([]NodeReport, 0, len(keys))
+	for _, k := range keys {
+		node, on := p.nodes[k]
+		if !on {
+			n := stages.Chars(in.Text)
+			reports = append(reports, NodeReport{Key: k, CharsIn: n, CharsOut: n, Skipped: true, Reason: "disabled in config"})
+			continue
+		}
+		start := time.Now()
+		out, err := applyProtected(ctx, node, in)
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", nil, ctx.Err()
+			}
+			out = stages.Outcome{Text: in.Text, Skipped: true, Reason: "error: " + err.Error()}
+		}
+		reports = append(reports, NodeReport{
+			Key: k, CharsIn: stages.Chars(in.Text), CharsOut: stages.Chars(out.Text),
+			Duration: time.Since(start), Skipped: out.Skipped, Reason: out.Reason, LLM: out.LLM,
+		})
+		in.Text = out.Text
+	}
+	return in.Text, reports, nil
+}
+
+// applyProtected stashes protected regions, runs the node and restores them.
+// A node that loses a region, returns invalid UTF-8 or panics is undone.
+func applyProtected(ctx context.Context, node stages.Node, in stages.Input) (out stages.Outcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("node %s panicked: %v", node.Key(), r)
+		}
+	}()
+	masked, stash := stages.Protect(in.Text)
+	orig := in.Text
+	in.Text = masked
+	out, err = node.Apply(ctx, in)
+	if err != nil {
+		return stages.Outcome{}, err
+	}
+	restored, ok := stash.Restore(out.Text)
+	if !ok {
+		return stages.Outcome{Text: orig, Skipped: true, Reason: "node lost a protected region; undone"}, nil
+	}
+	if !utf8.ValidString(restored) {
+		return stages.Outcome{Text: orig, Skipped: true, Reason: "node produced invalid UTF-8; undone"}, nil
+	}
+	out.Text = restored
+	return out, nil
+}
+
+// Guard keeps result only when it is shorter than the original, in
+// characters, and no longer in bytes. It returns the text to emit and why.
+func Guard(original, result string) (string, string) {
+	if stages.Chars(result) < stages.Chars(original) && len(result) <= len(original) {
+		return result, "kept result"
+	}
+	return original, "kept original: result not shorter"
+}

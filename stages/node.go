@@ -1,0 +1,123 @@
+// Package stages holds the compaction nodes: pure text transforms that run in
+// one fixed order owned by code. It imports no transport and no telemetry.
+package stages
+
+import (
+	"context"
+	"unicode/utf8"
+)
+
+// Key is a node's stable name, used in config, subjects, spans and reports.
+type Key string
+
+// The node keys, in execution order.
+const (
+	KeyStructured      Key = "structured"
+	KeyDedup           Key = "dedup"
+	KeyWhitespace      Key = "whitespace"
+	KeyLogDedup        Key = "log_dedup"
+	KeyNearDup         Key = "near_dup"
+	KeyNumberNormalize Key = "number_normalize"
+	KeyStopwords       Key = "stopwords"
+	KeyKeywords        Key = "keywords"
+	KeyHeadTail        Key = "headtail"
+	KeyLLMSummary      Key = "llm_summary"
+)
+
+// KeyGuard names the guard that runs after every node. It is not a node.
+const KeyGuard Key = "guard"
+
+// Spec is what code says about a node: its place, label and default.
+type Spec struct {
+	Key       Key
+	Order     int
+	Label     string
+	DefaultOn bool
+}
+
+var specs = [...]Spec{
+	{KeyStructured, 1, "Structured folding", true},
+	{KeyDedup, 2, "Duplicate merge", true},
+	{KeyWhitespace, 3, "Whitespace", true},
+	{KeyLogDedup, 4, "Log dedup", true},
+	{KeyNearDup, 5, "Near duplicates", true},
+	{KeyNumberNormalize, 6, "Number normalization", true},
+	{KeyStopwords, 7, "Stop word filter", false},
+	{KeyKeywords, 8, "Key line extraction", true},
+	{KeyHeadTail, 9, "Head / tail", true},
+	{KeyLLMSummary, 10, "LLM summary", false},
+}
+
+// Specs returns every node code knows, in execution order.
+func Specs() []Spec { return append([]Spec(nil), specs[:]...) }
+
+// SpecOf returns the spec of key and whether code knows it.
+func SpecOf(k Key) (Spec, bool) {
+	for _, s := range specs {
+		if s.Key == k {
+			return s, true
+		}
+	}
+	return Spec{}, false
+}
+
+// Mode selects whether the LLM summary may run.
+type Mode string
+
+// The three modes.
+const (
+	ModeAlgorithmic Mode = "algorithmic"
+	ModeLLM         Mode = "llm"
+	ModeHybrid      Mode = "hybrid"
+)
+
+// Valid reports whether m is one of the three modes.
+func (m Mode) Valid() bool {
+	return m == ModeAlgorithmic || m == ModeLLM || m == ModeHybrid
+}
+
+// UsesLLM reports whether the mode asks for the LLM summary.
+func (m Mode) UsesLLM() bool { return m == ModeLLM || m == ModeHybrid }
+
+// Input is what a node is given.
+type Input struct {
+	Text     string
+	Kind     Kind
+	Mode     Mode
+	AllowLLM bool // false on the algorithmic-only entry point
+}
+
+// LLMUsage records what one LLM call cost.
+type LLMUsage struct {
+	Model            string
+	PromptTokens     int
+	CompletionTokens int
+	Retries          int
+	CacheHit         bool
+	LatencyMS        int64
+}
+
+// Outcome is what a node returns. Skipped nodes return their input text.
+type Outcome struct {
+	Text    string
+	Skipped bool
+	Reason  string
+	LLM     *LLMUsage
+}
+
+// Node is one compaction step. Apply must be safe for concurrent use, must
+// return its input unchanged when it has nothing to do, must keep every
+// protected placeholder line (see Protect) and must honour ctx.
+type Node interface {
+	Key() Key
+	Apply(ctx context.Context, in Input) (Outcome, error)
+}
+
+// Chars is the one definition of "characters" in jetcompact: runes.
+func Chars(s string) int { return utf8.RuneCountInString(s) }
+
+func skip(in Input, reason string) Outcome {
+	return Outcome{Text: in.Text, Skipped: true, Reason: reason}
+}
+
+func done(text string) Outcome { return Outcome{Text: text} }

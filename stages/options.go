@@ -1,0 +1,114 @@
+package stages
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Options holds every node's knobs. Each field is named by its node key in
+// config; enablement lives elsewhere (see package pipeline).
+type Options struct {
+	Structured      StructuredOptions      `yaml:"structured"`
+	Dedup           DedupOptions           `yaml:"dedup"`
+	Whitespace      WhitespaceOptions      `yaml:"whitespace"`
+	LogDedup        LogDedupOptions        `yaml:"log_dedup"`
+	NearDup         NearDupOptions         `yaml:"near_dup"`
+	NumberNormalize NumberNormalizeOptions `yaml:"number_normalize"`
+	Stopwords       StopwordsOptions       `yaml:"stopwords"`
+	Keywords        KeywordsOptions        `yaml:"keywords"`
+	HeadTail        HeadTailOptions        `yaml:"headtail"`
+	LLMSummary      LLMSummaryOptions      `yaml:"llm_summary"`
+}
+
+// DefaultOptions returns the knobs every node ships with.
+func DefaultOptions() Options {
+	return Options{
+		Structured:      DefaultStructuredOptions(),
+		Dedup:           DefaultDedupOptions(),
+		Whitespace:      DefaultWhitespaceOptions(),
+		LogDedup:        DefaultLogDedupOptions(),
+		NearDup:         DefaultNearDupOptions(),
+		NumberNormalize: DefaultNumberNormalizeOptions(),
+		Stopwords:       DefaultStopwordsOptions(),
+		Keywords:        DefaultKeywordsOptions(),
+		HeadTail:        DefaultHeadTailOptions(),
+		LLMSummary:      DefaultLLMSummaryOptions(),
+	}
+}
+
+// Validate checks every node's knobs; errors name the field.
+func (o Options) Validate() error {
+	return errors.Join(
+		prefixed(KeyStructured, o.Structured.Validate()),
+		prefixed(KeyDedup, o.Dedup.Validate()),
+		prefixed(KeyWhitespace, o.Whitespace.Validate()),
+		prefixed(KeyLogDedup, o.LogDedup.Validate()),
+		prefixed(KeyNearDup, o.NearDup.Validate()),
+		prefixed(KeyNumberNormalize, o.NumberNormalize.Validate()),
+		prefixed(KeyStopwords, o.Stopwords.Validate()),
+		prefixed(KeyKeywords, o.Keywords.Validate()),
+		prefixed(KeyHeadTail, o.HeadTail.Validate()),
+		prefixed(KeyLLMSummary, o.LLMSummary.Validate()),
+	)
+}
+
+func prefixed(k Key, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("nodes.%s.%w", k, err)
+}
+
+// Deps are the outside services a node may call. Nil fields mean "none".
+type Deps struct {
+	Summarizer Summarizer
+}
+
+// New builds the node named k from its options.
+func New(k Key, o Options, d Deps) (Node, error) {
+	switch k {
+	case KeyStructured:
+		return NewStructured(o.Structured), nil
+	case KeyDedup:
+		return NewDedup(o.Dedup), nil
+	case KeyWhitespace:
+		return NewWhitespace(o.Whitespace), nil
+	case KeyLogDedup:
+		return NewLogDedup(o.LogDedup), nil
+	case KeyNearDup:
+		return NewNearDup(o.NearDup), nil
+	case KeyNumberNormalize:
+		return NewNumberNormalize(o.NumberNormalize), nil
+	case KeyStopwords:
+		return NewStopwords(o.Stopwords), nil
+	case KeyKeywords:
+		return NewKeywords(o.Keywords), nil
+	case KeyHeadTail:
+		return NewHeadTail(o.HeadTail), nil
+	case KeyLLMSummary:
+		return NewLLMSummary(o.LLMSummary, d.Summarizer), nil
+	}
+	return nil, fmt.Errorf("unknown node %q", k)
+}
+
+// fieldError names the option field that is wrong.
+type fieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e *fieldError) Error() string { return e.Field + ": " + e.Reason }
+
+func mustBePositive(field string, v int) error {
+	if v <= 0 {
+		return &fieldError{field, fmt.Sprintf("must be > 0, got %d", v)}
+	}
+	return nil
+}
+
+func mustBeNonNegative(field string, v int) error {
+	if v < 0 {
+		return &fieldError{field, fmt.Sprintf("must be >= 0, got %d", v)}
+	}
+	return nil
+}
