@@ -1,8 +1,8 @@
 package stages
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"hash/maphash"
 	"strings"
 )
@@ -40,6 +40,9 @@ func (dedupNode) Key() Key { return KeyDedup }
 var dedupSeed = maphash.MakeSeed()
 
 func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, err
+	}
 	lines := splitLines(in.Text)
 	if len(lines) < 2 && !strings.Contains(in.Text, ". ") {
 		return skip(in, "nothing to merge"), nil
@@ -53,6 +56,9 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 
 	out := make([]string, 0, len(lines))
 	for start := 0; start < len(lines); {
+		if err := cc.check(); err != nil {
+			return Outcome{}, err
+		}
 		end := start
 		for end < len(lines) && strings.TrimSpace(lines[end]) != "" {
 			end++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode"
 )
 
@@ -92,6 +93,9 @@ func (n llmSummaryNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if !g.Open {
 		return skip(in, g.Reason), nil
 	}
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, err
+	}
 	summary, usage, err := n.llm.Summarize(ctx, SummaryRequest{
 		Text:            in.Text,
 		Kind:            in.Kind,
@@ -114,7 +118,7 @@ func (n llmSummaryNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		out.LLM = &usage
 		return out, nil
 	}
-	out := done(summary)
+	out := done(keepProtectedLines(summary, in.Text))
 	out.LLM = &usage
 	if Chars(summary) >= chars {
 		out.Reason = "summary not shorter than its input; the guard decides"
@@ -141,4 +145,22 @@ func EstimateTokens(text string) int {
 func MaxSummaryTokens(text string) int {
 	n := EstimateTokens(text) / 2
 	return min(max(n, 64), 4096)
+}
+
+// keepProtectedLines appends the placeholder lines of source that a model
+// dropped from summary, so stashed code blocks survive summarisation.
+func keepProtectedLines(summary, source string) string {
+	if !strings.ContainsRune(source, protectOpen) {
+		return summary
+	}
+	var missing []string
+	for _, line := range splitLines(source) {
+		if IsProtectedLine(line) && !strings.Contains(summary, line) {
+			missing = append(missing, line)
+		}
+	}
+	if len(missing) == 0 {
+		return summary
+	}
+	return strings.TrimRight(summary, "\n") + "\n" + joinLines(missing)
 }
