@@ -235,8 +235,20 @@ func applyProtected(ctx context.Context, node stages.Node, in stages.Input) (out
 // Guard keeps result only when it is shorter than the original, in
 // characters, and no longer in bytes. It returns the text to emit and why.
 func Guard(original, result string) (string, string) {
-	if stages.Chars(result) < stages.Chars(original) && len(result) <= len(original) {
-		return result, "kept result"
+	if ShorterThan(result, stages.Chars(original), len(original)) {
+		return result, GuardKeptResult
 	}
-	return original, "kept original: result not shorter"
+	return original, GuardKeptOriginal
+}
+
+// Guard outcomes.
+const (
+	GuardKeptResult   = "kept result"
+	GuardKeptOriginal = "kept original: result not shorter"
+)
+
+// ShorterThan is the guard's test against an original known by its sizes:
+// fewer characters and no more bytes.
+func ShorterThan(result string, origChars, origBytes int) bool {
+	return stages.Chars(result) < origChars && len(result) <= origBytes
 }

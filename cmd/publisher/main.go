@@ -1,5 +1,8 @@
 // Command publisher sends text to jetcompact and prints the compacted result.
-// With --local it compacts in process, without NATS.
+//
+// Without --nats it starts an embedded nats-server and in-process workers,
+// compacts, prints and exits. With --nats URL it uses a real cluster. With
+// --local it compacts in process, without NATS.
 package main
 
 import (
@@ -11,20 +14,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
-	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/config"
+	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/stages"
 )
 
-type flags struct {
-	local    bool
-	report   bool
-	describe bool
-	config   string
-	mode     string
-	kind     string
-	noLLM    bool
-}
+var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -35,90 +32,111 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var f flags
+type options struct {
+	local, report, describe, noLLM bool
+	config, mode, kind, id         string
+	storeDir                       string
+	timeout                        time.Duration
+	conn                           jetstream.ConnectOptions
+	version                        bool
+}
+
+const usage = `usage:
+  publisher [flags] [FILE|-]...   compact files or stdin, print the results
+  publisher [flags] get ID        print a stored original
+  publisher [flags] replay ID     re-run a stored original through the pipeline
+  publisher [flags] dead          list dead letters
+flags:`
+
+func parse(args []string, stderr io.Writer) (options, []string, error) {
+	var o options
 	fs := flag.NewFlagSet("publisher", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.BoolVar(&f.local, "local", false, "compact in process, without NATS")
-	fs.BoolVar(&f.report, "report", false, "write the per-node table to stderr")
-	fs.BoolVar(&f.describe, "describe", false, "print the nodes that will run, and why others will not, then exit")
-	fs.StringVar(&f.config, "config", os.Getenv("JETCOMPACT_CONFIG"), "YAML config file (default: built-in defaults)")
-	fs.StringVar(&f.mode, "mode", "", "override the mode: algorithmic, llm or hybrid")
-	fs.StringVar(&f.kind, "kind", "", "content kind instead of detection: log, json, html, transcript or prose")
-	fs.BoolVar(&f.noLLM, "no-llm", false, "use the algorithmic entry point: never call the LLM")
+	fs.BoolVar(&o.local, "local", false, "compact in process, without NATS")
+	fs.BoolVar(&o.report, "report", false, "write the per-node table to stderr")
+	fs.BoolVar(&o.describe, "describe", false, "print the nodes that will run, and why others will not, then exit")
+	fs.StringVar(&o.config, "config", os.Getenv("JETCOMPACT_CONFIG"), "YAML config file (default: built-in defaults)")
+	fs.StringVar(&o.mode, "mode", "", "override the mode: algorithmic, llm or hybrid")
+	fs.StringVar(&o.kind, "kind", "", "content kind instead of detection: log, json, html, transcript or prose")
+	fs.BoolVar(&o.noLLM, "no-llm", false, "use the algorithmic entry point: never call the LLM")
+	fs.StringVar(&o.id, "id", "", "document id (one input only; default: derived from the text)")
+	fs.StringVar(&o.storeDir, "store-dir", "", "embedded server: keep JetStream data here (default: a temp dir removed at exit)")
+	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up waiting for results after this long")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	o.conn.RegisterFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: publisher [flags] [FILE|-]...")
+		fmt.Fprintln(stderr, usage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		return o, nil, err
+	}
+	rest := fs.Args()
+	// Flags may also follow a subcommand: publisher get --nats URL ID.
+	if len(rest) > 0 && isSubcommand(rest[0]) {
+		if err := fs.Parse(rest[1:]); err != nil {
+			return o, nil, err
+		}
+		rest = append([]string{rest[0]}, fs.Args()...)
+	}
+	return o, rest, nil
+}
+
+func isSubcommand(s string) bool { return s == "get" || s == "replay" || s == "dead" }
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	o, rest, err := parse(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
 		return err
 	}
-	cfg := pipeline.DefaultConfig()
-	if f.config != "" {
-		var err error
-		if cfg, err = pipeline.LoadFile(f.config); err != nil {
-			return err
-		}
+	if o.version {
+		fmt.Fprintln(stdout, version)
+		return nil
 	}
-	mode := stages.Mode(f.mode)
-	if f.mode != "" {
-		if !mode.Valid() {
-			return fmt.Errorf("--mode: unknown mode %q (want algorithmic, llm or hybrid)", f.mode)
-		}
-		if mode.UsesLLM() {
-			cfg.SetNode(stages.KeyLLMSummary, true)
-		}
-	}
-	kind := stages.ParseKind(f.kind)
-	if f.kind != "" && kind == "" {
-		return fmt.Errorf("--kind: unknown kind %q", f.kind)
-	}
-	p, err := pipeline.New(cfg, stages.Deps{})
+	file, err := config.Load(o.config)
 	if err != nil {
 		return err
 	}
-	if f.describe {
-		return p.Describe(!f.noLLM, mode).WriteText(stdout)
+	mode := stages.Mode(o.mode)
+	if o.mode != "" {
+		if !mode.Valid() {
+			return fmt.Errorf("--mode: unknown mode %q (want algorithmic, llm or hybrid)", o.mode)
+		}
+		if mode.UsesLLM() {
+			// Whoever asks for LLM mode expects a summary.
+			file.Pipeline.SetNode(stages.KeyLLMSummary, true)
+		}
 	}
-	if !f.local {
-		return errors.New("only --local is available in this build")
+	kind := stages.ParseKind(o.kind)
+	if o.kind != "" && kind == "" {
+		return fmt.Errorf("--kind: unknown kind %q (want log, json, html, transcript or prose)", o.kind)
 	}
-	inputs := fs.Args()
+	app := &app{o: o, file: file, mode: mode, kind: kind, stdin: stdin, stdout: stdout, stderr: stderr}
+	if err := app.buildPipeline(ctx); err != nil {
+		return err
+	}
+	defer app.tel.Shutdown(context.WithoutCancel(ctx))
+	if o.describe {
+		return app.pipe.Describe(!o.noLLM, mode).WriteText(stdout)
+	}
+	if len(rest) > 0 && isSubcommand(rest[0]) {
+		if o.local {
+			return fmt.Errorf("%s needs the fleet: drop --local", rest[0])
+		}
+		return app.subcommand(ctx, rest[0], rest[1:])
+	}
+	inputs := rest
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
 	}
-	for _, name := range inputs {
-		text, err := readInput(name, stdin)
-		if err != nil {
-			return err
-		}
-		res, err := p.Run(ctx, pipeline.Request{Text: text, Kind: kind, Mode: mode, AllowLLM: !f.noLLM})
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		if _, err := io.WriteString(stdout, res.Text); err != nil {
-			return err
-		}
-		if f.report {
-			fmt.Fprintf(stderr, "== %s\n", name)
-			if err := res.Report.WriteText(stderr); err != nil {
-				return err
-			}
-		}
+	if o.id != "" && len(inputs) > 1 {
+		return errors.New("--id names one document; give one input")
 	}
-	return nil
-}
-
-func readInput(name string, stdin io.Reader) (string, error) {
-	var data []byte
-	var err error
-	if name == "-" {
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(name)
+	if o.local {
+		return app.compactLocal(ctx, inputs)
 	}
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", name, err)
-	}
-	return string(data), nil
+	return app.compactFleet(ctx, inputs)
 }

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/jetcompact/jetcompact/config"
+	"github.com/jetcompact/jetcompact/embedded"
+	"github.com/jetcompact/jetcompact/jetstream"
+	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/stages"
+	"github.com/jetcompact/jetcompact/telemetry"
+	njs "github.com/nats-io/nats.go/jetstream"
+)
+
+type app struct {
+	o              options
+	file           config.File
+	mode           stages.Mode
+	kind           stages.Kind
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	pipe           *pipeline.Pipeline
+	tel            *telemetry.Providers
+	deco           func(stages.Node) stages.Node
+	closeTelemetry func()
+}
+
+func (a *app) buildPipeline(ctx context.Context) error {
+	tel, err := telemetry.Setup(ctx, a.file.Telemetry, a.stderr)
+	if err != nil {
+		return err
+	}
+	a.tel = tel
+	deco, err := telemetry.Decorator(tel.TracerProvider, tel.MeterProvider)
+	if err != nil {
+		return err
+	}
+	deps, err := buildDeps(ctx, a.file)
+	if err != nil {
+		return err
+	}
+	a.pipe, err = pipeline.New(a.file.Pipeline, deps, pipeline.WithDecorator(deco))
+	return err
+}
+
+func (a *app) request(text string) pipeline.Request {
+	return pipeline.Request{Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM}
+}
+
+func (a *app) compactLocal(ctx context.Context, inputs []string) error {
+	for _, name := range inputs {
+		text, err := readInput(name, a.stdin)
+		if err != nil {
+			return err
+		}
+		res, err := a.pipe.Run(ctx, a.request(text))
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if _, err := io.WriteString(a.stdout, res.Text); err != nil {
+			return err
+		}
+		a.writeReport(name, res.Report)
+	}
+	return nil
+}
+
+func (a *app) writeReport(name string, r pipeline.Report) {
+	if !a.o.report {
+		return
+	}
+	fmt.Fprintf(a.stderr, "== %s\n", name)
+	_ = r.WriteText(a.stderr)
+}
+
+// connect returns a JetStream handle: the given cluster, or an embedded
+// server with in-process workers for every segment.
+func (a *app) connect(ctx context.Context) (njs.JetStream, func(), error) {
+	cleanup := func() {}
+	if a.o.conn.URL == "" {
+		dir := a.o.storeDir
+		if dir == "" {
+			tmp, err := os.MkdirTemp("", "jetcompact-")
+			if err != nil {
+				return nil, nil, err
+			}
+			dir = tmp
+			cleanup = func() { os.RemoveAll(tmp) }
+		}
+		fleet, err := embedded.StartFleet(ctx, embedded.FleetOptions{
+			StoreDir: dir, Fleet: a.file.Fleet, Pipeline: a.pipe,
+			Worker: []jetstream.WorkerOption{jetstream.WithTracerProvider(a.tel.TracerProvider), jetstream.WithMeterProvider(a.tel.MeterProvider)},
+		})
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		a.o.conn.URL = fleet.URL()
+		prev := cleanup
+		cleanup = func() {
+			if err := fleet.Close(); err != nil {
+				fmt.Fprintln(a.stderr, "publisher: embedded fleet:", err)
+			}
+			prev()
+		}
+	}
+	a.o.conn.Name = "jetcompact-publisher"
+	nc, err := jetstream.Connect(a.o.conn)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	js, err := njs.New(nc)
+	if err != nil {
+		nc.Close()
+		cleanup()
+		return nil, nil, err
+	}
+	if err := jetstream.EnsureTopology(ctx, js, a.file.Fleet); err != nil {
+		nc.Close()
+		cleanup()
+		return nil, nil, err
+	}
+	return js, func() { nc.Close(); cleanup() }, nil
+}
+
+// salt makes the derived document id depend on everything that shapes the result.
+func (a *app) salt() string {
+	return fmt.Sprintf("%s|%v|%+v|%s|%s|%v", version, a.file.Pipeline.Nodes, a.file.Pipeline.Options, a.mode, a.kind, !a.o.noLLM)
+}
+
+func (a *app) compactFleet(ctx context.Context, inputs []string) error {
+	ctx, cancel := context.WithTimeout(ctx, a.o.timeout)
+	defer cancel()
+	js, closeAll, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	client, err := jetstream.NewClient(ctx, js, a.file.Fleet, jetstream.WithClientTracerProvider(a.tel.TracerProvider))
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	prog := newProgress(a.stderr, len(inputs))
+	for _, name := range inputs {
+		text, err := readInput(name, a.stdin)
+		if err != nil {
+			return err
+		}
+		prog.start(name, len(text))
+		res, err := client.Compact(ctx, jetstream.Document{
+			ID: a.o.id, Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM, Salt: a.salt(),
+		})
+		prog.done()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if res.Error != "" {
+			fmt.Fprintf(a.stderr, "publisher: %s (doc %s): permanent error, original emitted: %s\n", name, res.DocID, res.Error)
+		}
+		if _, err := io.WriteString(a.stdout, res.Text); err != nil {
+			return err
+		}
+		if a.o.report {
+			fmt.Fprintf(a.stderr, "doc id: %s\n", res.DocID)
+		}
+		a.writeReport(name, res.Report)
+	}
+	return nil
+}
+
+func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
+	if a.o.conn.URL == "" && a.o.storeDir == "" {
+		return fmt.Errorf("%s needs stored documents: give --nats URL, or --store-dir DIR of an earlier embedded run", cmd)
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.o.timeout)
+	defer cancel()
+	js, closeAll, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	client, err := jetstream.NewClient(ctx, js, a.file.Fleet)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	switch cmd {
+	case "dead":
+		dl, err := client.DeadLetters(ctx)
+		if err != nil {
+			return err
+		}
+		for _, d := range dl {
+			fmt.Fprintf(a.stdout, "%d\t%s\t%s\t%s\n", d.Sequence, d.DocID, d.Stage, d.Reason)
+		}
+		return nil
+	}
+	if len(args) != 1 {
+		return fmt.Errorf("%s takes one document id", cmd)
+	}
+	id := args[0]
+	switch cmd {
+	case "get":
+		text, err := client.Original(ctx, id)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(a.stdout, text)
+		return err
+	case "replay":
+		res, err := client.Replay(ctx, id, jetstream.Document{Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM})
+		if err != nil {
+			return err
+		}
+		if _, err := io.WriteString(a.stdout, res.Text); err != nil {
+			return err
+		}
+		a.writeReport(id, res.Report)
+		return nil
+	}
+	return errors.New("unknown subcommand " + cmd)
+}
+
+func readInput(name string, stdin io.Reader) (string, error) {
+	var data []byte
+	var err error
+	if name == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", name, err)
+	}
+	return string(data), nil
+}
+
+// progress shows a one-line status on a terminal for large inputs.
+type progress struct {
+	w          io.Writer
+	tty        bool
+	total, idx int
+}
+
+func newProgress(w io.Writer, total int) *progress {
+	f, ok := w.(*os.File)
+	tty := false
+	if ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	return &progress{w: w, tty: tty, total: total}
+}
+
+const progressMinBytes = 1 << 20
+
+func (p *progress) start(name string, size int) {
+	p.idx++
+	if !p.tty || size < progressMinBytes {
+		return
+	}
+	bar := strings.Repeat("#", p.idx*20/max(p.total, 1))
+	fmt.Fprintf(p.w, "\r[%-20s] %d/%d compacting %s (%.1f MB)...", bar, p.idx, p.total, name, float64(size)/1e6)
+}
+
+func (p *progress) done() {
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

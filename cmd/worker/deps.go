@@ -1,0 +1,14 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/jetcompact/jetcompact/config"
+	"github.com/jetcompact/jetcompact/stages"
+)
+
+// buildDeps wires the outside services nodes may call.
+func buildDeps(_ context.Context, _ config.File, _ *slog.Logger) (stages.Deps, error) {
+	return stages.Deps{}, nil
+}

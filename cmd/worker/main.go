@@ -1,0 +1,196 @@
+// Command worker runs compaction segments as durable JetStream consumers.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/jetcompact/jetcompact/config"
+	"github.com/jetcompact/jetcompact/embedded"
+	"github.com/jetcompact/jetcompact/jetstream"
+	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/stages"
+	"github.com/jetcompact/jetcompact/telemetry"
+	njs "github.com/nats-io/nats.go/jetstream"
+)
+
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		os.Exit(1)
+	}
+}
+
+type flags struct {
+	config, segment, mode, prefix string
+	conn                          jetstream.ConnectOptions
+	httpAddr                      string
+	embedded                      bool
+	storeDir, embeddedListen      string
+	setupOnly                     bool
+	drain                         time.Duration
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f flags
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.config, "config", os.Getenv("JETCOMPACT_CONFIG"), "YAML config file (default: built-in defaults)")
+	fs.StringVar(&f.segment, "segment", "all", "comma-separated stages of one configured segment, or all")
+	fs.StringVar(&f.segment, "stages", "all", "alias of --segment")
+	fs.StringVar(&f.mode, "mode", "", "override the mode: algorithmic, llm or hybrid")
+	fs.StringVar(&f.prefix, "prefix", "", "subject/stream prefix (default: config fleet.prefix)")
+	f.conn.RegisterFlags(fs)
+	fs.StringVar(&f.httpAddr, "http-addr", ":8080", "serve /healthz, /readyz and /metrics here (empty: off)")
+	fs.BoolVar(&f.embedded, "embedded", false, "start an embedded nats-server with JetStream (single binary)")
+	fs.StringVar(&f.storeDir, "store-dir", "", "embedded JetStream store directory (default: a cache dir)")
+	fs.StringVar(&f.embeddedListen, "embedded-listen", "127.0.0.1:4222", "embedded server listen address")
+	fs.BoolVar(&f.setupOnly, "setup-only", false, "create or update streams and consumers, then exit")
+	fs.DurationVar(&f.drain, "drain-timeout", 30*time.Second, "on shutdown, wait this long for in-flight work")
+	v := fs.Bool("version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *v {
+		fmt.Fprintln(stdout, version)
+		return nil
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	file, err := config.Load(f.config)
+	if err != nil {
+		return err
+	}
+	if f.prefix != "" {
+		file.Fleet.Prefix = f.prefix
+	}
+	mode := stages.Mode(f.mode)
+	if f.mode != "" {
+		if !mode.Valid() {
+			return fmt.Errorf("--mode: unknown mode %q (want algorithmic, llm or hybrid)", f.mode)
+		}
+		if mode.UsesLLM() {
+			file.Pipeline.SetNode(stages.KeyLLMSummary, true)
+		}
+	}
+	if err := file.Fleet.Validate(); err != nil {
+		return err
+	}
+	segs, err := jetstream.SelectSegments(file.Fleet.Segments, f.segment)
+	if err != nil {
+		return err
+	}
+	tel, err := telemetry.Setup(ctx, file.Telemetry, stdout)
+	if err != nil {
+		return err
+	}
+	defer tel.Shutdown(context.WithoutCancel(ctx))
+	deco, err := telemetry.Decorator(tel.TracerProvider, tel.MeterProvider)
+	if err != nil {
+		return err
+	}
+	deps, err := buildDeps(ctx, file, log)
+	if err != nil {
+		return err
+	}
+	pipe, err := pipeline.New(file.Pipeline, deps, pipeline.WithDecorator(deco))
+	if err != nil {
+		return err
+	}
+	if f.embedded {
+		dir, err := storeDir(f.storeDir)
+		if err != nil {
+			return err
+		}
+		srv, err := embedded.Start(embedded.Options{StoreDir: dir, Listen: f.embeddedListen})
+		if err != nil {
+			return err
+		}
+		defer srv.Shutdown()
+		f.conn.URL = srv.ClientURL()
+		log.Info("embedded nats-server started", "url", f.conn.URL, "store", dir)
+	}
+	f.conn.Name = "jetcompact-worker " + f.segment
+	nc, err := jetstream.Connect(f.conn)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	js, err := njs.New(nc)
+	if err != nil {
+		return err
+	}
+	if err := jetstream.EnsureTopology(ctx, js, file.Fleet); err != nil {
+		return err
+	}
+	if f.setupOnly {
+		log.Info("topology ready", "prefix", file.Fleet.Prefix, "segments", len(file.Fleet.Segments))
+		return nil
+	}
+	w, err := jetstream.NewWorker(ctx, js, file.Fleet, pipe,
+		jetstream.WithLogger(log), jetstream.WithMode(mode),
+		jetstream.WithTracerProvider(tel.TracerProvider), jetstream.WithMeterProvider(tel.MeterProvider))
+	if err != nil {
+		return err
+	}
+	if f.httpAddr != "" {
+		srv, err := serveHTTP(f.httpAddr, w, nc.IsConnected, tel.MetricsHandler)
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+	}
+	log.Info("worker running", "version", version, "segment", f.segment, "prefix", file.Fleet.Prefix)
+	return w.Run(ctx, segs, f.drain)
+}
+
+func serveHTTP(addr string, w *jetstream.Worker, connected func() bool, metrics http.Handler) (*http.Server, error) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(rw http.ResponseWriter, _ *http.Request) { fmt.Fprintln(rw, "ok") })
+	mux.HandleFunc("/readyz", func(rw http.ResponseWriter, _ *http.Request) {
+		if !w.Ready() || !connected() {
+			http.Error(rw, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(rw, "ready")
+	})
+	if metrics != nil {
+		mux.Handle("/metrics", metrics)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--http-addr: %w", err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			slog.Error("http server", "error", err.Error())
+		}
+	}()
+	return srv, nil
+}
+
+func storeDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, os.MkdirAll(dir, 0o700)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir = cache + "/jetcompact/worker"
+	return dir, os.MkdirAll(dir, 0o700)
+}

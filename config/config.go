@@ -1,0 +1,106 @@
+// Package config loads the jetcompact config file and hands each section
+// to the package that owns it.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/jetcompact/jetcompact/jetstream"
+	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/telemetry"
+	"go.yaml.in/yaml/v3"
+)
+
+// File is a whole config file, merged over the defaults.
+type File struct {
+	Pipeline  pipeline.Config
+	Fleet     jetstream.Config
+	Telemetry telemetry.Config
+	Raw       rawSections // sections owned by packages wired later (llm, transcripts)
+	Source    string
+}
+
+type rawSections struct {
+	LLM         yaml.Node `yaml:"llm"`
+	Transcripts yaml.Node `yaml:"transcripts"`
+}
+
+// Default is the configuration code ships.
+func Default() File {
+	return File{Pipeline: pipeline.DefaultConfig(), Fleet: jetstream.DefaultConfig(), Telemetry: telemetry.DefaultConfig()}
+}
+
+// Load reads path; "" means built-in defaults.
+func Load(path string) (File, error) {
+	if path == "" {
+		return Default(), nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return File{}, fmt.Errorf("config: %w", err)
+	}
+	f, err := Parse(data)
+	if err != nil {
+		return File{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	f.Source = path
+	f.Pipeline.Source = path
+	return f, nil
+}
+
+// Parse merges YAML over the defaults. Unknown top-level sections and
+// unknown fields are errors that name the field.
+func Parse(data []byte) (File, error) {
+	var root struct {
+		Pipeline    yaml.Node `yaml:"pipeline"`
+		Fleet       yaml.Node `yaml:"fleet"`
+		Telemetry   yaml.Node `yaml:"telemetry"`
+		LLM         yaml.Node `yaml:"llm"`
+		Transcripts yaml.Node `yaml:"transcripts"`
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&root); err != nil && !errors.Is(err, io.EOF) {
+		return File{}, err
+	}
+	f := Default()
+	var err error
+	if f.Pipeline, err = pipeline.ParseSection(&root.Pipeline); err != nil {
+		return File{}, err
+	}
+	if err := DecodeSection(&root.Fleet, &f.Fleet); err != nil {
+		return File{}, fmt.Errorf("fleet: %w", err)
+	}
+	if err := f.Fleet.Validate(); err != nil {
+		return File{}, err
+	}
+	if err := DecodeSection(&root.Telemetry, &f.Telemetry); err != nil {
+		return File{}, fmt.Errorf("telemetry: %w", err)
+	}
+	if err := f.Telemetry.Validate(); err != nil {
+		return File{}, err
+	}
+	f.Raw = rawSections{LLM: root.LLM, Transcripts: root.Transcripts}
+	return f, nil
+}
+
+// DecodeSection strictly decodes one section over the defaults in out.
+func DecodeSection(n *yaml.Node, out any) error {
+	if n == nil || n.Kind == 0 {
+		return nil
+	}
+	raw, err := yaml.Marshal(n)
+	if err != nil {
+		return err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(out); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,328 @@
+package jetstream
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/stages"
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+)
+
+// originalBlobPrefix marks a body that is the stored original itself.
+const originalBlobPrefix = "orig:"
+
+// Client publishes documents to the fleet and collects their results.
+type Client struct {
+	js     njs.JetStream
+	cfg    Config
+	names  Names
+	blobs  *blobs
+	tracer trace.Tracer
+	prop   propagation.TextMapPropagator
+
+	mu      sync.Mutex
+	waiters map[string]chan *njs.RawStreamMsg
+	watch   njs.ConsumeContext
+}
+
+// ClientOption configures a Client.
+type ClientOption func(*Client)
+
+// WithClientTracerProvider sets where publish spans go.
+func WithClientTracerProvider(tp trace.TracerProvider) ClientOption {
+	return func(c *Client) { c.tracer = tp.Tracer(tracerName) }
+}
+
+// NewClient returns a publisher client. The topology must exist.
+func NewClient(ctx context.Context, js njs.JetStream, cfg Config, opts ...ClientOption) (*Client, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Client{
+		js: js, cfg: cfg, names: Names{cfg.Prefix},
+		tracer:  tracenoop.NewTracerProvider().Tracer(tracerName),
+		prop:    propagation.TraceContext{},
+		waiters: map[string]chan *njs.RawStreamMsg{},
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	var err error
+	if c.blobs, err = openBlobs(ctx, js, c.names); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Document is one text to compact.
+type Document struct {
+	ID       string // "" = derived from the text and Salt
+	Text     string
+	Kind     stages.Kind
+	Mode     stages.Mode
+	AllowLLM bool
+	// Salt goes into the derived id, so that a changed config or mode is a
+	// new document rather than a duplicate.
+	Salt string
+}
+
+// DocumentID derives a stable id: the same text under the same salt is the
+// same document, which makes republishing idempotent.
+func DocumentID(text, salt string) string {
+	h := sha256.New()
+	h.Write([]byte(salt))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// Result is what the guard published for a document.
+type Result struct {
+	DocID  string
+	Text   string
+	Report pipeline.Report
+	// Error is set when the document hit a permanent error; Text is then the original.
+	Error string
+}
+
+// Compact submits doc and waits for its result.
+func (c *Client) Compact(ctx context.Context, doc Document) (Result, error) {
+	if doc.ID == "" {
+		doc.ID = DocumentID(doc.Text, doc.Salt)
+	}
+	wait, err := c.expect(ctx, doc.ID, 0)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := c.Submit(ctx, doc, 0); err != nil {
+		c.forget(doc.ID)
+		return Result{}, err
+	}
+	return wait(ctx)
+}
+
+// Submit stores the original once and publishes the document to the first
+// segment. attempt > 0 re-runs a stored document (replay).
+func (c *Client) Submit(ctx context.Context, doc Document, attempt int) error {
+	if !ValidDocID(doc.ID) {
+		return fmt.Errorf("%w: invalid document id %q (want 1-128 of A-Z a-z 0-9 _ -)", errPermanent, doc.ID)
+	}
+	if int64(len(doc.Text)) > c.cfg.MaxDocumentBytes {
+		return fmt.Errorf("%w: document %s is %d bytes, above max_document_bytes %d", errPermanent, doc.ID, len(doc.Text), c.cfg.MaxDocumentBytes)
+	}
+	ctx, span := c.tracer.Start(ctx, "jetcompact.publish", trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(attribute.String("jetcompact.doc_id", doc.ID), attribute.Int("jetcompact.chars_in", stages.Chars(doc.Text))))
+	defer span.End()
+	env := Envelope{
+		DocID: doc.ID, Kind: doc.Kind, Mode: doc.Mode, AllowLLM: doc.AllowLLM,
+		OrigChars: stages.Chars(doc.Text), OrigBytes: len(doc.Text),
+		OrigRef: c.names.OriginalSubject(doc.ID), Attempt: attempt,
+	}
+	large := len(doc.Text) > c.cfg.InlineMaxBytes
+	if attempt == 0 {
+		orig := nats.NewMsg(c.names.OriginalSubject(doc.ID))
+		orig.Header.Set(HeaderDocID, doc.ID)
+		orig.Header.Set(HeaderOrigChars, strconv.Itoa(env.OrigChars))
+		if large {
+			if err := c.blobs.put(ctx, c.blobs.originals, doc.ID, []byte(doc.Text)); err != nil {
+				return err
+			}
+			orig.Header.Set(HeaderBlob, doc.ID)
+		} else {
+			orig.Data = []byte(doc.Text)
+		}
+		if _, err := c.js.PublishMsg(ctx, orig, njs.WithMsgID(doc.ID+":original")); err != nil {
+			return fmt.Errorf("store original %s: %w", doc.ID, err)
+		}
+	}
+	first := c.cfg.Segments[0][0]
+	m := nats.NewMsg(c.names.WorkSubject(first))
+	if large {
+		env.Blob = originalBlobPrefix + doc.ID
+	} else {
+		m.Data = []byte(doc.Text)
+	}
+	if err := env.Write(m.Header); err != nil {
+		return err
+	}
+	c.prop.Inject(ctx, headerCarrier(m.Header))
+	if _, err := c.js.PublishMsg(ctx, m, njs.WithMsgID(msgID(doc.ID, attempt, first))); err != nil {
+		return fmt.Errorf("publish %s: %w", doc.ID, err)
+	}
+	return nil
+}
+
+// expect registers interest in docID's result before it is published, and
+// returns a function that waits for a result of at least attempt.
+func (c *Client) expect(ctx context.Context, docID string, attempt int) (func(context.Context) (Result, error), error) {
+	if err := c.startWatch(ctx); err != nil {
+		return nil, err
+	}
+	ch := make(chan *njs.RawStreamMsg, 4)
+	c.mu.Lock()
+	c.waiters[docID] = ch
+	c.mu.Unlock()
+	// A result may exist already (the document was published before).
+	if st, err := c.js.Stream(ctx, c.names.ResultsStream()); err == nil {
+		if raw, err := st.GetLastMsgForSubject(ctx, c.names.ResultSubject(docID)); err == nil {
+			ch <- raw
+		}
+	}
+	return func(ctx context.Context) (Result, error) {
+		defer c.forget(docID)
+		for {
+			select {
+			case <-ctx.Done():
+				return Result{}, fmt.Errorf("waiting for result of %s: %w", docID, ctx.Err())
+			case raw := <-ch:
+				res, got, err := c.decodeResult(ctx, raw)
+				if err != nil {
+					return Result{}, err
+				}
+				if got >= attempt {
+					return res, nil
+				}
+			}
+		}
+	}, nil
+}
+
+func (c *Client) forget(docID string) {
+	c.mu.Lock()
+	delete(c.waiters, docID)
+	c.mu.Unlock()
+}
+
+func (c *Client) startWatch(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.watch != nil {
+		return nil
+	}
+	cons, err := c.js.OrderedConsumer(ctx, c.names.ResultsStream(), njs.OrderedConsumerConfig{
+		FilterSubjects: []string{c.names.Prefix + ".result.>"},
+		DeliverPolicy:  njs.DeliverNewPolicy,
+	})
+	if err != nil {
+		return fmt.Errorf("watch results: %w", err)
+	}
+	cc, err := cons.Consume(func(msg njs.Msg) {
+		id := msg.Headers().Get(HeaderDocID)
+		c.mu.Lock()
+		ch := c.waiters[id]
+		c.mu.Unlock()
+		if ch == nil {
+			return
+		}
+		raw := &njs.RawStreamMsg{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data()}
+		select {
+		case ch <- raw:
+		default:
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("watch results: %w", err)
+	}
+	c.watch = cc
+	return nil
+}
+
+// Close stops watching results.
+func (c *Client) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.watch != nil {
+		c.watch.Stop()
+		c.watch = nil
+	}
+}
+
+func (c *Client) decodeResult(ctx context.Context, raw *njs.RawStreamMsg) (Result, int, error) {
+	env, err := ReadEnvelope(raw.Header)
+	if err != nil {
+		return Result{}, 0, err
+	}
+	text := string(raw.Data)
+	if env.Blob != "" {
+		data, err := c.blobs.get(ctx, c.blobs.work, env.Blob)
+		if err != nil {
+			return Result{}, 0, err
+		}
+		text = string(data)
+	}
+	rep := pipeline.Report{
+		Kind: env.Kind, Mode: env.Mode, Nodes: env.Reports,
+		CharsIn: env.OrigChars, CharsOut: stages.Chars(text), Guard: raw.Header.Get(HeaderGuard),
+	}
+	return Result{DocID: env.DocID, Text: text, Report: rep, Error: raw.Header.Get(HeaderError)}, env.Attempt, nil
+}
+
+// Original returns a stored original, unchanged.
+func (c *Client) Original(ctx context.Context, docID string) (string, error) {
+	if !ValidDocID(docID) {
+		return "", fmt.Errorf("invalid document id %q", docID)
+	}
+	return fetchOriginal(ctx, c.js, c.names, c.blobs, docID)
+}
+
+// Replay re-runs a stored original through the current pipeline and
+// waits for the new result. The original is not modified.
+func (c *Client) Replay(ctx context.Context, docID string, doc Document) (Result, error) {
+	text, err := c.Original(ctx, docID)
+	if err != nil {
+		return Result{}, err
+	}
+	doc.ID, doc.Text = docID, text
+	attempt := int(time.Now().UnixMilli() % (1 << 40))
+	wait, err := c.expect(ctx, docID, attempt)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := c.Submit(ctx, doc, attempt); err != nil {
+		c.forget(docID)
+		return Result{}, err
+	}
+	return wait(ctx)
+}
+
+// DeadLetter is one message the fleet gave up on.
+type DeadLetter struct {
+	DocID, Stage, Reason string
+	Sequence             uint64
+}
+
+// DeadLetters lists the dead-letter stream.
+func (c *Client) DeadLetters(ctx context.Context) ([]DeadLetter, error) {
+	st, err := c.js.Stream(ctx, c.names.DeadStream())
+	if err != nil {
+		return nil, err
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []DeadLetter
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
+		raw, err := st.GetMsg(ctx, seq)
+		if errors.Is(err, njs.ErrMsgNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, DeadLetter{DocID: raw.Header.Get(HeaderDocID), Stage: raw.Header.Get(HeaderStage), Reason: raw.Header.Get(HeaderReason), Sequence: seq})
+	}
+	return out, nil
+}

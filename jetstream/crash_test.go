@@ -1,0 +1,5 @@
+package jetstream
+
+import "errors"
+
+var errSimulatedCrash = errors.New("simulated crash between publish and ack")

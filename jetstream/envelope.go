@@ -1,0 +1,140 @@
+package jetstream
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/stages"
+	"github.com/nats-io/nats.go"
+)
+
+// Header names. NATS header names are case-sensitive: always use these.
+const (
+	HeaderDocID     = "Jc-Doc-Id"
+	HeaderKind      = "Jc-Kind"
+	HeaderMode      = "Jc-Mode"
+	HeaderAllowLLM  = "Jc-Allow-Llm"
+	HeaderOrigChars = "Jc-Orig-Chars"
+	HeaderOrigBytes = "Jc-Orig-Bytes"
+	HeaderOrigRef   = "Jc-Orig-Ref"
+	HeaderBlob      = "Jc-Blob"     // body lives in the object store under this name
+	HeaderPass      = "Jc-Pass"     // passthrough reason: later stages do nothing
+	HeaderReport    = "Jc-Report"   // JSON node reports accumulated so far
+	HeaderGuard     = "Jc-Guard"    // guard outcome, on results
+	HeaderAttempt   = "Jc-Attempt"  // replay counter, part of message ids
+	HeaderReason    = "Jc-Reason"   // dead-letter reason
+	HeaderStage     = "Jc-Stage"    // dead-letter: the segment that gave up
+	HeaderError     = "Jc-Error"    // result: permanent error, original emitted
+	HeaderTraceCtx  = "traceparent" // W3C trace context
+	HeaderTraceStat = "tracestate"
+)
+
+// Envelope is everything a hop carries besides the text.
+type Envelope struct {
+	DocID     string
+	Kind      stages.Kind
+	Mode      stages.Mode
+	AllowLLM  bool
+	OrigChars int
+	OrigBytes int
+	OrigRef   string
+	Blob      string
+	Pass      string
+	Attempt   int
+	Reports   []pipeline.NodeReport
+}
+
+var docIDRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// ValidDocID reports whether id can be used in a subject.
+func ValidDocID(id string) bool { return docIDRe.MatchString(id) }
+
+// errBadEnvelope marks a message no retry can fix.
+var errBadEnvelope = errors.New("bad envelope")
+
+// Write puts the envelope into h.
+func (e Envelope) Write(h nats.Header) error {
+	h.Set(HeaderDocID, e.DocID)
+	h.Set(HeaderKind, string(e.Kind))
+	h.Set(HeaderMode, string(e.Mode))
+	h.Set(HeaderAllowLLM, strconv.FormatBool(e.AllowLLM))
+	h.Set(HeaderOrigChars, strconv.Itoa(e.OrigChars))
+	h.Set(HeaderOrigBytes, strconv.Itoa(e.OrigBytes))
+	h.Set(HeaderOrigRef, e.OrigRef)
+	h.Set(HeaderAttempt, strconv.Itoa(e.Attempt))
+	setOrDel(h, HeaderBlob, e.Blob)
+	setOrDel(h, HeaderPass, e.Pass)
+	if len(e.Reports) > 0 {
+		b, err := json.Marshal(e.Reports)
+		if err != nil {
+			return err
+		}
+		h.Set(HeaderReport, string(b))
+	} else {
+		h.Del(HeaderReport)
+	}
+	return nil
+}
+
+func setOrDel(h nats.Header, k, v string) {
+	if v == "" {
+		h.Del(k)
+		return
+	}
+	h.Set(k, v)
+}
+
+// ReadEnvelope parses the envelope from h. Errors wrap errBadEnvelope.
+func ReadEnvelope(h nats.Header) (Envelope, error) {
+	e := Envelope{
+		DocID:   h.Get(HeaderDocID),
+		Kind:    stages.Kind(h.Get(HeaderKind)),
+		Mode:    stages.Mode(h.Get(HeaderMode)),
+		OrigRef: h.Get(HeaderOrigRef),
+		Blob:    h.Get(HeaderBlob),
+		Pass:    h.Get(HeaderPass),
+	}
+	fail := func(format string, args ...any) (Envelope, error) {
+		return Envelope{}, fmt.Errorf("%w: %s", errBadEnvelope, fmt.Sprintf(format, args...))
+	}
+	if !ValidDocID(e.DocID) {
+		return fail("missing or invalid %s", HeaderDocID)
+	}
+	if e.Kind != "" && stages.ParseKind(string(e.Kind)) == "" {
+		return fail("unknown %s %q", HeaderKind, e.Kind)
+	}
+	if e.Mode != "" && !e.Mode.Valid() {
+		return fail("unknown %s %q", HeaderMode, e.Mode)
+	}
+	var err error
+	if e.AllowLLM, err = strconv.ParseBool(h.Get(HeaderAllowLLM)); err != nil {
+		return fail("%s: %v", HeaderAllowLLM, err)
+	}
+	if e.OrigChars, err = strconv.Atoi(h.Get(HeaderOrigChars)); err != nil || e.OrigChars < 0 {
+		return fail("%s: not a count", HeaderOrigChars)
+	}
+	if e.OrigBytes, err = strconv.Atoi(h.Get(HeaderOrigBytes)); err != nil || e.OrigBytes < 0 {
+		return fail("%s: not a count", HeaderOrigBytes)
+	}
+	if a := h.Get(HeaderAttempt); a != "" {
+		if e.Attempt, err = strconv.Atoi(a); err != nil || e.Attempt < 0 {
+			return fail("%s: not a count", HeaderAttempt)
+		}
+	}
+	if r := h.Get(HeaderReport); r != "" {
+		if err := json.Unmarshal([]byte(r), &e.Reports); err != nil {
+			return fail("%s: %v", HeaderReport, err)
+		}
+	}
+	return e, nil
+}
+
+// msgID is the JetStream message id of a document's hop into stage: a
+// redelivered message republishes under the same id and is dropped.
+func msgID(docID string, attempt int, stage stages.Key) string {
+	return docID + ":" + strconv.Itoa(attempt) + ":" + string(stage)
+}

@@ -1,0 +1,383 @@
+package jetstream
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/stages"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
+)
+
+type fleet struct {
+	t    *testing.T
+	srv  *server.Server
+	nc   *nats.Conn
+	js   njs.JetStream
+	cfg  Config
+	pipe *pipeline.Pipeline
+}
+
+func startFleet(t *testing.T, cfg Config) *fleet {
+	t.Helper()
+	srv := startServer(t)
+	nc, err := nats.Connect(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := njs.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := EnsureTopology(ctx, js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	pipe, err := pipeline.New(pipeline.DefaultConfig(), stages.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fleet{t: t, srv: srv, nc: nc, js: js, cfg: cfg, pipe: pipe}
+}
+
+// worker starts a worker on its own connection, stopped at test end.
+func (f *fleet) worker(segs [][]stages.Key, opts ...WorkerOption) *Worker {
+	f.t.Helper()
+	nc, err := nats.Connect(f.srv.ClientURL())
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	js, _ := njs.New(nc)
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := NewWorker(ctx, js, f.cfg, f.pipe, opts...)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx, segs, 10*time.Second) }()
+	f.t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			f.t.Errorf("worker: %v", err)
+		}
+		nc.Close()
+	})
+	deadline := time.Now().Add(5 * time.Second)
+	for !w.Ready() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return w
+}
+
+func (f *fleet) client() *Client {
+	c, err := NewClient(context.Background(), f.js, f.cfg)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(c.Close)
+	return c
+}
+
+func testDocs(n int) []string {
+	docs := make([]string, n)
+	for i := range docs {
+		var b strings.Builder
+		switch i % 4 {
+		case 0:
+			for j := 0; j < 200; j++ {
+				fmt.Fprintf(&b, "2024-05-01 12:00:%02d INFO svc-%d handled request %d in %dms\n", j%60, i, j*31, j%17)
+			}
+			b.WriteString("2024-05-01 12:01:00 ERROR svc failed: /etc/app.conf missing\n")
+		case 1:
+			fmt.Fprintf(&b, `{"items":[`)
+			for j := 0; j < 100; j++ {
+				if j > 0 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, `{"id":%d,"doc":%d,"name":"n%d"}`, j, i, j)
+			}
+			b.WriteString("]}")
+		case 2:
+			for j := 0; j < 30; j++ {
+				fmt.Fprintf(&b, "Paragraph %d of doc %d.   Some   text with spaces.   \n\n\n", j%3, i)
+			}
+			b.WriteString("```go\nfmt.Println(  \"kept\"  )\n```\n")
+		case 3:
+			fmt.Fprintf(&b, "short doc %d", i)
+		}
+		docs[i] = b.String()
+	}
+	return docs
+}
+
+func (f *fleet) local(text string) string {
+	res, err := f.pipe.Run(context.Background(), pipeline.Request{Text: text, AllowLLM: true})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return res.Text
+}
+
+func TestFleetMatchesLocalForEverySegmentation(t *testing.T) {
+	docs := testDocs(12)
+	for name, segs := range map[string][][]stages.Key{
+		"split":   SplitSegments(),
+		"fused":   FusedSegments(),
+		"default": DefaultSegments(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Segments = segs
+			f := startFleet(t, cfg)
+			f.worker(segs)
+			c := f.client()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			for i, d := range docs {
+				res, err := c.Compact(ctx, Document{Text: d, AllowLLM: true})
+				if err != nil {
+					t.Fatalf("doc %d: %v", i, err)
+				}
+				if want := f.local(d); res.Text != want {
+					t.Fatalf("doc %d differs from local:\n--- fleet\n%s\n--- local\n%s", i, res.Text, want)
+				}
+				if stages.Chars(d) > 100 && len(res.Report.Nodes) != len(stages.Specs()) {
+					t.Errorf("doc %d: report has %d nodes", i, len(res.Report.Nodes))
+				}
+			}
+		})
+	}
+}
+
+func TestTwoReplicasShareTheLoad(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Segments = FusedSegments()
+	f := startFleet(t, cfg)
+	var a, b atomic.Int64
+	wa := f.worker(cfg.Segments)
+	wa.testHookAfterPublish = func(string) { a.Add(1) }
+	wb := f.worker(cfg.Segments)
+	wb.testHookAfterPublish = func(string) { b.Add(1) }
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	docs := testDocs(200)
+	var wg sync.WaitGroup
+	errs := make(chan error, len(docs))
+	for i, d := range docs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := c.Compact(ctx, Document{ID: fmt.Sprintf("doc-%d", i), Text: d})
+			if err == nil && res.Text != f.local(d) {
+				err = fmt.Errorf("doc %d differs from local", i)
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The hook runs after the publish is acknowledged, which can trail the
+	// client seeing the result.
+	for deadline := time.Now().Add(5 * time.Second); a.Load()+b.Load() < int64(len(docs)) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if a.Load() == 0 || b.Load() == 0 {
+		t.Errorf("load not shared: %d / %d", a.Load(), b.Load())
+	}
+	if a.Load()+b.Load() != int64(len(docs)) {
+		t.Errorf("processed %d, want %d", a.Load()+b.Load(), len(docs))
+	}
+	assertOneResultEach(t, f, len(docs))
+}
+
+func assertOneResultEach(t *testing.T, f *fleet, want int) {
+	t.Helper()
+	st, err := f.js.Stream(context.Background(), Names{f.cfg.Prefix}.ResultsStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := st.Info(context.Background())
+	if info.State.Msgs != uint64(want) {
+		t.Errorf("results stream holds %d messages, want %d", info.State.Msgs, want)
+	}
+	if info.State.LastSeq != uint64(want) {
+		t.Errorf("results stream received %d publishes, want %d (duplicates)", info.State.LastSeq, want)
+	}
+}
+
+func TestRedeliveryProducesNoDuplicate(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.AckWait = time.Second
+	f := startFleet(t, cfg)
+	w := f.worker(cfg.Segments)
+	// The first time each document's guard publishes, "crash" before the ack.
+	var crashed sync.Map
+	var crashes atomic.Int64
+	w.testHookAfterPublish = func(doc string) {
+		if _, again := crashed.LoadOrStore(doc, true); !again {
+			crashes.Add(1)
+			panic(errSimulatedCrash)
+		}
+	}
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	docs := testDocs(4)
+	for i, d := range docs {
+		if _, err := c.Compact(ctx, Document{ID: fmt.Sprintf("r-%d", i), Text: d}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if crashes.Load() == 0 {
+		t.Fatal("no crash was simulated")
+	}
+	// Let redeliveries of the crashed hops happen and be deduplicated.
+	time.Sleep(2500 * time.Millisecond)
+	assertOneResultEach(t, f, len(docs))
+}
+
+func TestPoisonMessageGoesToDeadLetters(t *testing.T) {
+	cfg := DefaultConfig()
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments)
+	ctx := context.Background()
+	n := Names{cfg.Prefix}
+	// No document id: no retry can fix this.
+	m := nats.NewMsg(n.WorkSubject(stages.KeyStructured))
+	m.Data = []byte("some text")
+	m.Header.Set(HeaderKind, "log")
+	if _, err := f.js.PublishMsg(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	c := f.client()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		dl, err := c.DeadLetters(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(dl) == 1 {
+			if !strings.Contains(dl[0].Reason, HeaderDocID) || dl[0].Stage == "" {
+				t.Errorf("dead letter %+v lacks a clear reason", dl[0])
+			}
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("poison message never reached the dead-letter stream")
+}
+
+func TestTopologyIsIdempotentAndUpdatable(t *testing.T) {
+	cfg := DefaultConfig()
+	f := startFleet(t, cfg)
+	ctx := context.Background()
+	n := Names{cfg.Prefix}
+	before, _ := f.js.Stream(ctx, n.WorkStream())
+	bi, _ := before.Info(ctx)
+	if err := EnsureTopology(ctx, f.js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := f.js.Stream(ctx, n.WorkStream())
+	ai, _ := after.Info(ctx)
+	if bi.Created != ai.Created || bi.Config.MaxAge != ai.Config.MaxAge {
+		t.Error("second EnsureTopology changed the stream")
+	}
+	cfg.MaxAge = 2 * time.Hour
+	cfg.MaxAckPending = 99
+	if err := EnsureTopology(ctx, f.js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	updated, _ := f.js.Stream(ctx, n.WorkStream())
+	ui, _ := updated.Info(ctx)
+	if ui.Config.MaxAge != 2*time.Hour {
+		t.Errorf("max age not updated: %s", ui.Config.MaxAge)
+	}
+	cons, _ := f.js.Consumer(ctx, n.WorkStream(), n.Consumer(stages.KeyStructured))
+	ci, _ := cons.Info(ctx)
+	if ci.Config.MaxAckPending != 99 {
+		t.Errorf("max ack pending not updated: %d", ci.Config.MaxAckPending)
+	}
+}
+
+func TestOriginalsGetAndReplay(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.InlineMaxBytes = 4096
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	small := testDocs(1)[0]
+	large := strings.Repeat(small, 10) // moves by reference through the object store
+	for _, text := range []string{small, large} {
+		res, err := c.Compact(ctx, Document{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Text != f.local(text) {
+			t.Fatal("result differs from local")
+		}
+		orig, err := c.Original(ctx, res.DocID)
+		if err != nil || orig != text {
+			t.Fatalf("original not retrievable unchanged: %v", err)
+		}
+		again, err := c.Replay(ctx, res.DocID, Document{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Text != res.Text {
+			t.Error("replay gave a different result under the same config")
+		}
+		if orig2, _ := c.Original(ctx, res.DocID); orig2 != text {
+			t.Error("replay modified the original")
+		}
+	}
+}
+
+func TestSegmentValidation(t *testing.T) {
+	bad := [][][]stages.Key{
+		{{stages.KeyDedup, stages.KeyStructured}},
+		{{stages.KeyStructured}, {stages.KeyWhitespace}},
+		{SplitSegments()[0]},
+		append(FusedSegments(), []stages.Key{stages.KeyGuard}),
+	}
+	for _, segs := range bad {
+		if err := ValidateSegments(segs); err == nil {
+			t.Errorf("accepted %v", segs)
+		}
+	}
+	for _, segs := range [][][]stages.Key{SplitSegments(), FusedSegments(), DefaultSegments()} {
+		if err := ValidateSegments(segs); err != nil {
+			t.Errorf("rejected %v: %v", segs, err)
+		}
+	}
+}
+
+// startServer runs a nats-server with JetStream on a free loopback port.
+func startServer(t testing.TB) *server.Server {
+	t.Helper()
+	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server not ready")
+	}
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	return srv
+}

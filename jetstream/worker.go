@@ -1,0 +1,518 @@
+package jetstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/stages"
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+)
+
+// Worker consumes one or more segments and runs their stages. Its ack
+// policy: ack only after the downstream publish is acknowledged; Nak with
+// backoff on transient errors; dead-letter and Term on permanent errors and
+// after MaxDeliver deliveries.
+type Worker struct {
+	js     njs.JetStream
+	cfg    Config
+	names  Names
+	pipe   *pipeline.Pipeline
+	mode   stages.Mode // worker's mode override, "" = config
+	blobs  *blobs
+	log    *slog.Logger
+	tracer trace.Tracer
+	prop   propagation.TextMapPropagator
+	m      workerMetrics
+	ready  atomic.Bool
+	// testHookAfterPublish runs between the downstream publish and the ack.
+	testHookAfterPublish func(docID string)
+}
+
+// WorkerOption configures a Worker.
+type WorkerOption func(*Worker) error
+
+// WithLogger sets the logger (default: slog.Default()).
+func WithLogger(l *slog.Logger) WorkerOption {
+	return func(w *Worker) error { w.log = l; return nil }
+}
+
+// WithTracerProvider sets where segment spans go (default: none).
+func WithTracerProvider(tp trace.TracerProvider) WorkerOption {
+	return func(w *Worker) error { w.tracer = tp.Tracer(tracerName); return nil }
+}
+
+// WithMeterProvider sets where worker metrics go (default: none).
+func WithMeterProvider(mp metric.MeterProvider) WorkerOption {
+	return func(w *Worker) error {
+		m, err := newWorkerMetrics(mp)
+		w.m = m
+		return err
+	}
+}
+
+// WithMode overrides the configured mode for documents that name none.
+func WithMode(m stages.Mode) WorkerOption {
+	return func(w *Worker) error {
+		if m != "" && !m.Valid() {
+			return fmt.Errorf("unknown mode %q", m)
+		}
+		w.mode = m
+		return nil
+	}
+}
+
+const tracerName = "github.com/jetcompact/jetcompact/jetstream"
+
+// NewWorker builds a worker. The topology must exist (EnsureTopology).
+func NewWorker(ctx context.Context, js njs.JetStream, cfg Config, pipe *pipeline.Pipeline, opts ...WorkerOption) (*Worker, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	w := &Worker{
+		js: js, cfg: cfg, names: Names{cfg.Prefix}, pipe: pipe,
+		log:    slog.Default(),
+		tracer: tracenoop.NewTracerProvider().Tracer(tracerName),
+		prop:   propagation.TraceContext{},
+	}
+	m, err := newWorkerMetrics(metricnoop.NewMeterProvider())
+	if err != nil {
+		return nil, err
+	}
+	w.m = m
+	for _, o := range opts {
+		if err := o(w); err != nil {
+			return nil, err
+		}
+	}
+	if w.blobs, err = openBlobs(ctx, js, w.names); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Ready reports whether every segment's consumer is bound.
+func (w *Worker) Ready() bool { return w.ready.Load() }
+
+// Run consumes segs until ctx ends, then stops pulling and drains in-flight
+// work for at most drain before returning.
+func (w *Worker) Run(ctx context.Context, segs [][]stages.Key, drain time.Duration) error {
+	for _, seg := range segs {
+		if err := ValidateSegmentIn(w.cfg.Segments, seg); err != nil {
+			return err
+		}
+	}
+	var consumers []njs.ConsumeContext
+	var inflight sync.WaitGroup
+	work := context.WithoutCancel(ctx) // in-flight messages finish after ctx ends
+	for _, seg := range segs {
+		cons, err := w.js.Consumer(ctx, w.names.WorkStream(), w.names.Consumer(seg[0]))
+		if err != nil {
+			stopAll(consumers)
+			return fmt.Errorf("bind consumer %s: %w", w.names.Consumer(seg[0]), err)
+		}
+		sem := make(chan struct{}, w.cfg.Concurrency)
+		seg := seg
+		batch := min(w.cfg.PullBatch, 2*w.cfg.Concurrency)
+		cc, err := cons.Consume(func(msg njs.Msg) {
+			sem <- struct{}{}
+			inflight.Add(1)
+			go func() {
+				defer func() { <-sem; inflight.Done() }()
+				defer func() {
+					// A bug must not take the worker down: leave the message
+					// unsettled so it is redelivered after the ack wait.
+					if r := recover(); r != nil {
+						w.log.Error("handler panicked; message left for redelivery", "segment", string(seg[0]), "panic", fmt.Sprint(r))
+					}
+				}()
+				w.handle(work, seg, msg)
+			}()
+		}, njs.PullMaxMessages(batch), njs.ConsumeErrHandler(func(_ njs.ConsumeContext, err error) {
+			if !errors.Is(err, njs.ErrNoHeartbeat) {
+				w.log.Warn("consume", "segment", string(seg[0]), "error", err.Error())
+			}
+		}))
+		if err != nil {
+			stopAll(consumers)
+			return fmt.Errorf("consume %s: %w", w.names.Consumer(seg[0]), err)
+		}
+		consumers = append(consumers, cc)
+	}
+	w.ready.Store(true)
+	<-ctx.Done()
+	w.ready.Store(false)
+	for _, cc := range consumers {
+		cc.Drain()
+	}
+	done := make(chan struct{})
+	go func() {
+		for _, cc := range consumers {
+			<-cc.Closed()
+		}
+		inflight.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(drain):
+		stopAll(consumers)
+		return fmt.Errorf("drain: in-flight work did not finish within %s; it will be redelivered", drain)
+	}
+}
+
+func stopAll(ccs []njs.ConsumeContext) {
+	for _, cc := range ccs {
+		cc.Stop()
+	}
+}
+
+// ValidateSegmentIn checks that seg is one of the configured segments.
+func ValidateSegmentIn(configured [][]stages.Key, seg []stages.Key) error {
+	_, err := SelectSegments(configured, joinKeys(seg))
+	return err
+}
+
+// handle processes one message and settles it exactly once.
+func (w *Worker) handle(ctx context.Context, seg []stages.Key, msg njs.Msg) {
+	segName := string(seg[0])
+	meta, err := msg.Metadata()
+	if err != nil {
+		w.log.Warn("message without metadata", "segment", segName, "error", err.Error())
+		_ = msg.Term()
+		return
+	}
+	ctx = w.prop.Extract(ctx, headerCarrier(msg.Headers()))
+	ctx, span := w.tracer.Start(ctx, "jetcompact.segment "+joinKeys(seg), trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(attribute.String("jetcompact.segment", joinKeys(seg)), attribute.Int("jetcompact.delivery", int(meta.NumDelivered))))
+	defer span.End()
+	w.m.documents.Add(ctx, 1, metric.WithAttributes(attribute.String("segment", segName)))
+	if meta.NumDelivered > 1 {
+		w.m.redeliveries.Add(ctx, 1, metric.WithAttributes(attribute.String("segment", segName)))
+	}
+
+	env, err := ReadEnvelope(msg.Headers())
+	if err == nil && int(meta.NumDelivered) > w.cfg.MaxDeliver {
+		err = fmt.Errorf("%w: delivered %d times, max_deliver is %d", errPermanent, meta.NumDelivered, w.cfg.MaxDeliver)
+	}
+	if err == nil {
+		span.SetAttributes(attribute.String("jetcompact.doc_id", env.DocID))
+		stop := w.keepAlive(msg)
+		err = w.process(ctx, seg, env, msg)
+		stop()
+	}
+	switch {
+	case err == nil:
+		if ackErr := msg.Ack(); ackErr != nil {
+			w.log.Warn("ack failed; the message will be redelivered and deduplicated", "segment", segName, "doc", env.DocID, "error", ackErr.Error())
+		}
+	case IsPermanent(err):
+		span.SetStatus(codes.Error, "dead letter")
+		span.SetAttributes(attribute.String("jetcompact.dead_letter_reason", err.Error()))
+		w.deadLetter(ctx, seg, env, msg, err)
+	default:
+		span.SetStatus(codes.Error, "retry")
+		w.m.errors.Add(ctx, 1, metric.WithAttributes(attribute.String("segment", segName)))
+		delay := backoff(int(meta.NumDelivered))
+		w.log.Warn("transient error; will retry", "segment", segName, "doc", env.DocID, "delivery", meta.NumDelivered, "retry_in", delay.String(), "error", err.Error())
+		_ = msg.NakWithDelay(delay)
+	}
+}
+
+// backoff grows with each delivery: 1s, 2s, 4s ... capped at 30s, with jitter.
+func backoff(delivery int) time.Duration {
+	d := time.Second << min(max(delivery-1, 0), 5)
+	d = min(d, 30*time.Second)
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
+
+// keepAlive sends InProgress while long work runs, so it never outlives the ack wait.
+func (w *Worker) keepAlive(msg njs.Msg) func() {
+	done := make(chan struct{})
+	every := max(w.cfg.AckWait/3, 100*time.Millisecond)
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = msg.InProgress()
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// process runs the segment's stages on one document and publishes the
+// outcome downstream. Only after that publish is acknowledged may the
+// caller ack.
+func (w *Worker) process(ctx context.Context, seg []stages.Key, env Envelope, msg njs.Msg) error {
+	body, err := w.body(ctx, env, msg)
+	if err != nil {
+		return err
+	}
+	text := string(body)
+	nodeKeys := seg
+	guard := seg[len(seg)-1] == stages.KeyGuard
+	if guard {
+		nodeKeys = seg[:len(seg)-1]
+	}
+	if env.Pass == "" && len(nodeKeys) > 0 {
+		req := pipeline.Request{Text: text, Kind: env.Kind, Mode: env.Mode, AllowLLM: env.AllowLLM}
+		if req.Mode == "" {
+			req.Mode = w.mode
+		}
+		in, pass := w.pipe.Prepare(req)
+		env.Kind, env.Mode = in.Kind, in.Mode
+		if pass != "" {
+			env.Pass = pass
+		} else {
+			out, reports, err := w.pipe.RunSegment(ctx, nodeKeys, in)
+			if err != nil {
+				return err // cancelled: redeliver
+			}
+			text = out
+			env.Reports = append(env.Reports, reports...)
+		}
+	}
+	if guard {
+		return w.finish(ctx, env, text)
+	}
+	next, err := w.nextSegment(seg)
+	if err != nil {
+		return err
+	}
+	return w.forward(ctx, env, text, next, seg)
+}
+
+func (w *Worker) nextSegment(seg []stages.Key) (stages.Key, error) {
+	last := seg[len(seg)-1]
+	chain := ChainKeys()
+	for i, k := range chain {
+		if k == last && i+1 < len(chain) {
+			return chain[i+1], nil
+		}
+	}
+	return "", fmt.Errorf("%w: no segment after %s", errPermanent, last)
+}
+
+// body returns the message text, from the object store when it was too large to inline.
+func (w *Worker) body(ctx context.Context, env Envelope, msg njs.Msg) ([]byte, error) {
+	switch {
+	case env.Blob == "":
+		return msg.Data(), nil
+	case strings.HasPrefix(env.Blob, originalBlobPrefix):
+		return w.blobs.get(ctx, w.blobs.originals, strings.TrimPrefix(env.Blob, originalBlobPrefix))
+	}
+	return w.blobs.get(ctx, w.blobs.work, env.Blob)
+}
+
+// outgoing builds a message carrying env and text, moving a large text to the object store.
+func (w *Worker) outgoing(ctx context.Context, subject string, env Envelope, text string, blobName string) (*nats.Msg, error) {
+	m := nats.NewMsg(subject)
+	env.Blob = ""
+	if len(text) > w.cfg.InlineMaxBytes {
+		if err := w.blobs.put(ctx, w.blobs.work, blobName, []byte(text)); err != nil {
+			return nil, err
+		}
+		env.Blob = blobName
+	} else {
+		m.Data = []byte(text)
+	}
+	if err := env.Write(m.Header); err != nil {
+		return nil, fmt.Errorf("%w: %v", errPermanent, err)
+	}
+	w.prop.Inject(ctx, headerCarrier(m.Header))
+	return m, nil
+}
+
+func (w *Worker) forward(ctx context.Context, env Envelope, text string, next stages.Key, seg []stages.Key) error {
+	id := msgID(env.DocID, env.Attempt, next)
+	m, err := w.outgoing(ctx, w.names.WorkSubject(next), env, text, id)
+	if err != nil {
+		return err
+	}
+	if _, err := w.js.PublishMsg(ctx, m, njs.WithMsgID(id)); err != nil {
+		return fmt.Errorf("publish to %s: %w", next, err)
+	}
+	if w.testHookAfterPublish != nil {
+		w.testHookAfterPublish(env.DocID)
+	}
+	return nil
+}
+
+// finish applies the guard and publishes the result.
+func (w *Worker) finish(ctx context.Context, env Envelope, text string) error {
+	_, span := w.tracer.Start(ctx, "jetcompact.node "+string(stages.KeyGuard))
+	defer span.End()
+	outcome := pipeline.GuardKeptResult
+	if env.Pass != "" {
+		outcome = env.Pass
+	}
+	if env.Pass != "" || !pipeline.ShorterThan(text, env.OrigChars, env.OrigBytes) {
+		orig, err := w.Original(ctx, env.DocID)
+		if err != nil {
+			return err
+		}
+		if env.Pass == "" {
+			outcome = pipeline.GuardKeptOriginal
+		}
+		text = orig
+	}
+	span.SetAttributes(
+		attribute.Int("jetcompact.chars_in", env.OrigChars),
+		attribute.Int("jetcompact.chars_out", stages.Chars(text)),
+		attribute.String("jetcompact.guard", outcome),
+	)
+	return w.publishResult(ctx, env, text, outcome, "")
+}
+
+func (w *Worker) publishResult(ctx context.Context, env Envelope, text, outcome, permanentErr string) error {
+	id := msgID(env.DocID, env.Attempt, "result")
+	m, err := w.outgoing(ctx, w.names.ResultSubject(env.DocID), env, text, id)
+	if err != nil {
+		return err
+	}
+	m.Header.Set(HeaderGuard, outcome)
+	if permanentErr != "" {
+		m.Header.Set(HeaderError, permanentErr)
+	}
+	if _, err := w.js.PublishMsg(ctx, m, njs.WithMsgID(id)); err != nil {
+		return fmt.Errorf("publish result: %w", err)
+	}
+	if w.testHookAfterPublish != nil {
+		w.testHookAfterPublish(env.DocID)
+	}
+	return nil
+}
+
+// Original fetches a stored original by document id.
+func (w *Worker) Original(ctx context.Context, docID string) (string, error) {
+	return fetchOriginal(ctx, w.js, w.names, w.blobs, docID)
+}
+
+func fetchOriginal(ctx context.Context, js njs.JetStream, n Names, b *blobs, docID string) (string, error) {
+	st, err := js.Stream(ctx, n.OriginalsStream())
+	if err != nil {
+		return "", fmt.Errorf("originals stream: %w", err)
+	}
+	raw, err := st.GetLastMsgForSubject(ctx, n.OriginalSubject(docID))
+	if errors.Is(err, njs.ErrMsgNotFound) {
+		return "", fmt.Errorf("%w: original of %s not found (expired or never stored)", errPermanent, docID)
+	}
+	if err != nil {
+		return "", fmt.Errorf("get original %s: %w", docID, err)
+	}
+	if name := raw.Header.Get(HeaderBlob); name != "" {
+		data, err := b.get(ctx, b.originals, name)
+		return string(data), err
+	}
+	return string(raw.Data), nil
+}
+
+// deadLetter records a message no retry can fix, with its reason, then
+// emits the original as the document's result so nothing is lost, and
+// terminates the message.
+func (w *Worker) deadLetter(ctx context.Context, seg []stages.Key, env Envelope, msg njs.Msg, cause error) {
+	segName := string(seg[0])
+	reason := cause.Error()
+	dl := nats.NewMsg(w.names.DeadSubject(seg[0]))
+	for k, v := range msg.Headers() {
+		dl.Header[k] = v
+	}
+	dl.Header.Set(HeaderReason, reason)
+	dl.Header.Set(HeaderStage, joinKeys(seg))
+	if len(msg.Data()) <= w.cfg.InlineMaxBytes {
+		dl.Data = msg.Data()
+	}
+	meta, _ := msg.Metadata()
+	var opts []njs.PublishOpt
+	if meta != nil {
+		opts = append(opts, njs.WithMsgID("dead:"+w.names.WorkStream()+":"+strconv.FormatUint(meta.Sequence.Stream, 10)))
+	}
+	if _, err := w.js.PublishMsg(ctx, dl, opts...); err != nil {
+		w.log.Warn("dead letter publish failed; will retry", "segment", segName, "error", err.Error())
+		_ = msg.NakWithDelay(backoff(2))
+		return
+	}
+	w.m.deadLetters.Add(ctx, 1, metric.WithAttributes(attribute.String("segment", segName)))
+	w.log.Warn("dead-lettered", "segment", segName, "doc", env.DocID, "reason", reason)
+	if env.DocID != "" {
+		// The document still comes out once: as its original, marked with the error.
+		if orig, err := w.Original(ctx, env.DocID); err == nil {
+			if err := w.publishResult(ctx, env, orig, "kept original: "+reason, reason); err != nil {
+				w.log.Warn("result after dead letter failed; will retry", "doc", env.DocID, "error", err.Error())
+				_ = msg.NakWithDelay(backoff(2))
+				return
+			}
+		}
+	}
+	_ = msg.TermWithReason(truncate(reason, 200))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// headerCarrier adapts NATS headers to OpenTelemetry propagation with exact,
+// case-sensitive names (http.Header would canonicalise them).
+type headerCarrier nats.Header
+
+func (c headerCarrier) Get(key string) string {
+	if v := c[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+func (c headerCarrier) Set(key, value string) { c[key] = []string{value} }
+
+func (c headerCarrier) Keys() []string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+type workerMetrics struct {
+	documents, redeliveries, deadLetters, errors metric.Int64Counter
+}
+
+func newWorkerMetrics(mp metric.MeterProvider) (workerMetrics, error) {
+	m := mp.Meter(tracerName)
+	var wm workerMetrics
+	var errs []error
+	var err error
+	wm.documents, err = m.Int64Counter("jetcompact.segment.documents", metric.WithDescription("Messages received per segment"))
+	errs = append(errs, err)
+	wm.redeliveries, err = m.Int64Counter("jetcompact.segment.redeliveries", metric.WithDescription("Messages received more than once"))
+	errs = append(errs, err)
+	wm.deadLetters, err = m.Int64Counter("jetcompact.segment.dead_letters", metric.WithDescription("Messages sent to the dead-letter subject"))
+	errs = append(errs, err)
+	wm.errors, err = m.Int64Counter("jetcompact.segment.errors", metric.WithDescription("Transient errors (message retried)"))
+	errs = append(errs, err)
+	return wm, errors.Join(errs...)
+}

@@ -1,0 +1,102 @@
+// Package telemetry records what the compaction nodes do: a decorator that
+// wraps any node in a span and metrics, and the providers behind them.
+package telemetry
+
+import (
+	"context"
+	"time"
+
+	"github.com/jetcompact/jetcompact/stages"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+const scope = "github.com/jetcompact/jetcompact/telemetry"
+
+// Span attribute keys. No text ever goes into a span: counts, keys and reasons only.
+const (
+	AttrNode     = attribute.Key("jetcompact.node")
+	AttrCharsIn  = attribute.Key("jetcompact.chars_in")
+	AttrCharsOut = attribute.Key("jetcompact.chars_out")
+	AttrSkipped  = attribute.Key("jetcompact.skipped")
+	AttrReason   = attribute.Key("jetcompact.skip_reason")
+	AttrKind     = attribute.Key("jetcompact.kind")
+	AttrMode     = attribute.Key("jetcompact.mode")
+	AttrModel    = attribute.Key("jetcompact.llm.model")
+	AttrPromptT  = attribute.Key("jetcompact.llm.prompt_tokens")
+	AttrComplT   = attribute.Key("jetcompact.llm.completion_tokens")
+	AttrRetries  = attribute.Key("jetcompact.llm.retries")
+	AttrCacheHit = attribute.Key("jetcompact.llm.cache_hit")
+)
+
+// SpanName is the span name of a node.
+func SpanName(k stages.Key) string { return "jetcompact.node " + string(k) }
+
+// Decorator returns a function that wraps a node so each Apply records a
+// span (characters in and out, skipped and why) and node metrics.
+func Decorator(tp trace.TracerProvider, mp metric.MeterProvider) (func(stages.Node) stages.Node, error) {
+	tracer := tp.Tracer(scope)
+	m := mp.Meter(scope)
+	charsIn, err := m.Int64Counter("jetcompact.node.chars_in", metric.WithDescription("Characters into a node"))
+	if err != nil {
+		return nil, err
+	}
+	charsOut, err := m.Int64Counter("jetcompact.node.chars_out", metric.WithDescription("Characters out of a node"))
+	if err != nil {
+		return nil, err
+	}
+	errs, err := m.Int64Counter("jetcompact.node.errors", metric.WithDescription("Node errors (input passed on unchanged)"))
+	if err != nil {
+		return nil, err
+	}
+	dur, err := m.Float64Histogram("jetcompact.node.duration", metric.WithUnit("s"), metric.WithDescription("Time in a node"))
+	if err != nil {
+		return nil, err
+	}
+	return func(n stages.Node) stages.Node {
+		return &tracedNode{next: n, tracer: tracer, charsIn: charsIn, charsOut: charsOut, errs: errs, dur: dur}
+	}, nil
+}
+
+type tracedNode struct {
+	next              stages.Node
+	tracer            trace.Tracer
+	charsIn, charsOut metric.Int64Counter
+	errs              metric.Int64Counter
+	dur               metric.Float64Histogram
+}
+
+func (t *tracedNode) Key() stages.Key { return t.next.Key() }
+
+func (t *tracedNode) Apply(ctx context.Context, in stages.Input) (stages.Outcome, error) {
+	key := t.next.Key()
+	ctx, span := t.tracer.Start(ctx, SpanName(key), trace.WithAttributes(
+		AttrNode.String(string(key)), AttrKind.String(string(in.Kind)), AttrMode.String(string(in.Mode)),
+	))
+	defer span.End()
+	start := time.Now()
+	cin := stages.Chars(in.Text)
+	out, err := t.next.Apply(ctx, in)
+	nodeAttr := metric.WithAttributes(AttrNode.String(string(key)))
+	t.dur.Record(ctx, time.Since(start).Seconds(), nodeAttr)
+	t.charsIn.Add(ctx, int64(cin), nodeAttr)
+	span.SetAttributes(AttrCharsIn.Int(cin))
+	if err != nil {
+		t.errs.Add(ctx, 1, nodeAttr)
+		span.SetStatus(codes.Error, "node error")
+		return out, err
+	}
+	cout := stages.Chars(out.Text)
+	t.charsOut.Add(ctx, int64(cout), nodeAttr)
+	span.SetAttributes(AttrCharsOut.Int(cout), AttrSkipped.Bool(out.Skipped))
+	if out.Reason != "" {
+		span.SetAttributes(AttrReason.String(out.Reason))
+	}
+	if u := out.LLM; u != nil {
+		span.SetAttributes(AttrModel.String(u.Model), AttrPromptT.Int(u.PromptTokens), AttrComplT.Int(u.CompletionTokens),
+			AttrRetries.Int(u.Retries), AttrCacheHit.Bool(u.CacheHit))
+	}
+	return out, nil
+}
