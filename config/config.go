@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/jetcompact/jetcompact/jetstream"
+	"github.com/jetcompact/jetcompact/llm"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/telemetry"
 	"go.yaml.in/yaml/v3"
@@ -20,18 +21,15 @@ type File struct {
 	Pipeline  pipeline.Config
 	Fleet     jetstream.Config
 	Telemetry telemetry.Config
-	Raw       rawSections // sections owned by packages wired later (llm, transcripts)
-	Source    string
-}
-
-type rawSections struct {
-	LLM         yaml.Node `yaml:"llm"`
-	Transcripts yaml.Node `yaml:"transcripts"`
+	LLM       llm.Config
+	// Transcripts is decoded by package transcripts.
+	Transcripts yaml.Node
+	Source      string
 }
 
 // Default is the configuration code ships.
 func Default() File {
-	return File{Pipeline: pipeline.DefaultConfig(), Fleet: jetstream.DefaultConfig(), Telemetry: telemetry.DefaultConfig()}
+	return File{Pipeline: pipeline.DefaultConfig(), Fleet: jetstream.DefaultConfig(), Telemetry: telemetry.DefaultConfig(), LLM: llm.DefaultConfig()}
 }
 
 // Load reads path; "" means built-in defaults.
@@ -84,7 +82,10 @@ func Parse(data []byte) (File, error) {
 	if err := f.Telemetry.Validate(); err != nil {
 		return File{}, err
 	}
-	f.Raw = rawSections{LLM: root.LLM, Transcripts: root.Transcripts}
+	if f.LLM, err = llm.DecodeConfig(&root.LLM); err != nil {
+		return File{}, err
+	}
+	f.Transcripts = root.Transcripts
 	return f, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/jetcompact/jetcompact/config"
 	"github.com/jetcompact/jetcompact/embedded"
 	"github.com/jetcompact/jetcompact/jetstream"
+	"github.com/jetcompact/jetcompact/llm"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/jetcompact/jetcompact/telemetry"
@@ -102,14 +103,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	deps, err := buildDeps(ctx, file, log)
-	if err != nil {
-		return err
-	}
-	pipe, err := pipeline.New(file.Pipeline, deps, pipeline.WithDecorator(deco))
-	if err != nil {
-		return err
-	}
 	if f.embedded {
 		dir, err := storeDir(f.storeDir)
 		if err != nil {
@@ -139,6 +132,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if f.setupOnly {
 		log.Info("topology ready", "prefix", file.Fleet.Prefix, "segments", len(file.Fleet.Segments))
 		return nil
+	}
+	cache, err := jetstream.NewLLMCache(ctx, js, llmCacheBucket(file.Fleet.Prefix), file.LLM.CacheTTL)
+	if err != nil {
+		return err
+	}
+	summarizer, err := llm.New(file.LLM, llm.WithCache(cache), llm.WithLogger(log))
+	if err != nil {
+		return err
+	}
+	pipe, err := pipeline.New(file.Pipeline, stages.Deps{Summarizer: summarizer}, pipeline.WithDecorator(deco))
+	if err != nil {
+		return err
 	}
 	w, err := jetstream.NewWorker(ctx, js, file.Fleet, pipe,
 		jetstream.WithLogger(log), jetstream.WithMode(mode),
@@ -194,3 +199,6 @@ func storeDir(dir string) (string, error) {
 	dir = cache + "/jetcompact/worker"
 	return dir, os.MkdirAll(dir, 0o700)
 }
+
+// llmCacheBucket is the KV bucket all replicas share for LLM summaries.
+func llmCacheBucket(prefix string) string { return prefix + "_llm_cache" }
