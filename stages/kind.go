@@ -3,6 +3,7 @@ package stages
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Kind is the detected content type of a text. Nodes adapt to it.
@@ -34,17 +35,15 @@ var (
 	// syslog month.
 	logLineStart = regexp.MustCompile(`^(?:\[?\d{2,4}[-/.]\d{1,2}[-/.]\d{1,4}|\[?\d{1,2}:\d{2}:\d{2}|\d{6,}|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} |(?:\[|<)?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\b|- \d+ |\[[A-Za-z]{3} [A-Za-z]{3} )`)
 	// A transcript turn starts with a speaker or role label.
-	turnStart = regexp.MustCompile(`^(?:#{1,4} +)?(?:\*\*)?\[?(?:[A-Z][\w .'-]{0,30}|user|assistant|system|tool|human|ai)\]?(?:\*\*)?(?: \([^)]{0,40}\))?:(?:\*\*)? `)
+	turnStart = regexp.MustCompile(`^(?:#{1,4} +)?(?:\*\*)?\[?([A-Z][\w .'-]{0,30}|user|assistant|system|tool|human|ai)\]?(?:\*\*)?(?: \([^)]{0,40}\))?:(?:\*\*)? `)
 	htmlStart = regexp.MustCompile(`(?i)^\s*(?:<!doctype html|<html|<head|<body|<div|<!--)`)
 )
 
 // Detect guesses the kind of text from its start and a sample of its lines.
+// Fenced code blocks are skipped: they are protected from every node, so
+// they say nothing about how the text around them should be treated.
 func Detect(text string) Kind {
-	head := text
-	if len(head) > 64<<10 {
-		head = head[:64<<10]
-	}
-	trimmed := strings.TrimLeft(head, " \t\r\n\ufeff")
+	trimmed := strings.TrimLeft(text, " \t\r\n\ufeff")
 	if trimmed == "" {
 		return KindProse
 	}
@@ -58,33 +57,226 @@ func Detect(text string) Kind {
 			return KindHTML
 		}
 	}
-	var lines, logLines, turns int
-	for _, line := range strings.Split(head, "\n") {
-		line = strings.TrimRight(line, "\r")
+	var st kindStats
+	st.speakers = map[string]int{}
+	// Sample the head and, for long texts, windows in the middle and at the
+	// end: build logs often open with pages of environment banners.
+	const window = 24 << 10
+	if len(text) <= 3*window {
+		st.scan(text, 450)
+	} else {
+		st.scan(text[:window], 150)
+		mid := len(text)/2 - window/2
+		st.scan(dropPartialLine(text[mid:mid+window]), 150)
+		st.scan(dropPartialLine(text[len(text)-window:]), 150)
+	}
+	return st.kind()
+}
+
+// dropPartialLine drops the text up to the first line break, so a window
+// cut from the middle of a text starts on a whole line.
+func dropPartialLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return ""
+}
+
+// scan adds up to max non-blank lines of s outside fenced code blocks.
+func (st *kindStats) scan(s string, max int) {
+	fence := ""
+	for n := 0; len(s) > 0 && n < max; {
+		var line string
+		if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			line, s = s, ""
+		}
+		if fence != "" {
+			if strings.HasPrefix(strings.TrimSpace(line), fence) {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceMarker(strings.TrimLeft(line, " ")); f != "" {
+			fence = f
+			continue
+		}
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		lines++
-		if logLineStart.MatchString(line) {
-			logLines++
-		}
-		if turnStart.MatchString(line) {
-			turns++
-		}
-		if lines >= 400 {
-			break
+		st.add(line)
+		n++
+	}
+}
+
+// kindStats counts what the sampled lines look like.
+type kindStats struct {
+	lines    int
+	records  int // log records: a timestamp, epoch or level first
+	console  int // terminal output: escapes, prompts, progress, file:line
+	escapes  int // lines with ANSI escape sequences
+	repeats  int // lines that open like an earlier line, digits aside
+	openings map[string]struct{}
+	prose    int // sentences: mostly plain words
+	turns    int
+	speakers map[string]int
+}
+
+func (st *kindStats) add(line string) {
+	st.lines++
+	if st.openings == nil {
+		st.openings = map[string]struct{}{}
+	}
+	if k := opening(line); k != "" {
+		if _, seen := st.openings[k]; seen {
+			st.repeats++
+		} else {
+			st.openings[k] = struct{}{}
 		}
 	}
-	if lines == 0 {
+	if strings.IndexByte(line, 0x1b) >= 0 {
+		st.escapes++
+	}
+	console := false
+	switch {
+	case isLogRecord(line):
+		st.records++
+	case isConsoleLine(line):
+		st.console++
+		console = true
+	case isProseLine(line):
+		st.prose++
+	}
+	body := line
+	if line[0] == '[' && isLogRecord(line) {
+		// A transcript written as a log: "[2023-08-22 14:46 INFO] User: ...".
+		if i := strings.IndexByte(line, ']'); i > 0 && i+2 < len(line) {
+			body = line[i+2:]
+		}
+	}
+	if m := turnStartIndex(body); m != nil && !console && saysSomething(body[m[1]:]) {
+		st.turns++
+		st.speakers[strings.ToLower(body[m[2]:m[3]])]++
+	}
+}
+
+func (st *kindStats) kind() Kind {
+	if st.lines == 0 {
 		return KindProse
 	}
-	switch {
-	case logLines*2 >= lines:
-		return KindLog
-	case turns >= 2 && turns*8 >= lines:
+	// A transcript has a few speakers who each talk more than once; a
+	// build log has many "Key: value" lines with one-off keys.
+	repeated, speakers := 0, 0
+	for _, n := range st.speakers {
+		if n >= 2 {
+			repeated += n
+			speakers++
+		}
+	}
+	if speakers >= 1 && speakers <= 12 && repeated >= 2 && repeated*8 >= st.lines && repeated*2 >= st.turns {
 		return KindTranscript
 	}
+	machine := st.records + st.console
+	switch {
+	case st.records*2 >= st.lines:
+		return KindLog
+	case st.repeats*3 >= st.lines*2 && st.turns*4 < st.lines && st.prose*2 < st.lines:
+		// Machine output repeats itself: most lines open the same way.
+		return KindLog
+	case st.escapes*30 >= st.lines:
+		// Terminal colours: nobody types them into prose or chat.
+		return KindLog
+	case machine >= 2*st.prose && machine*3 >= st.lines:
+		return KindLog
+	}
 	return KindProse
+}
+
+// opening is the first two tokens of line with digits masked, or "" for a
+// line of fewer than three tokens.
+func opening(line string) string {
+	f := strings.Fields(line)
+	if len(f) < 3 {
+		return ""
+	}
+	k := []byte(f[0] + " " + f[1])
+	for i, c := range k {
+		if isDigit(c) {
+			k[i] = '0'
+		}
+	}
+	return string(k)
+}
+
+func turnStartIndex(s string) []int { return turnStart.FindStringSubmatchIndex(s) }
+
+// saysSomething reports whether the text after a speaker label is speech:
+// at least three plain words, not a progress counter or a value.
+func saysSomething(s string) bool {
+	words := 0
+	for _, tok := range strings.Fields(s) {
+		if isPlainWord(tok) {
+			words++
+			if words >= 3 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isConsoleLine reports terminal output that is not a log record: ANSI
+// escapes, shell prompts and traces, CI markers, progress counters, and
+// lines dense with paths, numbers and symbols rather than words.
+func isConsoleLine(line string) bool {
+	if strings.IndexByte(line, 0x1b) >= 0 {
+		return true
+	}
+	for _, p := range consolePrefixes {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	words, other := 0, 0
+	for _, tok := range strings.Fields(line) {
+		if isPlainWord(tok) {
+			words++
+		} else {
+			other++
+		}
+	}
+	return other >= 2 && other > words
+}
+
+var consolePrefixes = [...]string{"$ ", "+ ", "travis_", "##[", "==> ", "---> ", "npm ", "Step ", "#", ">>> "}
+
+// isProseLine reports a line of running text: six or more tokens, nearly
+// all of them plain words.
+func isProseLine(line string) bool {
+	words, n := 0, 0
+	for _, tok := range strings.Fields(line) {
+		n++
+		if isPlainWord(tok) {
+			words++
+		}
+	}
+	return n >= 5 && words*4 >= n*3
+}
+
+// isPlainWord reports a token made of letters, optionally with one inner
+// apostrophe or hyphen and trailing punctuation.
+func isPlainWord(tok string) bool {
+	tok = strings.TrimFunc(tok, func(r rune) bool { return unicode.IsPunct(r) || r == '`' })
+	if tok == "" {
+		return false
+	}
+	for _, r := range tok {
+		if !unicode.IsLetter(r) && r != '\'' && r != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // looksJSON checks that a text starting with { or [ ends with the matching

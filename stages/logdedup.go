@@ -1,23 +1,451 @@
 package stages
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
 
-// LogDedupOptions are the node's knobs.
-type LogDedupOptions struct{}
+// LogDedupOptions are the log-dedup node's knobs.
+type LogDedupOptions struct {
+	// MinVariants: lines that agree on every token but one position merge
+	// into one template when that position shows at least this many
+	// different words (user names, hosts). Fewer variants are kept apart:
+	// "from NEW to RUNNING" and "from RUNNING to DONE" are different events.
+	MinVariants int `yaml:"min_variants"`
+	// RecordPercent: templates are mined across the whole text only when at
+	// least this share of its non-blank lines are log records (a timestamp
+	// or a level first). Other logs (build and test output) only get runs of
+	// consecutive repeats collapsed, since their repeats tell a story.
+	RecordPercent int `yaml:"record_percent"`
+	// MinRun is the shortest run of consecutive repeats collapsed in build
+	// and test output.
+	MinRun int `yaml:"min_run"`
+}
 
 // DefaultLogDedupOptions returns the shipped defaults.
-func DefaultLogDedupOptions() LogDedupOptions { return LogDedupOptions{} }
+func DefaultLogDedupOptions() LogDedupOptions {
+	return LogDedupOptions{MinVariants: 5, RecordPercent: 50, MinRun: 3}
+}
 
 // Validate reports a knob that is out of range.
-func (o LogDedupOptions) Validate() error { return nil }
+func (o LogDedupOptions) Validate() error {
+	var errs []error
+	if o.MinVariants < 2 {
+		errs = append(errs, &fieldError{"min_variants", fmt.Sprintf("must be >= 2, got %d", o.MinVariants)})
+	}
+	if o.RecordPercent < 1 || o.RecordPercent > 100 {
+		errs = append(errs, &fieldError{"record_percent", fmt.Sprintf("must be in [1, 100], got %d", o.RecordPercent)})
+	}
+	if o.MinRun < 2 {
+		errs = append(errs, &fieldError{"min_run", fmt.Sprintf("must be >= 2, got %d", o.MinRun)})
+	}
+	return errors.Join(errs...)
+}
 
 type logdedupNode struct{ opt LogDedupOptions }
 
-// NewLogDedup builds the node. TODO: real implementation.
+// NewLogDedup builds the log-dedup node. On logs made of records it mines
+// templates with a Drain-style fixed-depth parse tree: tokens that carry
+// digits (numbers, ids, hex, addresses, times) are masked, lines are routed
+// by token count and their first constant tokens, and a line joins the most
+// similar template of its leaf when enough constant tokens agree; differing
+// tokens become wildcards. Every template then keeps one full instance, its
+// first, with the number of lines it stands for appended (" [×57]"). A
+// record's continuation lines (stack traces) travel with it. In build and
+// test output only runs of consecutive repeats that carry no failure signal
+// are collapsed. Other kinds pass: counts never enter transcripts or prose.
 func NewLogDedup(o LogDedupOptions) Node { return logdedupNode{o} }
 
 func (logdedupNode) Key() Key { return KeyLogDedup }
 
 func (n logdedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
-	return skip(in, "not implemented"), nil
+	if in.Kind != KindLog {
+		return skip(in, "kind "+string(in.Kind)+" is not a log"), nil
+	}
+	if strings.IndexByte(in.Text, '\n') < 0 {
+		return skip(in, "single line"), nil
+	}
+	out, err := fixpoint(ctx, in.Text, 4, n.pass)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if out == in.Text {
+		return skip(in, "no repeated templates"), nil
+	}
+	return done(out), nil
+}
+
+func (n logdedupNode) pass(ctx context.Context, text string) (string, error) {
+	lines := splitLines(text)
+	records, nonBlank := 0, 0
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		nonBlank++
+		if isLogRecord(l) {
+			records++
+		}
+	}
+	if nonBlank == 0 {
+		return text, nil
+	}
+	if records*100 >= nonBlank*n.opt.RecordPercent && records > 0 {
+		return n.mine(ctx, lines)
+	}
+	return n.runs(ctx, lines)
+}
+
+// mine collapses every template of a record log to its first event.
+func (n logdedupNode) mine(ctx context.Context, lines []string) (string, error) {
+	cc := canceled{ctx: ctx}
+	// Events: a record line and the non-record lines after it.
+	type event struct {
+		start, end int // lines[start:end]
+		group      int // -1: never merged
+	}
+	events := make([]event, 0, len(lines)/2+1)
+	t := newTemplates(n.opt)
+	var toks []tok
+	for i := 0; i < len(lines); {
+		if err := cc.check(); err != nil {
+			return "", err
+		}
+		line := lines[i]
+		if !isLogRecord(line) || IsProtectedLine(line) {
+			events = append(events, event{start: i, end: i + 1, group: -1})
+			i++
+			continue
+		}
+		end := i + 1
+		for end < len(lines) && !isLogRecord(lines[end]) && !IsProtectedLine(lines[end]) && lines[end] != "" {
+			end++
+		}
+		head, weight := splitCount(line)
+		toks = tokenize(head, toks[:0])
+		cont := uint64(fnvOffset)
+		for _, c := range lines[i+1 : end] {
+			cont = (cont ^ maskedHash(c)) * fnvPrime
+		}
+		g := t.add(toks, cont, len(events), weight)
+		events = append(events, event{start: i, end: end, group: g})
+		i = end
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	t.mergeVariants()
+	out := make([]string, 0, len(t.groups)*2+16)
+	for ei, e := range events {
+		if e.group < 0 {
+			out = append(out, lines[e.start:e.end]...)
+			continue
+		}
+		root := t.find(e.group)
+		if t.groups[root].first != ei {
+			continue
+		}
+		head, _ := splitCount(lines[e.start])
+		out = append(out, withCount(head, t.groups[root].count))
+		out = append(out, lines[e.start+1:e.end]...)
+	}
+	return joinLines(out), nil
+}
+
+// runs collapses runs of consecutive lines that are equal once digits are
+// masked and that carry no failure signal.
+func (n logdedupNode) runs(ctx context.Context, lines []string) (string, error) {
+	cc := canceled{ctx: ctx}
+	out := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); {
+		if err := cc.check(); err != nil {
+			return "", err
+		}
+		line := lines[i]
+		head, weight := splitCount(line)
+		if len(strings.TrimSpace(head)) < 8 || IsProtectedLine(line) || lineSignal(head) > 0 {
+			out = append(out, line)
+			i++
+			continue
+		}
+		h := maskedHash(head)
+		j, total := i+1, weight
+		for j < len(lines) {
+			hj, wj := splitCount(lines[j])
+			if maskedHash(hj) != h {
+				break
+			}
+			total += wj
+			j++
+		}
+		if j-i >= n.opt.MinRun || (j-i > 1 && weight > 1) {
+			out = append(out, withCount(head, total))
+		} else {
+			out = append(out, lines[i:j]...)
+		}
+		i = j
+	}
+	return joinLines(out), nil
+}
+
+// tok is one whitespace-separated token, hashed after masking.
+type tok struct {
+	h        uint64 // hash of the masked token
+	variable bool   // a number, an id, a date or a path: never a constant
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// tokenize splits line on spaces and tabs and masks each token: runs of
+// digits, and runs of hex digits that hold a digit and are 6 or more long,
+// become one '0'. A token with fewer than two letters left is a variable.
+func tokenize(line string, dst []tok) []tok {
+	i := 0
+	for i < len(line) {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i >= len(line) {
+			break
+		}
+		start := i
+		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+			i++
+		}
+		dst = append(dst, maskToken(line[start:i]))
+	}
+	return dst
+}
+
+// maskToken hashes one token with its numbers masked. Runs of digits,
+// and runs of hex digits that hold a digit and are 6 or more long, become
+// one '0'. A token with a number is a variable unless a word of three or
+// more letters is left (sshd[0]:, user_0, [main:QuorumPeer@0]): then its
+// shape is a constant. Dates and paths are variables.
+func maskToken(t string) tok {
+	if isCalendarWord(t) || (len(t) >= 3 && strings.IndexByte(t, '/') >= 0) {
+		return tok{h: fnvOffset, variable: true}
+	}
+	h := uint64(fnvOffset)
+	digits, run, word := 0, 0, 0
+	letter := func(c byte) {
+		run++
+		if run > word {
+			word = run
+		}
+		h = (h ^ uint64(c)) * fnvPrime
+	}
+	for j := 0; j < len(t); {
+		c := t[j]
+		if isHexDigit(c) {
+			e, hasDigit := j, false
+			for e < len(t) && isHexDigit(t[e]) {
+				if isDigit(t[e]) {
+					hasDigit = true
+				}
+				e++
+			}
+			if hasDigit && (digitRun(t, j) == e || e-j >= 6) {
+				// A number, or a hex id: one '0'.
+				h = (h ^ '0') * fnvPrime
+				digits++
+				run = 0
+				j = e
+				continue
+			}
+			// Letters a-f of a word, with the digit runs inside masked.
+			for j < e {
+				if isDigit(t[j]) {
+					j = digitRun(t, j)
+					h = (h ^ '0') * fnvPrime
+					digits++
+					run = 0
+					continue
+				}
+				letter(t[j])
+				j++
+			}
+			continue
+		}
+		if (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80 {
+			letter(c)
+		} else {
+			run = 0
+			h = (h ^ uint64(c)) * fnvPrime
+		}
+		j++
+	}
+	return tok{h: h, variable: digits > 0 && word < 3}
+}
+
+func isCalendarWord(t string) bool {
+	if len(t) != 3 {
+		return false
+	}
+	for _, n := range monthNames {
+		if t == n {
+			return true
+		}
+	}
+	for _, n := range dayNames {
+		if t == n {
+			return true
+		}
+	}
+	return false
+}
+
+// maskedHash hashes a whole line with its tokens masked.
+func maskedHash(line string) uint64 {
+	h := uint64(fnvOffset)
+	i := 0
+	for i < len(line) {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		start := i
+		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+			i++
+		}
+		if start < i {
+			h = (h ^ maskToken(line[start:i]).h) * fnvPrime
+		}
+	}
+	return h
+}
+
+// templates groups events by their masked head line and continuation,
+// then merges groups that differ in one token position only, when that
+// position takes many values: a user name or a host, not a state.
+type templates struct {
+	opt    LogDedupOptions
+	byKey  map[uint64]int
+	groups []tgroup
+}
+
+type tgroup struct {
+	toks   []uint64 // token ids; wildcard where variants were merged
+	cont   uint64   // continuation lines, masked
+	sum    uint64   // sum of mix(position, token id)
+	first  int      // event index of the first instance
+	count  int
+	parent int
+}
+
+// maxTemplateTokens bounds the tokens a line may have to take part in
+// variant merging; longer lines only merge when their masks are equal.
+const maxTemplateTokens = 128
+
+func newTemplates(o LogDedupOptions) *templates {
+	return &templates{opt: o, byKey: map[uint64]int{}}
+}
+
+func mix(pos int, id uint64) uint64 {
+	x := id ^ (uint64(pos)+1)*0x9E3779B97F4A7C15
+	x ^= x >> 31
+	x *= 0xBF58476D1CE4E5B9
+	x ^= x >> 29
+	return x
+}
+
+func (t *templates) add(toks []tok, cont uint64, ev, weight int) int {
+	key := (cont ^ uint64(len(toks))) * fnvPrime
+	for _, x := range toks {
+		key = (key ^ tokenID(x)) * fnvPrime
+	}
+	if g, ok := t.byKey[key]; ok {
+		t.groups[g].count += weight
+		return g
+	}
+	g := tgroup{cont: cont, first: ev, count: weight, parent: len(t.groups)}
+	if len(toks) <= maxTemplateTokens {
+		g.toks = make([]uint64, len(toks))
+		for i, x := range toks {
+			g.toks[i] = tokenID(x)
+			g.sum += mix(i, g.toks[i])
+		}
+	}
+	t.groups = append(t.groups, g)
+	t.byKey[key] = len(t.groups) - 1
+	return len(t.groups) - 1
+}
+
+func (t *templates) find(g int) int {
+	for t.groups[g].parent != g {
+		t.groups[g].parent = t.groups[t.groups[g].parent].parent
+		g = t.groups[g].parent
+	}
+	return g
+}
+
+// mergeVariants sweeps the token positions. At each position it buckets
+// the groups by everything but that position; a bucket whose groups show
+// at least MinVariants different constants there is one template with a
+// parameter, and its groups merge into the oldest.
+func (t *templates) mergeVariants() {
+	maxLen := 0
+	for _, g := range t.groups {
+		if len(g.toks) > maxLen {
+			maxLen = len(g.toks)
+		}
+	}
+	buckets := map[[2]uint64][]int{}
+	for p := 0; p < maxLen; p++ {
+		clear(buckets)
+		for i := range t.groups {
+			g := &t.groups[i]
+			if g.parent != i || len(g.toks) <= p || g.toks[p] <= varToken {
+				continue
+			}
+			k := [2]uint64{g.sum - mix(p, g.toks[p]), g.cont ^ uint64(len(g.toks))}
+			buckets[k] = append(buckets[k], i)
+		}
+		for _, b := range buckets {
+			if len(b) < t.opt.MinVariants || distinctAt(t.groups, b, p) < t.opt.MinVariants {
+				continue
+			}
+			root := b[0]
+			for _, i := range b {
+				if t.groups[i].first < t.groups[root].first {
+					root = i
+				}
+			}
+			r := &t.groups[root]
+			r.sum -= mix(p, r.toks[p])
+			r.toks[p] = wildcard
+			r.sum += mix(p, wildcard)
+			for _, i := range b {
+				if i != root {
+					t.groups[i].parent = root
+					r.count += t.groups[i].count
+				}
+			}
+		}
+	}
+}
+
+// distinctAt counts the different tokens the groups b hold at position p.
+func distinctAt(groups []tgroup, b []int, p int) int {
+	seen := make(map[uint64]struct{}, len(b))
+	for _, i := range b {
+		seen[groups[i].toks[p]] = struct{}{}
+	}
+	return len(seen)
+}
+
+const (
+	wildcard = 0
+	varToken = 1
+)
+
+func tokenID(t tok) uint64 {
+	if t.variable {
+		return varToken
+	}
+	return t.h | 2 // never wildcard or varToken
 }

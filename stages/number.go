@@ -40,12 +40,20 @@ func (o NumberNormalizeOptions) Validate() error {
 type numberNode struct{ opt NumberNormalizeOptions }
 
 // NewNumberNormalize builds the node that replaces numbers (digit runs
-// joined by . , : and hex or UUID ids) with a placeholder.
+// joined by . and , such as decimals and addresses) and hex or UUID ids
+// with a placeholder. In logs it rewrites log records only (lines that open
+// with a timestamp or a level), where numbers are mostly times, ids and
+// counters; free output such as build steps, stack traces and test failures
+// keeps its versions, line numbers and expected/actual values. Colons and
+// slashes stay, so "10.0.0.1:8080" becomes "<N>:<N>".
 func NewNumberNormalize(o NumberNormalizeOptions) Node { return numberNode{o} }
 
 func (numberNode) Key() Key { return KeyNumberNormalize }
 
 func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, err
+	}
 	applies := false
 	for _, k := range n.opt.Kinds {
 		if k == in.Kind {
@@ -57,14 +65,51 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	}
 	text := in.Text
 	var b strings.Builder
-	b.Grow(len(text))
-	last := 0
 	changed := false
 	cc := canceled{ctx: ctx}
-	for i := 0; i < len(text); {
+	for start := 0; start < len(text); {
 		if err := cc.check(); err != nil {
 			return Outcome{}, err
 		}
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		line := text[start:end]
+		if in.Kind != KindLog || isLogRecord(line) {
+			if out, ok := n.normalize(line); ok {
+				if !changed {
+					b.Grow(len(text))
+					b.WriteString(text[:start])
+					changed = true
+				}
+				b.WriteString(out)
+				if end < len(text) {
+					b.WriteByte('\n')
+				}
+				start = end + 1
+				continue
+			}
+		}
+		if changed {
+			b.WriteString(text[start:min(end+1, len(text))])
+		}
+		start = end + 1
+	}
+	if !changed {
+		return skip(in, "no numbers to normalize"), nil
+	}
+	return done(b.String()), nil
+}
+
+// normalize replaces the numbers of one line; ok is false when none changed.
+func (n numberNode) normalize(text string) (string, bool) {
+	var b strings.Builder
+	last := 0
+	changed := false
+	for i := 0; i < len(text); {
 		c := text[i]
 		if !isHexDigit(c) || (i > 0 && isWordByte(text[i-1]) && !isDigit(c)) {
 			i++
@@ -73,6 +118,9 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		// Hex word boundary: a token of hex digits and dashes.
 		if i == 0 || !isWordByte(text[i-1]) {
 			if end := hexTokenEnd(text, i); end > 0 {
+				if !changed {
+					b.Grow(len(text))
+				}
 				b.WriteString(text[last:i])
 				b.WriteString(n.opt.Placeholder)
 				last, i, changed = end, end, true
@@ -84,7 +132,10 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			continue
 		}
 		end := numberEnd(text, i)
-		if end-i >= n.opt.MinChars {
+		if digitsIn(text[i:end]) >= n.opt.MinChars {
+			if !changed {
+				b.Grow(len(text))
+			}
 			b.WriteString(text[last:i])
 			b.WriteString(n.opt.Placeholder)
 			last, changed = end, true
@@ -92,19 +143,30 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		i = end
 	}
 	if !changed {
-		return done(text), nil
+		return text, false
 	}
 	b.WriteString(text[last:])
-	return done(b.String()), nil
+	return b.String(), true
 }
 
-// numberEnd returns the end of the digit run at i, joined by single . , : separators.
+func digitsIn(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+// numberEnd returns the end of the digit run at i, joined by single . and ,
+// separators.
 func numberEnd(s string, i int) int {
 	for {
 		for i < len(s) && isDigit(s[i]) {
 			i++
 		}
-		if i+1 < len(s) && (s[i] == '.' || s[i] == ',' || s[i] == ':') && isDigit(s[i+1]) {
+		if i+1 < len(s) && (s[i] == '.' || s[i] == ',') && isDigit(s[i+1]) {
 			i++
 			continue
 		}

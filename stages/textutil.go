@@ -1,0 +1,258 @@
+package stages
+
+import (
+	"context"
+	"strings"
+)
+
+// Byte-level helpers shared by the log-oriented nodes. They avoid regular
+// expressions on hot paths: each runs in one pass over its line.
+
+// skipANSI returns the offset past any ANSI escape sequences (CSI "ESC [ …
+// final byte" and the two-byte ESC forms) starting at i.
+func skipANSI(s string, i int) int {
+	for i < len(s) && s[i] == 0x1b {
+		i++
+		if i >= len(s) {
+			return i
+		}
+		if s[i] != '[' {
+			i++
+			continue
+		}
+		i++
+		for i < len(s) && s[i] >= 0x20 && s[i] <= 0x3f {
+			i++
+		}
+		if i < len(s) && s[i] >= 0x40 && s[i] <= 0x7e {
+			i++
+		}
+	}
+	return i
+}
+
+// digitRun returns the end of the run of ASCII digits starting at i.
+func digitRun(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
+}
+
+var monthNames = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+var dayNames = [...]string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
+
+func hasNamePrefix(s string, names []string) bool {
+	if len(s) < 4 || s[3] != ' ' {
+		return false
+	}
+	for _, n := range names {
+		if s[:3] == n {
+			return true
+		}
+	}
+	return false
+}
+
+// timeAt reports whether s starts with a clock time such as 7:04 or 16:49:06.
+func timeAt(s string) bool {
+	e := digitRun(s, 0)
+	if e < 1 || e > 2 || e+2 >= len(s) || s[e] != ':' {
+		return false
+	}
+	return digitRun(s, e+1) == e+3
+}
+
+// stampAt reports whether s starts with a date, a time or an epoch: the
+// usual first field of a log record.
+func stampAt(s string) bool {
+	if s != "" && (s[0] == '[' || s[0] == '<' || s[0] == '(') {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	if isDigit(s[0]) {
+		e := digitRun(s, 0)
+		switch {
+		case e >= 6:
+			// An epoch or a compact date (081109), ended by a separator.
+			return e == len(s) || s[e] == ' ' || s[e] == ',' || s[e] == '.' || s[e] == ']' || s[e] == '|'
+		case e <= 2 && e < len(s) && s[e] == ':':
+			return timeAt(s)
+		case (e == 2 || e == 4) && e+1 < len(s) && (s[e] == '-' || s[e] == '/' || s[e] == '.'):
+			// 2005-06-03, 17/06/09, 2005.06.03; not a version such as 1.54.0.
+			sep := s[e]
+			f := digitRun(s, e+1)
+			if f-e-1 != 2 {
+				return false
+			}
+			if f < len(s) && s[f] == sep {
+				g := digitRun(s, f+1)
+				return g-f-1 == 2 || g-f-1 == 4
+			}
+			// A month.day date such as 10.30, followed by a time.
+			return f+1 < len(s) && s[f] == ' ' && timeAt(s[f+1:])
+		}
+		return false
+	}
+	if hasNamePrefix(s, monthNames[:]) {
+		i := 4
+		for i < len(s) && s[i] == ' ' {
+			i++
+		}
+		return i < len(s) && isDigit(s[i])
+	}
+	if hasNamePrefix(s, dayNames[:]) {
+		return hasNamePrefix(s[4:], monthNames[:])
+	}
+	// glog: I0607 12:34:56.789
+	if len(s) > 6 && strings.IndexByte("IWEF", s[0]) >= 0 && digitRun(s, 1) == 5 && s[5] == ' ' {
+		return true
+	}
+	return false
+}
+
+var levelWords = [...]string{"INFO", "WARN", "WARNING", "ERROR", "DEBUG", "TRACE", "FATAL", "CRITICAL", "NOTICE", "SEVERE", "ERR", "CRIT", "ALERT", "EMERG", "VERBOSE"}
+
+// levelAt reports whether s starts with a log level: INFO, [WARN], <ERROR>,
+// or a bracketed lower-case level such as [error].
+func levelAt(s string) bool {
+	bracket := false
+	if s != "" && (s[0] == '[' || s[0] == '<') {
+		s = s[1:]
+		bracket = true
+	}
+	s = s[skipANSI(s, 0):]
+	e := 0
+	for e < len(s) && e < 9 && ((s[e] >= 'A' && s[e] <= 'Z') || (s[e] >= 'a' && s[e] <= 'z')) {
+		e++
+	}
+	if e < 3 || (e < len(s) && isWordByte(s[e])) {
+		return false
+	}
+	w := s[:e]
+	upper := strings.ToUpper(w)
+	if w != upper && !bracket {
+		return false
+	}
+	for _, l := range levelWords {
+		if upper == l {
+			return true
+		}
+	}
+	return false
+}
+
+// isLogRecord reports whether line starts like a log record: a timestamp,
+// an epoch, a syslog date or a level, possibly after one short leading field
+// (a label, a host or a dash).
+func isLogRecord(line string) bool {
+	if line == "" || line[0] == ' ' || line[0] == '\t' {
+		return false
+	}
+	s := line[skipANSI(line, 0):]
+	if stampAt(s) || levelAt(s) {
+		return true
+	}
+	lim := len(s)
+	if lim > 24 {
+		lim = 24
+	}
+	if i := strings.IndexByte(s[:lim], ' '); i > 0 {
+		rest := s[i+1:]
+		return stampAt(rest) || (s[0] == '-' && i == 1 && isDigit(rest[0]))
+	}
+	return false
+}
+
+// countSuffix is what log_dedup appends to a kept line that stands for
+// several: " [×57]".
+const (
+	countOpen  = " [×"
+	countClose = "]"
+)
+
+// splitCount splits a trailing count suffix off line. It returns the line
+// without it and the count (1 when there is none).
+func splitCount(line string) (string, int) {
+	if !strings.HasSuffix(line, countClose) {
+		return line, 1
+	}
+	i := strings.LastIndex(line, countOpen)
+	if i < 0 {
+		return line, 1
+	}
+	digits := line[i+len(countOpen) : len(line)-len(countClose)]
+	if digits == "" || len(digits) > 12 || digitRun(digits, 0) != len(digits) {
+		return line, 1
+	}
+	n := 0
+	for j := 0; j < len(digits); j++ {
+		n = n*10 + int(digits[j]-'0')
+	}
+	if n < 2 {
+		return line, 1
+	}
+	return line[:i], n
+}
+
+// withCount appends the count suffix when n > 1.
+func withCount(line string, n int) string {
+	if n < 2 {
+		return line
+	}
+	return line + countOpen + itoa(n) + countClose
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}
+
+// parseFoldMarker reports the line count of a marker made by foldMarker
+// (any "what"), or 0 when line is not one.
+func parseFoldMarker(line string) int {
+	if !strings.HasPrefix(line, "[... ") || !strings.HasSuffix(line, " ...]") {
+		return 0
+	}
+	rest := line[len("[... "):]
+	e := digitRun(rest, 0)
+	if e == 0 || e > 12 {
+		return 0
+	}
+	if !strings.HasPrefix(rest[e:], " line") {
+		return 0
+	}
+	n := 0
+	for j := 0; j < e; j++ {
+		n = n*10 + int(rest[j]-'0')
+	}
+	return n
+}
+
+// fixpoint applies f until its output stops changing, at most max times.
+// Nodes whose decisions depend on document-wide statistics use it so that
+// node(node(x)) == node(x).
+func fixpoint(ctx context.Context, text string, max int, f func(context.Context, string) (string, error)) (string, error) {
+	for i := 0; i < max; i++ {
+		out, err := f(ctx, text)
+		if err != nil {
+			return "", err
+		}
+		if out == text {
+			return out, nil
+		}
+		text = out
+	}
+	return text, nil
+}
