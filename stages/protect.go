@@ -48,13 +48,18 @@ func placeholder(i int) string {
 	return b.String()
 }
 
+// MayHaveFence reports whether text could hold a fenced block at all.
+func MayHaveFence(text string) bool {
+	return strings.Contains(text, "```") || strings.Contains(text, "~~~")
+}
+
 // Protect replaces each complete fenced code block (an opening line that
 // starts with ``` or ~~~ and the matching closing line) with a one-line
 // placeholder. Unclosed fences are left as text. A text that already holds
 // placeholder runes is returned as it is, with an empty stash.
 func Protect(text string) (string, *Stash) {
 	st := &Stash{}
-	if !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
+	if !MayHaveFence(text) {
 		return text, st
 	}
 	if strings.ContainsRune(text, protectOpen) {
