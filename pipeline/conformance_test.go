@@ -156,3 +156,8 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// applyProtected runs a node with its protected regions stashed.
+func applyProtected(ctx context.Context, node stages.Node, in stages.Input) (stages.Outcome, error) {
+	return applyNode(ctx, node, in, true)
+}

@@ -182,44 +182,57 @@ func AllKeys() []stages.Key {
 // as an error.
 func (p *Pipeline) RunSegment(ctx context.Context, keys []stages.Key, in stages.Input) (string, []NodeReport, error) {
 	reports := make([]NodeReport, 0, len(keys))
+	chars := stages.Chars(in.Text)
+	// Nodes never add fences, so a text without one needs no stash.
+	protect := stages.MayHaveFence(in.Text)
 	for _, k := range keys {
 		node, on := p.nodes[k]
 		if !on {
-			n := stages.Chars(in.Text)
-			reports = append(reports, NodeReport{Key: k, CharsIn: n, CharsOut: n, Skipped: true, Reason: "disabled in config"})
+			reports = append(reports, NodeReport{Key: k, CharsIn: chars, CharsOut: chars, Skipped: true, Reason: "disabled in config"})
 			continue
 		}
 		start := time.Now()
-		out, err := applyProtected(ctx, node, in)
+		out, err := applyNode(ctx, node, in, protect)
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", nil, ctx.Err()
 			}
 			out = stages.Outcome{Text: in.Text, Skipped: true, Reason: "error: " + err.Error()}
 		}
+		outChars := chars
+		if out.Text != in.Text {
+			outChars = stages.Chars(out.Text)
+		}
 		reports = append(reports, NodeReport{
-			Key: k, CharsIn: stages.Chars(in.Text), CharsOut: stages.Chars(out.Text),
+			Key: k, CharsIn: chars, CharsOut: outChars,
 			Duration: time.Since(start), Skipped: out.Skipped, Reason: out.Reason, LLM: out.LLM,
 		})
-		in.Text = out.Text
+		in.Text, chars = out.Text, outChars
 	}
 	return in.Text, reports, nil
 }
 
-// applyProtected stashes protected regions, runs the node and restores them.
-// A node that loses a region, returns invalid UTF-8 or panics is undone.
-func applyProtected(ctx context.Context, node stages.Node, in stages.Input) (out stages.Outcome, err error) {
+// applyNode stashes protected regions (when protect is set), runs the node
+// and restores them. A node that loses a region, returns invalid UTF-8 or
+// panics is undone.
+func applyNode(ctx context.Context, node stages.Node, in stages.Input, protect bool) (out stages.Outcome, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("node %s panicked: %v", node.Key(), r)
 		}
 	}()
-	masked, stash := stages.Protect(in.Text)
 	orig := in.Text
-	in.Text = masked
+	stash := &stages.Stash{}
+	if protect {
+		in.Text, stash = stages.Protect(in.Text)
+	}
 	out, err = node.Apply(ctx, in)
 	if err != nil {
 		return stages.Outcome{}, err
+	}
+	if out.Text == in.Text {
+		out.Text = orig
+		return out, nil
 	}
 	restored, ok := stash.Restore(out.Text)
 	if !ok {

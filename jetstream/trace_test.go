@@ -1,0 +1,109 @@
+package jetstream
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/stages"
+	"github.com/jetcompact/jetcompact/telemetry"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+)
+
+// TestOneTracePerDocumentWithNodeSpans: with every stage split into its own
+// consumer, a document yields one trace from publisher to guard, with one
+// span per node carrying the right character counts.
+func TestOneTracePerDocumentWithNodeSpans(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	cfg := DefaultConfig()
+	cfg.Segments = SplitSegments()
+	f := startFleet(t, cfg)
+	deco, err := telemetry.Decorator(tp, metricnoop.NewMeterProvider())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.pipe, err = pipeline.New(pipeline.DefaultConfig(), stages.Deps{}, pipeline.WithDecorator(deco))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.worker(cfg.Segments, WithTracerProvider(tp))
+	c, err := NewClient(context.Background(), f.js, cfg, WithClientTracerProvider(tp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	text := testDocs(1)[0]
+	res, err := c.Compact(ctx, Document{Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the guard span ends after its publish
+	spans := rec.Ended()
+	var root sdktrace.ReadOnlySpan
+	nodeSpans := map[string]sdktrace.ReadOnlySpan{}
+	segments := 0
+	for _, s := range spans {
+		switch {
+		case s.Name() == "jetcompact.publish":
+			root = s
+		case strings.HasPrefix(s.Name(), "jetcompact.node "):
+			if _, dup := nodeSpans[s.Name()]; dup {
+				t.Errorf("two spans named %s", s.Name())
+			}
+			nodeSpans[s.Name()] = s
+		case strings.HasPrefix(s.Name(), "jetcompact.segment "):
+			segments++
+		}
+	}
+	if root == nil {
+		t.Fatal("no publish span")
+	}
+	if segments != len(cfg.Segments) {
+		t.Errorf("%d segment spans, want %d", segments, len(cfg.Segments))
+	}
+	for _, s := range spans {
+		if s.SpanContext().TraceID() != root.SpanContext().TraceID() {
+			t.Errorf("span %s is in another trace", s.Name())
+		}
+	}
+	byKey := map[stages.Key]pipeline.NodeReport{}
+	for _, n := range res.Report.Nodes {
+		byKey[n.Key] = n
+	}
+	for _, spec := range stages.Specs() {
+		rep := byKey[spec.Key]
+		s, ok := nodeSpans[telemetry.SpanName(spec.Key)]
+		if rep.Reason == "disabled in config" {
+			if ok {
+				t.Errorf("disabled node %s has a span", spec.Key)
+			}
+			continue
+		}
+		if !ok {
+			t.Errorf("no span for node %s", spec.Key)
+			continue
+		}
+		attrs := map[string]int64{}
+		for _, a := range s.Attributes() {
+			attrs[string(a.Key)] = a.Value.AsInt64()
+		}
+		if attrs[string(telemetry.AttrCharsIn)] != int64(rep.CharsIn) || attrs[string(telemetry.AttrCharsOut)] != int64(rep.CharsOut) {
+			t.Errorf("%s span chars %d->%d, report %d->%d", spec.Key, attrs[string(telemetry.AttrCharsIn)], attrs[string(telemetry.AttrCharsOut)], rep.CharsIn, rep.CharsOut)
+		}
+		for _, a := range s.Attributes() {
+			if a.Value.Type().String() == "STRING" && len(a.Value.AsString()) > 200 {
+				t.Errorf("%s span attribute %s looks like raw text", spec.Key, a.Key)
+			}
+		}
+	}
+	if _, ok := nodeSpans[telemetry.SpanName(stages.KeyGuard)]; !ok {
+		t.Error("no guard span")
+	}
+}

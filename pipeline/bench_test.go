@@ -1,0 +1,100 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/jetcompact/jetcompact/stages"
+)
+
+// benchLog is a realistic multi-megabyte log: the LogHub Proxifier log from
+// ../shared/corpus when present, else a synthetic service log of ~4 MB.
+func benchLog(b *testing.B) []byte {
+	b.Helper()
+	if data, err := os.ReadFile("../../shared/corpus/logs_large/loghub_full/Proxifier_full.log"); err == nil {
+		return data
+	}
+	return syntheticLog(4 << 20)
+}
+
+func syntheticLog(size int) []byte {
+	r := rand.New(rand.NewPCG(1, 2))
+	levels := []string{"INFO", "INFO", "INFO", "DEBUG", "WARN", "ERROR"}
+	msgs := []string{
+		"connection from 10.%d.%d.%d:%d accepted",
+		"request %d served in %dms status=200 path=/api/v1/items/%d",
+		"cache miss for key user:%d:profile, loading from db shard %d",
+		"retrying upstream call attempt=%d backoff=%dms",
+		"failed to open /var/lib/app/segment-%d.dat: permission denied (errno %d)",
+		"gc pause %dms heap=%dMB",
+	}
+	var buf bytes.Buffer
+	for i := 0; buf.Len() < size; i++ {
+		m := r.IntN(len(msgs))
+		fmt.Fprintf(&buf, "2024-03-%02d %02d:%02d:%02d.%03d %s [worker-%d] ", 1+i/86400%28, i/3600%24, i/60%60, i%60, r.IntN(1000), levels[m], r.IntN(16))
+		fmt.Fprintf(&buf, msgs[m], r.IntN(255), r.IntN(255), r.IntN(255), r.IntN(65535))
+		buf.WriteByte('\n')
+	}
+	return buf.Bytes()
+}
+
+func benchJSON() []byte {
+	var b strings.Builder
+	b.WriteString(`{"data":[`)
+	for i := 0; b.Len() < 4<<20; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":%d,"login":"user%d","url":"https://api.example.com/users/%d","site_admin":false,"score":%d.5,"tags":["a","b","c"],"profile":{"bio":"text %d","followers":%d}}`, i, i, i, i%100, i, i*3)
+	}
+	b.WriteString(`],"total":1}`)
+	return []byte(b.String())
+}
+
+func benchPipeline(b *testing.B, data []byte) {
+	p, err := New(DefaultConfig(), stages.Deps{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := string(data)
+	ctx := context.Background()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	var out int
+	for i := 0; i < b.N; i++ {
+		res, err := p.CompactAlgorithmic(ctx, text)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = len(res.Text)
+	}
+	b.ReportMetric(float64(out)/float64(len(data)), "ratio")
+}
+
+// BenchmarkPipelineLog runs the whole algorithmic pipeline on a log.
+// Compare with BenchmarkBytesCountLog, one bytes.Count pass over the same input.
+func BenchmarkPipelineLog(b *testing.B) { benchPipeline(b, benchLog(b)) }
+
+// BenchmarkPipelineJSON runs the whole algorithmic pipeline on a JSON payload.
+func BenchmarkPipelineJSON(b *testing.B) { benchPipeline(b, benchJSON()) }
+
+func benchCount(b *testing.B, data []byte) {
+	b.SetBytes(int64(len(data)))
+	for i := 0; i < b.N; i++ {
+		if bytes.Count(data, []byte{'\n'}) < 0 {
+			b.Fatal()
+		}
+	}
+}
+
+// BenchmarkBytesCountLog is the floor: one bytes.Count pass over the log.
+func BenchmarkBytesCountLog(b *testing.B) { benchCount(b, benchLog(b)) }
+
+// BenchmarkBytesCountJSON is the floor for the JSON payload.
+func BenchmarkBytesCountJSON(b *testing.B) { benchCount(b, benchJSON()) }
