@@ -365,18 +365,15 @@ func (w *Worker) finish(ctx context.Context, env Envelope, text string) error {
 	_, span := w.tracer.Start(ctx, "jetcompact.node "+string(stages.KeyGuard))
 	defer span.End()
 	outcome := pipeline.GuardKeptResult
-	if env.Pass != "" {
-		outcome = env.Pass
-	}
-	if env.Pass != "" || !pipeline.ShorterThan(text, env.OrigChars, env.OrigBytes) {
+	switch {
+	case env.Pass != "":
+		outcome = env.Pass // the text is the original, untouched
+	case !pipeline.ShorterThan(text, env.OrigChars, env.OrigBytes):
 		orig, err := w.Original(ctx, env.DocID)
 		if err != nil {
 			return err
 		}
-		if env.Pass == "" {
-			outcome = pipeline.GuardKeptOriginal
-		}
-		text = orig
+		outcome, text = pipeline.GuardKeptOriginal, orig
 	}
 	span.SetAttributes(
 		attribute.Int("jetcompact.chars_in", env.OrigChars),

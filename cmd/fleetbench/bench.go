@@ -1,0 +1,365 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jetcompact/jetcompact/jetstream"
+	"github.com/jetcompact/jetcompact/stages"
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
+)
+
+type benchOptions struct {
+	docs, size, window, latencyDocs int
+	latencyLoad                     float64
+	workerBin, corpus               string
+}
+
+type scenario struct {
+	name     string
+	segments [][]stages.Key
+	noop     bool
+}
+
+type outcome struct {
+	mbps    float64
+	peakRSS map[string]int64 // KiB per process
+}
+
+func runBench(ctx context.Context, o benchOptions) error {
+	tmp, err := os.MkdirTemp("", "fleetbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if o.workerBin == "" {
+		if o.workerBin, err = buildWorker(tmp); err != nil {
+			return fmt.Errorf("build worker: %w", err)
+		}
+	}
+	docs := makeDocs(o)
+	fmt.Printf("fleetbench: %d documents of %d bytes, window %d, GOMAXPROCS-bound 2-core box\n", o.docs, o.size, o.window)
+	scenarios := []scenario{
+		{"a raw transport (split hops, no-op stages)", jetstream.SplitSegments(), true},
+		{"b split fleet", jetstream.SplitSegments(), false},
+		{"c fused fleet", jetstream.FusedSegments(), false},
+	}
+	results := map[string]outcome{}
+	for i, sc := range scenarios {
+		res, err := runScenario(ctx, o, filepath.Join(tmp, strconv.Itoa(i)), sc, docs, 0)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sc.name, err)
+		}
+		results[sc.name] = res
+		fmt.Printf("%-45s %8.1f MB/s  peak RSS %s\n", sc.name, res.mbps, formatRSS(res.peakRSS))
+	}
+	a, b, c := results[scenarios[0].name].mbps, results[scenarios[1].name].mbps, results[scenarios[2].name].mbps
+	fmt.Printf("ratios: split/raw = %.2f (target >= 0.70), fused/split = %.2f (target >= 3)\n", b/a, c/b)
+	rate := o.latencyLoad * c * 1e6 / float64(o.size)
+	fmt.Printf("latency at %.0f docs/s (%.0f%% of fused throughput):\n", rate, o.latencyLoad*100)
+	for i, sc := range scenarios[1:] {
+		if _, err := runScenario(ctx, o, filepath.Join(tmp, "lat"+strconv.Itoa(i)), sc, docs[:min(o.latencyDocs, len(docs))], rate); err != nil {
+			return fmt.Errorf("%s latency: %w", sc.name, err)
+		}
+	}
+	return nil
+}
+
+func makeDocs(o benchOptions) []string {
+	var src []byte
+	if files, _ := filepath.Glob(filepath.Join(o.corpus, "*", "*_2k.log")); len(files) > 0 {
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			src = append(src, b...)
+		}
+	}
+	if len(src) < o.size*2 {
+		var b strings.Builder
+		for i := 0; b.Len() < 4<<20; i++ {
+			fmt.Fprintf(&b, "2024-03-01 10:%02d:%02d INFO [worker-%d] request %d served in %dms path=/api/items/%d\n", i/60%60, i%60, i%8, i, i%97, i%1000)
+		}
+		src = []byte(b.String())
+	}
+	docs := make([]string, o.docs)
+	for i := range docs {
+		start := (i * 7919 * 64) % (len(src) - o.size)
+		if j := strings.IndexByte(string(src[start:start+200]), '\n'); j >= 0 {
+			start += j + 1
+		}
+		docs[i] = strings.ToValidUTF8(string(src[start:start+o.size]), "?")
+	}
+	return docs
+}
+
+// runScenario starts a server and workers as processes, pushes docs and
+// measures. rate > 0 paces publishing and reports latency percentiles.
+func runScenario(ctx context.Context, o benchOptions, dir string, sc scenario, docs []string, rate float64) (outcome, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return outcome{}, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return outcome{}, err
+	}
+	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
+	self, _ := os.Executable()
+	var procs []*proc
+	defer func() {
+		for i := len(procs) - 1; i >= 0; i-- {
+			procs[i].stop()
+		}
+	}()
+	srv, err := start("nats-server", self, "serve", filepath.Join(dir, "store"), strconv.Itoa(port))
+	if err != nil {
+		return outcome{}, err
+	}
+	procs = append(procs, srv)
+	if err := srv.waitLine("ready", 15*time.Second); err != nil {
+		return outcome{}, err
+	}
+	cfgPath := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfgPath, []byte(configYAML(sc)), 0o600); err != nil {
+		return outcome{}, err
+	}
+	for _, seg := range sc.segments {
+		name := "worker " + string(seg[0])
+		var segArg []string
+		for _, k := range seg {
+			segArg = append(segArg, string(k))
+		}
+		w, err := start(name, o.workerBin, "--config", cfgPath, "--nats", url, "--segment", strings.Join(segArg, ","), "--http-addr", "")
+		if err != nil {
+			return outcome{}, err
+		}
+		procs = append(procs, w)
+	}
+	nc, err := nats.Connect(url)
+	if err != nil {
+		return outcome{}, err
+	}
+	defer nc.Close()
+	js, _ := njs.New(nc)
+	fleetCfg := benchFleetConfig(sc)
+	// Workers create the topology; wait for every consumer.
+	for _, seg := range sc.segments {
+		if err := waitConsumer(ctx, js, fleetCfg, seg[0]); err != nil {
+			return outcome{}, err
+		}
+	}
+	client, err := jetstream.NewClient(ctx, js, fleetCfg)
+	if err != nil {
+		return outcome{}, err
+	}
+	defer client.Close()
+
+	lat := make([]time.Duration, len(docs))
+	sem := make(chan struct{}, o.window)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	begin := time.Now()
+	for i, d := range docs {
+		if rate > 0 {
+			next := begin.Add(time.Duration(float64(i) / rate * float64(time.Second)))
+			time.Sleep(time.Until(next))
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			t0 := time.Now()
+			_, err := client.Compact(ctx, jetstream.Document{ID: fmt.Sprintf("d%d", i), Text: d})
+			lat[i] = time.Since(t0)
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(begin)
+	if firstErr != nil {
+		return outcome{}, firstErr
+	}
+	res := outcome{mbps: float64(len(docs)*o.size) / 1e6 / elapsed.Seconds(), peakRSS: map[string]int64{}}
+	for _, p := range procs {
+		res.peakRSS[p.name] = p.peakRSS()
+	}
+	res.peakRSS["publisher (this process)"] = selfPeakRSS()
+	if rate > 0 {
+		slices.Sort(lat)
+		fmt.Printf("  %-43s p50 %7.1f ms  p99 %7.1f ms  (%d docs)\n", sc.name, ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]), len(lat))
+	}
+	return res, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func benchFleetConfig(sc scenario) jetstream.Config {
+	c := jetstream.DefaultConfig()
+	c.Segments = sc.segments
+	c.MaxAckPending = 512
+	c.PullBatch = 64
+	c.Concurrency = 8
+	c.InlineMaxBytes = 1 << 20
+	return c
+}
+
+func configYAML(sc scenario) string {
+	c := benchFleetConfig(sc)
+	var segs []string
+	for _, s := range c.Segments {
+		var keys []string
+		for _, k := range s {
+			keys = append(keys, string(k))
+		}
+		segs = append(segs, "["+strings.Join(keys, ",")+"]")
+	}
+	return fmt.Sprintf(`pipeline:
+  enabled: %v
+fleet:
+  max_ack_pending: %d
+  pull_batch: %d
+  concurrency: %d
+  inline_max_bytes: %d
+  segments: [%s]
+telemetry:
+  exporter: none
+  metrics: false
+`, !sc.noop, c.MaxAckPending, c.PullBatch, c.Concurrency, c.InlineMaxBytes, strings.Join(segs, ","))
+}
+
+func waitConsumer(ctx context.Context, js njs.JetStream, c jetstream.Config, first stages.Key) error {
+	n := jetstream.Names{Prefix: c.Prefix}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := js.Consumer(ctx, n.WorkStream(), n.Consumer(first)); err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("consumer %s never appeared", n.Consumer(first))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+type proc struct {
+	name  string
+	cmd   *exec.Cmd
+	lines chan string
+}
+
+func start(name, bin string, args ...string) (*proc, error) {
+	cmd := exec.Command(bin, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = nil
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, lines: make(chan string, 16)}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			select {
+			case p.lines <- sc.Text():
+			default:
+			}
+		}
+	}()
+	return p, nil
+}
+
+func (p *proc) waitLine(want string, d time.Duration) error {
+	timer := time.After(d)
+	for {
+		select {
+		case l := <-p.lines:
+			if strings.Contains(l, want) {
+				return nil
+			}
+		case <-timer:
+			return fmt.Errorf("%s: no %q within %s", p.name, want, d)
+		}
+	}
+}
+
+func (p *proc) peakRSS() int64 { return vmHWM(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid)) }
+
+func (p *proc) stop() {
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+func selfPeakRSS() int64 { return vmHWM("/proc/self/status") }
+
+// vmHWM reads the peak resident set size, in KiB.
+func vmHWM(path string) int64 {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			f := strings.Fields(line)
+			if len(f) >= 2 {
+				n, _ := strconv.ParseInt(f[1], 10, 64)
+				return n
+			}
+		}
+	}
+	return -1
+}
+
+func formatRSS(m map[string]int64) string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	var workers int64
+	var nworkers int
+	for _, k := range keys {
+		if strings.HasPrefix(k, "worker ") {
+			workers = max(workers, m[k])
+			nworkers++
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %d MiB", k, m[k]/1024))
+	}
+	parts = append(parts, fmt.Sprintf("max of %d workers %d MiB", nworkers, workers/1024))
+	return strings.Join(parts, ", ")
+}

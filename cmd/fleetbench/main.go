@@ -1,0 +1,64 @@
+// Command fleetbench measures end-to-end throughput of 64 KiB documents
+// through (a) the raw transport (same hops, no-op stages), (b) the fully
+// split fleet and (c) the fused fleet, each worker and the nats-server in
+// their own process on loopback TCP; then per-document latency at a steady
+// rate below saturation, and peak RSS per process.
+//
+//	go run ./cmd/fleetbench [-docs 3000] [-size 65536]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/jetcompact/jetcompact/embedded"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "serve" {
+		serve(os.Args[2:])
+		return
+	}
+	var o benchOptions
+	flag.IntVar(&o.docs, "docs", 3000, "documents per throughput run")
+	flag.IntVar(&o.size, "size", 64<<10, "document size in bytes")
+	flag.IntVar(&o.window, "window", 256, "documents in flight during throughput runs")
+	flag.IntVar(&o.latencyDocs, "latency-docs", 1000, "documents in the latency run")
+	flag.Float64Var(&o.latencyLoad, "latency-load", 0.5, "latency run rate as a share of the fused fleet's throughput")
+	flag.StringVar(&o.workerBin, "worker-bin", "", "worker binary (default: built from ./cmd/worker)")
+	flag.StringVar(&o.corpus, "corpus", "../shared/corpus/loghub", "log files to cut documents from, when present")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := runBench(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "fleetbench:", err)
+		os.Exit(1)
+	}
+}
+
+// serve runs a nats-server in this process until killed: fleetbench serve DIR PORT.
+func serve(args []string) {
+	srv, err := embedded.Start(embedded.Options{StoreDir: args[0], Listen: "127.0.0.1:" + args[1], MaxPayload: 8 << 20})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println("ready")
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM, os.Interrupt)
+	<-ch
+	srv.Shutdown()
+}
+
+func buildWorker(dir string) (string, error) {
+	bin := filepath.Join(dir, "worker")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/worker")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return bin, cmd.Run()
+}
