@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/stages"
+)
+
+func runPublisher(t *testing.T, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func sampleLog(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("../../testdata/app.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func localResult(t *testing.T, text string) string {
+	t.Helper()
+	p, err := pipeline.New(pipeline.DefaultConfig(), stages.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Compact(context.Background(), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Text
+}
+
+func TestLocalAndEmbeddedFleetAgree(t *testing.T) {
+	text := sampleLog(t)
+	local, report, err := runPublisher(t, text, "--local", "--report", "-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if local != localResult(t, text) {
+		t.Error("--local differs from the pipeline")
+	}
+	if len(local) >= len(text)/5 || !strings.Contains(local, "charge failed for order") {
+		t.Errorf("--local did not compact the sample log sensibly (%d of %d bytes)", len(local), len(text))
+	}
+	for _, k := range []string{"structured", "log_dedup", "headtail", "guard", "ratio"} {
+		if !strings.Contains(report, k) {
+			t.Errorf("report lacks %q:\n%s", k, report)
+		}
+	}
+	fleet, _, err := runPublisher(t, text, "-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fleet != local {
+		t.Errorf("embedded fleet differs from --local")
+	}
+}
+
+func TestGetAndReplayFromAStoreDir(t *testing.T) {
+	dir := t.TempDir()
+	text := sampleLog(t)
+	first, report, err := runPublisher(t, text, "--store-dir", dir, "--report", "-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`doc id: (\S+)`).FindStringSubmatch(report)
+	if m == nil {
+		t.Fatalf("no doc id in report:\n%s", report)
+	}
+	orig, _, err := runPublisher(t, "", "--store-dir", dir, "get", m[1])
+	if err != nil || orig != text {
+		t.Fatalf("get: %v (equal=%v)", err, orig == text)
+	}
+	again, _, err := runPublisher(t, "", "--store-dir", dir, "replay", m[1])
+	if err != nil || again != first {
+		t.Fatalf("replay: %v (equal=%v)", err, again == first)
+	}
+	if _, _, err := runPublisher(t, "", "get", "x"); err == nil || !strings.Contains(err.Error(), "--store-dir") {
+		t.Errorf("get without a store: %v", err)
+	}
+}
+
+func TestDescribeNamesTheClosedGate(t *testing.T) {
+	out, _, err := runPublisher(t, "", "--describe", "--mode", "llm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "gate 4") || !strings.Contains(out, "mode: llm") {
+		t.Errorf("describe:\n%s", out)
+	}
+	out, _, _ = runPublisher(t, "", "--describe", "--no-llm", "--mode", "hybrid")
+	if !strings.Contains(out, "gate 1") {
+		t.Errorf("describe on the algorithmic entry point:\n%s", out)
+	}
+	out, _, _ = runPublisher(t, "", "--describe")
+	if !strings.Contains(out, "disabled in config") || !strings.Contains(out, "(built-in defaults)") {
+		t.Errorf("describe defaults:\n%s", out)
+	}
+}
+
+func TestBadFlagsAreClearErrors(t *testing.T) {
+	for args, want := range map[string]string{
+		"--mode turbo":               "--mode",
+		"--kind xml":                 "--kind",
+		"--config /no/such/file":     "no such file",
+		"--local --id a x.log y.log": "--id",
+	} {
+		_, _, err := runPublisher(t, "", strings.Fields(args)...)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", args, err)
+		}
+	}
+}
+
+// TestReadmeMainCommand runs the README's main command the way a new user
+// would: in a fresh clone of this repository.
+func TestReadmeMainCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("clones the repository and builds the publisher")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?m)^(go run ./cmd/publisher \\S+)$").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README has no main command line")
+	}
+	command := string(m[1])
+	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
+		t.Skip("not a git checkout")
+	}
+	clone := filepath.Join(t.TempDir(), "jetcompact")
+	if out, err := exec.Command("git", "clone", "-q", root, clone).CombinedOutput(); err != nil {
+		t.Fatalf("git clone: %v\n%s", err, out)
+	}
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Dir = clone
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s", command, err, stderr.String())
+	}
+	in, _ := os.ReadFile(filepath.Join(clone, "testdata/app.log"))
+	if stdout.Len() == 0 || stdout.Len() >= len(in) {
+		t.Fatalf("%s printed %d bytes for %d in", command, stdout.Len(), len(in))
+	}
+	if stdout.String() != localResult(t, string(in)) {
+		t.Error("the README command's output differs from the in-process pipeline")
+	}
+}

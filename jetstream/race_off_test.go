@@ -1,0 +1,5 @@
+//go:build !race
+
+package jetstream
+
+const raceEnabled = false
