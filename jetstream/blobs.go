@@ -8,12 +8,23 @@ import (
 	njs "github.com/nats-io/nats.go/jetstream"
 )
 
-// blobs moves bodies larger than the inline limit through object stores.
+// blobs moves bodies larger than the inline limit through object stores,
+// and holds the stream handles used to look up originals and results.
 type blobs struct {
 	work, originals njs.ObjectStore
+	originalsStream njs.Stream
+	resultsStream   njs.Stream
 }
 
 func openBlobs(ctx context.Context, js njs.JetStream, n Names) (*blobs, error) {
+	origStream, err := js.Stream(ctx, n.OriginalsStream())
+	if err != nil {
+		return nil, fmt.Errorf("stream %s: %w", n.OriginalsStream(), err)
+	}
+	resStream, err := js.Stream(ctx, n.ResultsStream())
+	if err != nil {
+		return nil, fmt.Errorf("stream %s: %w", n.ResultsStream(), err)
+	}
 	work, err := js.ObjectStore(ctx, n.BlobBucket())
 	if err != nil {
 		return nil, fmt.Errorf("object store %s: %w", n.BlobBucket(), err)
@@ -22,7 +33,7 @@ func openBlobs(ctx context.Context, js njs.JetStream, n Names) (*blobs, error) {
 	if err != nil {
 		return nil, fmt.Errorf("object store %s: %w", n.OriginalBlobBucket(), err)
 	}
-	return &blobs{work: work, originals: orig}, nil
+	return &blobs{work: work, originals: orig, originalsStream: origStream, resultsStream: resStream}, nil
 }
 
 func (b *blobs) put(ctx context.Context, store njs.ObjectStore, name string, body []byte) error {

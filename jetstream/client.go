@@ -131,6 +131,7 @@ func (c *Client) Submit(ctx context.Context, doc Document, attempt int) error {
 		OrigRef: c.names.OriginalSubject(doc.ID), Attempt: attempt,
 	}
 	large := len(doc.Text) > c.cfg.InlineMaxBytes
+	var acks []njs.PubAckFuture
 	if attempt == 0 {
 		orig := nats.NewMsg(c.names.OriginalSubject(doc.ID))
 		orig.Header.Set(HeaderDocID, doc.ID)
@@ -143,9 +144,11 @@ func (c *Client) Submit(ctx context.Context, doc Document, attempt int) error {
 		} else {
 			orig.Data = []byte(doc.Text)
 		}
-		if _, err := c.js.PublishMsg(ctx, orig, njs.WithMsgID(doc.ID+":original")); err != nil {
+		ack, err := c.js.PublishMsgAsync(orig, njs.WithMsgID(doc.ID+":original"))
+		if err != nil {
 			return fmt.Errorf("store original %s: %w", doc.ID, err)
 		}
+		acks = append(acks, ack)
 	}
 	first := c.cfg.Segments[0][0]
 	m := nats.NewMsg(c.names.WorkSubject(first))
@@ -158,8 +161,22 @@ func (c *Client) Submit(ctx context.Context, doc Document, attempt int) error {
 		return err
 	}
 	c.prop.Inject(ctx, headerCarrier(m.Header))
-	if _, err := c.js.PublishMsg(ctx, m, njs.WithMsgID(msgID(doc.ID, attempt, first))); err != nil {
+	// The original and the first hop go out together, saving a round trip.
+	// If either is refused, Submit fails and the caller retries: message ids
+	// make the retry idempotent.
+	ack, err := c.js.PublishMsgAsync(m, njs.WithMsgID(msgID(doc.ID, attempt, first)))
+	if err != nil {
 		return fmt.Errorf("publish %s: %w", doc.ID, err)
+	}
+	acks = append(acks, ack)
+	for _, a := range acks {
+		select {
+		case <-a.Ok():
+		case err := <-a.Err():
+			return fmt.Errorf("publish %s: %w", doc.ID, err)
+		case <-ctx.Done():
+			return fmt.Errorf("publish %s: %w", doc.ID, ctx.Err())
+		}
 	}
 	return nil
 }
@@ -175,10 +192,8 @@ func (c *Client) expect(ctx context.Context, docID string, attempt int) (func(co
 	c.waiters[docID] = ch
 	c.mu.Unlock()
 	// A result may exist already (the document was published before).
-	if st, err := c.js.Stream(ctx, c.names.ResultsStream()); err == nil {
-		if raw, err := st.GetLastMsgForSubject(ctx, c.names.ResultSubject(docID)); err == nil {
-			ch <- raw
-		}
+	if raw, err := c.blobs.resultsStream.GetLastMsgForSubject(ctx, c.names.ResultSubject(docID)); err == nil {
+		ch <- raw
 	}
 	return func(ctx context.Context) (Result, error) {
 		defer c.forget(docID)
@@ -274,7 +289,7 @@ func (c *Client) Original(ctx context.Context, docID string) (string, error) {
 	if !ValidDocID(docID) {
 		return "", fmt.Errorf("invalid document id %q", docID)
 	}
-	return fetchOriginal(ctx, c.js, c.names, c.blobs, docID)
+	return fetchOriginal(ctx, c.names, c.blobs, docID)
 }
 
 // Replay re-runs a stored original through the current pipeline and

@@ -404,15 +404,11 @@ func (w *Worker) publishResult(ctx context.Context, env Envelope, text, outcome,
 
 // Original fetches a stored original by document id.
 func (w *Worker) Original(ctx context.Context, docID string) (string, error) {
-	return fetchOriginal(ctx, w.js, w.names, w.blobs, docID)
+	return fetchOriginal(ctx, w.names, w.blobs, docID)
 }
 
-func fetchOriginal(ctx context.Context, js njs.JetStream, n Names, b *blobs, docID string) (string, error) {
-	st, err := js.Stream(ctx, n.OriginalsStream())
-	if err != nil {
-		return "", fmt.Errorf("originals stream: %w", err)
-	}
-	raw, err := st.GetLastMsgForSubject(ctx, n.OriginalSubject(docID))
+func fetchOriginal(ctx context.Context, n Names, b *blobs, docID string) (string, error) {
+	raw, err := b.originalsStream.GetLastMsgForSubject(ctx, n.OriginalSubject(docID))
 	if errors.Is(err, njs.ErrMsgNotFound) {
 		return "", fmt.Errorf("%w: original of %s not found (expired or never stored)", errPermanent, docID)
 	}
