@@ -51,6 +51,10 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	seenPara := map[uint64]struct{}{}
 	seenLine := map[uint64]struct{}{}
 	seenSentence := map[uint64]struct{}{}
+	// Logs are left to log_dedup, which counts what it merges: in build
+	// output a repeated block (three failed retries, one stack per failing
+	// test) is evidence, and dropping it silently would misstate it.
+	dedupParas := in.Kind != KindLog
 	dedupLines := in.Kind != KindLog && in.Kind != KindJSON
 	dedupSentences := in.Kind == KindProse || in.Kind == KindTranscript
 
@@ -64,7 +68,7 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			end++
 		}
 		para := lines[start:end]
-		if len(para) > 1 {
+		if dedupParas && len(para) > 1 {
 			h := maphash.String(dedupSeed, strings.Join(para, "\n"))
 			if _, dup := seenPara[h]; dup && !hasProtected(para) {
 				// Drop the paragraph and the blank line after it.

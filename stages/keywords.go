@@ -1,26 +1,464 @@
 package stages
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
 
-// KeywordsOptions are the node's knobs.
-type KeywordsOptions struct{}
+// KeywordsOptions are the key-line node's knobs.
+type KeywordsOptions struct {
+	// Before and After are the lines of context kept around a key line
+	// (blank lines are not counted).
+	Before int `yaml:"before"`
+	After  int `yaml:"after"`
+	// Continuation: after a key line, indented and blank lines (a stack
+	// trace, a diff, a multi-line message) are kept up to this many more.
+	Continuation int `yaml:"continuation"`
+	// MinFold is the shortest run of other lines that is folded into a
+	// marker; shorter runs between kept lines stay, so a reason reads on.
+	MinFold int `yaml:"min_fold"`
+	// RareMax: in logs made of records, a line whose template occurs at most
+	// this many times is kept as rare. 0 turns rarity off.
+	RareMax int `yaml:"rare_max"`
+}
 
 // DefaultKeywordsOptions returns the shipped defaults.
-func DefaultKeywordsOptions() KeywordsOptions { return KeywordsOptions{} }
+func DefaultKeywordsOptions() KeywordsOptions {
+	return KeywordsOptions{Before: 3, After: 6, Continuation: 300, MinFold: 4, RareMax: 3}
+}
 
 // Validate reports a knob that is out of range.
-func (o KeywordsOptions) Validate() error { return nil }
+func (o KeywordsOptions) Validate() error {
+	var errs []error
+	errs = append(errs,
+		mustBeNonNegative("before", o.Before),
+		mustBeNonNegative("after", o.After),
+		mustBeNonNegative("continuation", o.Continuation),
+		mustBeNonNegative("rare_max", o.RareMax),
+	)
+	if o.MinFold < 2 {
+		errs = append(errs, &fieldError{"min_fold", fmt.Sprintf("must be >= 2, got %d", o.MinFold)})
+	}
+	return errors.Join(errs...)
+}
 
 type keywordsNode struct{ opt KeywordsOptions }
 
-// NewKeywords builds the node. TODO: real implementation.
+// NewKeywords builds the key-line node. On logs it scores every line by
+// what it says: errors, failures, exceptions, assertions and their
+// expected/actual values, exit codes, commands, summaries, and (in logs of
+// records) lines of rare templates. It keeps those lines with context
+// around them, and the indented or blank lines that continue them, so a
+// multi-line failure reason stays whole and in order; every run of other
+// lines becomes one marker that says how many lines it folded. JSON and
+// HTML are left to the structured node; prose and transcripts pass, since
+// their lines carry meaning that keywords cannot weigh.
 func NewKeywords(o KeywordsOptions) Node { return keywordsNode{o} }
 
 func (keywordsNode) Key() Key { return KeyKeywords }
 
+const keywordsFolded = "folded by keywords"
+
 func (n keywordsNode) Apply(ctx context.Context, in Input) (Outcome, error) {
-	return skip(in, "not implemented"), nil
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, err
+	}
+	if in.Kind != KindLog {
+		return skip(in, "kind "+string(in.Kind)+" passes"), nil
+	}
+	lines := splitLines(in.Text)
+	if len(lines) < n.opt.MinFold+2 {
+		return skip(in, "too short to fold"), nil
+	}
+	cc := canceled{ctx: ctx}
+	keep := make([]bool, len(lines))
+	score := make([]int8, len(lines))
+	for i, l := range lines {
+		if err := cc.check(); err != nil {
+			return Outcome{}, err
+		}
+		switch {
+		case IsProtectedLine(l):
+			score[i] = 3
+		case parseFoldMarker(l) > 0:
+			score[i] = -1
+		default:
+			score[i] = int8(lineSignal(l))
+		}
+	}
+	if n.opt.RareMax > 0 {
+		if err := n.markRare(ctx, lines, score); err != nil {
+			return Outcome{}, err
+		}
+	}
+	for i := range lines {
+		if score[i] <= 0 {
+			continue
+		}
+		keep[i] = true
+		if score[i] < 2 {
+			continue
+		}
+		// Context before, counted in lines that say something.
+		for j, c := i-1, 0; j >= 0 && c < n.opt.Before; j-- {
+			keep[j] = true
+			if substantial(lines[j]) {
+				c++
+			}
+		}
+		// Context after, then the indented continuation.
+		j, c := i+1, 0
+		for ; j < len(lines) && c < n.opt.After; j++ {
+			keep[j] = true
+			if substantial(lines[j]) {
+				c++
+			}
+		}
+		for c = 0; j < len(lines) && c < n.opt.Continuation && continues(lines[j]); j++ {
+			keep[j] = true
+			if substantial(lines[j]) {
+				c++
+			}
+		}
+	}
+	out := make([]string, 0, len(lines)/4+8)
+	changed := false
+	for i := 0; i < len(lines); {
+		if keep[i] || score[i] > 0 {
+			out = append(out, lines[i])
+			i++
+			continue
+		}
+		j := i
+		folded := 0
+		for j < len(lines) && !keep[j] && score[j] <= 0 {
+			if m := parseFoldMarker(lines[j]); m > 0 {
+				folded += m
+			} else {
+				folded++
+			}
+			j++
+		}
+		if j-i >= n.opt.MinFold || (j-i > 1 && folded > j-i) {
+			out = append(out, foldMarker(folded, keywordsFolded))
+			changed = true
+		} else {
+			out = append(out, lines[i:j]...)
+		}
+		i = j
+	}
+	if !changed {
+		return skip(in, "no lines to fold"), nil
+	}
+	return done(joinLines(out)), nil
 }
 
-// lineSignal is a placeholder.
-func lineSignal(line string) int { return 0 }
+// substantial reports a line with at least four visible characters; blank
+// and near-blank lines do not count as context.
+func substantial(line string) bool {
+	n := 0
+	for i := 0; i < len(line); {
+		c := line[i]
+		if c == 0x1b {
+			i = skipANSI(line, i)
+			continue
+		}
+		if c != ' ' && c != '\t' {
+			n++
+			if n >= 4 {
+				return true
+			}
+		}
+		i++
+	}
+	return false
+}
+
+// continues reports a line that carries on the one above: indented, blank
+// or a caret under a column.
+func continues(line string) bool {
+	if line == "" {
+		return true
+	}
+	c := line[0]
+	if c == 0x1b {
+		i := skipANSI(line, 0)
+		if i >= len(line) {
+			return true
+		}
+		c = line[i]
+	}
+	return strings.IndexByte(" \t^|}])=#~>", c) >= 0 || isFrame(line)
+}
+
+// isFrame reports a stack frame: "at f (file:12)", "from file:12:in",
+// "File "x.py", line 3", or a line that opens with a file:line location.
+func isFrame(line string) bool {
+	s := strings.TrimLeft(line[skipANSI(line, 0):], " \t")
+	for _, p := range [...]string{"at ", "from ", "File \"", "in "} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	end := strings.IndexAny(s, " \t")
+	if end < 0 {
+		end = len(s)
+	}
+	return hasFileLine(s[:end])
+}
+
+// hasFileLine reports a token such as src/a.c:12, Foo.java:123) or
+// x.rb:5:in: a name with an extension, a colon and a line number.
+func hasFileLine(tok string) bool {
+	for i := strings.IndexByte(tok, ':'); i >= 0; {
+		if i+1 < len(tok) && isDigit(tok[i+1]) {
+			dot := strings.LastIndexByte(tok[:i], '.')
+			if dot > 0 && dot < i-1 && isLetter(tok[dot+1]) && isWordByte(tok[dot-1]) {
+				return true
+			}
+		}
+		j := strings.IndexByte(tok[i+1:], ':')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return false
+}
+
+// markRare raises to 2 the score of record lines whose template is rare,
+// when most of the text is records.
+func (n keywordsNode) markRare(ctx context.Context, lines []string, score []int8) error {
+	records, nonBlank := 0, 0
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		nonBlank++
+		if isLogRecord(l) {
+			records++
+		}
+	}
+	if records == 0 || records*2 < nonBlank {
+		return nil
+	}
+	cc := canceled{ctx: ctx}
+	keys := make([]uint64, len(lines))
+	counts := map[uint64]int{}
+	var toks []tok
+	for i, l := range lines {
+		if err := cc.check(); err != nil {
+			return err
+		}
+		if !isLogRecord(l) {
+			continue
+		}
+		head, w := splitCount(l)
+		toks = tokenize(head, toks[:0])
+		k := uint64(fnvOffset) ^ uint64(len(toks))
+		for _, t := range toks {
+			k = (k ^ tokenID(t)) * fnvPrime
+		}
+		keys[i] = k
+		counts[k] += w
+	}
+	for i, l := range lines {
+		if keys[i] == 0 || score[i] >= 2 || !isLogRecord(l) {
+			continue
+		}
+		if _, w := splitCount(l); w > 1 || counts[keys[i]] <= n.opt.RareMax {
+			// A line that already stands for several is a template's one instance.
+			score[i] = 2
+		}
+	}
+	return nil
+}
+
+// Signal words, scored by what they say about the run. 3: something went
+// wrong. 2: a fact worth keeping (a warning, an expectation, a summary).
+var signalWords = map[string]int8{
+	"error": 3, "errors": 3, "err": 3, "fail": 3, "fails": 3, "failed": 3, "failing": 3,
+	"failure": 3, "failures": 3, "fatal": 3, "exception": 3, "exceptions": 3, "panic": 3,
+	"panicked": 3, "traceback": 3, "abort": 3, "aborted": 3, "aborting": 3, "segfault": 3,
+	"segmentation": 3, "sigsegv": 3, "sigabrt": 3, "sigkill": 3, "crash": 3, "crashed": 3,
+	"assert": 3, "assertion": 3, "undefined": 3, "unmatched": 3, "unexpected": 3,
+	"invalid": 3, "illegal": 3, "cannot": 3, "unable": 3, "denied": 3, "refused": 3,
+	"timeout": 3, "killed": 3, "mismatch": 3, "missing": 3, "violation": 3,
+	"violations": 3, "offense": 3, "offenses": 3, "severity": 3, "notok": 3,
+	"unresolved": 3, "forbidden": 3, "unauthorized": 3, "rejected": 3, "corrupt": 3,
+	"broken": 3, "disconnected": 3, "overflow": 3, "conflict": 3, "conflicts": 3,
+	"warning": 2, "warnings": 2, "warn": 2, "deprecated": 2, "expected": 2, "actual": 2,
+	"expecting": 2, "got": 1, "summary": 2, "skipped": 1,
+}
+
+// signalPairs are two-word phrases that signal a failure on their own.
+var signalPairs = map[[2]string]int8{
+	{"not", "found"}: 3, {"no", "such"}: 3, {"could", "not"}: 3, {"couldn", "t"}: 3,
+	{"can", "t"}: 3, {"did", "not"}: 3, {"exited", "with"}: 3, {"exit", "code"}: 3,
+	{"exit", "status"}: 3, {"timed", "out"}: 3, {"no", "rule"}: 3, {"not", "ok"}: 3,
+	{"did", "you"}: 3, {"does", "not"}: 3, {"not", "supported"}: 3, {"stack", "trace"}: 3,
+	{"core", "dumped"}: 3, {"non", "zero"}: 3, {"won", "t"}: 3, {"doesn", "t"}: 3,
+}
+
+// signalMarks are symbols that mark a failure in test and build output.
+var signalMarks = [...]string{"✖", "✗", "❌", "✘", "[-]", "***", "!!!", "FAIL", "ERR!"}
+
+// lineSignal scores one line: 3 for a failure, 2 for a command, a warning
+// or an expectation, 1 for weaker facts, 0 for nothing. Counts of zero
+// ("0 errors", "failures: 0") do not count, nor do failure words in the
+// name of a test that passed ("rejects invalid input ... OK").
+func lineSignal(line string) int {
+	s := rawSignal(line)
+	if s >= 2 && passed(line) {
+		return 0
+	}
+	return s
+}
+
+// passed reports a line that ends with a passing verdict (OK, PASSED, ✓) or
+// opens with one (TAP "ok 12", "✓ test").
+func passed(line string) bool {
+	head := strings.TrimLeft(line[skipANSI(line, 0):], " \t")
+	for _, p := range [...]string{"ok ", "✓", "✔", "√", "PASS ", "PASSED "} {
+		if strings.HasPrefix(head, p) {
+			return true
+		}
+	}
+	tail := line
+	if len(tail) > 64 {
+		tail = tail[len(tail)-64:]
+	}
+	tail = strings.TrimRight(stripANSI(tail), " \t.)]")
+	for _, v := range [...]string{"✓", "✔", "√"} {
+		if strings.HasSuffix(tail, v) {
+			return true
+		}
+	}
+	w := len(tail)
+	for w > 0 && isLetter(tail[w-1]) {
+		w--
+	}
+	if w > 0 && strings.IndexByte(" \t[(:", tail[w-1]) < 0 {
+		return false
+	}
+	switch strings.ToLower(tail[w:]) {
+	case "ok", "pass", "passed", "passes", "success", "succeeded", "successful":
+		return true
+	}
+	return false
+}
+
+func rawSignal(line string) int {
+	best := 0
+	start := skipANSI(line, 0)
+	rest := line[start:]
+	if strings.HasPrefix(rest, "$ ") {
+		best = 2
+	}
+	if numberedItem(strings.TrimLeft(rest, " \t")) {
+		best = 2
+	}
+	for _, m := range signalMarks {
+		if strings.Contains(line, m) {
+			return 3
+		}
+	}
+	var buf [24]byte
+	var prev [24]byte
+	prevLen := 0
+	prevZero := false // the previous token was the number 0
+	for i := start; i < len(line); {
+		c := line[i]
+		if !isLetter(c) {
+			if c == 0x1b {
+				i = skipANSI(line, i)
+				continue
+			}
+			if isDigit(c) {
+				e := digitRun(line, i)
+				prevZero = e-i == 1 && c == '0'
+				if e < len(line) && isLetter(line[e]) {
+					// 404NotFound, x86: not a word boundary we trust.
+					prevZero = false
+				}
+				i = e
+				prevLen = 0
+				continue
+			}
+			i++
+			continue
+		}
+		e := i
+		for e < len(line) && (isLetter(line[e]) || line[e] == '_') {
+			e++
+		}
+		w := line[i:e]
+		n := 0
+		for k := 0; k < len(w) && n < len(buf); k++ {
+			buf[n] = lower(w[k])
+			n++
+		}
+		word := buf[:n]
+		s := wordSignal(word)
+		if s == 0 && prevLen > 0 {
+			s = signalPairs[[2]string{string(prev[:prevLen]), string(word)}]
+		}
+		if s > 0 && (prevZero || zeroAfter(line, e) || noBefore(prev[:prevLen])) {
+			s = 0
+		}
+		if int(s) > best {
+			best = int(s)
+			if best == 3 {
+				return 3
+			}
+		}
+		copy(prev[:], word)
+		prevLen = n
+		prevZero = false
+		i = e
+	}
+	return best
+}
+
+// wordSignal looks a lower-case word up, and also catches compound names
+// such as AssertionError, RuntimeException or TestFailure.
+func wordSignal(w []byte) int8 {
+	if s, ok := signalWords[string(w)]; ok {
+		return s
+	}
+	if len(w) > 5 && strings.IndexByte(string(w), '_') < 0 {
+		for _, suf := range [...]string{"error", "exception", "failure", "failed", "fault"} {
+			if len(w) > len(suf) && string(w[len(w)-len(suf):]) == suf {
+				return 3
+			}
+		}
+	}
+	return 0
+}
+
+// zeroAfter reports "errors: 0", "failures=0" and the like.
+func zeroAfter(line string, i int) bool {
+	for i < len(line) && (line[i] == ':' || line[i] == '=' || line[i] == ' ') {
+		i++
+	}
+	return i < len(line) && line[i] == '0' && (i+1 == len(line) || !isDigit(line[i+1]) && line[i+1] != '.')
+}
+
+func noBefore(prev []byte) bool { return string(prev) == "no" || string(prev) == "without" }
+
+// numberedItem reports a numbered failure item such as "1) Foo::bar".
+func numberedItem(s string) bool {
+	e := digitRun(s, 0)
+	return e > 0 && e <= 4 && e+1 < len(s) && s[e] == ')' && s[e+1] == ' '
+}
+
+func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}

@@ -300,21 +300,45 @@ func isCalendarWord(t string) bool {
 	return false
 }
 
-// maskedHash hashes a whole line with its tokens masked.
+// maskedHash hashes a whole line with only its numbers masked: digit
+// runs that do not end a name (eval1 stays), and hex runs of 6 or more that
+// hold a digit, count as one '0'; runs of blanks as one space. Words, paths
+// and punctuation must match.
 func maskedHash(line string) uint64 {
 	h := uint64(fnvOffset)
-	i := 0
-	for i < len(line) {
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-			i++
+	for j := 0; j < len(line); {
+		c := line[j]
+		switch {
+		case c == ' ' || c == '\t':
+			for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
+				j++
+			}
+			h = (h ^ ' ') * fnvPrime
+			continue
+		case isHexDigit(c) && (j == 0 || !isHexDigit(line[j-1])):
+			e, hasDigit := j, false
+			for e < len(line) && isHexDigit(line[e]) {
+				hasDigit = hasDigit || isDigit(line[e])
+				e++
+			}
+			afterName := j > 0 && (isLetter(line[j-1]) || line[j-1] == '_')
+			if hasDigit && ((digitRun(line, j) == e && !afterName) || e-j >= 6) {
+				h = (h ^ '0') * fnvPrime
+				j = e
+				continue
+			}
+			if isDigit(c) && !afterName {
+				h = (h ^ '0') * fnvPrime
+				j = digitRun(line, j)
+				continue
+			}
+		case isDigit(c) && (j == 0 || !isLetter(line[j-1]) && line[j-1] != '_'):
+			h = (h ^ '0') * fnvPrime
+			j = digitRun(line, j)
+			continue
 		}
-		start := i
-		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
-			i++
-		}
-		if start < i {
-			h = (h ^ maskToken(line[start:i]).h) * fnvPrime
-		}
+		h = (h ^ uint64(c)) * fnvPrime
+		j++
 	}
 	return h
 }

@@ -31,6 +31,23 @@ func skipANSI(s string, i int) int {
 	return i
 }
 
+// stripANSI returns s without its ANSI escape sequences.
+func stripANSI(s string) string {
+	i := strings.IndexByte(s, 0x1b)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i >= 0 {
+		b.WriteString(s[:i])
+		s = s[skipANSI(s, i):]
+		i = strings.IndexByte(s, 0x1b)
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
 // digitRun returns the end of the run of ASCII digits starting at i.
 func digitRun(s string, i int) int {
 	for i < len(s) && isDigit(s[i]) {
@@ -66,6 +83,10 @@ func timeAt(s string) bool {
 // stampAt reports whether s starts with a date, a time or an epoch: the
 // usual first field of a log record.
 func stampAt(s string) bool {
+	if isPlaceholderAt(s) {
+		// A stamp that number_normalize already replaced: <N>, <*>, <TS>.
+		return true
+	}
 	if s != "" && (s[0] == '[' || s[0] == '<' || s[0] == '(') {
 		s = s[1:]
 	}
@@ -111,6 +132,23 @@ func stampAt(s string) bool {
 		return true
 	}
 	return false
+}
+
+// isPlaceholderAt reports a placeholder token such as <N>, <NUM> or <*>
+// followed by a blank, a bracket or a colon.
+func isPlaceholderAt(s string) bool {
+	if len(s) < 3 || s[0] != '<' {
+		return false
+	}
+	i := 1
+	for i < len(s) && i <= 13 && (s[i] == '*' || (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_') {
+		i++
+	}
+	if i == 1 || i >= len(s) || s[i] != '>' {
+		return false
+	}
+	i++
+	return i == len(s) || strings.IndexByte(" \t]:,.-", s[i]) >= 0
 }
 
 var levelWords = [...]string{"INFO", "WARN", "WARNING", "ERROR", "DEBUG", "TRACE", "FATAL", "CRITICAL", "NOTICE", "SEVERE", "ERR", "CRIT", "ALERT", "EMERG", "VERBOSE"}
