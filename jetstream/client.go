@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -116,6 +117,12 @@ func (c *Client) Compact(ctx context.Context, doc Document) (Result, error) {
 // Submit stores the original once and publishes the document to the first
 // segment. attempt > 0 re-runs a stored document (replay).
 func (c *Client) Submit(ctx context.Context, doc Document, attempt int) error {
+	first := c.cfg.Segments[0][0]
+	return c.submitTo(ctx, doc, attempt, c.names.WorkSubject(first), string(first))
+}
+
+// submitTo stores the original once and publishes the document to subject.
+func (c *Client) submitTo(ctx context.Context, doc Document, attempt int, subject, hop string) error {
 	if !ValidDocID(doc.ID) {
 		return fmt.Errorf("%w: invalid document id %q (want 1-128 of A-Z a-z 0-9 _ -)", errPermanent, doc.ID)
 	}
@@ -150,8 +157,7 @@ func (c *Client) Submit(ctx context.Context, doc Document, attempt int) error {
 		}
 		acks = append(acks, ack)
 	}
-	first := c.cfg.Segments[0][0]
-	m := nats.NewMsg(c.names.WorkSubject(first))
+	m := nats.NewMsg(subject)
 	if large {
 		env.Blob = originalBlobPrefix + doc.ID
 	} else {
@@ -164,7 +170,7 @@ func (c *Client) Submit(ctx context.Context, doc Document, attempt int) error {
 	// The original and the first hop go out together, saving a round trip.
 	// If either is refused, Submit fails and the caller retries: message ids
 	// make the retry idempotent.
-	ack, err := c.js.PublishMsgAsync(m, njs.WithMsgID(msgID(doc.ID, attempt, first)))
+	ack, err := c.js.PublishMsgAsync(m, njs.WithMsgID(msgID(doc.ID, attempt, stages.Key(hop))))
 	if err != nil {
 		return fmt.Errorf("publish %s: %w", doc.ID, err)
 	}
@@ -282,6 +288,26 @@ func (c *Client) decodeResult(ctx context.Context, raw *njs.RawStreamMsg) (Resul
 		CharsIn: env.OrigChars, CharsOut: stages.Chars(text), Guard: raw.Header.Get(HeaderGuard),
 	}
 	return Result{DocID: env.DocID, Text: text, Report: rep, Error: raw.Header.Get(HeaderError)}, env.Attempt, nil
+}
+
+// RunTask sends doc to the named whole-document task (see WithTasks) and
+// waits for its result. The document's original is stored like any other.
+func (c *Client) RunTask(ctx context.Context, task string, doc Document) (Result, error) {
+	if !slices.Contains(c.cfg.Tasks, task) {
+		return Result{}, fmt.Errorf("unknown task %q (configured: %v)", task, c.cfg.Tasks)
+	}
+	if doc.ID == "" {
+		doc.ID = DocumentID(doc.Text, "task:"+task+"|"+doc.Salt)
+	}
+	wait, err := c.expect(ctx, doc.ID, 0)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := c.submitTo(ctx, doc, 0, c.names.TaskSubject(task), "task_"+task); err != nil {
+		c.forget(doc.ID)
+		return Result{}, err
+	}
+	return wait(ctx)
 }
 
 // Original returns a stored original, unchanged.

@@ -47,6 +47,9 @@ type Config struct {
 	// Segments split the stages into consumers; each is a consecutive run
 	// in code order, and together they cover every stage and the guard.
 	Segments [][]stages.Key `yaml:"segments"`
+	// Tasks are whole-document jobs (debate, evidence, session) that get a
+	// consumer each; the worker must be given their functions (WithTasks).
+	Tasks []string `yaml:"tasks"`
 }
 
 // DefaultConfig returns the fleet defaults.
@@ -104,6 +107,8 @@ func ChainKeys() []stages.Key {
 	return append(keys, stages.KeyGuard)
 }
 
+var taskNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+
 var prefixRe = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
 
 // Validate checks every field; errors name the field.
@@ -144,6 +149,11 @@ func (c Config) Validate() error {
 	}
 	if c.DuplicateWindow <= 0 {
 		bad("duplicate_window", "must be > 0")
+	}
+	for _, t := range c.Tasks {
+		if !taskNameRe.MatchString(t) {
+			bad("tasks", "%q must be lower-case letters, digits or _", t)
+		}
 	}
 	if err := ValidateSegments(c.Segments); err != nil {
 		errs = append(errs, fmt.Errorf("fleet.segments: %w", err))
@@ -244,8 +254,14 @@ func (n Names) OriginalSubject(docID string) string { return n.Prefix + ".origin
 // ResultSubject is where a document's result is published.
 func (n Names) ResultSubject(docID string) string { return n.Prefix + ".result." + docID }
 
-// DeadSubject is where a segment's dead letters go.
-func (n Names) DeadSubject(first stages.Key) string { return n.Prefix + ".dead." + string(first) }
+// DeadSubject is where a segment's or task's dead letters go.
+func (n Names) DeadSubject(name string) string { return n.Prefix + ".dead." + name }
+
+// TaskSubject is the input subject of a whole-document task such as a debate.
+func (n Names) TaskSubject(task string) string { return n.Prefix + ".work.task." + task }
+
+// TaskConsumer is the durable consumer of a task.
+func (n Names) TaskConsumer(task string) string { return n.Prefix + "_task_" + task }
 
 func (n Names) upper() string {
 	return strings.ToUpper(strings.ReplaceAll(n.Prefix, "-", "_"))

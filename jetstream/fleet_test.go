@@ -381,3 +381,42 @@ func startServer(t testing.TB) *server.Server {
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
 	return srv
 }
+
+func TestTasksRunOnTheFleet(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Tasks = []string{"upper"}
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments, WithTasks(map[string]TaskFunc{
+		"upper": func(_ context.Context, req TaskRequest) ([]byte, []pipeline.NodeReport, error) {
+			if strings.HasPrefix(string(req.Body), "bad") {
+				return nil, nil, fmt.Errorf("%w: input starts with bad", ErrPermanentTask)
+			}
+			out := strings.ToUpper(string(req.Body))
+			return []byte(out), []pipeline.NodeReport{{Key: "upper", CharsIn: len(req.Body), CharsOut: len(out)}}, nil
+		},
+	}))
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := c.RunTask(ctx, "upper", Document{Text: "hello fleet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "HELLO FLEET" || len(res.Report.Nodes) != 1 || res.Report.Nodes[0].Key != "upper" {
+		t.Errorf("task result %q, report %+v", res.Text, res.Report.Nodes)
+	}
+	bad, err := c.RunTask(ctx, "upper", Document{Text: "bad input"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad.Text != "bad input" || !strings.Contains(bad.Error, "starts with bad") {
+		t.Errorf("permanent task error: text %q, error %q", bad.Text, bad.Error)
+	}
+	dl, _ := c.DeadLetters(ctx)
+	if len(dl) != 1 || dl[0].Stage != "task upper" {
+		t.Errorf("dead letters: %+v", dl)
+	}
+	if _, err := c.RunTask(ctx, "nope", Document{Text: "x"}); err == nil {
+		t.Error("unknown task accepted")
+	}
+}

@@ -90,6 +90,14 @@ func EnsureTopology(ctx context.Context, js njs.JetStream, cfg Config) error {
 			return fmt.Errorf("consumer %s: %w", n.Consumer(seg[0]), err)
 		}
 	}
+	for _, task := range cfg.Tasks {
+		cc := ConsumerConfig(cfg, []stages.Key{stages.Key("task")})
+		cc.Durable, cc.FilterSubject = n.TaskConsumer(task), n.TaskSubject(task)
+		cc.Description = "jetcompact task " + task
+		if _, err := js.CreateOrUpdateConsumer(ctx, n.WorkStream(), cc); err != nil {
+			return fmt.Errorf("consumer %s: %w", n.TaskConsumer(task), err)
+		}
+	}
 	return nil
 }
 

@@ -40,6 +40,7 @@ type Worker struct {
 	tracer trace.Tracer
 	prop   propagation.TextMapPropagator
 	m      workerMetrics
+	tasks  map[string]TaskFunc
 	ready  atomic.Bool
 	// testHookAfterPublish runs between the downstream publish and the ack.
 	testHookAfterPublish func(docID string)
@@ -110,25 +111,46 @@ func NewWorker(ctx context.Context, js njs.JetStream, cfg Config, pipe *pipeline
 // Ready reports whether every segment's consumer is bound.
 func (w *Worker) Ready() bool { return w.ready.Load() }
 
-// Run consumes segs until ctx ends, then stops pulling and drains in-flight
-// work for at most drain before returning.
+// binding is one durable consumer and what to do with its messages.
+type binding struct {
+	consumer string // durable consumer name
+	label    string // segment keys or task name, for spans, logs and dead letters
+	dead     string // dead-letter subject
+	process  func(ctx context.Context, env Envelope, msg njs.Msg) error
+}
+
+func (w *Worker) segmentBinding(seg []stages.Key) binding {
+	return binding{
+		consumer: w.names.Consumer(seg[0]),
+		label:    joinKeys(seg),
+		dead:     w.names.DeadSubject(string(seg[0])),
+		process: func(ctx context.Context, env Envelope, msg njs.Msg) error {
+			return w.process(ctx, seg, env, msg)
+		},
+	}
+}
+
+// Run consumes segs (and every task given WithTasks) until ctx ends, then
+// stops pulling and drains in-flight work for at most drain.
 func (w *Worker) Run(ctx context.Context, segs [][]stages.Key, drain time.Duration) error {
+	var bindings []binding
 	for _, seg := range segs {
 		if err := ValidateSegmentIn(w.cfg.Segments, seg); err != nil {
 			return err
 		}
+		bindings = append(bindings, w.segmentBinding(seg))
 	}
+	bindings = append(bindings, w.taskBindings()...)
 	var consumers []njs.ConsumeContext
 	var inflight sync.WaitGroup
 	work := context.WithoutCancel(ctx) // in-flight messages finish after ctx ends
-	for _, seg := range segs {
-		cons, err := w.js.Consumer(ctx, w.names.WorkStream(), w.names.Consumer(seg[0]))
+	for _, b := range bindings {
+		cons, err := w.js.Consumer(ctx, w.names.WorkStream(), b.consumer)
 		if err != nil {
 			stopAll(consumers)
-			return fmt.Errorf("bind consumer %s: %w", w.names.Consumer(seg[0]), err)
+			return fmt.Errorf("bind consumer %s: %w", b.consumer, err)
 		}
 		sem := make(chan struct{}, w.cfg.Concurrency)
-		seg := seg
 		batch := min(w.cfg.PullBatch, 2*w.cfg.Concurrency)
 		cc, err := cons.Consume(func(msg njs.Msg) {
 			sem <- struct{}{}
@@ -139,19 +161,19 @@ func (w *Worker) Run(ctx context.Context, segs [][]stages.Key, drain time.Durati
 					// A bug must not take the worker down: leave the message
 					// unsettled so it is redelivered after the ack wait.
 					if r := recover(); r != nil {
-						w.log.Error("handler panicked; message left for redelivery", "segment", string(seg[0]), "panic", fmt.Sprint(r))
+						w.log.Error("handler panicked; message left for redelivery", "segment", b.label, "panic", fmt.Sprint(r))
 					}
 				}()
-				w.handle(work, seg, msg)
+				w.handle(work, b, msg)
 			}()
 		}, njs.PullMaxMessages(batch), njs.ConsumeErrHandler(func(_ njs.ConsumeContext, err error) {
 			if !errors.Is(err, njs.ErrNoHeartbeat) {
-				w.log.Warn("consume", "segment", string(seg[0]), "error", err.Error())
+				w.log.Warn("consume", "segment", b.label, "error", err.Error())
 			}
 		}))
 		if err != nil {
 			stopAll(consumers)
-			return fmt.Errorf("consume %s: %w", w.names.Consumer(seg[0]), err)
+			return fmt.Errorf("consume %s: %w", b.consumer, err)
 		}
 		consumers = append(consumers, cc)
 	}
@@ -191,8 +213,8 @@ func ValidateSegmentIn(configured [][]stages.Key, seg []stages.Key) error {
 }
 
 // handle processes one message and settles it exactly once.
-func (w *Worker) handle(ctx context.Context, seg []stages.Key, msg njs.Msg) {
-	segName := string(seg[0])
+func (w *Worker) handle(ctx context.Context, b binding, msg njs.Msg) {
+	segName := b.label
 	meta, err := msg.Metadata()
 	if err != nil {
 		w.log.Warn("message without metadata", "segment", segName, "error", err.Error())
@@ -200,8 +222,8 @@ func (w *Worker) handle(ctx context.Context, seg []stages.Key, msg njs.Msg) {
 		return
 	}
 	ctx = w.prop.Extract(ctx, headerCarrier(msg.Headers()))
-	ctx, span := w.tracer.Start(ctx, "jetcompact.segment "+joinKeys(seg), trace.WithSpanKind(trace.SpanKindConsumer),
-		trace.WithAttributes(attribute.String("jetcompact.segment", joinKeys(seg)), attribute.Int("jetcompact.delivery", int(meta.NumDelivered))))
+	ctx, span := w.tracer.Start(ctx, "jetcompact.segment "+b.label, trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(attribute.String("jetcompact.segment", b.label), attribute.Int("jetcompact.delivery", int(meta.NumDelivered))))
 	defer span.End()
 	w.m.documents.Add(ctx, 1, metric.WithAttributes(attribute.String("segment", segName)))
 	if meta.NumDelivered > 1 {
@@ -215,7 +237,7 @@ func (w *Worker) handle(ctx context.Context, seg []stages.Key, msg njs.Msg) {
 	if err == nil {
 		span.SetAttributes(attribute.String("jetcompact.doc_id", env.DocID))
 		stop := w.keepAlive(msg)
-		err = w.process(ctx, seg, env, msg)
+		err = b.process(ctx, env, msg)
 		stop()
 	}
 	switch {
@@ -226,7 +248,7 @@ func (w *Worker) handle(ctx context.Context, seg []stages.Key, msg njs.Msg) {
 	case IsPermanent(err):
 		span.SetStatus(codes.Error, "dead letter")
 		span.SetAttributes(attribute.String("jetcompact.dead_letter_reason", err.Error()))
-		w.deadLetter(ctx, seg, env, msg, err)
+		w.deadLetter(ctx, b, env, msg, err)
 	default:
 		span.SetStatus(codes.Error, "retry")
 		w.m.errors.Add(ctx, 1, metric.WithAttributes(attribute.String("segment", segName)))
@@ -425,15 +447,15 @@ func fetchOriginal(ctx context.Context, n Names, b *blobs, docID string) (string
 // deadLetter records a message no retry can fix, with its reason, then
 // emits the original as the document's result so nothing is lost, and
 // terminates the message.
-func (w *Worker) deadLetter(ctx context.Context, seg []stages.Key, env Envelope, msg njs.Msg, cause error) {
-	segName := string(seg[0])
+func (w *Worker) deadLetter(ctx context.Context, b binding, env Envelope, msg njs.Msg, cause error) {
+	segName := b.label
 	reason := cause.Error()
-	dl := nats.NewMsg(w.names.DeadSubject(seg[0]))
+	dl := nats.NewMsg(b.dead)
 	for k, v := range msg.Headers() {
 		dl.Header[k] = v
 	}
 	dl.Header.Set(HeaderReason, reason)
-	dl.Header.Set(HeaderStage, joinKeys(seg))
+	dl.Header.Set(HeaderStage, b.label)
 	if len(msg.Data()) <= w.cfg.InlineMaxBytes {
 		dl.Data = msg.Data()
 	}
