@@ -1,0 +1,330 @@
+package transcripts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/jetcompact/jetcompact/stages"
+)
+
+// DebateConfig holds the knobs of CompressDebate. Every default comes from
+// seed 000 and is set by DefaultDebateConfig.
+type DebateConfig struct {
+	// WindowChars is the chairman's context window in characters. Default 100000.
+	WindowChars int `yaml:"window_chars" json:"window_chars"`
+	// GateRatio is the share of the window the answers may fill before they
+	// are compressed. Default 0.6, so the gate is 60,000 characters and 40%
+	// of the window stays free for the chairman's own answer.
+	GateRatio float64 `yaml:"gate_ratio" json:"gate_ratio"`
+	// KeepVerbatim is how many best-seated answers are never compressed. Default 2.
+	KeepVerbatim int `yaml:"keep_verbatim" json:"keep_verbatim"`
+	// HeadLines and TailLines are kept around the folded middle. Defaults 15 and 10.
+	HeadLines int `yaml:"head_lines" json:"head_lines"`
+	TailLines int `yaml:"tail_lines" json:"tail_lines"`
+	// KeyPoints is how many key lines of the middle go into the marker, each
+	// cut to KeyPointChars characters. Defaults 3 and 60.
+	KeyPoints     int `yaml:"key_points" json:"key_points"`
+	KeyPointChars int `yaml:"key_point_chars" json:"key_point_chars"`
+	// Mode and AllowLLM are the first two gates of the LLM path: the entry
+	// point must allow a model call and the mode must be llm or hybrid. The
+	// third gate is a model for the answer's name. Defaults: algorithmic, false.
+	Mode     stages.Mode `yaml:"mode" json:"mode"`
+	AllowLLM bool        `yaml:"allow_llm" json:"allow_llm"`
+	// LLMMaxTokens bounds the model's summary; 0 derives it from the answer
+	// with stages.MaxSummaryTokens. Default 0.
+	LLMMaxTokens int `yaml:"llm_max_tokens" json:"llm_max_tokens"`
+}
+
+// DefaultDebateConfig returns the seed's numbers.
+func DefaultDebateConfig() DebateConfig {
+	return DebateConfig{
+		WindowChars:   100000,
+		GateRatio:     0.6,
+		KeepVerbatim:  2,
+		HeadLines:     15,
+		TailLines:     10,
+		KeyPoints:     3,
+		KeyPointChars: 60,
+		Mode:          stages.ModeAlgorithmic,
+	}
+}
+
+// Validate reports every knob that is out of range.
+func (c DebateConfig) Validate() error {
+	var errs []error
+	bad := func(field, why string, v any) {
+		errs = append(errs, fmt.Errorf("%w: debate.%s %s, got %v", ErrInvalid, field, why, v))
+	}
+	if c.WindowChars <= 0 {
+		bad("window_chars", "must be > 0", c.WindowChars)
+	}
+	if !(c.GateRatio > 0 && c.GateRatio <= 1) {
+		bad("gate_ratio", "must be in (0, 1]", c.GateRatio)
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"keep_verbatim", c.KeepVerbatim}, {"head_lines", c.HeadLines}, {"tail_lines", c.TailLines}, {"key_points", c.KeyPoints}, {"llm_max_tokens", c.LLMMaxTokens}} {
+		if f.v < 0 {
+			bad(f.name, "must be >= 0", f.v)
+		}
+	}
+	if c.KeyPointChars <= 0 {
+		bad("key_point_chars", "must be > 0", c.KeyPointChars)
+	}
+	if c.Mode != "" && !c.Mode.Valid() {
+		bad("mode", "must be algorithmic, llm or hybrid", c.Mode)
+	}
+	return errors.Join(errs...)
+}
+
+// GateChars is the compression gate in characters: WindowChars × GateRatio,
+// rounded to the nearest character (100000 × 0.6 = 60000).
+func (c DebateConfig) GateChars() int {
+	return int(math.Round(float64(c.WindowChars) * c.GateRatio))
+}
+
+// GateDecision records whether a debate crossed the gate. The rule is
+// "compress when TotalChars >= GateChars": 59,999 characters pass through,
+// 60,000 are compressed.
+type GateDecision struct {
+	TotalChars int    `json:"total_chars"`
+	GateChars  int    `json:"gate_chars"`
+	Compress   bool   `json:"compress"`
+	Reason     string `json:"reason"`
+}
+
+// AnswerReport says what happened to one answer.
+type AnswerReport struct {
+	Index int    `json:"index"` // position in Debate.Answers
+	Model string `json:"model"`
+	Seat  int    `json:"seat"` // 1-based place after seating
+	// Method is "verbatim", "structural", "llm" or "unchanged".
+	Method     string `json:"method"`
+	Reason     string `json:"reason,omitempty"`
+	CharsIn    int    `json:"chars_in"`
+	CharsOut   int    `json:"chars_out"`
+	CodeBlocks int    `json:"code_blocks,omitempty"`
+}
+
+// The methods an AnswerReport can name.
+const (
+	MethodVerbatim   = "verbatim"
+	MethodStructural = "structural"
+	MethodLLM        = "llm"
+	MethodUnchanged  = "unchanged"
+)
+
+// DebateReport is the accounting of one CompressDebate call.
+type DebateReport struct {
+	Mode    DebateMode     `json:"mode"`
+	Gate    GateDecision   `json:"gate"`
+	Answers []AnswerReport `json:"answers"` // in seating order
+	// LLMGate says why the LLM path was not open for any answer; empty when
+	// it was open (per-answer model availability is in each Reason).
+	LLMGate  string `json:"llm_gate,omitempty"`
+	CharsIn  int    `json:"chars_in"`
+	CharsOut int    `json:"chars_out"`
+}
+
+// EffectiveMode returns d.Mode, or when it is empty, ModeDebate if any
+// answer carries review scores and ModeCompare otherwise.
+func (d Debate) EffectiveMode() (DebateMode, error) {
+	switch d.Mode {
+	case ModeDebate, ModeCompare:
+		return d.Mode, nil
+	case "":
+		for _, a := range d.Answers {
+			if len(a.ReviewScores) > 0 {
+				return ModeDebate, nil
+			}
+		}
+		return ModeCompare, nil
+	}
+	return "", fmt.Errorf("%w: debate mode %q (want debate or compare)", ErrInvalid, d.Mode)
+}
+
+// Seating returns the answer indexes in seating order: total review score
+// descending in debate mode, priority ascending in compare mode. Ties keep
+// input order.
+func Seating(d Debate, mode DebateMode) []int {
+	order := make([]int, len(d.Answers))
+	for i := range order {
+		order[i] = i
+	}
+	switch mode {
+	case ModeDebate:
+		total := make([]float64, len(d.Answers))
+		for i, a := range d.Answers {
+			for _, s := range a.ReviewScores {
+				total[i] += s
+			}
+		}
+		sort.SliceStable(order, func(x, y int) bool { return total[order[x]] > total[order[y]] })
+	case ModeCompare:
+		sort.SliceStable(order, func(x, y int) bool {
+			return d.Answers[order[x]].Priority < d.Answers[order[y]].Priority
+		})
+	}
+	return order
+}
+
+// CheckGate measures the answers against the gate.
+func CheckGate(d Debate, c DebateConfig) GateDecision {
+	g := GateDecision{GateChars: c.GateChars()}
+	for _, a := range d.Answers {
+		g.TotalChars += stages.Chars(a.ResponseRaw)
+	}
+	g.Compress = g.TotalChars >= g.GateChars
+	if g.Compress {
+		g.Reason = fmt.Sprintf("%d chars >= gate %d (%.2f × %d): compressing", g.TotalChars, g.GateChars, c.GateRatio, c.WindowChars)
+	} else {
+		g.Reason = fmt.Sprintf("%d chars < gate %d (%.2f × %d): passed to the chairman as is", g.TotalChars, g.GateChars, c.GateRatio, c.WindowChars)
+	}
+	return g
+}
+
+// CompressDebate returns a copy of d in which every answer seated below the
+// first KeepVerbatim carries a ResponseCompressed, when the answers together
+// reach the gate. ResponseRaw is never changed; d itself is not modified.
+// models may be nil; it is only consulted when the LLM gates are open.
+// Model failures fall back to the structural compression and are reported,
+// never returned; only an invalid config or mode, or ctx, yield an error.
+func CompressDebate(ctx context.Context, d Debate, c DebateConfig, models ModelLookup) (Debate, DebateReport, error) {
+	if err := c.Validate(); err != nil {
+		return d, DebateReport{}, err
+	}
+	mode, err := d.EffectiveMode()
+	if err != nil {
+		return d, DebateReport{}, err
+	}
+	out := d.clone()
+	for i := range out.Answers {
+		out.Answers[i].ResponseCompressed = ""
+	}
+	rep := DebateReport{Mode: mode, Gate: CheckGate(d, c)}
+	rep.LLMGate = llmGate(c, models)
+	for seat, idx := range Seating(d, mode) {
+		if err := ctx.Err(); err != nil {
+			return d, DebateReport{}, err
+		}
+		a := &out.Answers[idx]
+		ar := AnswerReport{Index: idx, Model: a.Model, Seat: seat + 1, CharsIn: stages.Chars(a.ResponseRaw)}
+		switch {
+		case !rep.Gate.Compress:
+			ar.Method, ar.Reason = MethodVerbatim, "below the gate"
+		case seat < c.KeepVerbatim:
+			ar.Method, ar.Reason = MethodVerbatim, fmt.Sprintf("seat %d of the top %d", seat+1, c.KeepVerbatim)
+		default:
+			if err := compressAnswer(ctx, d.Question, a, &ar, c, rep.LLMGate, models); err != nil {
+				return d, DebateReport{}, err
+			}
+		}
+		ar.CharsOut = stages.Chars(chairmanText(*a))
+		rep.CharsIn += ar.CharsIn
+		rep.CharsOut += ar.CharsOut
+		rep.Answers = append(rep.Answers, ar)
+	}
+	return out, rep, nil
+}
+
+// llmGate returns why the LLM path is closed for every answer, or "".
+func llmGate(c DebateConfig, models ModelLookup) string {
+	switch {
+	case !c.AllowLLM:
+		return "gate 1 (entry point): this entry point does not allow model calls"
+	case !c.Mode.UsesLLM():
+		mode := c.Mode
+		if mode == "" {
+			mode = stages.ModeAlgorithmic
+		}
+		return fmt.Sprintf("gate 2 (mode): mode is %s", mode)
+	case models == nil:
+		return "gate 3 (model): no model configured"
+	}
+	return ""
+}
+
+func compressAnswer(ctx context.Context, question string, a *Answer, ar *AnswerReport, c DebateConfig, gate string, models ModelLookup) error {
+	var fallback string
+	if gate == "" {
+		if m := models(a.Model); m == nil {
+			fallback = fmt.Sprintf("gate 3 (model): no model for %q", a.Model)
+		} else {
+			text, blocks, why, err := llmCompress(ctx, question, a.ResponseRaw, m, c)
+			if err != nil {
+				return err
+			}
+			if why == "" {
+				a.ResponseCompressed = text
+				ar.Method, ar.CodeBlocks = MethodLLM, blocks
+				return nil
+			}
+			fallback = why
+		}
+	}
+	res := CompressStructural(a.ResponseRaw, c)
+	ar.CodeBlocks = res.CodeBlocks
+	if !res.Changed {
+		ar.Method, ar.Reason = MethodUnchanged, joinReasons(fallback, res.Reason)
+		return nil
+	}
+	a.ResponseCompressed = res.Text
+	ar.Method, ar.Reason = MethodStructural, joinReasons(fallback, res.Reason)
+	return nil
+}
+
+func joinReasons(rs ...string) string {
+	var kept []string
+	for _, r := range rs {
+		if r != "" {
+			kept = append(kept, r)
+		}
+	}
+	return strings.Join(kept, "; ")
+}
+
+// chairmanText is response_compressed ?? response_raw.
+func chairmanText(a Answer) string {
+	if a.ResponseCompressed != "" {
+		return a.ResponseCompressed
+	}
+	return a.ResponseRaw
+}
+
+// ChairmanView returns, in answer order, what the chairman reads of each
+// answer: ResponseCompressed when set, ResponseRaw otherwise.
+func ChairmanView(d Debate) []string {
+	out := make([]string, len(d.Answers))
+	for i, a := range d.Answers {
+		out[i] = chairmanText(a)
+	}
+	return out
+}
+
+// AnswerChars is one answer's size before and after compression.
+type AnswerChars struct {
+	Model      string `json:"model"`
+	CharsIn    int    `json:"chars_in"`
+	CharsOut   int    `json:"chars_out"`
+	Compressed bool   `json:"compressed"`
+}
+
+// CharCounts returns, in answer order, the characters of each answer's raw
+// response and of its chairman view.
+func CharCounts(d Debate) []AnswerChars {
+	out := make([]AnswerChars, len(d.Answers))
+	for i, a := range d.Answers {
+		out[i] = AnswerChars{
+			Model:      a.Model,
+			CharsIn:    stages.Chars(a.ResponseRaw),
+			CharsOut:   stages.Chars(chairmanText(a)),
+			Compressed: a.ResponseCompressed != "",
+		}
+	}
+	return out
+}

@@ -1,0 +1,313 @@
+package transcripts
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/jetcompact/jetcompact/stages"
+)
+
+// Fact is one line of the extractive summary.
+type Fact struct {
+	Text string `json:"text"`
+	// Supports and Hurts name the options the fact speaks for and against,
+	// judged by keyword cues; an option the fact mentions without a clear
+	// direction is in neither.
+	Supports []string `json:"supports,omitempty"`
+	Hurts    []string `json:"hurts,omitempty"`
+	Turns    []int    `json:"turns"` // 1-based source turns
+}
+
+// Extractive is the deterministic summary used when no model summary passes.
+type Extractive struct {
+	Summary      string
+	Facts        []Fact
+	Trace        map[int][]int
+	DroppedFacts int
+}
+
+var (
+	sentenceEnd = regexp.MustCompile(`[.!?]+(?:["')\]]+)?\s+`)
+	thanWord    = regexp.MustCompile(`\bthan\b`)
+	listMarker  = regexp.MustCompile(`^\s*(?:[-*•]|\d{1,3}[.)])\s+`)
+	// crowdLeadIn is an appeal to the crowd that can be cut from the front
+	// of a sentence without changing the claim.
+	crowdLeadIn = regexp.MustCompile(`(?i)\b(?:everyone|everybody|we\s+all|all\s+of\s+us)\s+(?:agrees?|agreed|thinks?|thought|believes?|believed|says?|said)\s+(?:that\s+)?`)
+)
+
+// sentences splits a turn into trimmed sentences, one list item or line at
+// least per sentence.
+func sentences(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		line = listMarker.ReplaceAllString(line, "")
+		rest := line
+		for {
+			loc := sentenceEnd.FindStringIndex(rest)
+			if loc == nil {
+				break
+			}
+			if s := strings.TrimSpace(rest[:loc[1]]); s != "" {
+				out = append(out, s)
+			}
+			rest = rest[loc[1]:]
+		}
+		if s := strings.TrimSpace(rest); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ExtractiveSummary builds the fallback summary without a model: every
+// sentence that mentions an option becomes a fact, with speaker names
+// scrubbed and crowd lead-ins ("everyone agreed that") cut; sentences that
+// still count supporters are left out. Duplicates are merged (their source
+// turns joined). Each fact is marked with the options it supports and hurts
+// by keyword cues, and the for/against table follows when c.Table is set.
+// Under MaxSummaryChars, facts are dropped from the end until it fits.
+func ExtractiveSummary(req EvidenceRequest, c EvidenceConfig) Extractive {
+	names := speakerNames(req.Transcript, protectedTerms(req)...)
+	var facts []Fact
+	index := map[string]int{}
+	for ti, turn := range req.Transcript {
+		for _, s := range sentences(turn.Text) {
+			s = names.scrub(s, "a participant")
+			s = crowdLeadIn.ReplaceAllString(s, "")
+			s = turnLabel.ReplaceAllString(s, "an earlier point")
+			s = capitalise(strings.TrimSpace(s))
+			if len(Tallies(s)) > 0 || len(MajorityPhrases(s)) > 0 {
+				continue
+			}
+			supports, hurts, mentioned := judge(s, req.Options)
+			if !mentioned {
+				continue
+			}
+			key := normalise(s)
+			if i, ok := index[key]; ok {
+				if t := facts[i].Turns; t[len(t)-1] != ti+1 {
+					facts[i].Turns = append(facts[i].Turns, ti+1)
+				}
+				continue
+			}
+			index[key] = len(facts)
+			facts = append(facts, Fact{Text: s, Supports: supports, Hurts: hurts, Turns: []int{ti + 1}})
+		}
+	}
+	ex := Extractive{Facts: facts}
+	for {
+		ex.Summary = renderFacts(ex.Facts, req.Options, c.Table)
+		if c.MaxSummaryChars == 0 || stages.Chars(ex.Summary) <= c.MaxSummaryChars || len(ex.Facts) == 0 {
+			break
+		}
+		ex.Facts = ex.Facts[:len(ex.Facts)-1]
+		ex.DroppedFacts++
+	}
+	ex.Trace = make(map[int][]int, len(ex.Facts))
+	for i, f := range ex.Facts {
+		ex.Trace[i+1] = f.Turns
+	}
+	return ex
+}
+
+func capitalise(s string) string {
+	for i, r := range s {
+		return s[:i] + string(unicode.ToUpper(r)) + s[i+len(string(r)):]
+	}
+	return s
+}
+
+func normalise(s string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	}), " ")
+}
+
+func renderFacts(facts []Fact, options []string, table bool) string {
+	var b strings.Builder
+	b.WriteString("Facts:\n")
+	if len(facts) == 0 {
+		b.WriteString("(no statement about the options was found)\n")
+	}
+	forIdx := map[string][]string{}
+	againstIdx := map[string][]string{}
+	for i, f := range facts {
+		n := strconv.Itoa(i + 1)
+		fmt.Fprintf(&b, "%s. %s (for: %s; against: %s)\n", n, f.Text, listOrDash(f.Supports), listOrDash(f.Hurts))
+		for _, o := range f.Supports {
+			forIdx[o] = append(forIdx[o], n)
+		}
+		for _, o := range f.Hurts {
+			againstIdx[o] = append(againstIdx[o], n)
+		}
+	}
+	if table {
+		b.WriteString("\n| option | for | against |\n| --- | --- | --- |\n")
+		for _, o := range options {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", o, listOrDash(forIdx[o]), listOrDash(againstIdx[o]))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func listOrDash(ss []string) string {
+	if len(ss) == 0 {
+		return "-"
+	}
+	return strings.Join(ss, ", ")
+}
+
+// Keyword cues for the direction of a fact. They are deliberately simple:
+// the extractive summary is the fallback, and its table is a rough guide.
+var (
+	positiveCues = wordSet(`affordable benefit benefits best better certified cheap cheaper cheapest consistent
+		discount discounts durable excellent experienced fast faster fastest flexible good great
+		advantage advantages on-time positive praised proven punctual quick quicker recommended
+		reliable reliably responsive safe safer secure strong stronger sturdy trusted well`)
+	negativeCues = wordSet(`bad breakage broke broken complaint complaints concern concerns costly crushed
+		damage damaged damages defect defective defects delay delayed delays dented downside
+		drawback drawbacks expensive fail failed failure fails inconsistent issue issues late
+		lawsuit missing negative penalty poor poorly pricey pricier problem problems recall
+		risk risks risky shortage slow slower slowest surcharge unreliable weak weaker worse worst`)
+	negators = wordSet(`not no never without hardly lacks lack isn't aren't wasn't weren't doesn't don't didn't cannot can't won't`)
+)
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '\'' && r != '-'
+	})
+}
+
+// polarity sums the cues of ws; a negator up to three words before a cue
+// flips it.
+func polarity(ws []string) int {
+	p := 0
+	for i, w := range ws {
+		v := 0
+		if positiveCues[w] {
+			v = 1
+		} else if negativeCues[w] {
+			v = -1
+		}
+		if v == 0 {
+			continue
+		}
+		for j := max(0, i-3); j < i; j++ {
+			if negators[ws[j]] {
+				v = -v
+				break
+			}
+		}
+		p += v
+	}
+	return p
+}
+
+// judge returns the options sentence s supports and hurts, and whether it
+// mentions any option. In a comparison ("A is cheaper than B") the options
+// after "than" take the opposite direction.
+func judge(s string, options []string) (supports, hurts []string, mentioned bool) {
+	lower := strings.ToLower(s)
+	than := -1
+	if loc := thanWord.FindStringIndex(lower); loc != nil {
+		than = loc[0]
+	}
+	p := polarity(words(s))
+	type hit struct {
+		option string
+		at     int
+	}
+	var hits []hit
+	for _, o := range options {
+		at := -1
+		for _, alias := range []string{o, optionShortName(o)} {
+			if loc := wordPattern(alias).FindStringIndex(s); loc != nil {
+				at = loc[0]
+				break
+			}
+		}
+		if at >= 0 {
+			hits = append(hits, hit{o, at})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].at < hits[j].at })
+	for _, h := range hits {
+		d := p
+		if than >= 0 && h.at > than {
+			d = -d
+		}
+		switch {
+		case d > 0:
+			supports = append(supports, h.option)
+		case d < 0:
+			hurts = append(hurts, h.option)
+		}
+	}
+	return supports, hurts, len(hits) > 0
+}
+
+// traceLLMSummary estimates, for each numbered fact of a model summary, the
+// turns it came from: the turns that hold at least half of the fact's
+// content words, or else the one that holds most of them.
+func traceLLMSummary(summary string, t Transcript) map[int][]int {
+	turnWords := make([]map[string]bool, len(t))
+	for i, turn := range t {
+		turnWords[i] = map[string]bool{}
+		for _, w := range words(turn.Text) {
+			turnWords[i][w] = true
+		}
+	}
+	trace := map[int][]int{}
+	n := 0
+	for _, line := range strings.Split(summary, "\n") {
+		l := strings.TrimSpace(line)
+		if !listMarker.MatchString(l) {
+			continue
+		}
+		n++
+		var content []string
+		for _, w := range words(listMarker.ReplaceAllString(l, "")) {
+			if len([]rune(w)) >= 4 {
+				content = append(content, w)
+			}
+		}
+		if len(content) == 0 {
+			continue
+		}
+		best, bestHits := -1, 0
+		var turns []int
+		for i, tw := range turnWords {
+			hits := 0
+			for _, w := range content {
+				if tw[w] {
+					hits++
+				}
+			}
+			if hits*2 >= len(content) {
+				turns = append(turns, i+1)
+			}
+			if hits > bestHits {
+				best, bestHits = i, hits
+			}
+		}
+		if len(turns) == 0 && best >= 0 {
+			turns = []int{best + 1}
+		}
+		if len(turns) > 0 {
+			trace[n] = turns
+		}
+	}
+	return trace
+}

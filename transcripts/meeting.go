@@ -1,0 +1,310 @@
+package transcripts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jetcompact/jetcompact/stages"
+)
+
+// ScratchpadEntry is one agent's contribution to a meeting's whiteboard.
+type ScratchpadEntry struct {
+	Agent   string `json:"agent"`
+	Content string `json:"content"`
+}
+
+// MeetingState is what the context manager reads of a meeting.
+type MeetingState struct {
+	Topic string `json:"topic"`
+	// Background is the material the meeting started from;
+	// BackgroundSummary its summary, once SummarizeBackground made one.
+	Background        string            `json:"background,omitempty"`
+	BackgroundSummary string            `json:"background_summary,omitempty"`
+	Round             int               `json:"round"` // 0 is the first round
+	Scratchpad        []ScratchpadEntry `json:"scratchpad"`
+}
+
+// MeetingConfig holds the context manager's knobs (seed 003).
+type MeetingConfig struct {
+	// BudgetTokens bounds the whiteboard. Default 6000.
+	BudgetTokens int `yaml:"budget_tokens" json:"budget_tokens"`
+	// RecentEntries stay whole at levels 1 and 2. Default 2; with that many
+	// entries or fewer, only the last one does.
+	RecentEntries int `yaml:"recent_entries" json:"recent_entries"`
+	// TruncateChars is what level 1 keeps of each earlier entry. Default 200.
+	TruncateChars int `yaml:"truncate_chars" json:"truncate_chars"`
+	// BackgroundTokens: background material above it gets its own summary. Default 3000.
+	BackgroundTokens int `yaml:"background_tokens" json:"background_tokens"`
+	// ScratchpadSummaryTokens and BackgroundSummaryTokens bound the two
+	// summaries. Defaults 800 and 1500.
+	ScratchpadSummaryTokens int `yaml:"scratchpad_summary_tokens" json:"scratchpad_summary_tokens"`
+	BackgroundSummaryTokens int `yaml:"background_summary_tokens" json:"background_summary_tokens"`
+}
+
+// DefaultMeetingConfig returns the seed's numbers.
+func DefaultMeetingConfig() MeetingConfig {
+	return MeetingConfig{
+		BudgetTokens:            6000,
+		RecentEntries:           2,
+		TruncateChars:           200,
+		BackgroundTokens:        3000,
+		ScratchpadSummaryTokens: 800,
+		BackgroundSummaryTokens: 1500,
+	}
+}
+
+// Validate reports every knob that is out of range.
+func (c MeetingConfig) Validate() error {
+	var errs []error
+	for _, f := range []struct {
+		name string
+		v    int
+	}{
+		{"budget_tokens", c.BudgetTokens}, {"truncate_chars", c.TruncateChars},
+		{"background_tokens", c.BackgroundTokens}, {"scratchpad_summary_tokens", c.ScratchpadSummaryTokens},
+		{"background_summary_tokens", c.BackgroundSummaryTokens},
+	} {
+		if f.v <= 0 {
+			errs = append(errs, fmt.Errorf("%w: meeting.%s must be > 0, got %d", ErrInvalid, f.name, f.v))
+		}
+	}
+	if c.RecentEntries < 0 {
+		errs = append(errs, fmt.Errorf("%w: meeting.recent_entries must be >= 0, got %d", ErrInvalid, c.RecentEntries))
+	}
+	return errors.Join(errs...)
+}
+
+// Whiteboard is a scratchpad made to fit the budget.
+type Whiteboard struct {
+	Text string `json:"text"`
+	// Level is 0 (everything), 1 (earlier entries truncated) or 2 (earlier
+	// entries summarised by the model).
+	Level      int `json:"level"`
+	FullTokens int `json:"full_tokens"`
+	Tokens     int `json:"tokens"`
+	// Note says why a level was not reached, e.g. level 2 without a model.
+	Note string `json:"note,omitempty"`
+}
+
+// BackgroundResult is the outcome of SummarizeBackground.
+type BackgroundResult struct {
+	// Summary is empty when the background is short enough or could not be
+	// summarised; Note then says which.
+	Summary string `json:"summary,omitempty"`
+	Tokens  int    `json:"tokens"`
+	Note    string `json:"note,omitempty"`
+}
+
+// MeetingReport says how one context was built.
+type MeetingReport struct {
+	Whiteboard Whiteboard `json:"whiteboard"`
+	// Background is "none", "full" or "summary".
+	Background string `json:"background"`
+}
+
+// ContextManager keeps a meeting's context under budget. Safe for concurrent use.
+type ContextManager struct {
+	cfg   MeetingConfig
+	model ChatModel
+}
+
+// NewContextManager validates c. model may be nil: level 2 then falls back
+// to level 1 and backgrounds are never summarised.
+func NewContextManager(c MeetingConfig, model ChatModel) (*ContextManager, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &ContextManager{cfg: c, model: model}, nil
+}
+
+const scratchpadSummarySystem = `Turn the meeting discussion below into a structured briefing in bullet points.
+Keep the key arguments, the disagreements, the decisions taken and the open questions.
+Leave out rhetoric, illustrative examples and repetition. Do not invent anything.`
+
+const backgroundSummarySystem = `Turn the background material below into a structured briefing in bullet points.
+Keep the key facts, requirements, constraints and goals, with their numbers and names.
+Leave out long explanations, examples and repetition. Do not invent anything.`
+
+func formatEntries(entries []ScratchpadEntry) string {
+	lines := make([]string, len(entries))
+	for i, e := range entries {
+		lines[i] = "[" + e.Agent + "]: " + e.Content
+	}
+	return strings.Join(lines, "\n")
+}
+
+// CompactScratchpad fits entries into the token budget, trying each level
+// in turn: 0, the full text; 1, earlier entries cut to TruncateChars
+// characters and the recent ones whole; 2, earlier entries summarised by the
+// model and the recent ones whole. Without a model, or when the model
+// fails, level 2 falls back to the level 1 text and says so in Note.
+func (m *ContextManager) CompactScratchpad(ctx context.Context, entries []ScratchpadEntry) (Whiteboard, error) {
+	if len(entries) == 0 {
+		return Whiteboard{Text: "No discussion yet."}, nil
+	}
+	full := formatEntries(entries)
+	wb := Whiteboard{FullTokens: stages.EstimateTokens(full)}
+	if wb.FullTokens <= m.cfg.BudgetTokens {
+		wb.Text, wb.Tokens = full, wb.FullTokens
+		return wb, nil
+	}
+	recent := m.cfg.RecentEntries
+	if len(entries) <= recent {
+		// Few entries: only the last stays whole, so there is something to compress.
+		recent = min(1, len(entries)-1)
+	}
+	early, late := entries[:len(entries)-recent], entries[len(entries)-recent:]
+	recentText := formatEntries(late)
+	earlyBudget := max(0, m.cfg.BudgetTokens-stages.EstimateTokens(recentText))
+
+	cut := make([]ScratchpadEntry, len(early))
+	for i, e := range early {
+		cut[i] = e
+		if stages.Chars(e.Content) > m.cfg.TruncateChars {
+			cut[i].Content = cutRunes(e.Content, m.cfg.TruncateChars) + "..."
+		}
+	}
+	level1 := joinNonEmpty("\n", formatEntries(cut), recentText)
+	if earlyBudget > 0 && stages.EstimateTokens(formatEntries(cut)) <= earlyBudget {
+		wb.Level, wb.Text = 1, level1
+		wb.Tokens = stages.EstimateTokens(wb.Text)
+		return wb, nil
+	}
+
+	fallback := func(why string) (Whiteboard, error) {
+		wb.Level, wb.Text = 1, level1
+		wb.Tokens = stages.EstimateTokens(wb.Text)
+		wb.Note = "level 2 needed but " + why + ": level 1 text returned, over budget"
+		return wb, nil
+	}
+	if m.model == nil {
+		return fallback("no model is configured")
+	}
+	summary, err := m.model.Complete(ctx, scratchpadSummarySystem, formatEntries(early), m.cfg.ScratchpadSummaryTokens)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return Whiteboard{}, ctxErr
+		}
+		return fallback("the model failed (" + err.Error() + ")")
+	}
+	if summary = strings.TrimSpace(summary); summary == "" {
+		return fallback("the model returned nothing")
+	}
+	wb.Level = 2
+	if recentText != "" {
+		wb.Text = "[Earlier discussion, summarised]\n" + summary + "\n\n[Recent entries]\n" + recentText
+	} else {
+		wb.Text = "[Discussion, summarised]\n" + summary
+	}
+	wb.Tokens = stages.EstimateTokens(wb.Text)
+	return wb, nil
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var kept []string
+	for _, p := range parts {
+		if p != "" {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, sep)
+}
+
+// SummarizeBackground summarises background material of more than
+// BackgroundTokens tokens. Shorter material, a missing model or a failing
+// model leave Summary empty, and the background is then sent in full.
+func (m *ContextManager) SummarizeBackground(ctx context.Context, background string) (BackgroundResult, error) {
+	res := BackgroundResult{Tokens: stages.EstimateTokens(background)}
+	switch {
+	case background == "":
+		res.Note = "no background"
+		return res, nil
+	case res.Tokens <= m.cfg.BackgroundTokens:
+		res.Note = fmt.Sprintf("%d tokens <= %d: sent in full", res.Tokens, m.cfg.BackgroundTokens)
+		return res, nil
+	case m.model == nil:
+		res.Note = fmt.Sprintf("%d tokens > %d but no model is configured: sent in full", res.Tokens, m.cfg.BackgroundTokens)
+		return res, nil
+	}
+	summary, err := m.model.Complete(ctx, backgroundSummarySystem, background, m.cfg.BackgroundSummaryTokens)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return BackgroundResult{}, ctxErr
+		}
+		res.Note = "the model failed (" + err.Error() + "): sent in full"
+		return res, nil
+	}
+	res.Summary = strings.TrimSpace(summary)
+	if res.Summary == "" {
+		res.Note = "the model returned nothing: sent in full"
+	}
+	return res, nil
+}
+
+// PrepareBackground fills s.BackgroundSummary when it is empty and the
+// background needs one.
+func (m *ContextManager) PrepareBackground(ctx context.Context, s *MeetingState) (BackgroundResult, error) {
+	if s.BackgroundSummary != "" {
+		return BackgroundResult{Summary: s.BackgroundSummary, Tokens: stages.EstimateTokens(s.Background), Note: "already summarised"}, nil
+	}
+	res, err := m.SummarizeBackground(ctx, s.Background)
+	if err == nil && res.Summary != "" {
+		s.BackgroundSummary = res.Summary
+	}
+	return res, err
+}
+
+// ChairContext builds the chair's (PM's) message: the topic, the full
+// background in round 0 and its summary afterwards (the full text when
+// there is no summary), and the whiteboard headed by the round number.
+func (m *ContextManager) ChairContext(ctx context.Context, s MeetingState) (string, MeetingReport, error) {
+	var rep MeetingReport
+	parts := []string{"## Meeting topic\n\n" + s.Topic + "\n"}
+	switch {
+	case s.Background == "" && s.BackgroundSummary == "":
+		rep.Background = "none"
+	case s.Round == 0 && s.Background != "", s.BackgroundSummary == "":
+		rep.Background = "full"
+		parts = append(parts, "## Background\n\n"+s.Background+"\n")
+	default:
+		rep.Background = "summary"
+		parts = append(parts, "## Background (summary)\n\n"+s.BackgroundSummary+"\n")
+	}
+	wb, err := m.CompactScratchpad(ctx, s.Scratchpad)
+	if err != nil {
+		return "", MeetingReport{}, err
+	}
+	rep.Whiteboard = wb
+	parts = append(parts, fmt.Sprintf("## Whiteboard (round %d)\n\n%s", s.Round, wb.Text))
+	return strings.Join(parts, "\n"), rep, nil
+}
+
+// AgentContext builds one agent's message: the background summary (or the
+// background when there is none), the compacted whiteboard and the chair's
+// question to this agent.
+func (m *ContextManager) AgentContext(ctx context.Context, s MeetingState, question string) (string, MeetingReport, error) {
+	var rep MeetingReport
+	var parts []string
+	switch {
+	case s.BackgroundSummary != "":
+		rep.Background = "summary"
+		parts = append(parts, "[Background]\n"+s.BackgroundSummary+"\n")
+	case s.Background != "":
+		rep.Background = "full"
+		parts = append(parts, "[Background]\n"+s.Background+"\n")
+	default:
+		rep.Background = "none"
+	}
+	wb, err := m.CompactScratchpad(ctx, s.Scratchpad)
+	if err != nil {
+		return "", MeetingReport{}, err
+	}
+	rep.Whiteboard = wb
+	parts = append(parts, wb.Text)
+	if question != "" {
+		parts = append(parts, "\n[Chair's question]\n"+question)
+	}
+	return strings.Join(parts, "\n"), rep, nil
+}

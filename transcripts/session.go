@@ -1,0 +1,346 @@
+package transcripts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/jetcompact/jetcompact/stages"
+)
+
+// MessageKind separates what is summarised from what is only selected.
+type MessageKind string
+
+// The kinds of session messages.
+const (
+	// KindProse is conversation: it is history, and history is summarised.
+	KindProse MessageKind = "prose"
+	// KindState is the artifact under edit (a page, a file, a canvas): it
+	// is never summarised; the latest one is always in the compacted view.
+	KindState MessageKind = "state"
+	// KindSummary marks the summary message that CompactedView puts first.
+	// Stores never hold it.
+	KindSummary MessageKind = "summary"
+)
+
+// Message is one message of a session, in the order it was appended.
+type Message struct {
+	ID   string      `json:"id"`
+	Role string      `json:"role"`
+	Kind MessageKind `json:"kind"`
+	Text string      `json:"text"`
+	// Archived messages are covered by the session summary. They are never
+	// deleted, so a bad summary can always be rebuilt from them.
+	Archived bool `json:"archived,omitempty"`
+}
+
+// Snapshot is a session as a Store holds it: the full history and the
+// compaction state.
+type Snapshot struct {
+	Session  string    `json:"session"`
+	Messages []Message `json:"messages"` // every message, archived ones included
+	// Summary covers every message up to and including SummaryThroughID.
+	Summary          string `json:"context_summary,omitempty"`
+	SummaryThroughID string `json:"context_summary_through_message_id,omitempty"`
+	// Revision versions the compaction state (Summary, SummaryThroughID and
+	// the archive marks). Appends do not move it; each committed compaction
+	// does. 0 means never compacted.
+	Revision uint64 `json:"revision"`
+}
+
+// Store keeps sessions. Implementations must be safe for concurrent use.
+// The conformance suite in package sessiontest pins the contract down.
+type Store interface {
+	// Load returns the session's full history and its compaction state.
+	// An unknown session is empty, with Revision 0.
+	Load(ctx context.Context, session string) (Snapshot, error)
+	// Append adds m at the end of the session and returns it as stored.
+	// An empty ID is assigned by the store; an empty Kind means prose.
+	// Appending an ID the session already holds stores nothing and returns
+	// the stored message, so retried appends do not duplicate.
+	Append(ctx context.Context, session string, m Message) (Message, error)
+	// CommitCompaction stores summary as covering every message up to and
+	// including throughID and marks those messages archived, in one atomic
+	// step, provided the compaction state is still at expectedRevision. If
+	// it moved, it returns ErrConflict and changes nothing. throughID must
+	// be a message of the session after the current SummaryThroughID.
+	CommitCompaction(ctx context.Context, session string, expectedRevision uint64, summary, throughID string) error
+}
+
+// Errors a Store returns.
+var (
+	// ErrConflict: another compaction committed since the snapshot was loaded.
+	ErrConflict = errors.New("compaction state moved since it was loaded")
+	// ErrUnknownMessage: throughID is not a message of the session.
+	ErrUnknownMessage = errors.New("unknown message")
+)
+
+// NormalizeMessage applies the Append defaults and checks the kind. Stores
+// call it before storing.
+func NormalizeMessage(m Message) (Message, error) {
+	m.Archived = false
+	switch m.Kind {
+	case "":
+		m.Kind = KindProse
+	case KindProse, KindState:
+	default:
+		return Message{}, fmt.Errorf("%w: message kind %q (want prose or state)", ErrInvalid, m.Kind)
+	}
+	return m, nil
+}
+
+// CompactedView is what is sent to the model for s: the summary first (when
+// there is one), then the latest state message if it is archived, then
+// every message that is not archived, in order.
+func CompactedView(s Snapshot) []Message {
+	var out []Message
+	if s.Summary != "" {
+		out = append(out, Message{
+			ID:   "summary-through-" + s.SummaryThroughID,
+			Role: "system",
+			Kind: KindSummary,
+			Text: "Summary of the earlier conversation:\n" + s.Summary,
+		})
+	}
+	latest := -1
+	for i, m := range s.Messages {
+		if m.Kind == KindState {
+			latest = i
+		}
+	}
+	if latest >= 0 && s.Messages[latest].Archived {
+		out = append(out, s.Messages[latest])
+	}
+	for _, m := range s.Messages {
+		if !m.Archived {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// FullHistory returns every message of s in order, archived ones included
+// and marked: the replay of what was actually said.
+func FullHistory(s Snapshot) []Message {
+	return append([]Message(nil), s.Messages...)
+}
+
+// RenderMessages writes messages as "role: text" blocks, the text whose
+// tokens count against the window.
+func RenderMessages(ms []Message) string {
+	var b strings.Builder
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(m.Role)
+		b.WriteString(": ")
+		b.WriteString(m.Text)
+	}
+	return b.String()
+}
+
+// CompactionConfig holds the session compactor's knobs (seeds 001, 004).
+type CompactionConfig struct {
+	// WindowTokens is the model's context window. Default 128000; set it to
+	// the model's.
+	WindowTokens int `yaml:"window_tokens" json:"window_tokens"`
+	// AutoRatio: compaction starts when the compacted view reaches this share
+	// of the window. Default 0.8.
+	AutoRatio float64 `yaml:"auto_ratio" json:"auto_ratio"`
+	// KeepRecent messages are never summarised. Default 6.
+	KeepRecent int `yaml:"keep_recent" json:"keep_recent"`
+	// SummaryMaxTokens bounds the summary; 0 derives it from its input with
+	// stages.MaxSummaryTokens. Default 0.
+	SummaryMaxTokens int `yaml:"summary_max_tokens" json:"summary_max_tokens"`
+}
+
+// DefaultCompactionConfig returns the shipped knobs.
+func DefaultCompactionConfig() CompactionConfig {
+	return CompactionConfig{WindowTokens: 128000, AutoRatio: 0.8, KeepRecent: 6}
+}
+
+// Validate reports every knob that is out of range.
+func (c CompactionConfig) Validate() error {
+	var errs []error
+	if c.WindowTokens <= 0 {
+		errs = append(errs, fmt.Errorf("%w: session.window_tokens must be > 0, got %d", ErrInvalid, c.WindowTokens))
+	}
+	if !(c.AutoRatio > 0 && c.AutoRatio <= 1) {
+		errs = append(errs, fmt.Errorf("%w: session.auto_ratio must be in (0, 1], got %v", ErrInvalid, c.AutoRatio))
+	}
+	if c.KeepRecent < 0 {
+		errs = append(errs, fmt.Errorf("%w: session.keep_recent must be >= 0, got %d", ErrInvalid, c.KeepRecent))
+	}
+	if c.SummaryMaxTokens < 0 {
+		errs = append(errs, fmt.Errorf("%w: session.summary_max_tokens must be >= 0, got %d", ErrInvalid, c.SummaryMaxTokens))
+	}
+	return errors.Join(errs...)
+}
+
+// ThresholdTokens is AutoRatio × WindowTokens, rounded up.
+func (c CompactionConfig) ThresholdTokens() int {
+	return int(math.Ceil(c.AutoRatio*float64(c.WindowTokens) - 1e-9))
+}
+
+// The outcomes of a compaction. A model that produces nothing is "no
+// summary produced", never "rejected": nobody rejected anything.
+const (
+	OutcomeApplied   = "applied"
+	OutcomeNoSummary = "no summary produced"
+	OutcomeDeclined  = "declined"
+	OutcomeNotNeeded = "not needed"
+)
+
+// CompactionResult reports one compaction attempt.
+type CompactionResult struct {
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason,omitempty"`
+	// UsageTokens is the estimated size of the compacted view before the
+	// attempt; ThresholdTokens is where compaction starts.
+	UsageTokens     int `json:"usage_tokens"`
+	ThresholdTokens int `json:"threshold_tokens"`
+	// BaseRevision is the revision the attempt loaded.
+	BaseRevision uint64 `json:"base_revision"`
+	ThroughID    string `json:"through_id,omitempty"`
+	// SummarisedMessages is how many prose messages the summary replaces;
+	// ArchivedMessages how many messages the commit archives (state included).
+	SummarisedMessages int `json:"summarised_messages,omitempty"`
+	ArchivedMessages   int `json:"archived_messages,omitempty"`
+	CharsReplaced      int `json:"chars_replaced,omitempty"`
+	SummaryChars       int `json:"summary_chars,omitempty"`
+}
+
+// Compactor compacts sessions of one Store. Safe for concurrent use; two
+// compactions of one session race on the store's revision, and the loser
+// declines instead of retrying: its view of the session is stale.
+type Compactor struct {
+	cfg   CompactionConfig
+	store Store
+	model ChatModel
+}
+
+// NewCompactor validates c. model may be nil: every compaction then ends in
+// "no summary produced".
+func NewCompactor(c CompactionConfig, store Store, model ChatModel) (*Compactor, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if store == nil {
+		return nil, fmt.Errorf("%w: session compactor needs a store", ErrInvalid)
+	}
+	return &Compactor{cfg: c, store: store, model: model}, nil
+}
+
+const sessionSummarySystem = `Summarise the earlier part of a conversation so that it can continue without it.
+Keep conclusions, decisions, numbers, file names and paths, commands, open tasks and constraints.
+Drop repetition and pleasantries. Never invent facts. Write in the conversation's language.
+The current version of the document being edited is kept separately: do not restate it.`
+
+// Compact compacts session when its compacted view has reached the
+// threshold, and reports "not needed" otherwise.
+func (c *Compactor) Compact(ctx context.Context, session string) (CompactionResult, error) {
+	return c.compact(ctx, session, false)
+}
+
+// CompactNow compacts session whatever its size.
+func (c *Compactor) CompactNow(ctx context.Context, session string) (CompactionResult, error) {
+	return c.compact(ctx, session, true)
+}
+
+func (c *Compactor) compact(ctx context.Context, session string, force bool) (CompactionResult, error) {
+	snap, err := c.store.Load(ctx, session)
+	if err != nil {
+		return CompactionResult{}, err
+	}
+	res := CompactionResult{
+		UsageTokens:     stages.EstimateTokens(RenderMessages(CompactedView(snap))),
+		ThresholdTokens: c.cfg.ThresholdTokens(),
+		BaseRevision:    snap.Revision,
+	}
+	if !force && res.UsageTokens < res.ThresholdTokens {
+		res.Outcome = OutcomeNotNeeded
+		res.Reason = fmt.Sprintf("%d tokens < %d (%.0f%% of %d)", res.UsageTokens, res.ThresholdTokens, c.cfg.AutoRatio*100, c.cfg.WindowTokens)
+		return res, nil
+	}
+	var live []Message
+	for _, m := range snap.Messages {
+		if !m.Archived {
+			live = append(live, m)
+		}
+	}
+	if len(live) <= c.cfg.KeepRecent {
+		res.Outcome = OutcomeNotNeeded
+		res.Reason = fmt.Sprintf("%d live messages, all among the %d most recent", len(live), c.cfg.KeepRecent)
+		return res, nil
+	}
+	older := live[:len(live)-c.cfg.KeepRecent]
+	var prose []Message
+	for _, m := range older {
+		if m.Kind != KindState {
+			prose = append(prose, m)
+		}
+	}
+	if len(prose) == 0 {
+		res.Outcome = OutcomeNotNeeded
+		res.Reason = "the older messages are all state, which is selected, never summarised"
+		return res, nil
+	}
+	res.ThroughID = older[len(older)-1].ID
+	res.SummarisedMessages = len(prose)
+	res.ArchivedMessages = len(older)
+
+	input := RenderMessages(prose)
+	if snap.Summary != "" {
+		input = "Summary so far:\n" + snap.Summary + "\n\nLater messages:\n" + input
+	}
+	res.CharsReplaced = stages.Chars(snap.Summary) + charsOf(prose)
+	if c.model == nil {
+		res.Outcome, res.Reason = OutcomeNoSummary, "no model is configured"
+		return res, nil
+	}
+	maxTokens := c.cfg.SummaryMaxTokens
+	if maxTokens == 0 {
+		maxTokens = stages.MaxSummaryTokens(input)
+	}
+	summary, err := c.model.Complete(ctx, sessionSummarySystem, input, maxTokens)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return CompactionResult{}, ctxErr
+		}
+		res.Outcome, res.Reason = OutcomeNoSummary, "the model failed: "+err.Error()
+		return res, nil
+	}
+	summary = strings.TrimSpace(summary)
+	res.SummaryChars = stages.Chars(summary)
+	switch {
+	case summary == "":
+		res.Outcome, res.Reason = OutcomeNoSummary, "the model returned nothing"
+		return res, nil
+	case res.SummaryChars >= res.CharsReplaced:
+		res.Outcome = OutcomeNoSummary
+		res.Reason = fmt.Sprintf("the summary (%d chars) is not shorter than what it replaces (%d chars)", res.SummaryChars, res.CharsReplaced)
+		return res, nil
+	}
+	err = c.store.CommitCompaction(ctx, session, snap.Revision, summary, res.ThroughID)
+	if errors.Is(err, ErrConflict) {
+		res.Outcome = OutcomeDeclined
+		res.Reason = "another compaction committed first; this one's view is stale"
+		return res, nil
+	}
+	if err != nil {
+		return CompactionResult{}, fmt.Errorf("commit compaction of %q: %w", session, err)
+	}
+	res.Outcome = OutcomeApplied
+	return res, nil
+}
+
+func charsOf(ms []Message) int {
+	n := 0
+	for _, m := range ms {
+		n += stages.Chars(m.Text)
+	}
+	return n
+}
