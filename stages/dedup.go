@@ -32,7 +32,9 @@ type dedupNode struct{ opt DedupOptions }
 
 // NewDedup builds the duplicate-merge node. It drops paragraphs, lines and
 // inline sentences seen before, keeping the first occurrence, and never adds
-// counts. On logs it leaves single lines to log_dedup, which counts them.
+// counts. Lines shorter than MinLineChars (braces, "nl", separators, the
+// short lines of a failure reason) always stay. Logs are left to log_dedup,
+// which counts what it merges.
 func NewDedup(o DedupOptions) Node { return dedupNode{o} }
 
 func (dedupNode) Key() Key { return KeyDedup }
@@ -43,6 +45,13 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return Outcome{}, err
 	}
+	if in.Kind == KindLog {
+		// Logs are left to log_dedup, which counts what it merges: in build
+		// output a repeated block (three failed retries, one stack per
+		// failing test) is evidence, and dropping it silently would
+		// misstate it.
+		return skip(in, "logs are left to log_dedup"), nil
+	}
 	lines := splitLines(in.Text)
 	if len(lines) < 2 && !strings.Contains(in.Text, ". ") {
 		return skip(in, "nothing to merge"), nil
@@ -51,11 +60,7 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	seenPara := map[uint64]struct{}{}
 	seenLine := map[uint64]struct{}{}
 	seenSentence := map[uint64]struct{}{}
-	// Logs are left to log_dedup, which counts what it merges: in build
-	// output a repeated block (three failed retries, one stack per failing
-	// test) is evidence, and dropping it silently would misstate it.
-	dedupParas := in.Kind != KindLog
-	dedupLines := in.Kind != KindLog && in.Kind != KindJSON
+	dedupLines := in.Kind != KindJSON
 	dedupSentences := in.Kind == KindProse || in.Kind == KindTranscript
 
 	out := make([]string, 0, len(lines))
@@ -68,7 +73,7 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			end++
 		}
 		para := lines[start:end]
-		if dedupParas && len(para) > 1 {
+		if len(para) > 1 {
 			h := maphash.String(dedupSeed, strings.Join(para, "\n"))
 			if _, dup := seenPara[h]; dup && !hasProtected(para) {
 				// Drop the paragraph and the blank line after it.

@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -276,34 +277,43 @@ func (n keywordsNode) markRare(ctx context.Context, lines []string, score []int8
 	return nil
 }
 
-// Signal words, scored by what they say about the run. 3: something went
-// wrong. 2: a fact worth keeping (a warning, an expectation, a summary).
-var signalWords = map[string]int8{
-	"error": 3, "errors": 3, "err": 3, "fail": 3, "fails": 3, "failed": 3, "failing": 3,
-	"failure": 3, "failures": 3, "fatal": 3, "exception": 3, "exceptions": 3, "panic": 3,
-	"panicked": 3, "traceback": 3, "abort": 3, "aborted": 3, "aborting": 3, "segfault": 3,
-	"segmentation": 3, "sigsegv": 3, "sigabrt": 3, "sigkill": 3, "crash": 3, "crashed": 3,
-	"assert": 3, "assertion": 3, "undefined": 3, "unmatched": 3, "unexpected": 3,
-	"invalid": 3, "illegal": 3, "cannot": 3, "unable": 3, "denied": 3, "refused": 3,
-	"timeout": 3, "killed": 3, "mismatch": 3, "missing": 3, "violation": 3,
-	"violations": 3, "offense": 3, "offenses": 3, "severity": 3, "notok": 3,
-	"unresolved": 3, "forbidden": 3, "unauthorized": 3, "rejected": 3, "corrupt": 3,
-	"broken": 3, "disconnected": 3, "overflow": 3, "conflict": 3, "conflicts": 3,
-	"warning": 2, "warnings": 2, "warn": 2, "deprecated": 2, "expected": 2, "actual": 2,
-	"expecting": 2, "got": 1, "summary": 2, "skipped": 1,
+// signalWord scores a lower-case word by what it says about the run.
+// 3: something went wrong. 2: a fact worth keeping (a warning, an
+// expectation, a summary). 1: a weak fact. A switch, not a map: it is
+// looked up for every word of every line.
+func signalWord(w string) int8 {
+	switch w {
+	case "error", "errors", "err", "fail", "fails", "failed", "failing", "failure", "failures",
+		"fatal", "exception", "exceptions", "panic", "panicked", "traceback", "abort", "aborted",
+		"aborting", "segfault", "segmentation", "sigsegv", "sigabrt", "sigkill", "crash", "crashed",
+		"assert", "assertion", "undefined", "unmatched", "unexpected", "invalid", "illegal", "cannot",
+		"unable", "denied", "refused", "timeout", "killed", "mismatch", "missing", "violation",
+		"violations", "offense", "offenses", "severity", "notok", "unresolved", "forbidden",
+		"unauthorized", "rejected", "corrupt", "broken", "disconnected", "overflow", "conflict",
+		"conflicts":
+		return 3
+	case "warning", "warnings", "warn", "deprecated", "expected", "actual", "expecting", "summary":
+		return 2
+	case "got", "skipped":
+		return 1
+	}
+	return 0
 }
 
-// signalPairs are two-word phrases that signal a failure on their own.
-var signalPairs = map[[2]string]int8{
-	{"not", "found"}: 3, {"no", "such"}: 3, {"could", "not"}: 3, {"couldn", "t"}: 3,
-	{"can", "t"}: 3, {"did", "not"}: 3, {"exited", "with"}: 3, {"exit", "code"}: 3,
-	{"exit", "status"}: 3, {"timed", "out"}: 3, {"no", "rule"}: 3, {"not", "ok"}: 3,
-	{"did", "you"}: 3, {"does", "not"}: 3, {"not", "supported"}: 3, {"stack", "trace"}: 3,
-	{"core", "dumped"}: 3, {"non", "zero"}: 3, {"won", "t"}: 3, {"doesn", "t"}: 3,
+// signalPair scores a two-word phrase ("not found") that signals a
+// failure on its own.
+func signalPair(p string) int8 {
+	switch p {
+	case "not found", "no such", "could not", "couldn t", "can t", "did not", "exited with",
+		"exit code", "exit status", "timed out", "no rule", "not ok", "did you", "does not",
+		"not supported", "stack trace", "core dumped", "non zero", "won t", "doesn t":
+		return 3
+	}
+	return 0
 }
 
 // signalMarks are symbols that mark a failure in test and build output.
-var signalMarks = [...]string{"✖", "✗", "❌", "✘", "[-]", "***", "!!!", "FAIL", "ERR!"}
+var signalMarks = [...]string{"✖", "✗", "❌", "✘", "[-]", "***", "!!!"}
 
 // lineSignal scores one line: 3 for a failure, 2 for a command, a warning
 // or an expectation, 1 for weaker facts, 0 for nothing. Counts of zero
@@ -360,32 +370,25 @@ func rawSignal(line string) int {
 	if numberedItem(strings.TrimLeft(rest, " \t")) {
 		best = 2
 	}
-	for _, m := range signalMarks {
-		if strings.Contains(line, m) {
-			return 3
-		}
-	}
-	var buf [24]byte
-	var prev [24]byte
+	var buf [32]byte // previous word, a space, this word
 	prevLen := 0
 	prevZero := false // the previous token was the number 0
+	marks := false    // the line holds a byte that may start a mark
 	for i := start; i < len(line); {
 		c := line[i]
 		if !isLetter(c) {
-			if c == 0x1b {
+			switch {
+			case c == 0x1b:
 				i = skipANSI(line, i)
 				continue
-			}
-			if isDigit(c) {
+			case isDigit(c):
 				e := digitRun(line, i)
-				prevZero = e-i == 1 && c == '0'
-				if e < len(line) && isLetter(line[e]) {
-					// 404NotFound, x86: not a word boundary we trust.
-					prevZero = false
-				}
+				prevZero = e-i == 1 && c == '0' && (e == len(line) || !isLetter(line[e]))
 				i = e
 				prevLen = 0
 				continue
+			case c >= 0x80 || c == '*' || c == '!' || c == '-':
+				marks = true
 			}
 			i++
 			continue
@@ -394,18 +397,26 @@ func rawSignal(line string) int {
 		for e < len(line) && (isLetter(line[e]) || line[e] == '_') {
 			e++
 		}
-		w := line[i:e]
-		n := 0
-		for k := 0; k < len(w) && n < len(buf); k++ {
-			buf[n] = lower(w[k])
-			n++
+		n := e - i
+		if n > 15 {
+			n = 15
 		}
-		word := buf[:n]
-		s := wordSignal(word)
+		if prevLen > 16 {
+			prevLen = 0
+		}
+		w := buf[prevLen+1 : prevLen+1+n]
+		for k := range w {
+			w[k] = lower(line[i+k])
+		}
+		s := int8(0)
+		if e-i <= 15 {
+			s = wordSignal(w)
+		}
 		if s == 0 && prevLen > 0 {
-			s = signalPairs[[2]string{string(prev[:prevLen]), string(word)}]
+			buf[prevLen] = ' '
+			s = signalPair(string(buf[:prevLen+1+n]))
 		}
-		if s > 0 && (prevZero || zeroAfter(line, e) || noBefore(prev[:prevLen])) {
+		if s > 0 && (prevZero || zeroAfter(line, e) || noBefore(buf[:prevLen])) {
 			s = 0
 		}
 		if int(s) > best {
@@ -414,10 +425,17 @@ func rawSignal(line string) int {
 				return 3
 			}
 		}
-		copy(prev[:], word)
+		copy(buf[:], w)
 		prevLen = n
 		prevZero = false
 		i = e
+	}
+	if marks {
+		for _, m := range signalMarks {
+			if strings.Contains(line, m) {
+				return 3
+			}
+		}
 	}
 	return best
 }
@@ -425,10 +443,10 @@ func rawSignal(line string) int {
 // wordSignal looks a lower-case word up, and also catches compound names
 // such as AssertionError, RuntimeException or TestFailure.
 func wordSignal(w []byte) int8 {
-	if s, ok := signalWords[string(w)]; ok {
+	if s := signalWord(string(w)); s > 0 {
 		return s
 	}
-	if len(w) > 5 && strings.IndexByte(string(w), '_') < 0 {
+	if len(w) > 5 && bytes.IndexByte(w, '_') < 0 {
 		for _, suf := range [...]string{"error", "exception", "failure", "failed", "fault"} {
 			if len(w) > len(suf) && string(w[len(w)-len(suf):]) == suf {
 				return 3

@@ -154,38 +154,42 @@ func (n logdedupNode) mine(ctx context.Context, lines []string) (string, error) 
 	return joinLines(out), nil
 }
 
-// runs collapses runs of consecutive lines that are equal once digits are
-// masked and that carry no failure signal.
+// runs collapses runs of consecutive lines that are equal once numbers
+// are masked and that carry no failure signal.
 func (n logdedupNode) runs(ctx context.Context, lines []string) (string, error) {
 	cc := canceled{ctx: ctx}
 	out := make([]string, 0, len(lines))
+	changed := false
+	head, weight := splitCount(lines[0])
+	h := maskedHash(head)
 	for i := 0; i < len(lines); {
 		if err := cc.check(); err != nil {
 			return "", err
 		}
-		line := lines[i]
-		head, weight := splitCount(line)
-		if len(strings.TrimSpace(head)) < 8 || IsProtectedLine(line) || lineSignal(head) > 0 {
-			out = append(out, line)
-			i++
-			continue
-		}
-		h := maskedHash(head)
+		// Find the run [i, j) of lines equal to line i once masked.
 		j, total := i+1, weight
-		for j < len(lines) {
-			hj, wj := splitCount(lines[j])
-			if maskedHash(hj) != h {
+		var nextHead string
+		var nextWeight int
+		var nextHash uint64
+		for ; j < len(lines); j++ {
+			nextHead, nextWeight = splitCount(lines[j])
+			nextHash = maskedHash(nextHead)
+			if nextHash != h {
 				break
 			}
-			total += wj
-			j++
+			total += nextWeight
 		}
-		if j-i >= n.opt.MinRun || (j-i > 1 && weight > 1) {
+		if (j-i >= n.opt.MinRun || (j-i > 1 && weight > 1)) && len(strings.TrimSpace(head)) >= 8 &&
+			!IsProtectedLine(head) && lineSignal(head) == 0 {
 			out = append(out, withCount(head, total))
+			changed = true
 		} else {
 			out = append(out, lines[i:j]...)
 		}
-		i = j
+		i, head, weight, h = j, nextHead, nextWeight, nextHash
+	}
+	if !changed {
+		return joinLines(lines), nil
 	}
 	return joinLines(out), nil
 }
@@ -242,6 +246,11 @@ func maskToken(t string) tok {
 	}
 	for j := 0; j < len(t); {
 		c := t[j]
+		if c == '-' && j+1 < len(t) && isDigit(t[j+1]) && (j == 0 || !isWordByte(t[j-1]) || t[j-1] == '_') {
+			// The sign of a number: blk_-42 and blk_42 have one shape.
+			j++
+			continue
+		}
 		if isHexDigit(c) {
 			e, hasDigit := j, false
 			for e < len(t) && isHexDigit(t[e]) {

@@ -1,23 +1,423 @@
 package stages
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"strings"
+)
 
-// NearDupOptions are the node's knobs.
-type NearDupOptions struct{}
+// NearDupOptions are the near-duplicate node's knobs.
+type NearDupOptions struct {
+	// MaxDistance is the largest Hamming distance between two 64-bit
+	// SimHashes that still counts as a near duplicate. At most 3 are
+	// found by the 4 bands every fingerprint is filed under.
+	MaxDistance int `yaml:"max_distance"`
+	// MinTokens: shorter units (lines or paragraphs) are never merged; a
+	// one-word change in a short line is a different statement.
+	MinTokens int `yaml:"min_tokens"`
+	// MaxCompare bounds the fingerprints one unit is compared with in each
+	// band bucket, so that crafted input stays linear.
+	MaxCompare int `yaml:"max_compare"`
+}
 
 // DefaultNearDupOptions returns the shipped defaults.
-func DefaultNearDupOptions() NearDupOptions { return NearDupOptions{} }
+func DefaultNearDupOptions() NearDupOptions {
+	return NearDupOptions{MaxDistance: 3, MinTokens: 8, MaxCompare: 16}
+}
 
 // Validate reports a knob that is out of range.
-func (o NearDupOptions) Validate() error { return nil }
+func (o NearDupOptions) Validate() error {
+	var errs []error
+	if o.MaxDistance < 0 || o.MaxDistance > simBands-1 {
+		errs = append(errs, &fieldError{"max_distance", fmt.Sprintf("must be in [0, %d], got %d", simBands-1, o.MaxDistance)})
+	}
+	errs = append(errs, mustBePositive("min_tokens", o.MinTokens), mustBePositive("max_compare", o.MaxCompare))
+	return errors.Join(errs...)
+}
 
 type neardupNode struct{ opt NearDupOptions }
 
-// NewNearDup builds the node. TODO: real implementation.
+// NewNearDup builds the near-duplicate node. Each unit (a paragraph of
+// prose or a transcript, a record of a log) gets a 64-bit SimHash over its
+// token bigrams, with ids, hashes, timestamps and long numbers masked, so
+// that repeats differing only there land on the same fingerprint. A unit
+// within MaxDistance bits of an earlier kept one is dropped. Candidates
+// are found through four 16-bit bands (pigeonhole: at distance 3 or less
+// one band is equal), and each band bucket is searched among its latest
+// MaxCompare entries only, so the work per unit is bounded.
+//
+// In prose and transcripts the merge is silent: no count, no speaker
+// tally, since a decider reads counts as votes. In logs made of records a
+// merged record adds its count to the kept one (" [×N]"). Build and test
+// output is left alone: its repeats (retries, one failure per test) are
+// the evidence. Protected placeholder lines are never merged.
 func NewNearDup(o NearDupOptions) Node { return neardupNode{o} }
 
 func (neardupNode) Key() Key { return KeyNearDup }
 
+const simBands = 4
+
 func (n neardupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
-	return skip(in, "not implemented"), nil
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, err
+	}
+	var pass func(context.Context, string) (string, error)
+	switch in.Kind {
+	case KindProse, KindTranscript:
+		pass = n.paragraphs
+	case KindLog:
+		if !recordLog(splitLines(in.Text)) {
+			return skip(in, "build output keeps its repeats"), nil
+		}
+		pass = n.records
+	default:
+		return skip(in, "kind "+string(in.Kind)+" is left to structured"), nil
+	}
+	out, err := fixpoint(ctx, in.Text, 4, pass)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if out == in.Text {
+		return skip(in, "no near duplicates"), nil
+	}
+	return done(out), nil
+}
+
+// recordLog reports whether most non-blank lines are log records.
+func recordLog(lines []string) bool {
+	records, nonBlank := 0, 0
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		nonBlank++
+		if isLogRecord(l) {
+			records++
+		}
+	}
+	return records > 0 && records*2 >= nonBlank
+}
+
+// simIndex files fingerprints under their four bands.
+type simIndex struct {
+	opt     NearDupOptions
+	buckets map[uint32][]int32 // band<<16|value -> unit ids, latest last
+	prints  []uint64
+}
+
+func newSimIndex(o NearDupOptions) *simIndex {
+	return &simIndex{opt: o, buckets: map[uint32][]int32{}}
+}
+
+// find returns the unit whose fingerprint is nearest to fp within
+// MaxDistance, or -1.
+func (x *simIndex) find(fp uint64) int {
+	best, bestD := -1, x.opt.MaxDistance+1
+	for b := 0; b < simBands; b++ {
+		ids := x.buckets[bandKey(fp, b)]
+		for k, seen := len(ids)-1, 0; k >= 0 && seen < x.opt.MaxCompare; k, seen = k-1, seen+1 {
+			id := int(ids[k])
+			if d := bits.OnesCount64(fp ^ x.prints[id]); d < bestD || (d == bestD && id < best) {
+				best, bestD = id, d
+			}
+		}
+	}
+	return best
+}
+
+// add files fp and returns its unit id.
+func (x *simIndex) add(fp uint64) int {
+	id := len(x.prints)
+	x.prints = append(x.prints, fp)
+	for b := 0; b < simBands; b++ {
+		k := bandKey(fp, b)
+		ids := x.buckets[k]
+		if len(ids) >= 4*x.opt.MaxCompare {
+			// Keep the bucket bounded: the oldest entries are never read.
+			ids = append(ids[:0], ids[len(ids)-x.opt.MaxCompare:]...)
+		}
+		x.buckets[k] = append(ids, int32(id))
+	}
+	return id
+}
+
+func bandKey(fp uint64, b int) uint32 {
+	return uint32(b)<<16 | uint32(fp>>(16*b))&0xffff
+}
+
+// maxUnitBytes: larger units are not fingerprinted. Exact repeats of them
+// are the dedup node's; a near repeat of a page-long block is rare, and
+// one fingerprint would blur it.
+const maxUnitBytes = 64 << 10
+
+func unitBytes(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		n += len(l) + 1
+	}
+	return n
+}
+
+// paragraphs drops near-duplicate paragraphs (blank-line separated
+// blocks; a one-line block is a line) silently.
+func (n neardupNode) paragraphs(ctx context.Context, text string) (string, error) {
+	lines := splitLines(text)
+	cc := canceled{ctx: ctx}
+	idx := newSimIndex(n.opt)
+	out := make([]string, 0, len(lines))
+	changed := false
+	for start := 0; start < len(lines); {
+		if err := cc.check(); err != nil {
+			return "", err
+		}
+		end := start
+		for end < len(lines) && strings.TrimSpace(lines[end]) != "" {
+			end++
+		}
+		para := lines[start:end]
+		if len(para) > 0 && !hasProtected(para) && unitBytes(para) <= maxUnitBytes {
+			fp, ntok := simhash(para)
+			if ntok >= n.opt.MinTokens {
+				if idx.find(fp) >= 0 && !headsTurn(para, lines[end:]) {
+					changed = true
+					start = end + 1 // the paragraph and the blank line after it
+					continue
+				}
+				idx.add(fp)
+			}
+		}
+		out = append(out, para...)
+		if end < len(lines) {
+			out = append(out, lines[end])
+		}
+		start = end + 1
+	}
+	if !changed {
+		return text, nil
+	}
+	// A dropped last paragraph can leave a trailing blank line behind.
+	for len(out) > 1 && out[len(out)-1] == "" && strings.TrimSpace(out[len(out)-2]) == "" {
+		out = out[:len(out)-1]
+	}
+	return joinLines(out), nil
+}
+
+// headsTurn reports a paragraph holding a speaker label ("Bob: ...",
+// "[12:00 INFO] Bob: ...") whose turn goes on in the lines after it:
+// dropping it would hand those lines to the previous speaker.
+func headsTurn(para, after []string) bool {
+	turn := false
+	for _, l := range para {
+		if isTurnStart(l) {
+			turn = true
+			break
+		}
+	}
+	if !turn {
+		return false
+	}
+	for _, l := range after {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		return !isTurnStart(l)
+	}
+	return false
+}
+
+func isTurnStart(line string) bool {
+	body := line
+	if line != "" && line[0] == '[' && isLogRecord(line) {
+		if i := strings.IndexByte(line, ']'); i > 0 && i+2 < len(line) {
+			body = line[i+2:]
+		}
+	}
+	return turnStart.MatchString(body)
+}
+
+// records merges near-duplicate log records into the first one and adds
+// their counts to it. Records with equal masked text share one lookup.
+func (n neardupNode) records(ctx context.Context, text string) (string, error) {
+	lines := splitLines(text)
+	cc := canceled{ctx: ctx}
+	idx := newSimIndex(n.opt)
+	lineOf := []int{}                // unit id -> line index
+	count := make([]int, len(lines)) // kept line -> count it stands for
+	drop := make([]bool, len(lines))
+	seen := map[uint64]int{} // masked text -> unit id
+	changed := false
+	var toks []uint64
+	for i, l := range lines {
+		if err := cc.check(); err != nil {
+			return "", err
+		}
+		if !isLogRecord(l) || IsProtectedLine(l) {
+			continue
+		}
+		// A record with continuation lines (a stack trace) stays whole.
+		if i+1 < len(lines) && lines[i+1] != "" && !isLogRecord(lines[i+1]) {
+			continue
+		}
+		head, w := splitCount(l)
+		if len(head) > maxUnitBytes {
+			continue
+		}
+		toks = simTokens([]string{head}, toks[:0])
+		if len(toks) < n.opt.MinTokens {
+			continue
+		}
+		key := seqKey(toks)
+		u, ok := seen[key]
+		if !ok {
+			fp := fingerprint(toks)
+			u = idx.find(fp)
+			if u < 0 {
+				u = idx.add(fp)
+				lineOf = append(lineOf, i)
+				seen[key] = u
+				count[i] = w
+				continue
+			}
+			seen[key] = u
+		}
+		if lineOf[u] == i {
+			continue
+		}
+		count[lineOf[u]] += w
+		drop[i] = true
+		changed = true
+	}
+	if !changed {
+		return text, nil
+	}
+	out := make([]string, 0, len(lines))
+	for i, l := range lines {
+		if drop[i] {
+			continue
+		}
+		if count[i] > 1 {
+			head, _ := splitCount(l)
+			l = withCount(head, count[i])
+		}
+		out = append(out, l)
+	}
+	return joinLines(out), nil
+}
+
+// simTokens appends the masked token hashes of lines to dst.
+func simTokens(lines []string, dst []uint64) []uint64 {
+	for _, line := range lines {
+		for i := 0; i < len(line); {
+			for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+				i++
+			}
+			s := i
+			for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+				i++
+			}
+			if s < i {
+				dst = append(dst, simToken(line[s:i]))
+			}
+		}
+	}
+	return dst
+}
+
+// seqKey hashes a token sequence exactly: equal keys, equal masked text.
+func seqKey(toks []uint64) uint64 {
+	k := uint64(fnvOffset) ^ uint64(len(toks))
+	for _, t := range toks {
+		k = (k ^ t) * fnvPrime
+	}
+	return k
+}
+
+// fingerprint is the SimHash of a token sequence over its bigrams (the
+// token itself when there is only one).
+func fingerprint(toks []uint64) uint64 {
+	var acc [64]int32
+	vote := func(h uint64) {
+		// Spread the feature hash before voting, so similar hashes differ.
+		h ^= h >> 33
+		h *= 0xff51afd7ed558ccd
+		h ^= h >> 33
+		for b := 0; b < 64; b++ {
+			acc[b] += int32(h>>b&1)*2 - 1
+		}
+	}
+	if len(toks) == 1 {
+		vote(toks[0])
+	}
+	for i := 1; i < len(toks); i++ {
+		vote(toks[i-1]*fnvPrime ^ toks[i])
+	}
+	var fp uint64
+	for b := 0; b < 64; b++ {
+		if acc[b] > 0 {
+			fp |= 1 << b
+		}
+	}
+	return fp
+}
+
+// simhash fingerprints lines and returns the fingerprint and token count.
+func simhash(lines []string) (uint64, int) {
+	toks := simTokens(lines, nil)
+	return fingerprint(toks), len(toks)
+}
+
+// simToken hashes a token with the values that vary between repeats
+// masked: hex ids, runs of five or more digits (ids, epochs), and the
+// numbers of times (12:04:05) and dates (2024-01-02). Short plain numbers,
+// versions and fractions stay: in prose "5" and "50" are different facts.
+func simToken(t string) uint64 {
+	digits, timeLike, dateLike := 0, false, false
+	for j := 0; j < len(t); j++ {
+		if isDigit(t[j]) {
+			digits++
+		} else if j > 0 && j+1 < len(t) && isDigit(t[j-1]) && isDigit(t[j+1]) {
+			switch t[j] {
+			case ':':
+				timeLike = true
+			case '-', '/':
+				dateLike = true
+			}
+		}
+	}
+	maskAll := timeLike || (dateLike && digits >= 6)
+	h := uint64(fnvOffset)
+	for j := 0; j < len(t); {
+		c := t[j]
+		if isHexDigit(c) && (j == 0 || !isWordByte(t[j-1])) {
+			e, d := j, 0
+			for e < len(t) && isHexDigit(t[e]) {
+				if isDigit(t[e]) {
+					d++
+				}
+				e++
+			}
+			if d > 0 && e-j >= 8 && (e == len(t) || !isWordByte(t[e])) {
+				h = (h ^ '#') * fnvPrime
+				j = e
+				continue
+			}
+		}
+		if isDigit(c) {
+			e := digitRun(t, j)
+			if maskAll || e-j >= 5 {
+				h = (h ^ '#') * fnvPrime
+				j = e
+				continue
+			}
+			for ; j < e; j++ {
+				h = (h ^ uint64(t[j])) * fnvPrime
+			}
+			continue
+		}
+		h = (h ^ uint64(c)) * fnvPrime
+		j++
+	}
+	return h
 }

@@ -79,7 +79,10 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		}
 		line := text[start:end]
 		if in.Kind != KindLog || isLogRecord(line) {
-			if out, ok := n.normalize(line); ok {
+			// A count that log_dedup appended is a fact, not a value.
+			head, _ := splitCount(line)
+			if out, ok := n.normalize(head); ok {
+				out += line[len(head):]
 				if !changed {
 					b.Grow(len(text))
 					b.WriteString(text[:start])

@@ -39,67 +39,94 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		return Outcome{}, err
 	}
 	text := in.Text
-	if strings.IndexByte(text, '\r') >= 0 {
-		text = strings.ReplaceAll(text, "\r\n", "\n")
-		text = strings.ReplaceAll(text, "\r", "\n")
-	}
-	lines := splitLines(text)
-	indent := -1
+	hasCR := strings.IndexByte(text, '\r') >= 0
+	indent := 0
 	if n.opt.Dedent && in.Kind != KindJSON {
-		indent = commonIndent(lines)
+		indent = commonIndent(text, hasCR)
 	}
-	out := lines[:0]
-	blanks := 0
+	collapse := n.opt.CollapseInnerSpaces && in.Kind != KindJSON
+	var b strings.Builder
+	b.Grow(len(text))
 	cc := canceled{ctx: ctx}
-	for _, line := range lines {
+	blanks, started := 0, false
+	for rest := text; ; {
+		line, next, more := nextLine(rest, hasCR)
 		if err := cc.check(); err != nil {
 			return Outcome{}, err
 		}
 		line = strings.TrimRight(line, " \t\f\v")
 		if line == "" {
 			blanks++
-			if blanks > n.opt.MaxBlankLines {
-				continue
+		} else {
+			if started {
+				b.WriteByte('\n')
+				for k := 0; k < blanks && k < n.opt.MaxBlankLines; k++ {
+					b.WriteByte('\n')
+				}
 			}
-			out = append(out, line)
-			continue
-		}
-		blanks = 0
-		if indent > 0 {
+			blanks, started = 0, true
 			line = line[indent:]
+			if collapse {
+				writeCollapsed(&b, line)
+			} else {
+				b.WriteString(line)
+			}
 		}
-		if n.opt.CollapseInnerSpaces && in.Kind != KindJSON {
-			line = collapseInnerSpaces(line)
+		if !more {
+			break
 		}
-		out = append(out, line)
+		rest = next
 	}
-	// Leading and trailing blank lines carry nothing.
-	for len(out) > 0 && out[0] == "" {
-		out = out[1:]
+	// Leading blank lines carry nothing; a trailing line break stays.
+	if started && blanks > 0 && n.opt.MaxBlankLines > 0 {
+		b.WriteByte('\n')
 	}
-	for len(out) > 1 && out[len(out)-1] == "" && out[len(out)-2] == "" {
-		out = out[:len(out)-1]
+	out := b.String()
+	if out == text {
+		return skip(in, "nothing to trim"), nil
 	}
-	return done(joinLines(out)), nil
+	return done(out), nil
+}
+
+// nextLine cuts the first line off s. Line breaks are \n, and with cr
+// also \r\n and a lone \r. more is false when s had no line break left.
+func nextLine(s string, cr bool) (line, rest string, more bool) {
+	if !cr {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			return s, "", false
+		}
+		return s[:i], s[i+1:], true
+	}
+	i := strings.IndexAny(s, "\r\n")
+	if i < 0 {
+		return s, "", false
+	}
+	if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+		return s[:i], s[i+2:], true
+	}
+	return s[:i], s[i+1:], true
 }
 
 // commonIndent is the count of leading space bytes shared by all non-blank lines.
-func commonIndent(lines []string) int {
+func commonIndent(text string, cr bool) int {
 	common := -1
-	for _, l := range lines {
-		if strings.TrimSpace(l) == "" {
-			continue
+	for rest := text; ; {
+		line, next, more := nextLine(rest, cr)
+		k := 0
+		for k < len(line) && line[k] == ' ' {
+			k++
 		}
-		n := 0
-		for n < len(l) && l[n] == ' ' {
-			n++
+		if strings.TrimRight(line[k:], " \t\f\v") != "" && (common < 0 || k < common) {
+			common = k
+			if common == 0 {
+				return 0
+			}
 		}
-		if common < 0 || n < common {
-			common = n
+		if !more {
+			break
 		}
-		if common == 0 {
-			return 0
-		}
+		rest = next
 	}
 	if common < 0 {
 		return 0
@@ -107,19 +134,18 @@ func commonIndent(lines []string) int {
 	return common
 }
 
-// collapseInnerSpaces keeps leading indentation and folds later runs of
-// spaces and tabs to one space.
-func collapseInnerSpaces(line string) string {
+// writeCollapsed writes line keeping its leading indentation and folding
+// later runs of spaces and tabs to one space.
+func writeCollapsed(b *strings.Builder, line string) {
 	lead := 0
 	for lead < len(line) && (line[lead] == ' ' || line[lead] == '\t') {
 		lead++
 	}
 	body := line[lead:]
-	if !strings.Contains(body, "  ") && !strings.Contains(body, "\t") {
-		return line
+	if !strings.Contains(body, "  ") && strings.IndexByte(body, '\t') < 0 {
+		b.WriteString(line)
+		return
 	}
-	var b strings.Builder
-	b.Grow(len(line))
 	b.WriteString(line[:lead])
 	space := false
 	for i := 0; i < len(body); i++ {
@@ -134,5 +160,4 @@ func collapseInnerSpaces(line string) string {
 		space = false
 		b.WriteByte(c)
 	}
-	return b.String()
 }
