@@ -1,23 +1,198 @@
 package stages
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
 
-// StructuredOptions are the node's knobs.
-type StructuredOptions struct{}
+// StructuredOptions are the structured-folding node's knobs.
+type StructuredOptions struct {
+	// MinChars: only texts, JSON values and HTML pages at least this many
+	// characters long are folded.
+	MinChars int `yaml:"min_chars"`
+	// ArraySamples: how many items of a long JSON array are kept as samples;
+	// the rest are described by a count and a schema of every item.
+	ArraySamples int `yaml:"array_samples"`
+	// MaxStringChars: longer JSON strings are cut to this many characters
+	// and marked with their original length.
+	MaxStringChars int `yaml:"max_string_chars"`
+	// MaxDepth: JSON containers nested deeper than this become a marker.
+	MaxDepth int `yaml:"max_depth"`
+	// MaxObjectKeys: a JSON object with more keys is folded like an array
+	// (a map keyed by data): a few entries and a schema of the values.
+	MaxObjectKeys int `yaml:"max_object_keys"`
+	// Base64MinChars: runs of base64 at least this long (data: URIs
+	// included) become a marker with their length and content kind.
+	Base64MinChars int `yaml:"base64_min_chars"`
+	// TableMaxRows: Markdown, CSV and TSV tables with more body rows keep
+	// their header and TableEdgeRows rows at each end.
+	TableMaxRows int `yaml:"table_max_rows"`
+	// TableEdgeRows: rows kept at the top and at the bottom of a folded table.
+	TableEdgeRows int `yaml:"table_edge_rows"`
+	// HTMLTopClasses: how many recurring class names the HTML digest lists.
+	HTMLTopClasses int `yaml:"html_top_classes"`
+	// HTMLMaxProperties: how many CSS custom properties the HTML digest lists.
+	HTMLMaxProperties int `yaml:"html_max_properties"`
+}
 
 // DefaultStructuredOptions returns the shipped defaults.
-func DefaultStructuredOptions() StructuredOptions { return StructuredOptions{} }
+func DefaultStructuredOptions() StructuredOptions {
+	return StructuredOptions{
+		MinChars:          1000,
+		ArraySamples:      2,
+		MaxStringChars:    64,
+		MaxDepth:          32,
+		MaxObjectKeys:     200,
+		Base64MinChars:    200,
+		TableMaxRows:      12,
+		TableEdgeRows:     3,
+		HTMLTopClasses:    15,
+		HTMLMaxProperties: 20,
+	}
+}
+
+// structuredMaxDepth bounds max_depth: the JSON walk recurses once per level.
+const structuredMaxDepth = 10000
 
 // Validate reports a knob that is out of range.
-func (o StructuredOptions) Validate() error { return nil }
+func (o StructuredOptions) Validate() error {
+	errs := []error{
+		mustBePositive("min_chars", o.MinChars),
+		mustBePositive("array_samples", o.ArraySamples),
+		mustBePositive("max_string_chars", o.MaxStringChars),
+		mustBePositive("max_depth", o.MaxDepth),
+		mustBePositive("max_object_keys", o.MaxObjectKeys),
+		mustBePositive("base64_min_chars", o.Base64MinChars),
+		mustBePositive("table_max_rows", o.TableMaxRows),
+		mustBePositive("table_edge_rows", o.TableEdgeRows),
+		mustBePositive("html_top_classes", o.HTMLTopClasses),
+		mustBeNonNegative("html_max_properties", o.HTMLMaxProperties),
+	}
+	if o.MaxDepth > structuredMaxDepth {
+		errs = append(errs, &fieldError{"max_depth", fmt.Sprintf("must be <= %d, got %d", structuredMaxDepth, o.MaxDepth)})
+	}
+	if o.ArraySamples > 0 && o.MaxObjectKeys > 0 && o.MaxObjectKeys < o.ArraySamples+2 {
+		errs = append(errs, &fieldError{"max_object_keys", fmt.Sprintf("must be >= array_samples+2 (%d), got %d", o.ArraySamples+2, o.MaxObjectKeys)})
+	}
+	if o.MaxStringChars > 0 && o.MaxStringChars < 32 {
+		// A cut string must have room for the markers this node writes.
+		errs = append(errs, &fieldError{"max_string_chars", fmt.Sprintf("must be >= 32, got %d", o.MaxStringChars)})
+	}
+	if o.Base64MinChars > 0 && o.Base64MinChars < 32 {
+		errs = append(errs, &fieldError{"base64_min_chars", fmt.Sprintf("must be >= 32, got %d", o.Base64MinChars)})
+	}
+	if o.TableMaxRows > 0 && o.TableEdgeRows > 0 && 2*o.TableEdgeRows+1 > o.TableMaxRows {
+		errs = append(errs, &fieldError{"table_edge_rows", fmt.Sprintf("must be <= (table_max_rows-1)/2 (%d), got %d", (o.TableMaxRows-1)/2, o.TableEdgeRows)})
+	}
+	return errors.Join(errs...)
+}
 
-type structuredNode struct{ opt StructuredOptions }
+type structuredNode struct {
+	opt StructuredOptions
+	// stdJSON forces the encoding/json walk even where simdjson-go runs.
+	// Tests set it to check that both walks give the same output.
+	stdJSON bool
+}
 
-// NewStructured builds the node. TODO: real implementation.
-func NewStructured(o StructuredOptions) Node { return structuredNode{o} }
+// NewStructured builds the structured-folding node. It folds long payloads
+// to a skeleton: a JSON document (or a large JSON value on its own lines)
+// to its values with long arrays reduced to samples, a count and a schema
+// and long strings cut; an HTML page to a digest of its title, headings,
+// landmarks, recurring classes and custom properties; base64 runs and
+// data: URIs to a marker with their length and kind; long Markdown, CSV
+// and TSV tables to their header, first and last rows. Every JSON key name
+// and every title and heading survives. Malformed JSON passes through. The
+// output of the node is a fixed point: running it again changes nothing.
+func NewStructured(o StructuredOptions) Node { return structuredNode{opt: o} }
 
 func (structuredNode) Key() Key { return KeyStructured }
 
 func (n structuredNode) Apply(ctx context.Context, in Input) (Outcome, error) {
-	return skip(in, "not implemented"), nil
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, err
+	}
+	if len(in.Text) < n.opt.MinChars || (len(in.Text) < 4*n.opt.MinChars && Chars(in.Text) < n.opt.MinChars) {
+		return skip(in, "shorter than min_chars"), nil
+	}
+	trimmed := strings.TrimSpace(in.Text)
+	if looksJSONText(trimmed) {
+		out, ok, err := n.foldJSONText(ctx, trimmed, false, "")
+		if err != nil {
+			return Outcome{}, err
+		}
+		if ok {
+			if shorter(out, in.Text) {
+				return done(out), nil
+			}
+			return skip(in, "JSON already compact"), nil
+		}
+		if isJSONLines(trimmed) {
+			// Records, one a line: the log nodes know what to do with them.
+			return skip(in, "JSON lines: left to the line nodes"), nil
+		}
+		if in.Kind == KindJSON {
+			return skip(in, "malformed JSON: passed through"), nil
+		}
+	} else if in.Kind == KindJSON {
+		return skip(in, "malformed JSON: passed through"), nil
+	}
+	if in.Kind == KindHTML || looksHTMLText(trimmed) {
+		out, ok, err := n.htmlDigest(ctx, in.Text)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if ok && shorter(out, in.Text) {
+			return done(out), nil
+		}
+		if ok {
+			return skip(in, "HTML digest not shorter"), nil
+		}
+	}
+	out, err := n.foldLines(ctx, in)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if out == in.Text || !shorter(out, in.Text) {
+		return skip(in, "nothing to fold"), nil
+	}
+	return done(out), nil
+}
+
+// isJSONLines reports whether s holds two or more lines and each
+// non-blank one is bracketed like a JSON object or array (NDJSON).
+func isJSONLines(s string) bool {
+	n := 0
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if !looksJSONText(line) {
+			return false
+		}
+		n++
+	}
+	return n >= 2
+}
+
+// shorter reports whether a has fewer characters than b, without counting
+// a long b when a is clearly short.
+func shorter(a, b string) bool {
+	if len(a) < len(b)/utf8.UTFMax {
+		return true
+	}
+	return Chars(a) < Chars(b)
+}
+
+// looksJSONText reports whether s (trimmed) is bracketed like a JSON
+// object or array.
+func looksJSONText(s string) bool {
+	if len(s) < 2 {
+		return false
+	}
+	first, last := s[0], s[len(s)-1]
+	return (first == '{' && last == '}') || (first == '[' && last == ']')
 }

@@ -1,0 +1,314 @@
+package stages
+
+import (
+	"bytes"
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Base64 folding replaces long runs of the base64 alphabet (standard or
+// URL-safe, optionally wrapped at a fixed width as in MIME and PEM, and
+// data: URIs) with a marker giving their length and the kind of content,
+// sniffed from the magic bytes of the decoded prefix. One pass, linear.
+
+var b64Alphabet = func() (t [256]bool) {
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	t['+'], t['/'], t['-'], t['_'] = true, true, true, true
+	return t
+}()
+
+// minWrapWidth and maxWrapWidth bound the lines of a wrapped base64
+// block (PEM wraps at 64, MIME at 76).
+const (
+	minWrapWidth = 40
+	maxWrapWidth = 120
+)
+
+// maxMimeChars bounds the content kind a marker repeats from a data: URI.
+const maxMimeChars = 30
+
+// b64Run is a candidate: text[start:end] holds count alphabet characters,
+// maybe padding and line breaks.
+type b64Run struct {
+	start, end, count int
+}
+
+// scanB64Run returns the run that starts at i, where text[i] is in the
+// alphabet and text[i-1] is not. count includes padding, not line breaks.
+func scanB64Run(text string, i int) b64Run {
+	j := i
+	for j < len(text) && b64Alphabet[text[j]] {
+		j++
+	}
+	r := b64Run{start: i, end: skipPadding(text, j)}
+	r.count = r.end - i
+	width := j - i
+	atLineStart := i == 0 || text[i-1] == '\n'
+	if !atLineStart || width < minWrapWidth || width > maxWrapWidth || r.end != j || !lineEndsAt(text, j) {
+		return r
+	}
+	// A wrapped block: whole lines of the alphabet, all as wide as the
+	// first; the last one may be narrower, padded, and completes a
+	// multiple of four characters.
+	pos := j
+	for {
+		next := pos
+		if next < len(text) && text[next] == '\r' {
+			next++
+		}
+		if next >= len(text) || text[next] != '\n' {
+			return r
+		}
+		next++
+		k := next
+		for k < len(text) && b64Alphabet[text[k]] {
+			k++
+		}
+		w := k - next
+		end := skipPadding(text, k)
+		if w == 0 || w > width || !lineEndsAt(text, end) {
+			return r
+		}
+		count := r.count + end - next
+		if w < width || end != k {
+			if count%4 == 0 {
+				r.end, r.count = end, count
+			}
+			return r
+		}
+		r.end, r.count = end, count
+		pos = end
+	}
+}
+
+func skipPadding(text string, j int) int {
+	for n := 0; n < 2 && j < len(text) && text[j] == '='; n++ {
+		j++
+	}
+	return j
+}
+
+func lineEndsAt(text string, j int) bool {
+	return j == len(text) || text[j] == '\n' || (text[j] == '\r' && j+1 < len(text) && text[j+1] == '\n')
+}
+
+// looksBase64 tells encoded bytes from long words, paths and identifiers:
+// all three character classes, one variant of the two extra characters,
+// and those rare, as they are in encoded data.
+func looksBase64(run string) bool {
+	var upper, lower, digit, std, url, n int
+	for i := 0; i < len(run); i++ {
+		c := run[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			upper++
+		case c >= 'a' && c <= 'z':
+			lower++
+		case c >= '0' && c <= '9':
+			digit++
+		case c == '+' || c == '/':
+			std++
+		case c == '-' || c == '_':
+			url++
+		default:
+			continue
+		}
+		n++
+	}
+	if upper == 0 || lower == 0 || digit == 0 || (std > 0 && url > 0) {
+		return false
+	}
+	return (std+url)*16 <= n
+}
+
+// b64Prefix returns up to 64 alphabet characters from the start of run,
+// line breaks dropped, cut to a multiple of 4.
+func b64Prefix(run string) (string, bool) {
+	var buf [64]byte
+	n, url := 0, false
+	for i := 0; i < len(run) && n < len(buf); i++ {
+		c := run[i]
+		if !b64Alphabet[c] {
+			continue
+		}
+		if c == '-' || c == '_' {
+			url = true
+		}
+		buf[n] = c
+		n++
+	}
+	return string(buf[:n&^3]), url
+}
+
+// sniffBase64 names the content of a base64 run from its decoded prefix.
+func sniffBase64(run string) string {
+	prefix, url := b64Prefix(run)
+	enc := base64.StdEncoding
+	if url {
+		enc = base64.URLEncoding
+	}
+	b, err := enc.DecodeString(prefix)
+	if err != nil || len(b) == 0 {
+		return "binary"
+	}
+	magic := []struct {
+		prefix, kind string
+	}{
+		{"\x89PNG", "image/png"},
+		{"\xff\xd8\xff", "image/jpeg"},
+		{"GIF8", "image/gif"},
+		{"%PDF", "application/pdf"},
+		{"\x1f\x8b", "application/gzip"},
+		{"PK\x03\x04", "application/zip"},
+		{"\x7fELF", "application/x-elf"},
+		{"\x00asm", "application/wasm"},
+		{"<svg", "image/svg+xml"},
+		{"<?xml", "text/xml"},
+	}
+	for _, m := range magic {
+		if bytes.HasPrefix(b, []byte(m.prefix)) {
+			return m.kind
+		}
+	}
+	if len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP" {
+		return "image/webp"
+	}
+	// Text when the prefix is UTF-8 (its last rune may be cut) and printable.
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			if len(b)-i < utf8.UTFMax && !utf8.FullRune(b[i:]) {
+				break
+			}
+			return "binary"
+		}
+		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' {
+			return "binary"
+		}
+		i += size
+	}
+	return "text"
+}
+
+// base64Marker is the text that replaces a blob.
+func base64Marker(count int, kind string, transcript bool) string {
+	if transcript {
+		return "[base64 blob, " + kind + "]"
+	}
+	return "[base64 blob: " + strconv.Itoa(count) + " chars, " + kind + "]"
+}
+
+// dataURIStart returns where the data: URI whose payload starts at i
+// begins, and its media type, or -1.
+func dataURIStart(text string, i int) (int, string) {
+	const tag = ";base64,"
+	if i < len(tag) || text[i-len(tag):i] != tag {
+		return -1, ""
+	}
+	head := text[:i-len(tag)]
+	from := max(0, len(head)-128)
+	p := strings.LastIndex(head[from:], "data:")
+	if p < 0 {
+		return -1, ""
+	}
+	p += from
+	mime := head[p+len("data:"):]
+	if strings.ContainsAny(mime, " \t\r\n\"'<>()") {
+		return -1, ""
+	}
+	if k := strings.IndexByte(mime, ';'); k >= 0 {
+		mime = mime[:k] // drop parameters such as charset
+	}
+	return p, mime
+}
+
+func blobKind(mime, run string) string {
+	if mime == "" {
+		return sniffBase64(run)
+	}
+	if len(mime) > maxMimeChars {
+		mime = mime[:maxMimeChars]
+	}
+	return mime
+}
+
+// base64Value returns the marker for a JSON string value that is wholly
+// a base64 blob or a data: URI.
+func base64Value(s string, minChars int) (string, bool) {
+	start, mime := 0, ""
+	if strings.HasPrefix(s, "data:") {
+		k := strings.Index(s, ";base64,")
+		if k < 0 || k > 128 {
+			return "", false
+		}
+		if p, m := dataURIStart(s, k+len(";base64,")); p == 0 {
+			start, mime = k+len(";base64,"), m
+		} else {
+			return "", false
+		}
+	}
+	run := s[start:]
+	count, i := 0, 0
+	for i < len(run) {
+		c := run[i]
+		switch {
+		case b64Alphabet[c] || c == '=':
+			count++
+		case c == '\n' || c == '\r':
+		default:
+			return "", false
+		}
+		i++
+	}
+	if trimmed := strings.TrimRight(run, "=\r\n"); strings.Contains(trimmed, "=") || len(run)-len(trimmed) > 4 {
+		return "", false // padding only at the end
+	}
+	if count < minChars || !looksBase64(run) {
+		return "", false
+	}
+	return base64Marker(count, blobKind(mime, run), false), true
+}
+
+// foldBase64 replaces every base64 blob of at least minChars characters.
+func foldBase64(text string, minChars int, transcript bool, cc *canceled) (string, error) {
+	var out strings.Builder
+	last := 0
+	for i := 0; i < len(text); {
+		if !b64Alphabet[text[i]] {
+			i++
+			continue
+		}
+		if err := cc.check(); err != nil {
+			return "", err
+		}
+		r := scanB64Run(text, i)
+		if r.count >= minChars && looksBase64(text[r.start:r.end]) {
+			from, mime := dataURIStart(text, r.start)
+			if from < last {
+				from, mime = r.start, ""
+			}
+			if out.Len() == 0 {
+				out.Grow(len(text) / 2)
+			}
+			out.WriteString(text[last:from])
+			out.WriteString(base64Marker(r.count, blobKind(mime, text[r.start:r.end]), transcript))
+			last = r.end
+		}
+		i = max(r.end, i+1)
+	}
+	if last == 0 {
+		return text, nil
+	}
+	out.WriteString(text[last:])
+	return out.String(), nil
+}

@@ -1,0 +1,475 @@
+package stages
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// The HTML digest keeps a page's structure and drops its bulk (seed 001:
+// "custom properties, landmarks, recurring class names, headings"):
+//
+//	[html digest: 10720 chars]
+//	title: …
+//	# h1 text
+//	## h2 text
+//	landmarks: header, nav(2), main, footer, role=search
+//	classes: card(40), btn(12), …
+//	custom properties (3): --brand: #0af; --gap: 8px; …
+//	counts: links 120, images 30, scripts 12
+//
+// Every title and heading is kept whole (whitespace folded), in document
+// order, each distinct text once. Classes are ranked by recurrence, not
+// matched against a list of known prefixes, so an unfamiliar naming scheme
+// yields fewer findings rather than none.
+
+// looksHTMLText reports whether s (trimmed) starts like an HTML document.
+func looksHTMLText(s string) bool {
+	if s == "" || s[0] != '<' {
+		return false
+	}
+	head := s
+	if len(head) > 1024 {
+		head = head[:1024]
+	}
+	head = strings.ToLower(head)
+	return strings.Contains(head, "<!doctype html") || strings.Contains(head, "<html")
+}
+
+var landmarkTags = map[atom.Atom]bool{
+	atom.Header: true, atom.Nav: true, atom.Main: true, atom.Aside: true,
+	atom.Footer: true, atom.Section: true, atom.Article: true, atom.Form: true,
+}
+
+type tally struct {
+	names []string
+	count map[string]int
+}
+
+func (t *tally) add(name string) {
+	if t.count == nil {
+		t.count = map[string]int{}
+	}
+	if t.count[name] == 0 {
+		t.names = append(t.names, name)
+	}
+	t.count[name]++
+}
+
+type htmlDigest struct {
+	lang, description string
+	headings          []string // formatted lines
+	seen              map[string]bool
+	landmarks         tally
+	classes           tally
+	props             []string
+	propSeen          map[string]bool
+	propTotal         int
+	counts            tally
+	elements          int
+	body, main        *html.Node // where the text excerpt comes from
+}
+
+// htmlDigest returns the digest of an HTML page. ok is false when the
+// text holds no HTML elements.
+func (n structuredNode) htmlDigest(ctx context.Context, text string) (string, bool, error) {
+	doc, err := html.ParseWithOptions(strings.NewReader(text), html.ParseOptionEnableScripting(false))
+	if err != nil {
+		return "", false, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return "", false, err
+	}
+	cc := canceled{ctx: ctx}
+	d := &htmlDigest{seen: map[string]bool{}, propSeen: map[string]bool{}}
+	for nd := doc; nd != nil; nd = nextHTMLNode(nd, doc) {
+		if err := cc.check(); err != nil {
+			return "", false, err
+		}
+		if nd.Type != html.ElementNode {
+			continue
+		}
+		d.element(nd, n.opt.HTMLMaxProperties)
+	}
+	if d.elements == 0 {
+		return "", false, nil
+	}
+	from := d.main
+	if from == nil {
+		from = d.body
+	}
+	excerpt := ""
+	if from != nil {
+		excerpt = textExcerpt(from, 3*n.opt.MaxStringChars)
+	}
+	return d.render(Chars(text), text, excerpt, n.opt.HTMLTopClasses), true, nil
+}
+
+// nextHTMLNode walks the tree in document order without recursion.
+func nextHTMLNode(nd, root *html.Node) *html.Node {
+	if nd.FirstChild != nil {
+		return nd.FirstChild
+	}
+	for nd != root {
+		if nd.NextSibling != nil {
+			return nd.NextSibling
+		}
+		nd = nd.Parent
+	}
+	return nil
+}
+
+func (d *htmlDigest) element(nd *html.Node, maxProps int) {
+	switch nd.DataAtom {
+	case atom.Html, atom.Head, atom.Body:
+		if nd.DataAtom == atom.Html && d.lang == "" {
+			d.lang = attr(nd, "lang")
+		}
+	case 0:
+		// Not an HTML element: "<notes>" does not make a text a page.
+	default:
+		d.elements++
+	}
+	switch nd.DataAtom {
+	case atom.Body:
+		if d.body == nil {
+			d.body = nd
+		}
+	case atom.Main, atom.Article:
+		if d.main == nil && nd.Namespace == "" {
+			d.main = nd
+		}
+	}
+	switch nd.DataAtom {
+	case atom.Title:
+		d.heading("title: ", headingText(nd))
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		if nd.Namespace == "" {
+			level := int(nd.Data[1] - '0')
+			d.heading(strings.Repeat("#", level)+" ", headingText(nd))
+		}
+	case atom.Meta:
+		if strings.EqualFold(attr(nd, "name"), "description") && d.description == "" {
+			d.description = foldSpace(attr(nd, "content"))
+		}
+	case atom.A:
+		if attr(nd, "href") != "" {
+			d.counts.add("links")
+		}
+	case atom.Img:
+		d.counts.add("images")
+	case atom.Script:
+		d.counts.add("scripts")
+	case atom.Iframe:
+		d.counts.add("iframes")
+	case atom.Table:
+		d.counts.add("tables")
+	case atom.Input, atom.Select, atom.Textarea, atom.Button:
+		d.counts.add("inputs")
+	case atom.Style:
+		d.counts.add("stylesheets")
+		for c := nd.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				d.customProps(c.Data, maxProps)
+			}
+		}
+	case atom.Link:
+		if strings.EqualFold(attr(nd, "rel"), "stylesheet") {
+			d.counts.add("stylesheets")
+		}
+	}
+	if landmarkTags[nd.DataAtom] && nd.Namespace == "" {
+		d.landmarks.add(nd.Data)
+	}
+	for _, a := range nd.Attr {
+		switch a.Key {
+		case "role":
+			if r := strings.TrimSpace(a.Val); r != "" {
+				d.landmarks.add("role=" + r)
+			}
+		case "class":
+			for _, c := range strings.Fields(a.Val) {
+				d.classes.add(c)
+			}
+		case "style":
+			d.customProps(a.Val, maxProps)
+		}
+	}
+}
+
+func attr(nd *html.Node, key string) string {
+	for _, a := range nd.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func (d *htmlDigest) heading(prefix, text string) {
+	if text == "" || d.seen[text] {
+		return
+	}
+	d.seen[text] = true
+	d.headings = append(d.headings, prefix+text)
+}
+
+// isHeadingTag reports the elements whose text a reader of headings
+// takes for their own: a heading's text leaves out theirs.
+func isHeadingTag(nd *html.Node) bool {
+	switch nd.DataAtom {
+	case atom.Title, atom.H1, atom.H2, atom.H3:
+		return true
+	}
+	return false
+}
+
+// headingText is the text under nd, nested titles and headings left out,
+// whitespace folded.
+func headingText(nd *html.Node) string {
+	var b strings.Builder
+	for c := nd.FirstChild; c != nil; {
+		if c.Type == html.TextNode {
+			b.WriteString(c.Data)
+		}
+		if c.FirstChild != nil && !(c.Type == html.ElementNode && isHeadingTag(c)) {
+			c = c.FirstChild
+			continue
+		}
+		for c != nd && c.NextSibling == nil {
+			c = c.Parent
+		}
+		if c == nd {
+			break
+		}
+		c = c.NextSibling
+	}
+	return foldSpace(b.String())
+}
+
+// textExcerpt returns the first limit characters of the prose under nd:
+// text outside scripts, styles, navigation and forms, whitespace folded.
+func textExcerpt(nd *html.Node, limit int) string {
+	var b strings.Builder
+	for c := nd.FirstChild; c != nil && b.Len() < 8*limit; {
+		block := c.Type == html.ElementNode && !inlineTags[c.DataAtom]
+		if block {
+			b.WriteByte(' ')
+		}
+		if c.Type == html.TextNode {
+			b.WriteString(c.Data)
+		}
+		if c.FirstChild != nil && !(c.Type == html.ElementNode && skipForExcerpt(c)) {
+			c = c.FirstChild
+			continue
+		}
+		for c != nd && c.NextSibling == nil {
+			c = c.Parent
+			if c.Type == html.ElementNode && !inlineTags[c.DataAtom] {
+				b.WriteByte(' ')
+			}
+		}
+		if c == nd {
+			break
+		}
+		c = c.NextSibling
+	}
+	s := foldSpace(b.String())
+	if r := []rune(s); len(r) > limit {
+		s = string(r[:limit]) + "…"
+	}
+	return s
+}
+
+// inlineTags do not break a line of text.
+var inlineTags = map[atom.Atom]bool{
+	atom.A: true, atom.Abbr: true, atom.B: true, atom.Bdi: true, atom.Bdo: true, atom.Cite: true,
+	atom.Code: true, atom.Data: true, atom.Dfn: true, atom.Em: true, atom.Font: true, atom.I: true,
+	atom.Kbd: true, atom.Mark: true, atom.Q: true, atom.S: true, atom.Samp: true, atom.Small: true,
+	atom.Span: true, atom.Strong: true, atom.Sub: true, atom.Sup: true, atom.Time: true, atom.U: true,
+	atom.Var: true,
+}
+
+func skipForExcerpt(nd *html.Node) bool {
+	switch nd.DataAtom {
+	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Nav,
+		atom.Header, atom.Footer, atom.Aside, atom.Form, atom.Select, atom.Button, atom.Iframe:
+		return true
+	}
+	return nd.Namespace != ""
+}
+
+// isFoldSpace is whitespace as the digest's readers fold it: Unicode
+// spaces and the ASCII separators.
+func isFoldSpace(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) }
+
+// foldSpace folds whitespace runs to one space and trims the ends.
+func foldSpace(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	pending := false
+	for _, r := range s {
+		if isFoldSpace(r) {
+			pending = b.Len() > 0
+			continue
+		}
+		if pending {
+			b.WriteByte(' ')
+			pending = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// customProps collects CSS custom property declarations (--name: value)
+// from a style sheet or a style attribute.
+func (d *htmlDigest) customProps(css string, maxProps int) {
+	for i := 0; i+2 < len(css); {
+		k := strings.Index(css[i:], "--")
+		if k < 0 {
+			return
+		}
+		k += i
+		i = k + 2
+		if k > 0 {
+			if p := css[k-1]; p != '{' && p != ';' && p != ' ' && p != '\t' && p != '\n' && p != '\r' && p != '"' {
+				continue
+			}
+		}
+		j := k + 2
+		for j < len(css) && isCSSNameByte(css[j]) {
+			j++
+		}
+		if j == k+2 {
+			continue
+		}
+		name := css[k:j]
+		v := j
+		for v < len(css) && (css[v] == ' ' || css[v] == '\t') {
+			v++
+		}
+		if v >= len(css) || css[v] != ':' {
+			continue
+		}
+		v++
+		e := v
+		for e < len(css) && css[e] != ';' && css[e] != '}' {
+			e++
+		}
+		i = e
+		if d.propSeen[name] {
+			continue
+		}
+		d.propSeen[name] = true
+		d.propTotal++
+		if len(d.props) >= maxProps {
+			continue
+		}
+		value := foldSpace(css[v:e])
+		if r := []rune(value); len(r) > 40 {
+			value = string(r[:40]) + "…"
+		}
+		d.props = append(d.props, name+": "+value)
+	}
+}
+
+func isCSSNameByte(c byte) bool {
+	return c == '-' || c == '_' || c >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+}
+
+// digestText keeps the digest free of "<", so no reader takes a stretch of
+// it for a tag.
+func digestText(s string) string { return strings.ReplaceAll(s, "<", "&lt;") }
+
+func (d *htmlDigest) render(chars int, text, excerpt string, topClasses int) string {
+	var b strings.Builder
+	b.WriteString("[html digest: " + strconv.Itoa(chars) + " chars]\n")
+	if d.lang != "" {
+		b.WriteString("lang: " + digestText(foldSpace(d.lang)) + "\n")
+	}
+	for _, h := range d.headings {
+		b.WriteString(digestText(h) + "\n")
+	}
+	if d.description != "" {
+		desc := d.description
+		if r := []rune(desc); len(r) > 200 {
+			desc = string(r[:200]) + "…"
+		}
+		b.WriteString("description: " + digestText(desc) + "\n")
+	}
+	if excerpt != "" {
+		b.WriteString("text: " + digestText(excerpt) + "\n")
+	}
+	if len(d.landmarks.names) > 0 {
+		b.WriteString("landmarks: ")
+		for i, name := range d.landmarks.names {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(digestText(counted(name, d.landmarks.count[name])))
+		}
+		b.WriteByte('\n')
+	}
+	// Recurring classes, most frequent first; ties keep document order.
+	var recurring []string
+	for _, c := range d.classes.names {
+		if d.classes.count[c] >= 2 {
+			recurring = append(recurring, c)
+		}
+	}
+	sort.SliceStable(recurring, func(i, j int) bool {
+		return d.classes.count[recurring[i]] > d.classes.count[recurring[j]]
+	})
+	if len(recurring) > 0 {
+		b.WriteString("classes: ")
+		for i, c := range recurring[:min(topClasses, len(recurring))] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(digestText(counted(c, d.classes.count[c])))
+		}
+		if more := len(recurring) - topClasses; more > 0 {
+			b.WriteString(", … " + strconv.Itoa(more) + " more")
+		}
+		b.WriteByte('\n')
+	}
+	if d.propTotal > 0 {
+		b.WriteString("custom properties (" + strconv.Itoa(d.propTotal) + "): ")
+		b.WriteString(digestText(strings.Join(d.props, "; ")))
+		if d.propTotal > len(d.props) {
+			b.WriteString("; …")
+		}
+		b.WriteByte('\n')
+	}
+	if len(d.counts.names) > 0 {
+		b.WriteString("counts: ")
+		for i, name := range d.counts.names {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(name + " " + strconv.Itoa(d.counts.count[name]))
+		}
+		b.WriteByte('\n')
+	}
+	// Protected placeholders stand for fenced blocks the pipeline will put
+	// back; they must survive.
+	for _, line := range splitLines(text) {
+		if IsProtectedLine(line) {
+			b.WriteString(line + "\n")
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func counted(name string, n int) string {
+	if n == 1 {
+		return name
+	}
+	return name + "(" + strconv.Itoa(n) + ")"
+}

@@ -1,0 +1,271 @@
+package stages
+
+import (
+	"context"
+	"strconv"
+	"strings"
+)
+
+// foldLines folds the payloads of a text that is neither one JSON document
+// nor an HTML page: JSON values on lines of their own, long tables and
+// base64 blobs. Protected placeholder lines are copied as they are.
+func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error) {
+	cc := canceled{ctx: ctx}
+	lines := splitLines(in.Text)
+	out := make([]string, 0, len(lines))
+	changed := false
+	closers := map[string]closerMemo{}
+	transcript := in.Kind.IsTranscript()
+	for i := 0; i < len(lines); {
+		if err := cc.check(); err != nil {
+			return "", err
+		}
+		line := lines[i]
+		if IsProtectedLine(line) {
+			out = append(out, line)
+			i++
+			continue
+		}
+		folded, next, err := n.embeddedJSON(ctx, lines, i, closers)
+		if err != nil {
+			return "", err
+		}
+		if next > i {
+			out = append(out, folded...)
+			changed = true
+			i = next
+			continue
+		}
+		if rows, next := n.foldTable(lines, i, in.Kind); next > i {
+			if rows != nil {
+				out = append(out, rows...)
+				changed = true
+			} else {
+				out = append(out, lines[i:next]...)
+			}
+			i = next
+			continue
+		}
+		out = append(out, line)
+		i++
+	}
+	text := in.Text
+	if changed {
+		text = joinLines(out)
+	}
+	return foldBase64(text, n.opt.Base64MinChars, transcript, &cc)
+}
+
+// closerMemo remembers, for one indentation and bracket, that the first
+// closing line at or after from is at line at (-1: none to the end).
+type closerMemo struct{ from, at int }
+
+// embeddedJSON folds the JSON value that starts on line i, when one does:
+// a whole line holding a JSON object or array, or a block from a line
+// "{" or "[" to the closing line at the same indentation. It returns the
+// folded lines and the next line to look at; next == i means no value
+// starts here or it stays as it is.
+func (n structuredNode) embeddedJSON(ctx context.Context, lines []string, i int, closers map[string]closerMemo) ([]string, int, error) {
+	line := lines[i]
+	body := strings.TrimLeft(line, " \t")
+	if body == "" || (body[0] != '{' && body[0] != '[') {
+		return nil, i, nil
+	}
+	indent := line[:len(line)-len(body)]
+	cr := ""
+	if strings.HasSuffix(line, "\r") {
+		cr = "\r" // keep CRLF line ends
+	}
+	body = strings.TrimRight(body, " \t\r")
+	if len(body) > 1 {
+		// One line.
+		if len(body) < n.opt.MinChars || !looksJSONText(body) {
+			return nil, i, nil
+		}
+		folded, ok, err := n.foldJSONText(ctx, body, true, "")
+		if err != nil || !ok || !shorter(folded, body) {
+			return nil, i, err
+		}
+		return []string{indent + folded + cr}, i + 1, nil
+	}
+	// A block: find the closing line.
+	closeBracket := "}"
+	if body == "[" {
+		closeBracket = "]"
+	}
+	key := indent + closeBracket
+	end := -1
+	if m, ok := closers[key]; ok && m.from <= i && (m.at < 0 || i < m.at) {
+		end = m.at
+	} else {
+		for j := i + 1; j < len(lines); j++ {
+			l := strings.TrimRight(lines[j], " \t\r")
+			if l == key || l == key+"," {
+				end = j
+				break
+			}
+		}
+		closers[key] = closerMemo{from: i, at: end}
+	}
+	if end < 0 {
+		return nil, i, nil
+	}
+	size := 0
+	for _, l := range lines[i : end+1] {
+		size += len(l) + 1
+	}
+	if size < n.opt.MinChars {
+		return nil, i, nil
+	}
+	last := strings.TrimRight(lines[end], " \t\r")
+	comma := strings.HasSuffix(last, ",")
+	block := make([]string, 0, end+1-i)
+	block = append(block, lines[i:end]...)
+	block = append(block, strings.TrimSuffix(last, ","))
+	text := joinLines(block)
+	folded, ok, err := n.foldJSONText(ctx, text, false, indent)
+	if err != nil || !ok || !shorter(folded, text) {
+		return nil, i, err
+	}
+	if comma {
+		folded += ","
+	}
+	out := splitLines(indent + folded)
+	if cr != "" {
+		for k := range out {
+			out[k] += cr
+		}
+	}
+	return out, end + 1, nil
+}
+
+// foldTable folds the table that starts on line i: a Markdown table
+// (header row, delimiter row, body rows) or a CSV or TSV block (a header
+// and rows with the same number of fields). In logs, where lines with the
+// same number of commas are common, only Markdown tables with a leading
+// pipe count. next > i means lines[i:next] are one table; rows == nil
+// means it stays.
+func (n structuredNode) foldTable(lines []string, i int, kind Kind) ([]string, int) {
+	transcript := kind.IsTranscript()
+	strict := kind == KindLog || kind == KindJSON || kind == KindHTML
+	what := " rows folded ..."
+	if transcript {
+		what = "rows folded ..."
+	}
+	if i+1 < len(lines) && strings.Contains(lines[i], "|") && isDelimiterRow(lines[i+1]) &&
+		(!strict || strings.HasPrefix(strings.TrimSpace(lines[i]), "|")) {
+		j := i + 2
+		for j < len(lines) && isTableRow(lines[j]) {
+			j++
+		}
+		body := lines[i+2 : j]
+		if len(body) <= n.opt.TableMaxRows {
+			return nil, j
+		}
+		marker := "| ... " + strconv.Itoa(len(body)-2*n.opt.TableEdgeRows) + what + " |"
+		if transcript {
+			marker = "| ... " + what + " |"
+		}
+		return n.keepEdges(lines[i:i+2], body, marker), j
+	}
+	if strict {
+		return nil, i
+	}
+	sep, fields := delimiterOf(lines[i])
+	if fields < 2 {
+		return nil, i
+	}
+	j := i + 1
+	for j < len(lines) && !IsProtectedLine(lines[j]) {
+		if s, f := delimiterOf(lines[j]); s != sep || f != fields {
+			break
+		}
+		j++
+	}
+	if j-i-1 < n.opt.TableMaxRows+1 {
+		if j-i-1 < 2 {
+			return nil, i
+		}
+		return nil, j
+	}
+	body := lines[i+1 : j]
+	marker := "[... " + strconv.Itoa(len(body)-2*n.opt.TableEdgeRows) + what + "]"
+	if transcript {
+		marker = "[... " + what + "]"
+	}
+	return n.keepEdges(lines[i:i+1], body, marker), j
+}
+
+func (n structuredNode) keepEdges(head, body []string, marker string) []string {
+	e := n.opt.TableEdgeRows
+	out := make([]string, 0, len(head)+2*e+1)
+	out = append(out, head...)
+	out = append(out, body[:e]...)
+	if strings.HasSuffix(head[0], "\r") {
+		marker += "\r"
+	}
+	out = append(out, marker)
+	return append(out, body[len(body)-e:]...)
+}
+
+// isDelimiterRow reports whether line is a Markdown table delimiter row
+// such as "| --- | :-: |".
+func isDelimiterRow(line string) bool {
+	s := strings.TrimSpace(line)
+	if !strings.Contains(s, "|") || !strings.Contains(s, "-") {
+		return false
+	}
+	s = strings.TrimPrefix(strings.TrimSuffix(s, "|"), "|")
+	for _, cell := range strings.Split(s, "|") {
+		cell = strings.TrimSpace(cell)
+		cell = strings.TrimPrefix(strings.TrimSuffix(cell, ":"), ":")
+		if cell == "" || strings.Trim(cell, "-") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func isTableRow(line string) bool {
+	return strings.Contains(line, "|") && strings.TrimSpace(line) != "" && !IsProtectedLine(line)
+}
+
+// delimiterOf returns the field separator of a CSV or TSV line and its
+// number of fields, or 0 fields when the line does not look like one. A
+// CSV field may not start with a space outside quotes: prose does that.
+func delimiterOf(line string) (byte, int) {
+	line = strings.TrimSuffix(line, "\r")
+	if line == "" || line[0] == ' ' || line[0] == '\t' || line[0] == ',' {
+		// Blank, indented (code, prose) or without a first field.
+		return 0, 0
+	}
+	if strings.Contains(line, "\t") {
+		return '\t', strings.Count(line, "\t") + 1
+	}
+	if !strings.Contains(line, ",") {
+		return 0, 0
+	}
+	fields, inQuote, fieldStart := 1, false, true
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case inQuote:
+			if c == '"' {
+				inQuote = false
+			}
+		case c == '"' && fieldStart:
+			inQuote = true
+		case c == ',':
+			fields++
+			fieldStart = true
+			continue
+		case c == ' ' && fieldStart:
+			return 0, 0
+		}
+		fieldStart = false
+	}
+	if inQuote {
+		return 0, 0
+	}
+	return ',', fields
+}
