@@ -13,6 +13,7 @@ import (
 	"github.com/jetcompact/jetcompact/llm"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/telemetry"
+	"github.com/jetcompact/jetcompact/transcripts"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -22,14 +23,15 @@ type File struct {
 	Fleet     jetstream.Config
 	Telemetry telemetry.Config
 	LLM       llm.Config
-	// Transcripts is decoded by package transcripts.
-	Transcripts yaml.Node
+	Transcripts transcripts.Config
 	Source      string
 }
 
 // Default is the configuration code ships.
 func Default() File {
-	return File{Pipeline: pipeline.DefaultConfig(), Fleet: jetstream.DefaultConfig(), Telemetry: telemetry.DefaultConfig(), LLM: llm.DefaultConfig()}
+	fleet := jetstream.DefaultConfig()
+	fleet.Tasks = transcripts.JobNames()
+	return File{Pipeline: pipeline.DefaultConfig(), Fleet: fleet, Telemetry: telemetry.DefaultConfig(), LLM: llm.DefaultConfig(), Transcripts: transcripts.DefaultConfig()}
 }
 
 // Load reads path; "" means built-in defaults.
@@ -85,7 +87,12 @@ func Parse(data []byte) (File, error) {
 	if f.LLM, err = llm.DecodeConfig(&root.LLM); err != nil {
 		return File{}, err
 	}
-	f.Transcripts = root.Transcripts
+	if err := DecodeSection(&root.Transcripts, &f.Transcripts); err != nil {
+		return File{}, fmt.Errorf("transcripts: %w", err)
+	}
+	if err := f.Transcripts.Validate(); err != nil {
+		return File{}, err
+	}
 	return f, nil
 }
 

@@ -26,6 +26,9 @@ type FleetOptions struct {
 	Fleet    jetstream.Config
 	Pipeline *pipeline.Pipeline
 	Worker   []jetstream.WorkerOption
+	// Setup, when set, adds worker options that need the connection
+	// (a shared cache, a session store), after the topology exists.
+	Setup func(ctx context.Context, js njs.JetStream) ([]jetstream.WorkerOption, error)
 }
 
 // StartFleet starts the server, creates the topology and runs workers.
@@ -51,7 +54,15 @@ func StartFleet(ctx context.Context, o FleetOptions) (*Fleet, error) {
 	if err := jetstream.EnsureTopology(ctx, js, o.Fleet); err != nil {
 		return fail(err)
 	}
-	w, err := jetstream.NewWorker(ctx, js, o.Fleet, o.Pipeline, o.Worker...)
+	opts := o.Worker
+	if o.Setup != nil {
+		more, err := o.Setup(ctx, js)
+		if err != nil {
+			return fail(err)
+		}
+		opts = append(append([]jetstream.WorkerOption(nil), opts...), more...)
+	}
+	w, err := jetstream.NewWorker(ctx, js, o.Fleet, o.Pipeline, opts...)
 	if err != nil {
 		return fail(err)
 	}

@@ -323,10 +323,38 @@ func (c *Client) Summarize(ctx context.Context, req stages.SummaryRequest) (stri
 		}
 	}
 
+	summary, err := c.guarded(ctx, &usage, c.system, userMessage(req.Text, req.Kind), req.MaxOutputTokens)
+	usage.LatencyMS = latency()
+	if err != nil {
+		return "", usage, err
+	}
+	summary = keepPlaceholders(req.Text, strings.TrimSpace(summary))
+	if summary != "" && c.cache != nil {
+		if err := c.cache.Put(ctx, key, summary); err != nil {
+			c.log.Warn("[Compression] llm_summary: cache put failed", slog.String("error", redact(err, c.secret).Error()))
+		}
+	}
+	return summary, usage, nil
+}
+
+// Complete sends one chat request with the given system and user messages
+// under the same timeout, retries, circuit breaker and concurrency limit as
+// Summarize, without the cache. The transcripts behaviours use it.
+func (c *Client) Complete(ctx context.Context, system, user string, maxTokens int) (string, error) {
+	if c.model == "" {
+		c.Model()
+		return "", ErrNoModel
+	}
+	usage := stages.LLMUsage{Model: c.model}
+	out, err := c.guarded(ctx, &usage, system, user, maxTokens)
+	return strings.TrimSpace(out), err
+}
+
+// guarded runs one call through the breaker and the concurrency limit.
+func (c *Client) guarded(ctx context.Context, usage *stages.LLMUsage, system, user string, maxTokens int) (string, error) {
 	ok, probe, retryAt := c.br.allow(c.now())
 	if !ok {
-		usage.LatencyMS = latency()
-		return "", usage, fmt.Errorf("llm: %w: %s is failing, next try after %s", stages.ErrCircuitOpen, c.cfg.BaseURL, retryAt.Format(time.RFC3339))
+		return "", fmt.Errorf("llm: %w: %s is failing, next try after %s", stages.ErrCircuitOpen, c.cfg.BaseURL, retryAt.Format(time.RFC3339))
 	}
 	o := outcomeNeutral
 	defer func() {
@@ -339,43 +367,32 @@ func (c *Client) Summarize(ctx context.Context, req stages.SummaryRequest) (stri
 				slog.String("from", from.String()), slog.String("base_url", c.cfg.BaseURL))
 		}
 	}()
-
 	select {
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
-		usage.LatencyMS = latency()
-		return "", usage, ctx.Err()
+		return "", ctx.Err()
 	}
 	defer func() { <-c.sem }()
 	if !probe && c.br.stillOpen(c.now()) {
-		usage.LatencyMS = latency()
-		return "", usage, fmt.Errorf("llm: %w: %s is failing", stages.ErrCircuitOpen, c.cfg.BaseURL)
+		return "", fmt.Errorf("llm: %w: %s is failing", stages.ErrCircuitOpen, c.cfg.BaseURL)
 	}
-
-	summary, err := c.call(ctx, req, &usage, &o)
-	usage.LatencyMS = latency()
+	out, err := c.call(ctx, system, user, maxTokens, usage, &o)
 	if err != nil {
-		return "", usage, redact(err, c.secret)
+		return "", redact(err, c.secret)
 	}
-	summary = keepPlaceholders(req.Text, strings.TrimSpace(summary))
-	if summary != "" && c.cache != nil {
-		if err := c.cache.Put(ctx, key, summary); err != nil {
-			c.log.Warn("[Compression] llm_summary: cache put failed", slog.String("error", redact(err, c.secret).Error()))
-		}
-	}
-	return summary, usage, nil
+	return out, nil
 }
 
 // call sends the request, retrying transient failures. It sets *o for the
 // breaker and the token counts and retries in *usage.
-func (c *Client) call(ctx context.Context, req stages.SummaryRequest, usage *stages.LLMUsage, o *outcome) (string, error) {
+func (c *Client) call(ctx context.Context, system, user string, maxTokens int, usage *stages.LLMUsage, o *outcome) (string, error) {
 	creq := openai.ChatCompletionRequest{
 		Model: c.model,
 		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: c.system},
-			{Role: openai.ChatMessageRoleUser, Content: userMessage(req.Text, req.Kind)},
+			{Role: openai.ChatMessageRoleSystem, Content: system},
+			{Role: openai.ChatMessageRoleUser, Content: user},
 		},
-		MaxTokens: req.MaxOutputTokens,
+		MaxTokens: maxTokens,
 	}
 	// Reasoning models refuse max_tokens and want max_completion_tokens.
 	if err := openai.NewReasoningValidator().Validate(creq); errors.Is(err, openai.ErrReasoningModelMaxTokensDeprecated) {

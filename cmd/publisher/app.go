@@ -11,9 +11,11 @@ import (
 	"github.com/jetcompact/jetcompact/config"
 	"github.com/jetcompact/jetcompact/embedded"
 	"github.com/jetcompact/jetcompact/jetstream"
+	"github.com/jetcompact/jetcompact/llm"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/jetcompact/jetcompact/telemetry"
+	"github.com/jetcompact/jetcompact/transcripts"
 	njs "github.com/nats-io/nats.go/jetstream"
 )
 
@@ -26,8 +28,7 @@ type app struct {
 	stdout, stderr io.Writer
 	pipe           *pipeline.Pipeline
 	tel            *telemetry.Providers
-	deco           func(stages.Node) stages.Node
-	closeTelemetry func()
+	chatModel      transcripts.ChatModel // nil without a configured model
 }
 
 func (a *app) buildPipeline(ctx context.Context) error {
@@ -40,10 +41,14 @@ func (a *app) buildPipeline(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	deps, err := buildDeps(ctx, a.file)
+	summarizer, err := llm.New(a.file.LLM)
 	if err != nil {
 		return err
 	}
+	if _, ok := summarizer.Model(); ok {
+		a.chatModel = summarizer
+	}
+	deps := stages.Deps{Summarizer: summarizer}
 	a.pipe, err = pipeline.New(a.file.Pipeline, deps, pipeline.WithDecorator(deco))
 	return err
 }
@@ -95,6 +100,7 @@ func (a *app) connect(ctx context.Context) (njs.JetStream, func(), error) {
 		fleet, err := embedded.StartFleet(ctx, embedded.FleetOptions{
 			StoreDir: dir, Fleet: a.file.Fleet, Pipeline: a.pipe,
 			Worker: []jetstream.WorkerOption{jetstream.WithTracerProvider(a.tel.TracerProvider), jetstream.WithMeterProvider(a.tel.MeterProvider)},
+			Setup:  a.workerTasks,
 		})
 		if err != nil {
 			cleanup()
@@ -275,4 +281,21 @@ func (p *progress) done() {
 	if p.tty {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// workerTasks gives the embedded worker the transcript jobs, with sessions
+// kept in JetStream.
+func (a *app) workerTasks(ctx context.Context, js njs.JetStream) ([]jetstream.WorkerOption, error) {
+	store, err := jetstream.NewSessionStore(ctx, js, sessionStoreConfig(a.file.Fleet))
+	if err != nil {
+		return nil, err
+	}
+	jobs := transcripts.Jobs{Config: a.file.Transcripts, Model: a.chatModel, Store: store}
+	return []jetstream.WorkerOption{jetstream.WithTasks(jetstream.TranscriptTasks(jobs))}, nil
+}
+
+func sessionStoreConfig(f jetstream.Config) jetstream.SessionStoreConfig {
+	c := jetstream.DefaultSessionStoreConfig()
+	c.Prefix, c.Storage, c.Replicas = f.Prefix, f.Storage, f.Replicas
+	return c
 }

@@ -39,6 +39,9 @@ type options struct {
 	timeout                        time.Duration
 	conn                           jetstream.ConnectOptions
 	version                        bool
+	debate, evidence, session      string
+	messages                       string
+	compactNow                     bool
 }
 
 const usage = `usage:
@@ -63,6 +66,11 @@ func parse(args []string, stderr io.Writer) (options, []string, error) {
 	fs.StringVar(&o.storeDir, "store-dir", "", "embedded server: keep JetStream data here (default: a temp dir removed at exit)")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up waiting for results after this long")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.StringVar(&o.debate, "debate", "", "debate JSON file (or -): print the chairman's view, response_compressed filled")
+	fs.StringVar(&o.evidence, "evidence", "", "evidence request JSON file (or -): print the evidence-balanced summary")
+	fs.StringVar(&o.session, "session", "", "session id: append --messages, auto-compact, print the compacted view")
+	fs.StringVar(&o.messages, "messages", "", "with --session: JSON array of messages to append first (file or -)")
+	fs.BoolVar(&o.compactNow, "compact-now", false, "with --session: compact even below the usage threshold")
 	o.conn.RegisterFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, usage)
@@ -121,6 +129,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer app.tel.Shutdown(context.WithoutCancel(ctx))
 	if o.describe {
 		return app.pipe.Describe(!o.noLLM, mode).WriteText(stdout)
+	}
+	name, body, err := app.transcriptJob()
+	if err != nil {
+		return err
+	}
+	if name != "" {
+		if len(rest) > 0 {
+			return fmt.Errorf("--%s takes its input from its own flag; unexpected arguments %v", name, rest)
+		}
+		return app.runTranscriptJob(ctx, name, body)
 	}
 	if len(rest) > 0 && isSubcommand(rest[0]) {
 		if o.local {

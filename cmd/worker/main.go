@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/jetcompact/jetcompact/telemetry"
+	"github.com/jetcompact/jetcompact/transcripts"
 	njs "github.com/nats-io/nats.go/jetstream"
 )
 
@@ -38,6 +41,7 @@ func main() {
 
 type flags struct {
 	config, segment, mode, prefix string
+	tasks                         string
 	conn                          jetstream.ConnectOptions
 	httpAddr                      string
 	embedded                      bool
@@ -54,6 +58,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.segment, "segment", "all", "comma-separated stages of one configured segment, or all")
 	fs.StringVar(&f.segment, "stages", "all", "alias of --segment")
 	fs.StringVar(&f.mode, "mode", "", "override the mode: algorithmic, llm or hybrid")
+	fs.StringVar(&f.tasks, "tasks", "auto", "transcript tasks to serve: auto (all with --segment all), all, none, or a list such as debate,evidence")
 	fs.StringVar(&f.prefix, "prefix", "", "subject/stream prefix (default: config fleet.prefix)")
 	f.conn.RegisterFlags(fs)
 	fs.StringVar(&f.httpAddr, "http-addr", ":8080", "serve /healthz, /readyz and /metrics here (empty: off)")
@@ -145,9 +150,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	w, err := jetstream.NewWorker(ctx, js, file.Fleet, pipe,
+	taskNames, err := selectTasks(f.tasks, f.segment, file.Fleet.Tasks)
+	if err != nil {
+		return err
+	}
+	var chat transcripts.ChatModel
+	if _, ok := summarizer.Model(); ok {
+		chat = summarizer
+	}
+	var taskOpt []jetstream.WorkerOption
+	if len(taskNames) > 0 {
+		store, err := jetstream.NewSessionStore(ctx, js, sessionStoreConfig(file.Fleet))
+		if err != nil {
+			return err
+		}
+		all := jetstream.TranscriptTasks(transcripts.Jobs{Config: file.Transcripts, Model: chat, Store: store})
+		served := map[string]jetstream.TaskFunc{}
+		for _, name := range taskNames {
+			served[name] = all[name]
+		}
+		taskOpt = append(taskOpt, jetstream.WithTasks(served))
+	}
+	w, err := jetstream.NewWorker(ctx, js, file.Fleet, pipe, append(taskOpt,
 		jetstream.WithLogger(log), jetstream.WithMode(mode),
-		jetstream.WithTracerProvider(tel.TracerProvider), jetstream.WithMeterProvider(tel.MeterProvider))
+		jetstream.WithTracerProvider(tel.TracerProvider), jetstream.WithMeterProvider(tel.MeterProvider))...)
 	if err != nil {
 		return err
 	}
@@ -202,3 +228,33 @@ func storeDir(dir string) (string, error) {
 
 // llmCacheBucket is the KV bucket all replicas share for LLM summaries.
 func llmCacheBucket(prefix string) string { return prefix + "_llm_cache" }
+
+// selectTasks resolves --tasks against the configured fleet.tasks.
+func selectTasks(flagValue, segment string, configured []string) ([]string, error) {
+	switch flagValue {
+	case "none", "":
+		return nil, nil
+	case "auto":
+		if segment == "all" {
+			return configured, nil
+		}
+		return nil, nil
+	case "all":
+		return configured, nil
+	}
+	var out []string
+	for _, t := range strings.Split(flagValue, ",") {
+		t = strings.TrimSpace(t)
+		if !slices.Contains(configured, t) {
+			return nil, fmt.Errorf("--tasks: %q is not in fleet.tasks %v", t, configured)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func sessionStoreConfig(f jetstream.Config) jetstream.SessionStoreConfig {
+	c := jetstream.DefaultSessionStoreConfig()
+	c.Prefix, c.Storage, c.Replicas = f.Prefix, f.Storage, f.Replicas
+	return c
+}
