@@ -921,3 +921,24 @@ func TestSleepCtx(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestCompleteSendsTheGivenPrompts(t *testing.T) {
+	h := newHarness(t, func(w http.ResponseWriter, _ *http.Request, n int) {
+		if n == 0 {
+			http.Error(w, `{"error":{"message":"busy"}}`, http.StatusServiceUnavailable)
+			return
+		}
+		replyFull(w, " facts only \n", "stop", 10, 3)
+	}, nil)
+	got, err := h.client.Complete(bg, "SYSTEM RULES", "USER DATA", 77)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "facts only" {
+		t.Errorf("completion = %q", got)
+	}
+	r := h.fake.req(1) // the first attempt failed with 503 and was retried
+	if r.Body.Messages[0].Content != "SYSTEM RULES" || r.Body.Messages[1].Content != "USER DATA" || r.Body.MaxTokens != 77 {
+		t.Errorf("request = %+v", r.Body)
+	}
+}
