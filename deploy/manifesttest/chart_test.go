@@ -385,6 +385,14 @@ func TestDefaultsOneDeploymentPerSegment(t *testing.T) {
 		if got, _ := argValue(c.Args, "--config"); got != "/etc/jetcompact/config.yaml" {
 			t.Errorf("%s --config = %q", name, got)
 		}
+		// Transcript tasks are served by the LLM segment only.
+		wantTasks := "none"
+		if name == fullname+"-llm-summary" {
+			wantTasks = "debate,evidence,session"
+		}
+		if got, _ := argValue(c.Args, "--tasks"); got != wantTasks {
+			t.Errorf("%s --tasks = %q, want %q", name, got, wantTasks)
+		}
 		if d.Spec.Replicas == nil || *d.Spec.Replicas != 1 {
 			t.Errorf("%s replicas = %v, want 1", name, d.Spec.Replicas)
 		}
