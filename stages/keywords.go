@@ -117,7 +117,7 @@ func (n keywordsNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 				c++
 			}
 		}
-		for c = 0; j < len(lines) && c < n.opt.Continuation && continues(lines[j]); j++ {
+		for c = 0; j < len(lines) && c < n.opt.Continuation && continues(lines[j]) && !endsBlock(lines[j]); j++ {
 			keep[j] = true
 			if substantial(lines[j]) {
 				c++
@@ -154,6 +154,15 @@ func (n keywordsNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		return skip(in, "no lines to fold"), nil
 	}
 	return done(joinLines(out)), nil
+}
+
+// endsBlock reports a line that cannot continue a failure: a test that
+// passed, or the next command.
+func endsBlock(line string) bool {
+	if strings.HasPrefix(lineHead(line), "$ ") {
+		return true
+	}
+	return substantial(line) && passed(line)
 }
 
 // substantial reports a line with at least four visible characters; blank
@@ -197,7 +206,7 @@ func continues(line string) bool {
 // isFrame reports a stack frame: "at f (file:12)", "from file:12:in",
 // "File "x.py", line 3", or a line that opens with a file:line location.
 func isFrame(line string) bool {
-	s := strings.TrimLeft(line[skipANSI(line, 0):], " \t")
+	s := lineHead(line)
 	for _, p := range [...]string{"at ", "from ", "File \"", "in "} {
 		if strings.HasPrefix(s, p) {
 			return true
@@ -232,17 +241,7 @@ func hasFileLine(tok string) bool {
 // markRare raises to 2 the score of record lines whose template is rare,
 // when most of the text is records.
 func (n keywordsNode) markRare(ctx context.Context, lines []string, score []int8) error {
-	records, nonBlank := 0, 0
-	for _, l := range lines {
-		if l == "" {
-			continue
-		}
-		nonBlank++
-		if isLogRecord(l) {
-			records++
-		}
-	}
-	if records == 0 || records*2 < nonBlank {
+	if !recordLog(lines) {
 		return nil
 	}
 	cc := canceled{ctx: ctx}
@@ -330,7 +329,11 @@ func lineSignal(line string) int {
 // passed reports a line that ends with a passing verdict (OK, PASSED, ✓) or
 // opens with one (TAP "ok 12", "✓ test").
 func passed(line string) bool {
-	head := strings.TrimLeft(line[skipANSI(line, 0):], " \t")
+	head := line
+	if len(head) > 64 {
+		head = head[:64]
+	}
+	head = strings.TrimLeft(stripANSI(head), " \t")
 	for _, p := range [...]string{"ok ", "✓", "✔", "√", "PASS ", "PASSED "} {
 		if strings.HasPrefix(head, p) {
 			return true
@@ -363,11 +366,11 @@ func passed(line string) bool {
 func rawSignal(line string) int {
 	best := 0
 	start := skipANSI(line, 0)
-	rest := line[start:]
-	if strings.HasPrefix(rest, "$ ") {
-		best = 2
+	head := lineHead(line)
+	if strings.HasPrefix(head, "$ ") {
+		best = 1 // a command: a landmark, kept without context
 	}
-	if numberedItem(strings.TrimLeft(rest, " \t")) {
+	if numberedItem(head) {
 		best = 2
 	}
 	var buf [32]byte // previous word, a space, this word
@@ -389,6 +392,10 @@ func rawSignal(line string) int {
 				continue
 			case c >= 0x80 || c == '*' || c == '!' || c == '-':
 				marks = true
+			}
+			if c != ' ' {
+				// "0 errors" counts, "Errors: 0, Skipped: 2" does not carry over.
+				prevZero = false
 			}
 			i++
 			continue

@@ -61,6 +61,9 @@ func NewLogDedup(o LogDedupOptions) Node { return logdedupNode{o} }
 func (logdedupNode) Key() Key { return KeyLogDedup }
 
 func (n logdedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, err
+	}
 	if in.Kind != KindLog {
 		return skip(in, "kind "+string(in.Kind)+" is not a log"), nil
 	}
@@ -79,23 +82,37 @@ func (n logdedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 
 func (n logdedupNode) pass(ctx context.Context, text string) (string, error) {
 	lines := splitLines(text)
-	records, nonBlank := 0, 0
-	for _, l := range lines {
-		if l == "" {
-			continue
-		}
-		nonBlank++
-		if isLogRecord(l) {
-			records++
-		}
-	}
-	if nonBlank == 0 {
-		return text, nil
-	}
-	if records*100 >= nonBlank*n.opt.RecordPercent && records > 0 {
+	if recordShare(lines)*100 >= float64(n.opt.RecordPercent) {
 		return n.mine(ctx, lines)
 	}
 	return n.runs(ctx, lines)
+}
+
+// recordShare is the share of log records among the non-blank lines that
+// are not the continuation of one (an indented line, a stack frame or the
+// exception line that heads one, right after a record or another
+// continuation).
+func recordShare(lines []string) float64 {
+	records, other := 0, 0
+	inEvent := false
+	for i, l := range lines {
+		switch {
+		case l == "":
+		case isLogRecord(l):
+			records++
+			inEvent = true
+		case inEvent && continues(l):
+		case inEvent && i+1 < len(lines) && lines[i+1] != "" && continues(lines[i+1]):
+			// The header of a stack trace: java.io.IOException: reset.
+		default:
+			other++
+			inEvent = false
+		}
+	}
+	if records == 0 {
+		return 0
+	}
+	return float64(records) / float64(records+other)
 }
 
 // mine collapses every template of a record log to its first event.

@@ -85,20 +85,8 @@ func (n neardupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	return done(out), nil
 }
 
-// recordLog reports whether most non-blank lines are log records.
-func recordLog(lines []string) bool {
-	records, nonBlank := 0, 0
-	for _, l := range lines {
-		if l == "" {
-			continue
-		}
-		nonBlank++
-		if isLogRecord(l) {
-			records++
-		}
-	}
-	return records > 0 && records*2 >= nonBlank
-}
+// recordLog reports whether most lines are log records (see recordShare).
+func recordLog(lines []string) bool { return recordShare(lines) >= 0.5 }
 
 // simIndex files fingerprints under their four bands.
 type simIndex struct {
@@ -125,6 +113,15 @@ func (x *simIndex) find(fp uint64) int {
 		}
 	}
 	return best
+}
+
+// lookups counts the fingerprints find(fp) would read.
+func (x *simIndex) lookups(fp uint64) int {
+	n := 0
+	for b := 0; b < simBands; b++ {
+		n += min(len(x.buckets[bandKey(fp, b)]), x.opt.MaxCompare)
+	}
+	return n
 }
 
 // add files fp and returns its unit id.
@@ -168,6 +165,7 @@ func (n neardupNode) paragraphs(ctx context.Context, text string) (string, error
 	idx := newSimIndex(n.opt)
 	out := make([]string, 0, len(lines))
 	changed := false
+	var unitBuf []string
 	for start := 0; start < len(lines); {
 		if err := cc.check(); err != nil {
 			return "", err
@@ -178,7 +176,11 @@ func (n neardupNode) paragraphs(ctx context.Context, text string) (string, error
 		}
 		para := lines[start:end]
 		if len(para) > 0 && !hasProtected(para) && unitBytes(para) <= maxUnitBytes {
-			fp, ntok := simhash(para)
+			// Who said it is not part of what was said: the same statement
+			// from two speakers is one fact.
+			unit := append(unitBuf[:0], para...)
+			unit[0] = withoutSpeaker(unit[0])
+			fp, ntok := simhash(unit)
 			if ntok >= n.opt.MinTokens {
 				if idx.find(fp) >= 0 && !headsTurn(para, lines[end:]) {
 					changed = true
@@ -227,6 +229,21 @@ func headsTurn(para, after []string) bool {
 	return false
 }
 
+// withoutSpeaker drops a leading speaker label (and a log header before
+// it) from line.
+func withoutSpeaker(line string) string {
+	body := line
+	if line != "" && line[0] == '[' && isLogRecord(line) {
+		if i := strings.IndexByte(line, ']'); i > 0 && i+2 < len(line) {
+			body = line[i+2:]
+		}
+	}
+	if m := turnStart.FindStringIndex(body); m != nil {
+		return body[m[1]:]
+	}
+	return line
+}
+
 func isTurnStart(line string) bool {
 	body := line
 	if line != "" && line[0] == '[' && isLogRecord(line) {
@@ -264,7 +281,7 @@ func (n neardupNode) records(ctx context.Context, text string) (string, error) {
 		if len(head) > maxUnitBytes {
 			continue
 		}
-		toks = simTokens([]string{head}, toks[:0])
+		toks = simTokens([]string{head}, true, toks[:0])
 		if len(toks) < n.opt.MinTokens {
 			continue
 		}
@@ -306,8 +323,9 @@ func (n neardupNode) records(ctx context.Context, text string) (string, error) {
 	return joinLines(out), nil
 }
 
-// simTokens appends the masked token hashes of lines to dst.
-func simTokens(lines []string, dst []uint64) []uint64 {
+// simTokens appends the masked token hashes of lines to dst. With all set
+// (log records) every number is masked, as log_dedup does.
+func simTokens(lines []string, all bool, dst []uint64) []uint64 {
 	for _, line := range lines {
 		for i := 0; i < len(line); {
 			for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
@@ -318,7 +336,7 @@ func simTokens(lines []string, dst []uint64) []uint64 {
 				i++
 			}
 			if s < i {
-				dst = append(dst, simToken(line[s:i]))
+				dst = append(dst, simToken(line[s:i], all))
 			}
 		}
 	}
@@ -364,7 +382,7 @@ func fingerprint(toks []uint64) uint64 {
 
 // simhash fingerprints lines and returns the fingerprint and token count.
 func simhash(lines []string) (uint64, int) {
-	toks := simTokens(lines, nil)
+	toks := simTokens(lines, false, nil)
 	return fingerprint(toks), len(toks)
 }
 
@@ -372,7 +390,7 @@ func simhash(lines []string) (uint64, int) {
 // masked: hex ids, runs of five or more digits (ids, epochs), and the
 // numbers of times (12:04:05) and dates (2024-01-02). Short plain numbers,
 // versions and fractions stay: in prose "5" and "50" are different facts.
-func simToken(t string) uint64 {
+func simToken(t string, all bool) uint64 {
 	digits, timeLike, dateLike := 0, false, false
 	for j := 0; j < len(t); j++ {
 		if isDigit(t[j]) {
@@ -386,7 +404,7 @@ func simToken(t string) uint64 {
 			}
 		}
 	}
-	maskAll := timeLike || (dateLike && digits >= 6)
+	maskAll := all || timeLike || (dateLike && digits >= 6)
 	h := uint64(fnvOffset)
 	for j := 0; j < len(t); {
 		c := t[j]

@@ -31,6 +31,22 @@ func skipANSI(s string, i int) int {
 	return i
 }
 
+// lineHead returns line without its leading blanks and ANSI sequences.
+func lineHead(line string) string {
+	i := 0
+	for i < len(line) {
+		switch c := line[i]; {
+		case c == ' ' || c == '\t':
+			i++
+		case c == 0x1b:
+			i = skipANSI(line, i)
+		default:
+			return line[i:]
+		}
+	}
+	return ""
+}
+
 // stripANSI returns s without its ANSI escape sequences.
 func stripANSI(s string) string {
 	i := strings.IndexByte(s, 0x1b)

@@ -1,0 +1,223 @@
+package stages
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+var updateKeywords = flag.Bool("update-keywords", false, "rewrite testdata/keywords/*.golden")
+
+func TestKeywordsGolden(t *testing.T) {
+	runGolden(t, NewKeywords(DefaultKeywordsOptions()), "keywords", *updateKeywords)
+}
+
+func TestLineSignal(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want int
+	}{
+		{"error: linker command failed with exit code 1", 3},
+		{"\x1b[1;31mERROR\x1b[0m: build failed", 3},
+		{"java.lang.AssertionError: expected 3 but was 4", 3},
+		{"RuntimeException: Undefined property: CI_DB_driver::$x", 3},
+		{"make: *** [all] Error 2", 3},
+		{"npm ERR! Test failed.", 3},
+		{"ls: cannot access 'x': No such file or directory", 3},
+		{"fatal: Remote branch x not found in upstream origin", 3},
+		{"The command \"npm test\" exited with 1.", 3},
+		{"not ok 3 - handles quotes", 3},
+		{"\x1b[31m✖\x1b[0m 2 problems", 3},
+		{"[-] Runs all files -> Expected and actual values differ!", 3},
+		{"Tests run: 50, Failures: 0, Errors: 0, Skipped: 2", 1},
+		{"0 errors, 0 warnings", 0},
+		{"compiled without errors", 0},
+		{"\x1b[32m[ RUN ]\x1b[0m parser rejects invalid input: \x1b[2m3.01 ms\x1b[0m \x1b[1m\x1b[32mOK\x1b[0m", 0},
+		{"ok 12 - error messages are translated", 0},
+		{"test_error_handling PASSED", 0},
+		{"    \x1b[32m✓\x1b[0m reports syntax errors with positions", 0},
+		{"$ make test", 1},
+		{"1) DB_test::test_db_valid", 2},
+		{"warning: unused variable 'x'", 2},
+		{"Setting up libfoo (1.2.0) ...", 0},
+		{"error_reporting = E_ALL", 0},
+		{"Compiling crate_1 v0.1.1", 0},
+	} {
+		if got := lineSignal(tc.line); got != tc.want {
+			t.Errorf("lineSignal(%q) = %d, want %d", tc.line, got, tc.want)
+		}
+	}
+}
+
+func TestKeywords(t *testing.T) {
+	node := NewKeywords(DefaultKeywordsOptions())
+	noise := func(n int) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "Downloading package-%d (%d kB)\n", i, i*7)
+		}
+		return b.String()
+	}
+	reason := "Traceback (most recent call last):\n" +
+		"  File \"app/main.py\", line 12, in <module>\n" +
+		"    run()\n" +
+		"  File \"app/main.py\", line 9, in run\n" +
+		"    raise ValueError(\"bad config\")\n" +
+		"ValueError: bad config\n"
+	for _, tc := range []struct {
+		name    string
+		kind    Kind
+		in      string
+		keep    []string // must appear, contiguously
+		drop    []string // must not appear
+		markers int      // fold markers expected (-1: do not check)
+		same    bool     // output equals input
+	}{
+		{
+			name:    "a multi-line reason survives whole, the noise folds",
+			kind:    KindLog,
+			in:      noise(40) + "$ python app/main.py\n" + reason + noise(40) + "Done. Your build exited with 1.\n",
+			keep:    []string{"$ python app/main.py\n" + reason, "Done. Your build exited with 1."},
+			drop:    []string{"package-10 ", "package-30 "},
+			markers: 2,
+		},
+		{
+			name:    "short runs between key lines stay",
+			kind:    KindLog,
+			in:      noise(20) + "error: first\nplain one\nplain two\nerror: second\n" + noise(20),
+			keep:    []string{"error: first\nplain one\nplain two\nerror: second\n"},
+			markers: 2,
+		},
+		{
+			name:    "an indented block after a failure is kept to its end",
+			kind:    KindLog,
+			in:      noise(20) + "AssertionError: trees differ\n" + strings.Repeat("      loc: {\n        line: 1,\n      },\n", 30) + "}\n" + noise(20),
+			keep:    []string{"AssertionError: trees differ\n" + strings.Repeat("      loc: {\n        line: 1,\n      },\n", 30) + "}\n"},
+			markers: 2,
+		},
+		{
+			name:    "folded counts add up when run again",
+			kind:    KindLog,
+			in:      "[... 7 lines folded by keywords ...]\n" + noise(10) + "error: boom\n",
+			keep:    []string{"[... 14 lines folded by keywords ...]", "error: boom"},
+			markers: 1,
+		},
+		{
+			name: "logs of records keep every rare template",
+			kind: KindLog,
+			in: "2024-01-01 10:00:00 INFO a started [×3]\n2024-01-01 10:00:01 INFO b connected\n" +
+				"2024-01-01 10:00:02 INFO c ready\n2024-01-01 10:00:03 INFO d idle\n2024-01-01 10:00:04 INFO e done\n" +
+				"2024-01-01 10:00:05 INFO f stopped\n",
+			same: true,
+		},
+		{
+			name: "prose passes",
+			kind: KindProse,
+			in:   noise(50),
+			same: true,
+		},
+		{
+			name: "transcripts pass",
+			kind: KindTranscript,
+			in:   strings.Repeat("Alice: fine.\nBob: fine too.\n", 30),
+			same: true,
+		},
+		{
+			name: "json is left to structured",
+			kind: KindJSON,
+			in:   "[\n" + strings.Repeat("  {\"a\": 1},\n", 30) + "  {\"a\": 2}\n]",
+			same: true,
+		},
+		{
+			name:    "protected lines are never folded",
+			kind:    KindLog,
+			in:      noise(20) + "```\nnothing important\n```\n" + noise(20),
+			keep:    []string{"```\nnothing important\n```"},
+			markers: 2,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := applyNode(t, node, tc.in, tc.kind)
+			if tc.same && got != tc.in {
+				t.Fatalf("changed:\n%s", got)
+			}
+			for _, k := range tc.keep {
+				if !strings.Contains(got, k) {
+					t.Errorf("lost %q in:\n%s", k, got)
+				}
+			}
+			for _, d := range tc.drop {
+				if strings.Contains(got, d) {
+					t.Errorf("kept %q in:\n%s", d, got)
+				}
+			}
+			if m := strings.Count(got, "folded by keywords"); tc.markers >= 0 && !tc.same && m != tc.markers {
+				t.Errorf("%d fold markers, want %d:\n%s", m, tc.markers, got)
+			}
+			if again := applyNode(t, node, got, tc.kind); again != got {
+				t.Errorf("not idempotent:\n%s", firstDiff(again, got))
+			}
+		})
+	}
+}
+
+func TestKeywordsOptionsValidate(t *testing.T) {
+	if err := DefaultKeywordsOptions().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []KeywordsOptions{
+		{Before: -1, After: 6, Continuation: 10, MinFold: 4},
+		{Before: 3, After: -1, Continuation: 10, MinFold: 4},
+		{Before: 3, After: 6, Continuation: -1, MinFold: 4},
+		{Before: 3, After: 6, Continuation: 10, MinFold: 1},
+		{Before: 3, After: 6, Continuation: 10, MinFold: 4, RareMax: -1},
+	} {
+		if o.Validate() == nil {
+			t.Errorf("%+v: want an error", o)
+		}
+	}
+}
+
+func TestKeywordsConformance(t *testing.T) {
+	checkConformance(t, NewKeywords(DefaultKeywordsOptions()), logInputs())
+}
+
+func BenchmarkKeywords(b *testing.B) {
+	text := syntheticBuildLog(4 << 20)
+	node := NewKeywords(DefaultKeywordsOptions())
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := node.Apply(context.Background(), Input{Text: text, Kind: KindLog}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// syntheticBuildLog builds about size bytes of CI output: compile steps,
+// downloads, passing tests and, now and then, a failure with a trace.
+func syntheticBuildLog(size int) string {
+	var b strings.Builder
+	b.Grow(size + 512)
+	for i := 0; b.Len() < size; i++ {
+		switch i % 5 {
+		case 0:
+			fmt.Fprintf(&b, "\x1b[32m[%d/9000]\x1b[0m Building C object src/module%d/file%d.c.o\n", i%9000, i%40, i)
+		case 1:
+			fmt.Fprintf(&b, "Downloading https://repo.example.org/lib%d-%d.%d.jar (%d kB at %d kB/s)\n", i%300, i%9, i%17, i%900, i%5000)
+		case 2:
+			fmt.Fprintf(&b, "    \x1b[32m✓\x1b[0m handles case %d without errors (%dms)\n", i, i%40)
+		case 3:
+			if i%2000 == 3 {
+				fmt.Fprintf(&b, "src/module%d/file%d.c:%d:5: error: 'x' undeclared\n    x = 1;\n    ^\nmake: *** [all] Error 1\n", i%40, i, i%300)
+				continue
+			}
+			fmt.Fprintf(&b, "remote: Counting objects: %d%% (%d/%d)\n", i%100, i%4000, 4000)
+		default:
+			fmt.Fprintf(&b, "Setting up package-%d (%d.%d) ...\n", i%700, i%9, i%13)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,270 @@
+package stages
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+var updateLogDedup = flag.Bool("update-logdedup", false, "rewrite testdata/log_dedup/*.golden")
+
+func TestLogDedupGolden(t *testing.T) {
+	runGolden(t, NewLogDedup(DefaultLogDedupOptions()), "log_dedup", *updateLogDedup)
+}
+
+func TestLogDedup(t *testing.T) {
+	node := NewLogDedup(DefaultLogDedupOptions())
+	for _, tc := range []struct {
+		name string
+		kind Kind
+		in   string
+		want string
+	}{
+		{
+			name: "one template, first instance kept with a count",
+			kind: KindLog,
+			in: "2024-01-01 10:00:01 INFO worker-1 processed request id=0a1b2c3d in 12ms\n" +
+				"2024-01-01 10:00:02 INFO worker-2 processed request id=0a1b2c3e in 7ms\n" +
+				"2024-01-01 10:00:03 INFO worker-3 processed request id=0a1b2c3f in 9ms\n",
+			want: "2024-01-01 10:00:01 INFO worker-1 processed request id=0a1b2c3d in 12ms [×3]\n",
+		},
+		{
+			name: "states with few values stay apart",
+			kind: KindLog,
+			in: "2024-01-01 10:00:01 INFO job 1 moved from NEW to RUNNING\n" +
+				"2024-01-01 10:00:02 INFO job 2 moved from RUNNING to DONE\n" +
+				"2024-01-01 10:00:03 INFO job 3 moved from NEW to RUNNING\n",
+			want: "2024-01-01 10:00:01 INFO job 1 moved from NEW to RUNNING [×2]\n" +
+				"2024-01-01 10:00:02 INFO job 2 moved from RUNNING to DONE\n",
+		},
+		{
+			name: "a parameter with many values merges",
+			kind: KindLog,
+			in: "Dec 10 06:55:46 host sshd[1]: Invalid user admin from 10.0.0.1\n" +
+				"Dec 10 06:55:47 host sshd[2]: Invalid user oracle from 10.0.0.2\n" +
+				"Dec 10 06:55:48 host sshd[3]: Invalid user test from 10.0.0.3\n" +
+				"Dec 10 06:55:49 host sshd[4]: Invalid user guest from 10.0.0.4\n" +
+				"Dec 10 06:55:50 host sshd[5]: Invalid user ubuntu from 10.0.0.5\n" +
+				"Dec 10 06:55:51 host sshd[6]: Accepted password for root from 10.0.0.6\n",
+			want: "Dec 10 06:55:46 host sshd[1]: Invalid user admin from 10.0.0.1 [×5]\n" +
+				"Dec 10 06:55:51 host sshd[6]: Accepted password for root from 10.0.0.6\n",
+		},
+		{
+			name: "counts already there add up",
+			kind: KindLog,
+			in: "2024-01-01 10:00:01 INFO cache evicted 3 entries [×10]\n" +
+				"2024-01-01 10:00:09 INFO cache evicted 5 entries [×4]\n" +
+				"2024-01-01 10:00:10 INFO cache evicted 9 entries\n",
+			want: "2024-01-01 10:00:01 INFO cache evicted 3 entries [×15]\n",
+		},
+		{
+			name: "stack traces travel with their record",
+			kind: KindLog,
+			in: "2024-01-01 10:00:01 ERROR db query failed\n" +
+				"java.io.IOException: reset\n" +
+				"\tat app.Db.query(Db.java:88)\n" +
+				"2024-01-01 10:00:02 INFO ok\n" +
+				"2024-01-01 10:00:03 ERROR db query failed\n" +
+				"java.io.IOException: reset\n" +
+				"\tat app.Db.query(Db.java:88)\n" +
+				"2024-01-01 10:00:04 ERROR db query failed\n" +
+				"java.io.IOException: timeout\n" +
+				"\tat app.Db.query(Db.java:91)\n",
+			want: "2024-01-01 10:00:01 ERROR db query failed [×2]\n" +
+				"java.io.IOException: reset\n" +
+				"\tat app.Db.query(Db.java:88)\n" +
+				"2024-01-01 10:00:02 INFO ok\n" +
+				"2024-01-01 10:00:04 ERROR db query failed\n" +
+				"java.io.IOException: timeout\n" +
+				"\tat app.Db.query(Db.java:91)\n",
+		},
+		{
+			name: "build output: a progress run collapses",
+			kind: KindLog,
+			in: "$ git clone x\n" +
+				"Receiving objects: 10% (10/100)\n" +
+				"Receiving objects: 20% (20/100)\n" +
+				"Receiving objects: 30% (30/100)\n" +
+				"Receiving objects: 40% (40/100)\n" +
+				"done\n",
+			want: "$ git clone x\n" +
+				"Receiving objects: 10% (10/100) [×4]\n" +
+				"done\n",
+		},
+		{
+			name: "build output: repeated failures are evidence",
+			kind: KindLog,
+			in: "$ make\n" +
+				"fatal: could not resolve host example.org\n" +
+				"fatal: could not resolve host example.org\n" +
+				"fatal: could not resolve host example.org\n" +
+				"make: *** [all] Error 1\n",
+		},
+		{
+			name: "build output: short lines and names with digits stay",
+			kind: KindLog,
+			in: "$ run\n" + "nl\n" + "nl\n" + "nl\n" + "nl\n" +
+				"#1 0x1 in eval1 /src/eval.c:10:2\n" +
+				"#2 0x2 in eval0 /src/eval.c:11:2\n" +
+				"#3 0x3 in eval0 /src/eval.c:12:2\n",
+		},
+		{
+			name: "transcripts never get counts",
+			kind: KindTranscript,
+			in:   "Alice: option A is cheaper.\nAlice: option A is cheaper.\nAlice: option A is cheaper.\n",
+		},
+		{
+			name: "prose passes",
+			kind: KindProse,
+			in:   "2024-01-01 10:00:01 INFO a\n2024-01-01 10:00:02 INFO a\n2024-01-01 10:00:03 INFO a\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.want
+			if want == "" {
+				want = tc.in
+			}
+			got := applyNode(t, node, tc.in, tc.kind)
+			if got != want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, want)
+			}
+			if again := applyNode(t, node, got, tc.kind); again != got {
+				t.Errorf("not idempotent:\n%s", again)
+			}
+		})
+	}
+}
+
+func TestLogDedupKeepsProtectedLines(t *testing.T) {
+	block := "```\n2024-01-01 10:00:01 INFO same\n2024-01-01 10:00:02 INFO same\n```"
+	in := "2024-01-01 10:00:01 INFO same\n" + block + "\n2024-01-01 10:00:02 INFO same\n" + block + "\n"
+	got := applyNode(t, NewLogDedup(DefaultLogDedupOptions()), in, KindLog)
+	if strings.Count(got, block) != 2 {
+		t.Fatalf("protected blocks lost:\n%s", got)
+	}
+	if !strings.Contains(got, "INFO same [×2]") {
+		t.Fatalf("records around the blocks not merged:\n%s", got)
+	}
+}
+
+func TestLogDedupOptionsValidate(t *testing.T) {
+	if err := DefaultLogDedupOptions().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []LogDedupOptions{
+		{MinVariants: 1, RecordPercent: 50, MinRun: 3},
+		{MinVariants: 5, RecordPercent: 0, MinRun: 3},
+		{MinVariants: 5, RecordPercent: 101, MinRun: 3},
+		{MinVariants: 5, RecordPercent: 50, MinRun: 1},
+	} {
+		if o.Validate() == nil {
+			t.Errorf("%+v: want an error", o)
+		}
+	}
+}
+
+func TestLogDedupConformance(t *testing.T) {
+	checkConformance(t, NewLogDedup(DefaultLogDedupOptions()), logInputs())
+}
+
+// logInputs are small texts of every kind for the conformance checks.
+func logInputs() map[string]string {
+	var rec, build strings.Builder
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&rec, "2024-01-%02d 10:%02d:%02d INFO worker-%d processed id=%08x in %dms\n", i%28+1, i%60, i%60, i%7, i*7919, i%300)
+		if i%50 == 0 {
+			fmt.Fprintf(&rec, "2024-01-02 10:00:00 ERROR failed to open /var/lib/app/data-%d.db: permission denied\n", i)
+		}
+	}
+	rec.WriteString("```go\nfunc main() {\n\tfmt.Println(\"x  y\")\n}\n```\n")
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&build, "\x1b[32m[%d/200]\x1b[0m CC src/file%d.o\n", i, i%17)
+		if i == 150 {
+			build.WriteString("src/file3.c:12:5: error: 'x' undeclared\n    x = 1;\n    ^\nmake: *** [all] Error 1\n")
+		}
+	}
+	return map[string]string{
+		"records.log":           rec.String(),
+		"build.log":             build.String(),
+		"chat.transcript":       strings.Repeat("Alice: I think option 1 is better because it costs less.\nBob: I disagree, option 2 has the lower risk.\n", 20),
+		"prose.prose":           strings.Repeat("The quick brown fox jumps over the lazy dog. It was a sunny day.\n\n", 20),
+		"cjk.prose":             strings.Repeat("这是一个测试的句子，我们在这里讨论了方案。\n", 30),
+		"json.json":             `[{"a":1},{"a":2}]`,
+		"empty.log":             "",
+		"one line.log":          "2024-01-01 10:00:00 INFO only",
+		"invalid utf8.log":      strings.ToValidUTF8("2024-01-01 10:00:00 INFO \xff\n2024-01-01 10:00:01 INFO \xfe\n", "\uFFFD"),
+		"crlf.log":              strings.Repeat("2024-01-01 10:00:00 INFO a b c\r\n", 10),
+		"unclosed fence.log":    "2024-01-01 10:00:00 INFO a\n```\n2024-01-01 10:00:01 INFO a\n",
+		"counts in prose.prose": "Use [×2] and [×3] for emphasis.\nUse [×2] and [×3] for emphasis.\n",
+	}
+}
+
+// TestLogDedupBoundedOnDiverseInput: lines that share a shape but differ
+// everywhere must not make the node quadratic.
+func TestLogDedupBoundedOnDiverseInput(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 50000; i++ {
+		fmt.Fprintf(&b, "2024-01-01 10:00:00 INFO %s %s %s %s\n", letters(i), letters(i*3), letters(i*7), letters(i*11))
+	}
+	out, err := NewLogDedup(DefaultLogDedupOptions()).Apply(context.Background(), Input{Text: b.String(), Kind: KindLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Text) > b.Len() {
+		t.Fatal("output grew")
+	}
+}
+
+// letters spells n in base 26 with the letters g to z and a to f, so the
+// word holds no digit.
+func letters(n int) string {
+	const abc = "ghijklmnopqrstuvwxyzabcdef"
+	b := []byte{abc[n%26]}
+	for n /= 26; n > 0; n /= 26 {
+		b = append(b, abc[n%26])
+	}
+	return string(b)
+}
+
+func BenchmarkLogDedup(b *testing.B) {
+	text := syntheticLog(4 << 20)
+	node := NewLogDedup(DefaultLogDedupOptions())
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := node.Apply(context.Background(), Input{Text: text, Kind: KindLog}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// syntheticLog builds about size bytes of a service log: a few templates
+// with varying values, users and hosts, and an error with a stack trace
+// now and then.
+func syntheticLog(size int) string {
+	users := []string{"alice", "bob", "carol", "dave", "erin", "frank", "grace"}
+	var b strings.Builder
+	b.Grow(size + 256)
+	for i := 0; b.Len() < size; i++ {
+		ts := fmt.Sprintf("2024-01-%02d 10:%02d:%02d,%03d", i%28+1, i/60%60, i%60, i%1000)
+		switch i % 7 {
+		case 0:
+			fmt.Fprintf(&b, "%s INFO [worker-%d] app.Service: processed request id=%08x in %dms\n", ts, i%8, i*7919, i%300)
+		case 1:
+			fmt.Fprintf(&b, "%s WARN [auth] app.Auth: invalid user %s from 10.%d.%d.%d\n", ts, users[i%len(users)], i%256, i/7%256, i%200)
+		case 2:
+			fmt.Fprintf(&b, "%s DEBUG [io-%d] app.Net: read %d bytes from /10.1.%d.%d:%d\n", ts, i%16, i%65536, i%256, i%255, 1024+i%60000)
+		case 3:
+			if i%700 == 3 {
+				fmt.Fprintf(&b, "%s ERROR [db] app.Db: connection to 10.0.%d.%d:5432 refused\njava.net.ConnectException: refused\n\tat app.Db.open(Db.java:%d)\n", ts, i%256, i%255, i%400)
+				continue
+			}
+			fmt.Fprintf(&b, "%s INFO [cache] app.Cache: hit ratio %d.%02d%% size=%d\n", ts, i%100, i%97, i)
+		default:
+			fmt.Fprintf(&b, "%s INFO [sched] app.Jobs: job_%06d moved from QUEUED to RUNNING\n", ts, i)
+		}
+	}
+	return b.String()
+}
