@@ -11,7 +11,7 @@ import (
 )
 
 // TestNoTransportOrTelemetryImports keeps the package pure: no NATS, no
-// OpenTelemetry, and of the project only stages.
+// OpenTelemetry, and of the project only stages and pipeline (both pure).
 func TestNoTransportOrTelemetryImports(t *testing.T) {
 	for _, dir := range []string{".", "sessiontest"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -33,8 +33,9 @@ func TestNoTransportOrTelemetryImports(t *testing.T) {
 				case strings.HasPrefix(path, "github.com/nats-io/"), strings.HasPrefix(path, "go.opentelemetry.io/"):
 					t.Errorf("%s imports %s", f, path)
 				case strings.HasPrefix(path, "github.com/jetcompact/jetcompact/") &&
-					path != "github.com/jetcompact/jetcompact/stages" && path != "github.com/jetcompact/jetcompact/transcripts":
-					t.Errorf("%s imports %s; only stages is allowed", f, path)
+					path != "github.com/jetcompact/jetcompact/stages" && path != "github.com/jetcompact/jetcompact/pipeline" &&
+					path != "github.com/jetcompact/jetcompact/transcripts":
+					t.Errorf("%s imports %s; only stages and pipeline are allowed", f, path)
 				}
 			}
 		}
