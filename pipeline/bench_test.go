@@ -86,6 +86,7 @@ func BenchmarkPipelineJSON(b *testing.B) { benchPipeline(b, benchJSON()) }
 
 func benchCount(b *testing.B, data []byte) {
 	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if bytes.Count(data, []byte{'\n'}) < 0 {
 			b.Fatal()

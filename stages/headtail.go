@@ -2,20 +2,30 @@ package stages
 
 import (
 	"context"
+	"fmt"
 )
 
 // HeadTailOptions are the head/tail node's knobs.
 type HeadTailOptions struct {
 	// MinLines: texts with fewer lines are left alone ("only very long text").
 	MinLines int `yaml:"min_lines"`
-	// HeadLines and TailLines are kept; the middle is folded.
+	// HeadLines and TailLines are kept; the middle is folded. Builds fail at
+	// the end, so the tail is the larger part.
 	HeadLines int `yaml:"head_lines"`
 	TailLines int `yaml:"tail_lines"`
+	// MiddleSignals: up to this many lines of the middle that report a
+	// failure (errors, exceptions, failed tests) are kept between the
+	// markers, so a failure halfway through a long build still shows.
+	MiddleSignals int `yaml:"middle_signals"`
+	// Kinds the node applies to. Prose and transcripts carry meaning in
+	// every part; folding their middle blind would drop it, so by default
+	// only logs (build output, long tool output) are cut.
+	Kinds []Kind `yaml:"kinds"`
 }
 
 // DefaultHeadTailOptions returns the shipped defaults.
 func DefaultHeadTailOptions() HeadTailOptions {
-	return HeadTailOptions{MinLines: 2000, HeadLines: 300, TailLines: 700}
+	return HeadTailOptions{MinLines: 2000, HeadLines: 300, TailLines: 700, MiddleSignals: 200, Kinds: []Kind{KindLog}}
 }
 
 // Validate reports a knob that is out of range.
@@ -29,8 +39,18 @@ func (o HeadTailOptions) Validate() error {
 	if err := mustBeNonNegative("tail_lines", o.TailLines); err != nil {
 		return err
 	}
-	if o.HeadLines+o.TailLines >= o.MinLines {
-		return &fieldError{"head_lines", "head_lines + tail_lines must be below min_lines"}
+	if err := mustBeNonNegative("middle_signals", o.MiddleSignals); err != nil {
+		return err
+	}
+	// What is kept must stay below min_lines, or a second run would cut again.
+	if o.HeadLines+o.TailLines+2*o.MiddleSignals+1 >= o.MinLines {
+		return &fieldError{"head_lines", fmt.Sprintf("head_lines + tail_lines + 2*middle_signals must be below min_lines - 1, got %d >= %d",
+			o.HeadLines+o.TailLines+2*o.MiddleSignals, o.MinLines-1)}
+	}
+	for _, k := range o.Kinds {
+		if ParseKind(string(k)) == "" {
+			return &fieldError{"kinds", "unknown kind " + string(k)}
+		}
 	}
 	return nil
 }
@@ -38,39 +58,64 @@ func (o HeadTailOptions) Validate() error {
 type headTailNode struct{ opt HeadTailOptions }
 
 // NewHeadTail builds the node that, for very long text, keeps the head and
-// the tail and folds the middle into a marker that counts the folded lines.
-// Protected placeholder lines in the middle are kept.
+// the tail and folds the middle into markers that count the folded lines.
+// Protected placeholder lines in the middle are kept, and so are up to
+// MiddleSignals lines that report a failure.
 func NewHeadTail(o HeadTailOptions) Node { return headTailNode{o} }
 
 func (headTailNode) Key() Key { return KeyHeadTail }
 
+const headTailFolded = "folded by headtail"
+
 func (n headTailNode) Apply(ctx context.Context, in Input) (Outcome, error) {
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, err
+	}
+	applies := false
+	for _, k := range n.opt.Kinds {
+		if k == in.Kind {
+			applies = true
+		}
+	}
+	if !applies {
+		return skip(in, "kind "+string(in.Kind)+" is not cut"), nil
+	}
 	lines := splitLines(in.Text)
 	if len(lines) < n.opt.MinLines {
 		return skip(in, "shorter than min_lines"), nil
 	}
-	if err := ctx.Err(); err != nil {
-		return Outcome{}, err
-	}
 	head := lines[:n.opt.HeadLines]
 	middle := lines[n.opt.HeadLines : len(lines)-n.opt.TailLines]
 	tail := lines[len(lines)-n.opt.TailLines:]
-	out := make([]string, 0, len(head)+len(tail)+8)
+	out := make([]string, 0, len(head)+len(tail)+2*n.opt.MiddleSignals+8)
 	out = append(out, head...)
-	folded := 0
+	folded, signals := 0, 0
+	cc := canceled{ctx: ctx}
 	for _, l := range middle {
-		if IsProtectedLine(l) {
-			if folded > 0 {
-				out = append(out, foldMarker(folded, "folded by headtail"))
-				folded = 0
+		if err := cc.check(); err != nil {
+			return Outcome{}, err
+		}
+		keep := IsProtectedLine(l)
+		if !keep && signals < n.opt.MiddleSignals && lineSignal(l) >= 3 {
+			keep = true
+			signals++
+		}
+		if !keep {
+			if m := parseFoldMarker(l); m > 0 {
+				folded += m
+			} else {
+				folded++
 			}
-			out = append(out, l)
 			continue
 		}
-		folded++
+		if folded > 0 {
+			out = append(out, foldMarker(folded, headTailFolded))
+			folded = 0
+		}
+		out = append(out, l)
 	}
 	if folded > 0 {
-		out = append(out, foldMarker(folded, "folded by headtail"))
+		out = append(out, foldMarker(folded, headTailFolded))
 	}
 	out = append(out, tail...)
 	return done(joinLines(out)), nil

@@ -106,6 +106,7 @@ func (st *kindStats) scan(s string, max int) {
 			continue
 		}
 		st.add(line)
+		st.sample = append(st.sample, line)
 		n++
 	}
 }
@@ -118,7 +119,8 @@ type kindStats struct {
 	escapes  int // lines with ANSI escape sequences
 	repeats  int // lines that open like an earlier line, digits aside
 	openings map[string]struct{}
-	prose    int // sentences: mostly plain words
+	sample   []string // the lines added, in order
+	prose    int      // sentences: mostly plain words
 	turns    int
 	speakers map[string]int
 }
@@ -179,7 +181,8 @@ func (st *kindStats) kind() Kind {
 	}
 	machine := st.records + st.console
 	switch {
-	case st.records*2 >= st.lines:
+	case st.records*2 >= st.lines || recordShare(st.sample) >= 0.5:
+		// Records, possibly with stack traces under them.
 		return KindLog
 	case st.repeats*3 >= st.lines*2 && st.turns*4 < st.lines && st.prose*2 < st.lines:
 		// Machine output repeats itself: most lines open the same way.

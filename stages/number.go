@@ -120,6 +120,16 @@ func (n numberNode) normalize(text string) (string, bool) {
 		}
 		// Hex word boundary: a token of hex digits and dashes.
 		if i == 0 || !isWordByte(text[i-1]) {
+			if end := hexLiteralEnd(text, i); end > 0 {
+				// 0x1f2e3d: keep the prefix, it says "an address".
+				if !changed {
+					b.Grow(len(text))
+				}
+				b.WriteString(text[last : i+2])
+				b.WriteString(n.opt.Placeholder)
+				last, i, changed = end, end, true
+				continue
+			}
 			if end := hexTokenEnd(text, i); end > 0 {
 				if !changed {
 					b.Grow(len(text))
@@ -175,6 +185,22 @@ func numberEnd(s string, i int) int {
 		}
 		return i
 	}
+}
+
+// hexLiteralEnd returns the end of a 0x literal with four or more hex
+// digits starting at i, or 0.
+func hexLiteralEnd(s string, i int) int {
+	if i+2 >= len(s) || s[i] != '0' || (s[i+1] != 'x' && s[i+1] != 'X') {
+		return 0
+	}
+	j := i + 2
+	for j < len(s) && isHexDigit(s[j]) {
+		j++
+	}
+	if j-i-2 < 4 || (j < len(s) && isWordByte(s[j])) {
+		return 0
+	}
+	return j
 }
 
 // hexTokenEnd returns the end of a hex id (8+ hex chars with a digit and a

@@ -1,0 +1,72 @@
+package stages
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestDetect(t *testing.T) {
+	rep := func(n int, f func(i int) string) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			b.WriteString(f(i))
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		name string
+		text string
+		want Kind
+	}{
+		{"record log", rep(50, func(i int) string {
+			return fmt.Sprintf("2024-01-01 10:00:%02d INFO worker-%d processed request in %dms", i%60, i%4, i)
+		}), KindLog},
+		{"syslog", rep(50, func(i int) string {
+			return fmt.Sprintf("Jun 14 15:16:%02d combo sshd(pam_unix)[%d]: check pass; user unknown", i%60, 19000+i)
+		}), KindLog},
+		{"record log with stack traces", rep(20, func(i int) string {
+			return fmt.Sprintf("2024-01-01 10:00:%02d ERROR query failed\njava.io.IOException: reset\n\tat a.B.c(B.java:%d)\n\tat a.B.d(B.java:9)", i, i)
+		}), KindLog},
+		{"build output with colours", "Build language: java\nBuild group: stable\nThis is free software; see the source for copying conditions.\n" + rep(40, func(i int) string {
+			return fmt.Sprintf("\x1b[32m[%d/40]\x1b[0m Building C object src/f%d.c.o", i, i)
+		}), KindLog},
+		{"build output without colours", rep(40, func(i int) string {
+			return fmt.Sprintf("   Compiling crate_%d v0.1.%d (/build/crates/c%d)", i, i, i)
+		}) + "error[E0425]: cannot find value `x` in this scope\n", KindLog},
+		{"transcript", rep(20, func(i int) string {
+			return []string{"Alice: I think option A is cheaper for the team.", "Bob: I disagree, option B has lower risk overall."}[i%2]
+		}), KindTranscript},
+		{"key-value banner is not a transcript", rep(30, func(i int) string {
+			return fmt.Sprintf("Receiving objects: %d%% (%d/300)", i*3, i*10)
+		}) + "Build language: go\nBuild id: 1\nJob id: 2\n", KindLog},
+		{"prose", rep(20, func(i int) string {
+			return "The committee met on Tuesday and discussed the budget for the coming year in detail."
+		}), KindProse},
+		{"markdown chat with code", "#### add a test\n\nSure, here is the change you asked for, with a short test.\n\n```python\nimport os\nx = os.path.join('a', 'b')\nprint(x)\n```\n\nThe test now passes on my machine as expected.\n", KindProse},
+		{"json", `{"a": [1, 2, 3], "b": {"c": "d"}}`, KindJSON},
+		{"html", "<!doctype html><html><body><h1>x</h1></body></html>", KindHTML},
+		{"empty", "", KindProse},
+		{"blank", " \n\t\n", KindProse},
+	} {
+		if got := Detect(tc.text); got != tc.want {
+			t.Errorf("%s: Detect = %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestDetectSamplesLongTexts: a long build log that opens with pages of
+// prose-like banners is still a log, from the windows in its middle and end.
+func TestDetectSamplesLongTexts(t *testing.T) {
+	var b strings.Builder
+	for b.Len() < 40<<10 {
+		b.WriteString("This program is free software; you can redistribute it and modify it under the terms.\n")
+	}
+	for b.Len() < 200<<10 {
+		fmt.Fprintf(&b, "\x1b[32m[ RUN ]\x1b[0m test %d \x1b[32mOK\x1b[0m\n", b.Len())
+	}
+	if got := Detect(b.String()); got != KindLog {
+		t.Fatalf("Detect = %s, want log", got)
+	}
+}
