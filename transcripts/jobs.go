@@ -31,10 +31,11 @@ const (
 	JobDebate   = "debate"
 	JobEvidence = "evidence"
 	JobSession  = "session"
+	JobMeeting  = "meeting"
 )
 
 // JobNames lists every job.
-func JobNames() []string { return []string{JobDebate, JobEvidence, JobSession} }
+func JobNames() []string { return []string{JobDebate, JobEvidence, JobSession, JobMeeting} }
 
 // Run dispatches to the named job.
 func (j Jobs) Run(ctx context.Context, name string, req JobRequest) ([]byte, []pipeline.NodeReport, error) {
@@ -45,6 +46,8 @@ func (j Jobs) Run(ctx context.Context, name string, req JobRequest) ([]byte, []p
 		return j.Evidence(ctx, req)
 	case JobSession:
 		return j.Session(ctx, req)
+	case JobMeeting:
+		return j.Meeting(ctx, req)
 	}
 	return nil, nil, fmt.Errorf("%w: unknown job %q", ErrInvalid, name)
 }
@@ -192,4 +195,64 @@ func reasonSuffix(r string) string {
 		return ""
 	}
 	return ": " + r
+}
+
+// MeetingRequest asks for one participant's context: the chair's ("chair")
+// or an agent's ("agent", with the chair's question to it).
+type MeetingRequest struct {
+	State    MeetingState `json:"state"`
+	For      string       `json:"for"`
+	Question string       `json:"question,omitempty"`
+}
+
+// MeetingResponse is the context to send, how it was built, and the
+// background summary to keep in the meeting state for later rounds.
+type MeetingResponse struct {
+	Context           string        `json:"context"`
+	Report            MeetingReport `json:"report"`
+	BackgroundSummary string        `json:"background_summary,omitempty"`
+}
+
+// Meeting builds a meeting participant's context under the token budget.
+func (j Jobs) Meeting(ctx context.Context, req JobRequest) ([]byte, []pipeline.NodeReport, error) {
+	start := time.Now()
+	var mr MeetingRequest
+	dec := json.NewDecoder(bytes.NewReader(req.Body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&mr); err != nil {
+		return nil, nil, fmt.Errorf("%w: meeting request: %v", ErrInvalid, err)
+	}
+	var model ChatModel
+	if req.AllowLLM {
+		model = j.Model
+	}
+	m, err := NewContextManager(j.Config.Meeting, model)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := m.PrepareBackground(ctx, &mr.State); err != nil {
+		return nil, nil, err
+	}
+	var text string
+	var rep MeetingReport
+	switch mr.For {
+	case "chair":
+		text, rep, err = m.ChairContext(ctx, mr.State)
+	case "agent":
+		text, rep, err = m.AgentContext(ctx, mr.State, mr.Question)
+	default:
+		return nil, nil, fmt.Errorf("%w: meeting request: for must be chair or agent, got %q", ErrInvalid, mr.For)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	body, err := json.MarshalIndent(MeetingResponse{Context: text, Report: rep, BackgroundSummary: mr.State.BackgroundSummary}, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	report := pipeline.NodeReport{
+		Key: "meeting", CharsIn: stages.Chars(formatEntries(mr.State.Scratchpad)), CharsOut: stages.Chars(rep.Whiteboard.Text),
+		Skipped: rep.Whiteboard.Level == 0, Reason: fmt.Sprintf("level %d, background %s", rep.Whiteboard.Level, rep.Background), Duration: time.Since(start),
+	}
+	return append(body, '\n'), []pipeline.NodeReport{report}, nil
 }

@@ -40,6 +40,7 @@ type options struct {
 	conn                           jetstream.ConnectOptions
 	version                        bool
 	debate, evidence, session      string
+	meeting                        string
 	messages                       string
 	compactNow                     bool
 }
@@ -68,6 +69,7 @@ func parse(args []string, stderr io.Writer) (options, []string, error) {
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.StringVar(&o.debate, "debate", "", "debate JSON file (or -): print the chairman's view, response_compressed filled")
 	fs.StringVar(&o.evidence, "evidence", "", "evidence request JSON file (or -): print the evidence-balanced summary")
+	fs.StringVar(&o.meeting, "meeting", "", "meeting request JSON file (or -): print the chair's or an agent's context under budget")
 	fs.StringVar(&o.session, "session", "", "session id: append --messages, auto-compact, print the compacted view")
 	fs.StringVar(&o.messages, "messages", "", "with --session: JSON array of messages to append first (file or -)")
 	fs.BoolVar(&o.compactNow, "compact-now", false, "with --session: compact even below the usage threshold")

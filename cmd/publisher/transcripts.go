@@ -21,6 +21,9 @@ func (a *app) transcriptJob() (string, []byte, error) {
 	case a.o.evidence != "":
 		body, err := readInput(a.o.evidence, a.stdin)
 		return transcripts.JobEvidence, []byte(body), err
+	case a.o.meeting != "":
+		body, err := readInput(a.o.meeting, a.stdin)
+		return transcripts.JobMeeting, []byte(body), err
 	case a.o.session != "":
 		req := transcripts.SessionRequest{Session: a.o.session, Force: a.o.compactNow}
 		if a.o.messages != "" {

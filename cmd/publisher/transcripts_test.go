@@ -171,3 +171,40 @@ func TestSessionCompactionWithAModel(t *testing.T) {
 		t.Error("the model was never called")
 	}
 }
+
+func TestMeetingContextLocalAndFleet(t *testing.T) {
+	var entries []map[string]string
+	for i := 0; i < 10; i++ {
+		entries = append(entries, map[string]string{"agent": fmt.Sprintf("agent%d", i%3), "content": strings.Repeat(fmt.Sprintf("point %d about the rollout plan. ", i), 400)})
+	}
+	req, _ := json.Marshal(map[string]any{
+		"state": map[string]any{"topic": "Rollout", "round": 2, "scratchpad": entries},
+		"for":   "chair",
+	})
+	file := writeFile(t, "meeting.json", string(req))
+	local, _, err := runPublisher(t, "", "--local", "--meeting", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp struct {
+		Context string `json:"context"`
+		Report  struct {
+			Whiteboard struct{ Level int } `json:"whiteboard"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(local), &resp); err != nil {
+		t.Fatal(err)
+	}
+	// 10 entries of ~12k chars blow the 6000-token budget: level 1 keeps
+	// the two most recent whole and cuts the others to 200 characters.
+	if resp.Report.Whiteboard.Level != 1 || !strings.Contains(resp.Context, "## Whiteboard (round 2)") {
+		t.Errorf("level %d, context head %q", resp.Report.Whiteboard.Level, resp.Context[:min(len(resp.Context), 200)])
+	}
+	if !strings.Contains(resp.Context, entries[9]["content"]) || strings.Contains(resp.Context, entries[0]["content"]) {
+		t.Error("recent entry not whole, or early entry not truncated")
+	}
+	fleet, _, err := runPublisher(t, "", "--meeting", file)
+	if err != nil || fleet != local {
+		t.Errorf("fleet meeting differs: %v", err)
+	}
+}

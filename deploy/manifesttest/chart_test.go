@@ -388,7 +388,7 @@ func TestDefaultsOneDeploymentPerSegment(t *testing.T) {
 		// Transcript tasks are served by the LLM segment only.
 		wantTasks := "none"
 		if name == fullname+"-llm-summary" {
-			wantTasks = "debate,evidence,session"
+			wantTasks = "debate,evidence,session,meeting"
 		}
 		if got, _ := argValue(c.Args, "--tasks"); got != wantTasks {
 			t.Errorf("%s --tasks = %q, want %q", name, got, wantTasks)
