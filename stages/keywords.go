@@ -416,8 +416,8 @@ func rawSignal(line string) int {
 			w[k] = lower(line[i+k])
 		}
 		s := int8(0)
-		if e-i <= 15 {
-			s = wordSignal(w)
+		if e-i <= 15 && !inPath(line, i, e) {
+			s = wordSignal(w, line[i:e])
 		}
 		if s == 0 && prevLen > 0 {
 			buf[prevLen] = ' '
@@ -448,14 +448,16 @@ func rawSignal(line string) int {
 }
 
 // wordSignal looks a lower-case word up, and also catches compound names
-// such as AssertionError, RuntimeException or TestFailure.
-func wordSignal(w []byte) int8 {
+// such as AssertionError, RuntimeException or TestFailure: orig is the word
+// as written, and the suffix must start with a capital there.
+func wordSignal(w []byte, orig string) int8 {
 	if s := signalWord(string(w)); s > 0 {
 		return s
 	}
-	if len(w) > 5 && bytes.IndexByte(w, '_') < 0 {
-		for _, suf := range [...]string{"error", "exception", "failure", "failed", "fault"} {
-			if len(w) > len(suf) && string(w[len(w)-len(suf):]) == suf {
+	if len(w) > 5 && bytes.IndexByte(w, '_') < 0 && len(orig) == len(w) {
+		for _, suf := range [...]string{"error", "exception", "failure", "failed"} {
+			k := len(w) - len(suf)
+			if k > 0 && string(w[k:]) == suf && orig[k] >= 'A' && orig[k] <= 'Z' {
 				return 3
 			}
 		}
@@ -463,12 +465,23 @@ func wordSignal(w []byte) int8 {
 	return 0
 }
 
+// inPath reports a word that is part of a path or a flag
+// (pkg/errors, -timeout, errors/x): a name, not a message.
+func inPath(line string, i, e int) bool {
+	return (i > 0 && (line[i-1] == '/' || line[i-1] == '-' || line[i-1] == '\\')) ||
+		(e < len(line) && (line[e] == '/' || line[e] == '\\'))
+}
+
 // zeroAfter reports "errors: 0", "failures=0" and the like.
 func zeroAfter(line string, i int) bool {
 	for i < len(line) && (line[i] == ':' || line[i] == '=' || line[i] == ' ') {
 		i++
 	}
-	return i < len(line) && line[i] == '0' && (i+1 == len(line) || !isDigit(line[i+1]) && line[i+1] != '.')
+	if i >= len(line) || line[i] != '0' {
+		return false
+	}
+	// 0 but not 0.5 or 01.
+	return i+1 == len(line) || !isDigit(line[i+1]) && !(line[i+1] == '.' && i+2 < len(line) && isDigit(line[i+2]))
 }
 
 func noBefore(prev []byte) bool { return string(prev) == "no" || string(prev) == "without" }
