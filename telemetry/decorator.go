@@ -29,6 +29,7 @@ const (
 	AttrComplT   = attribute.Key("jetcompact.llm.completion_tokens")
 	AttrRetries  = attribute.Key("jetcompact.llm.retries")
 	AttrCacheHit = attribute.Key("jetcompact.llm.cache_hit")
+	AttrLatency  = attribute.Key("jetcompact.llm.latency_ms")
 )
 
 // SpanName is the span name of a node.
@@ -96,7 +97,7 @@ func (t *tracedNode) Apply(ctx context.Context, in stages.Input) (stages.Outcome
 	}
 	if u := out.LLM; u != nil {
 		span.SetAttributes(AttrModel.String(u.Model), AttrPromptT.Int(u.PromptTokens), AttrComplT.Int(u.CompletionTokens),
-			AttrRetries.Int(u.Retries), AttrCacheHit.Bool(u.CacheHit))
+			AttrRetries.Int(u.Retries), AttrCacheHit.Bool(u.CacheHit), AttrLatency.Int64(u.LatencyMS))
 	}
 	return out, nil
 }
