@@ -88,8 +88,8 @@ func (n logdedupNode) pass(ctx context.Context, text string) (string, error) {
 	return n.runs(ctx, lines)
 }
 
-// recordShare is the share of log records among the non-blank lines that
-// are not the continuation of one (an indented line, a stack frame or the
+// recordShare is the share of time-stamped log records among the
+// non-blank lines that are not the continuation of one (an indented line, a stack frame or the
 // exception line that heads one, right after a record or another
 // continuation).
 func recordShare(lines []string) float64 {
@@ -98,8 +98,12 @@ func recordShare(lines []string) float64 {
 	for i, l := range lines {
 		switch {
 		case l == "":
-		case isLogRecord(l):
+		case isStamped(l):
 			records++
+			inEvent = true
+		case isLogRecord(l):
+			// A level without a time: build tool output, not an event.
+			other++
 			inEvent = true
 		case inEvent && continues(l):
 		case inEvent && i+1 < len(lines) && lines[i+1] != "" && continues(lines[i+1]):

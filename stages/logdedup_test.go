@@ -111,6 +111,14 @@ func TestLogDedup(t *testing.T) {
 				"#3 0x3 in eval0 /src/eval.c:12:2\n",
 		},
 		{
+			name: "build tool levels are not events: repeated errors stay",
+			kind: KindLog,
+			in: "[INFO] Building widget 1.0\n[INFO] Compiling 12 source files\n" +
+				"[ERROR] Failed to execute goal compiler:compile on project widget\n" +
+				"[ERROR] \n[ERROR] Failed to execute goal compiler:compile on project widget\n" +
+				"[ERROR] \n[INFO] BUILD FAILURE\n",
+		},
+		{
 			name: "transcripts never get counts",
 			kind: KindTranscript,
 			in:   "Alice: option A is cheaper.\nAlice: option A is cheaper.\nAlice: option A is cheaper.\n",

@@ -41,11 +41,11 @@ type numberNode struct{ opt NumberNormalizeOptions }
 
 // NewNumberNormalize builds the node that replaces numbers (digit runs
 // joined by . and , such as decimals and addresses) and hex or UUID ids
-// with a placeholder. In logs it rewrites log records only (lines that open
-// with a timestamp or a level), where numbers are mostly times, ids and
-// counters; free output such as build steps, stack traces and test failures
-// keeps its versions, line numbers and expected/actual values. Colons and
-// slashes stay, so "10.0.0.1:8080" becomes "<N>:<N>".
+// with a placeholder. In logs it rewrites time-stamped records only, where
+// numbers are mostly times, ids and counters; free output such as build
+// steps, stack traces and test failures keeps its versions, line numbers
+// and expected/actual values. Colons and slashes stay, so "10.0.0.1:8080"
+// becomes "<N>:<N>"; a count appended by log_dedup stays as it is.
 func NewNumberNormalize(o NumberNormalizeOptions) Node { return numberNode{o} }
 
 func (numberNode) Key() Key { return KeyNumberNormalize }
@@ -78,7 +78,7 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			end += start
 		}
 		line := text[start:end]
-		if in.Kind != KindLog || isLogRecord(line) {
+		if in.Kind != KindLog || isStamped(line) {
 			// A count that log_dedup appended is a fact, not a value.
 			head, _ := splitCount(line)
 			if out, ok := n.normalize(head); ok {

@@ -202,12 +202,28 @@ func levelAt(s string) bool {
 // an epoch, a syslog date or a level, possibly after one short leading field
 // (a label, a host or a dash).
 func isLogRecord(line string) bool {
+	stamped, level := recordStart(line)
+	return stamped || level
+}
+
+// isStamped reports a log record that opens with a time, a date or an
+// epoch: an event of a service log. Lines that open with a level only
+// ("[INFO] Compiling", "[error] x.scala:12") are the output of a build tool.
+func isStamped(line string) bool {
+	stamped, _ := recordStart(line)
+	return stamped
+}
+
+func recordStart(line string) (stamped, level bool) {
 	if line == "" || line[0] == ' ' || line[0] == '\t' {
-		return false
+		return false, false
 	}
 	s := line[skipANSI(line, 0):]
-	if stampAt(s) || levelAt(s) {
-		return true
+	if stampAt(s) {
+		return true, false
+	}
+	if levelAt(s) {
+		return false, true
 	}
 	lim := len(s)
 	if lim > 24 {
@@ -215,9 +231,9 @@ func isLogRecord(line string) bool {
 	}
 	if i := strings.IndexByte(s[:lim], ' '); i > 0 {
 		rest := s[i+1:]
-		return stampAt(rest) || (s[0] == '-' && i == 1 && isDigit(rest[0]))
+		return stampAt(rest) || (s[0] == '-' && i == 1 && rest != "" && isDigit(rest[0])), false
 	}
-	return false
+	return false, false
 }
 
 // countSuffix is what log_dedup appends to a kept line that stands for
