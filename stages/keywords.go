@@ -69,16 +69,29 @@ func (n keywordsNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if in.Kind != KindLog {
 		return skip(in, "kind "+string(in.Kind)+" passes"), nil
 	}
-	lines := splitLines(in.Text)
+	// Rarity depends on the whole text, and folding changes the whole
+	// text: run to a fixed point so that a second run changes nothing.
+	out, err := fixpoint(ctx, in.Text, 4, n.pass)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if out == in.Text {
+		return skip(in, "no lines to fold"), nil
+	}
+	return done(out), nil
+}
+
+func (n keywordsNode) pass(ctx context.Context, text string) (string, error) {
+	lines := splitLines(text)
 	if len(lines) < n.opt.MinFold+2 {
-		return skip(in, "too short to fold"), nil
+		return text, nil
 	}
 	cc := canceled{ctx: ctx}
 	keep := make([]bool, len(lines))
 	score := make([]int8, len(lines))
 	for i, l := range lines {
 		if err := cc.check(); err != nil {
-			return Outcome{}, err
+			return "", err
 		}
 		switch {
 		case IsProtectedLine(l):
@@ -91,7 +104,7 @@ func (n keywordsNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	}
 	if n.opt.RareMax > 0 {
 		if err := n.markRare(ctx, lines, score); err != nil {
-			return Outcome{}, err
+			return "", err
 		}
 	}
 	for i := range lines {
@@ -151,9 +164,9 @@ func (n keywordsNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		i = j
 	}
 	if !changed {
-		return skip(in, "no lines to fold"), nil
+		return text, nil
 	}
-	return done(joinLines(out)), nil
+	return joinLines(out), nil
 }
 
 // endsBlock reports a line that cannot continue a failure: a test that

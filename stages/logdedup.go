@@ -97,7 +97,7 @@ func recordShare(lines []string) float64 {
 	inEvent := false
 	for i, l := range lines {
 		switch {
-		case l == "":
+		case l == "" || parseFoldMarker(l) > 0:
 		case isStamped(l):
 			records++
 			inEvent = true

@@ -145,7 +145,9 @@ func (n numberNode) normalize(text string) (string, bool) {
 			continue
 		}
 		end := numberEnd(text, i)
-		if digitsIn(text[i:end]) >= n.opt.MinChars {
+		// A number glued to letters (x86_64k, v12abc) is part of a name.
+		free := (i == 0 || !isLetter(text[i-1])) && (end == len(text) || !isLetter(text[end]))
+		if free && digitsIn(text[i:end]) >= n.opt.MinChars {
 			if !changed {
 				b.Grow(len(text))
 			}

@@ -271,3 +271,43 @@ func TestStripANSI(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLogNodes: the log-oriented nodes never panic, emit valid UTF-8, keep
+// fenced code, never grow a text by more than their counts and markers,
+// and are idempotent.
+func FuzzLogNodes(f *testing.F) {
+	for _, s := range logInputs() {
+		if len(s) > 4096 {
+			s = s[:4096]
+		}
+		f.Add(s)
+	}
+	f.Add("2024-01-01 10:00:00 INFO a [×3]\n2024-01-01 10:00:01 INFO a [×x]\n[... 2 lines folded ...]\n")
+	f.Add("\x1b[31merror\x1b[0m: x\n    at y (z.js:1:2)\n\n\x1b[")
+	nodes := []Node{
+		NewLogDedup(DefaultLogDedupOptions()),
+		NewNearDup(DefaultNearDupOptions()),
+		NewKeywords(DefaultKeywordsOptions()),
+		NewNumberNormalize(DefaultNumberNormalizeOptions()),
+		NewHeadTail(HeadTailOptions{MinLines: 20, HeadLines: 3, TailLines: 5, MiddleSignals: 2, Kinds: []Kind{KindLog}}),
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		text = strings.ToValidUTF8(text, "\uFFFD")
+		for _, kind := range []Kind{KindLog, KindProse, KindTranscript, Detect(text)} {
+			for _, node := range nodes {
+				once := applyNode(t, node, text, kind)
+				if !utf8.ValidString(once) {
+					t.Fatalf("%s: invalid UTF-8", node.Key())
+				}
+				if twice := applyNode(t, node, once, kind); twice != once {
+					t.Fatalf("%s/%s not idempotent on %q:\n%s", node.Key(), kind, text, firstDiff(twice, once))
+				}
+				for _, block := range fencedBlocks(text) {
+					if !strings.Contains(once, block) {
+						t.Fatalf("%s: fenced block lost", node.Key())
+					}
+				}
+			}
+		}
+	})
+}
