@@ -27,7 +27,7 @@ type KeywordsOptions struct {
 
 // DefaultKeywordsOptions returns the shipped defaults.
 func DefaultKeywordsOptions() KeywordsOptions {
-	return KeywordsOptions{Before: 3, After: 6, Continuation: 300, MinFold: 4, RareMax: 3}
+	return KeywordsOptions{Before: 4, After: 8, Continuation: 300, MinFold: 4, RareMax: 3}
 }
 
 // Validate reports a knob that is out of range.
