@@ -306,7 +306,7 @@ func signalWord(w string) int8 {
 		return 3
 	case "warning", "warnings", "warn", "deprecated", "expected", "actual", "expecting", "summary":
 		return 2
-	case "got", "skipped":
+	case "got", "skipped", "result", "results", "conclusion":
 		return 1
 	}
 	return 0
@@ -385,6 +385,17 @@ func rawSignal(line string) int {
 	}
 	if numberedItem(head) {
 		best = 2
+	}
+	if best == 0 {
+		// A diagnostic location first (src/a.c:12:5: note: ...): a file and
+		// a line someone will open.
+		end := strings.IndexAny(head, " \t")
+		if end < 0 {
+			end = len(head)
+		}
+		if hasFileLine(head[:end]) {
+			best = 1
+		}
 	}
 	var buf [32]byte // previous word, a space, this word
 	prevLen := 0
