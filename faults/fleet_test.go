@@ -491,7 +491,7 @@ func errKind(err error) string {
 // tally is the Jepsen-style outcome of a case.
 type tally struct {
 	published, results, lastSeq, duplicates, lost, wrong, dead int
-	wrongIDs                                                  []string
+	wrongIDs                                                   []string
 }
 
 // check reads every document's result from the results stream and
