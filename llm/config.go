@@ -175,6 +175,9 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// HasModel reports whether a model is configured (gate 4 can open).
+func (c Config) HasModel() bool { return c.summaryModel() != "" }
+
 // summaryModel is summary_model, else model, else "".
 func (c Config) summaryModel() string {
 	if c.SummaryModel != "" {

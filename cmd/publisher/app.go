@@ -45,7 +45,7 @@ func (a *app) buildPipeline(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := summarizer.Model(); ok {
+	if a.file.LLM.HasModel() {
 		a.chatModel = summarizer
 	}
 	deps := stages.Deps{Summarizer: summarizer}

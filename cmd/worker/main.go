@@ -155,7 +155,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var chat transcripts.ChatModel
-	if _, ok := summarizer.Model(); ok {
+	if file.LLM.HasModel() {
 		chat = summarizer
 	}
 	var taskOpt []jetstream.WorkerOption
@@ -185,7 +185,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer srv.Close()
 	}
 	log.Info("worker running", "version", version, "segment", f.segment, "prefix", file.Fleet.Prefix)
-	return w.Run(ctx, segs, f.drain)
+	err = w.Run(ctx, segs, f.drain)
+	log.Info("worker stopped", "drained", err == nil)
+	return err
 }
 
 func serveHTTP(addr string, w *jetstream.Worker, connected func() bool, metrics http.Handler) (*http.Server, error) {
