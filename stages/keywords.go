@@ -81,17 +81,21 @@ func (n keywordsNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	return done(out), nil
 }
 
-func (n keywordsNode) pass(ctx context.Context, text string) (string, error) {
+// pass folds one round. Its output is settled when rarity played no part:
+// key lines, their context and the short runs between them are then the
+// same in a second pass, so nothing more folds.
+func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, error) {
 	lines := splitLines(text)
 	if len(lines) < n.opt.MinFold+2 {
-		return text, nil
+		return text, true, nil
 	}
+	rare := false
 	cc := canceled{ctx: ctx}
 	keep := make([]bool, len(lines))
 	score := make([]int8, len(lines))
 	for i, l := range lines {
 		if err := cc.check(); err != nil {
-			return "", err
+			return "", false, err
 		}
 		switch {
 		case IsProtectedLine(l):
@@ -102,9 +106,10 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, error) {
 			score[i] = int8(lineSignal(l))
 		}
 	}
-	if n.opt.RareMax > 0 {
+	if n.opt.RareMax > 0 && recordLog(lines) {
+		rare = true
 		if err := n.markRare(ctx, lines, score); err != nil {
-			return "", err
+			return "", false, err
 		}
 	}
 	for i := range lines {
@@ -164,9 +169,9 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, error) {
 		i = j
 	}
 	if !changed {
-		return text, nil
+		return text, true, nil
 	}
-	return joinLines(out), nil
+	return joinLines(out), !rare, nil
 }
 
 // endsBlock reports a line that cannot continue a failure: a test that
@@ -251,12 +256,9 @@ func hasFileLine(tok string) bool {
 	return false
 }
 
-// markRare raises to 2 the score of record lines whose template is rare,
-// when most of the text is records.
+// markRare raises to 2 the score of record lines whose template is rare.
+// It is called when most of the text is records.
 func (n keywordsNode) markRare(ctx context.Context, lines []string, score []int8) error {
-	if !recordLog(lines) {
-		return nil
-	}
 	cc := canceled{ctx: ctx}
 	keys := make([]uint64, len(lines))
 	counts := map[uint64]int{}

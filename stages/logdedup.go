@@ -80,12 +80,24 @@ func (n logdedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	return done(out), nil
 }
 
-func (n logdedupNode) pass(ctx context.Context, text string) (string, error) {
+func (n logdedupNode) pass(ctx context.Context, text string) (string, bool, error) {
 	lines := splitLines(text)
-	if recordShare(lines)*100 >= float64(n.opt.RecordPercent) {
-		return n.mine(ctx, lines)
+	if n.mining(lines) {
+		out, err := n.mine(ctx, lines)
+		return out, false, err
 	}
-	return n.runs(ctx, lines)
+	out, err := n.runs(ctx, lines)
+	if err != nil || out == text {
+		return out, true, err
+	}
+	// Collapsing runs is final unless it tipped the text into a log of
+	// records, which a second pass would mine.
+	return out, !n.mining(splitLines(out)), nil
+}
+
+// mining reports whether lines are mostly time-stamped records.
+func (n logdedupNode) mining(lines []string) bool {
+	return recordShare(lines)*100 >= float64(n.opt.RecordPercent)
 }
 
 // recordShare is the share of time-stamped log records among the

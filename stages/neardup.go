@@ -75,7 +75,10 @@ func (n neardupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	default:
 		return skip(in, "kind "+string(in.Kind)+" is left to structured"), nil
 	}
-	out, err := fixpoint(ctx, in.Text, 4, pass)
+	out, err := fixpoint(ctx, in.Text, 4, func(ctx context.Context, text string) (string, bool, error) {
+		out, err := pass(ctx, text)
+		return out, false, err
+	})
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -311,15 +311,17 @@ func parseFoldMarker(line string) int {
 }
 
 // fixpoint applies f until its output stops changing, at most max times.
-// Nodes whose decisions depend on document-wide statistics use it so that
-// node(node(x)) == node(x).
-func fixpoint(ctx context.Context, text string, max int, f func(context.Context, string) (string, error)) (string, error) {
+// Nodes whose decisions depend on text-wide statistics use it so that
+// node(node(x)) == node(x). f also reports whether its output is settled:
+// true when it knows a further pass would change nothing, which saves that
+// pass on large inputs.
+func fixpoint(ctx context.Context, text string, max int, f func(context.Context, string) (string, bool, error)) (string, error) {
 	for i := 0; i < max; i++ {
-		out, err := f(ctx, text)
+		out, settled, err := f(ctx, text)
 		if err != nil {
 			return "", err
 		}
-		if out == text {
+		if out == text || settled {
 			return out, nil
 		}
 		text = out
