@@ -99,6 +99,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	taskNames, err := selectTasks(f.tasks, f.segment, file.Fleet.Tasks)
+	if err != nil {
+		return err
+	}
 	tel, err := telemetry.Setup(ctx, file.Telemetry, stdout)
 	if err != nil {
 		return err
@@ -147,10 +151,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	pipe, err := pipeline.New(file.Pipeline, stages.Deps{Summarizer: summarizer}, pipeline.WithDecorator(deco))
-	if err != nil {
-		return err
-	}
-	taskNames, err := selectTasks(f.tasks, f.segment, file.Fleet.Tasks)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func TestSetupOnlyAndBadFlags(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"--embedded", "--store-dir", t.TempDir(), "--embedded-listen", freeAddr(t), "--setup-only", "--http-addr", ""}
+	if err := run(context.Background(), args, &out, &errb); err != nil {
+		t.Fatalf("setup-only: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(errb.String(), "topology ready") {
+		t.Errorf("log: %s", errb.String())
+	}
+	for flags, want := range map[string]string{
+		"--segment structured,dedup": "not a configured segment",
+		"--mode turbo":               "--mode",
+		"--tasks nope":               "--tasks",
+	} {
+		err := run(context.Background(), append(strings.Fields(flags), "--nats", "nats://127.0.0.1:1"), &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", flags, err)
+		}
+	}
+}
+
+func TestHealthAndReadiness(t *testing.T) {
+	httpAddr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var errb bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"--embedded", "--store-dir", t.TempDir(), "--embedded-listen", freeAddr(t), "--http-addr", httpAddr}, &bytes.Buffer{}, &errb)
+	}()
+	get := func(path string) int {
+		resp, err := http.Get(fmt.Sprintf("http://%s%s", httpAddr, path))
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for get("/readyz") != http.StatusOK {
+		if time.Now().After(deadline) {
+			t.Fatalf("never ready:\n%s", errb.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if get("/healthz") != http.StatusOK || get("/metrics") != http.StatusOK {
+		t.Error("healthz or metrics not served")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if !strings.Contains(errb.String(), "worker stopped") {
+		t.Errorf("no stop log:\n%s", errb.String())
+	}
+}
