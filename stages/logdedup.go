@@ -97,23 +97,26 @@ func (n logdedupNode) pass(ctx context.Context, text string) (string, bool, erro
 
 // mining reports whether lines are mostly time-stamped records.
 func (n logdedupNode) mining(lines []string) bool {
-	return recordShare(lines)*100 >= float64(n.opt.RecordPercent)
+	return recordsDominate(lines, n.opt.RecordPercent)
 }
 
-// recordShare is the share of time-stamped log records among the
-// non-blank lines that are not the continuation of one (an indented line, a stack frame or the
-// exception line that heads one, right after a record or another
-// continuation).
-func recordShare(lines []string) float64 {
+// recordsDominate reports whether at least percent of the non-blank lines
+// are time-stamped log records, not counting the lines that continue a
+// record (an indented line, a stack frame or the exception line that heads
+// one, right after a record or another continuation). It stops early once
+// the share cannot be reached.
+func recordsDominate(lines []string, percent int) bool {
 	records, other := 0, 0
 	inEvent := false
 	for i, l := range lines {
-		switch {
-		case l == "" || parseFoldMarker(l) > 0:
-		case isStamped(l):
+		if l == "" || parseFoldMarker(l) > 0 {
+			continue
+		}
+		switch stamped, level := recordStart(l); {
+		case stamped:
 			records++
 			inEvent = true
-		case isLogRecord(l):
+		case level:
 			// A level without a time: build tool output, not an event.
 			other++
 			inEvent = true
@@ -124,11 +127,14 @@ func recordShare(lines []string) float64 {
 			other++
 			inEvent = false
 		}
+		if i&1023 == 1023 {
+			best := records + len(lines) - i - 1
+			if best*100 < percent*(best+other) {
+				return false
+			}
+		}
 	}
-	if records == 0 {
-		return 0
-	}
-	return float64(records) / float64(records+other)
+	return records > 0 && records*100 >= percent*(records+other)
 }
 
 // mine collapses every template of a record log to its first event.

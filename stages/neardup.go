@@ -88,8 +88,8 @@ func (n neardupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	return done(out), nil
 }
 
-// recordLog reports whether most lines are log records (see recordShare).
-func recordLog(lines []string) bool { return recordShare(lines) >= 0.5 }
+// recordLog reports whether most lines are log records (see recordsDominate).
+func recordLog(lines []string) bool { return recordsDominate(lines, 50) }
 
 // simIndex files fingerprints under their four bands.
 type simIndex struct {

@@ -76,7 +76,7 @@ var monthNames = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "A
 var dayNames = [...]string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
 
 func hasNamePrefix(s string, names []string) bool {
-	if len(s) < 4 || s[3] != ' ' {
+	if len(s) < 4 || s[3] != ' ' || s[0] < 'A' || s[0] > 'Z' {
 		return false
 	}
 	for _, n := range names {
@@ -167,8 +167,6 @@ func isPlaceholderAt(s string) bool {
 	return i == len(s) || strings.IndexByte(" \t]:,.-", s[i]) >= 0
 }
 
-var levelWords = [...]string{"INFO", "WARN", "WARNING", "ERROR", "DEBUG", "TRACE", "FATAL", "CRITICAL", "NOTICE", "SEVERE", "ERR", "CRIT", "ALERT", "EMERG", "VERBOSE"}
-
 // levelAt reports whether s starts with a log level: INFO, [WARN], <ERROR>,
 // or a bracketed lower-case level such as [error].
 func levelAt(s string) bool {
@@ -178,22 +176,29 @@ func levelAt(s string) bool {
 		bracket = true
 	}
 	s = s[skipANSI(s, 0):]
-	e := 0
-	for e < len(s) && e < 9 && ((s[e] >= 'A' && s[e] <= 'Z') || (s[e] >= 'a' && s[e] <= 'z')) {
+	var up [9]byte
+	e, lowerSeen := 0, false
+	for e < len(s) && e < len(up) {
+		c := s[e]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			up[e] = c
+		case c >= 'a' && c <= 'z':
+			up[e] = c - 'a' + 'A'
+			lowerSeen = true
+		default:
+			goto word
+		}
 		e++
 	}
-	if e < 3 || (e < len(s) && isWordByte(s[e])) {
+word:
+	if e < 3 || (e < len(s) && isWordByte(s[e])) || (lowerSeen && !bracket) {
 		return false
 	}
-	w := s[:e]
-	upper := strings.ToUpper(w)
-	if w != upper && !bracket {
-		return false
-	}
-	for _, l := range levelWords {
-		if upper == l {
-			return true
-		}
+	switch string(up[:e]) {
+	case "INFO", "WARN", "WARNING", "ERROR", "DEBUG", "TRACE", "FATAL", "CRITICAL", "NOTICE",
+		"SEVERE", "ERR", "CRIT", "ALERT", "EMERG", "VERBOSE":
+		return true
 	}
 	return false
 }
