@@ -46,16 +46,28 @@ func (o LogDedupOptions) Validate() error {
 
 type logdedupNode struct{ opt LogDedupOptions }
 
-// NewLogDedup builds the log-dedup node. On logs made of records it mines
-// templates with a Drain-style fixed-depth parse tree: tokens that carry
-// digits (numbers, ids, hex, addresses, times) are masked, lines are routed
-// by token count and their first constant tokens, and a line joins the most
-// similar template of its leaf when enough constant tokens agree; differing
-// tokens become wildcards. Every template then keeps one full instance, its
-// first, with the number of lines it stands for appended (" [×57]"). A
-// record's continuation lines (stack traces) travel with it. In build and
-// test output only runs of consecutive repeats that carry no failure signal
-// are collapsed. Other kinds pass: counts never enter transcripts or prose.
+// NewLogDedup builds the log-dedup node.
+//
+// On logs made of time-stamped records it mines templates in two steps,
+// both linear. First every record is tokenized and masked: numbers, hex
+// ids, dates, paths and tokens that are mostly digits become variables,
+// while a token that keeps a word (sshd[0]:, user_0) keeps its shape; the
+// masked token sequence is the record's template, found by hashing (the
+// exact leaf a Drain parse tree would reach, without its similarity guess).
+// Then, position by position, templates that agree everywhere but one
+// position are bucketed; a bucket showing MinVariants or more different
+// words there (user names, hosts) is one template with a parameter and
+// merges, while a position with a few values ("from NEW to RUNNING") marks
+// different events and stays apart. Similarity thresholds merge those,
+// which loses events; counting variants does not.
+//
+// Every template keeps one full instance, its first, with the number of
+// records it stands for appended (" [×57]"); a record's continuation lines
+// (a stack trace) travel with it and are part of its identity. In build and
+// test output (few time stamps) repeats tell the story of a failure, so
+// only runs of consecutive equal lines (numbers aside) that carry no
+// failure signal collapse. Other kinds pass: counts never enter transcripts
+// or prose.
 func NewLogDedup(o LogDedupOptions) Node { return logdedupNode{o} }
 
 func (logdedupNode) Key() Key { return KeyLogDedup }
