@@ -252,7 +252,7 @@ func (c *Client) startWatch(ctx context.Context) error {
 		case ch <- raw:
 		default:
 		}
-	})
+	}, njs.PullExpiry(pullExpiry)) // a watch on a failed node is replaced within pullExpiry
 	if err != nil {
 		return fmt.Errorf("watch results: %w", err)
 	}

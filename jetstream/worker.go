@@ -166,7 +166,7 @@ func (w *Worker) Run(ctx context.Context, segs [][]stages.Key, drain time.Durati
 				}()
 				w.handle(work, b, msg)
 			}()
-		}, njs.PullMaxMessages(batch), njs.ConsumeErrHandler(func(_ njs.ConsumeContext, err error) {
+		}, njs.PullMaxMessages(batch), njs.PullExpiry(pullExpiry), njs.ConsumeErrHandler(func(_ njs.ConsumeContext, err error) {
 			if !errors.Is(err, njs.ErrNoHeartbeat) {
 				w.log.Warn("consume", "segment", b.label, "error", err.Error())
 			}
@@ -199,6 +199,12 @@ func (w *Worker) Run(ctx context.Context, segs [][]stages.Key, drain time.Durati
 		return fmt.Errorf("drain: in-flight work did not finish within %s; it will be redelivered", drain)
 	}
 }
+
+// pullExpiry bounds each pull request. The idle heartbeat is half of it,
+// so a consumer whose leader moved to another node (its pull requests are
+// not replicated) is noticed and re-pulled within pullExpiry, instead of
+// after nats.go's default of 30s.
+const pullExpiry = 5 * time.Second
 
 func stopAll(ccs []njs.ConsumeContext) {
 	for _, cc := range ccs {
