@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -472,25 +473,67 @@ func (t *templates) find(g int) int {
 // at least MinVariants different constants there is one template with a
 // parameter, and its groups merge into the oldest.
 func (t *templates) mergeVariants() {
-	maxLen := 0
-	for _, g := range t.groups {
-		if len(g.toks) > maxLen {
-			maxLen = len(g.toks)
+	minV := int32(t.opt.MinVariants)
+	// Two templates that differ in one position share the half of their
+	// tokens without it. A template whose both halves are rare cannot be
+	// in a bucket of MinVariants, so it is left out of the sweep: crafted
+	// input made of distinct lines costs one pass.
+	halves := func(g *tgroup) (uint64, uint64) {
+		a := (g.cont ^ uint64(len(g.toks))) * fnvPrime
+		b := a ^ 0x9E3779B97F4A7C15
+		for i, x := range g.toks {
+			if i < len(g.toks)/2 {
+				a += mix(i, x)
+			} else {
+				b += mix(i, x)
+			}
+		}
+		return a, b
+	}
+	countA, countB := map[uint64]int32{}, map[uint64]int32{}
+	for i := range t.groups {
+		if len(t.groups[i].toks) > 1 {
+			a, b := halves(&t.groups[i])
+			countA[a]++
+			countB[b]++
 		}
 	}
-	buckets := map[[2]uint64][]int{}
-	for p := 0; p < maxLen; p++ {
-		clear(buckets)
-		for i := range t.groups {
-			g := &t.groups[i]
-			if g.parent != i || len(g.toks) <= p || g.toks[p] <= varToken {
-				continue
+	var order []int
+	for i := range t.groups {
+		if len(t.groups[i].toks) > 1 {
+			if a, b := halves(&t.groups[i]); countA[a] >= minV || countB[b] >= minV {
+				order = append(order, i)
 			}
-			k := [2]uint64{g.sum - mix(p, g.toks[p]), g.cont ^ uint64(len(g.toks))}
-			buckets[k] = append(buckets[k], i)
+		}
+	}
+	// Longest first, so position p only visits the groups that reach it.
+	slices.SortStableFunc(order, func(a, b int) int { return len(t.groups[b].toks) - len(t.groups[a].toks) })
+	key := func(g *tgroup, p int) uint64 {
+		return (g.sum - mix(p, g.toks[p])) ^ (g.cont^uint64(len(g.toks)))*fnvPrime
+	}
+	sizes := map[uint64]int32{}
+	buckets := map[uint64][]int{}
+	for p := 0; len(order) > 0; p++ {
+		for len(order) > 0 && len(t.groups[order[len(order)-1]].toks) <= p {
+			order = order[:len(order)-1]
+		}
+		// Count first: most buckets hold one group and need no list.
+		clear(sizes)
+		for _, i := range order {
+			if g := &t.groups[i]; g.parent == i && g.toks[p] > varToken {
+				sizes[key(g, p)]++
+			}
+		}
+		clear(buckets)
+		for _, i := range order {
+			if g := &t.groups[i]; g.parent == i && g.toks[p] > varToken {
+				if k := key(g, p); sizes[k] >= minV {
+					buckets[k] = append(buckets[k], i)
+				}
+			}
 		}
 		for _, b := range buckets {
-			if len(b) < t.opt.MinVariants || distinctAt(t.groups, b, p) < t.opt.MinVariants {
+			if distinctAt(t.groups, b, p) < t.opt.MinVariants {
 				continue
 			}
 			root := b[0]
