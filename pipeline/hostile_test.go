@@ -125,8 +125,8 @@ func hostileCases() []hostileCase {
 		{"regex-backtracking", func(bool) string {
 			var b strings.Builder
 			b.WriteString(strings.Repeat("a", 50000) + "!\n")
-			b.WriteString(strings.Repeat("1.", 100000) + "\n")             // version or IP-like
-			b.WriteString(strings.Repeat("9", 1<<20) + "\n")               // one long number
+			b.WriteString(strings.Repeat("1.", 100000) + "\n")              // version or IP-like
+			b.WriteString(strings.Repeat("9", 1<<20) + "\n")                // one long number
 			b.WriteString("0x" + strings.Repeat("deadbeef", 100000) + "\n") // one long hex literal
 			b.WriteString(strings.Repeat("../", 100000) + "x\n")            // a path that never ends
 			b.WriteString(strings.Repeat("a ", 100000) + "b\n")             // a sentence of stop-word-like tokens
