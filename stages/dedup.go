@@ -52,8 +52,8 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		// misstate it.
 		return skip(in, "logs are left to log_dedup"), nil
 	}
-	lines := splitLines(in.Text)
-	if len(lines) < 2 && !strings.Contains(in.Text, ". ") {
+	text := in.Text
+	if strings.IndexByte(text, '\n') < 0 && !strings.Contains(text, ". ") {
 		return skip(in, "nothing to merge"), nil
 	}
 	cc := canceled{ctx: ctx}
@@ -63,30 +63,52 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	dedupLines := in.Kind != KindJSON
 	dedupSentences := in.Kind == KindProse || in.Kind == KindTranscript
 
-	out := make([]string, 0, len(lines))
-	for start := 0; start < len(lines); {
+	// One pass over the text, line by line, without a slice of lines: a
+	// text of millions of short lines costs no more than its own size.
+	var b strings.Builder
+	b.Grow(len(text))
+	first := true
+	emit := func(line string) {
+		if !first {
+			b.WriteByte('\n')
+		}
+		b.WriteString(line)
+		first = false
+	}
+	it := lineIter{text: text}
+	line, at, ok := it.next()
+	for ok {
 		if err := cc.check(); err != nil {
 			return Outcome{}, err
 		}
-		end := start
-		for end < len(lines) && strings.TrimSpace(lines[end]) != "" {
-			end++
+		// A paragraph: the non-blank lines from here; then one blank line.
+		paraStart, paraEnd, nlines := at, at, 0
+		for ok && strings.TrimSpace(line) != "" {
+			paraEnd = at + len(line)
+			nlines++
+			line, at, ok = it.next()
 		}
-		para := lines[start:end]
-		if len(para) > 1 {
-			h := maphash.String(dedupSeed, strings.Join(para, "\n"))
-			if _, dup := seenPara[h]; dup && !hasProtected(para) {
+		para := text[paraStart:paraEnd]
+		if nlines > 1 {
+			h := maphash.String(dedupSeed, para)
+			if _, dup := seenPara[h]; dup && !strings.ContainsRune(para, protectOpen) {
 				// Drop the paragraph and the blank line after it.
-				start = end + 1
+				if ok {
+					line, at, ok = it.next()
+				}
 				continue
 			}
 			seenPara[h] = struct{}{}
 		}
-		for _, line := range para {
+		for pi := (lineIter{text: para}); nlines > 0; {
+			l, _, more := pi.next()
+			if !more {
+				break
+			}
 			if err := cc.check(); err != nil {
 				return Outcome{}, err
 			}
-			trimmed := strings.TrimSpace(line)
+			trimmed := strings.TrimSpace(l)
 			if dedupLines && len(trimmed) >= n.opt.MinLineChars && !IsProtectedLine(trimmed) {
 				h := maphash.String(dedupSeed, trimmed)
 				if _, dup := seenLine[h]; dup {
@@ -94,20 +116,24 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 				}
 				seenLine[h] = struct{}{}
 			}
-			if dedupSentences && strings.Contains(line, ". ") {
-				line = n.dropSeenSentences(line, seenSentence)
-				if strings.TrimSpace(line) == "" {
+			if dedupSentences && strings.Contains(l, ". ") {
+				l = n.dropSeenSentences(l, seenSentence)
+				if strings.TrimSpace(l) == "" {
 					continue
 				}
 			}
-			out = append(out, line)
+			emit(l)
 		}
-		if end < len(lines) {
-			out = append(out, lines[end])
+		if ok {
+			emit(line) // the blank line that ends the paragraph
+			line, at, ok = it.next()
 		}
-		start = end + 1
 	}
-	return done(joinLines(out)), nil
+	out := b.String()
+	if out == text {
+		return skip(in, "no duplicates"), nil
+	}
+	return done(out), nil
 }
 
 // dropSeenSentences removes sentences of a line that appeared before.
@@ -138,6 +164,27 @@ func (n dedupNode) dropSeenSentences(line string, seen map[uint64]struct{}) stri
 		return line
 	}
 	return strings.TrimRight(b.String(), " ")
+}
+
+// lineIter yields the lines of text exactly as strings.Split(text, "\n")
+// would, with the offset of each, without building the slice.
+type lineIter struct {
+	text string
+	pos  int
+	done bool
+}
+
+func (it *lineIter) next() (line string, at int, ok bool) {
+	if it.done {
+		return "", 0, false
+	}
+	at = it.pos
+	if i := strings.IndexByte(it.text[at:], '\n'); i >= 0 {
+		it.pos = at + i + 1
+		return it.text[at : at+i], at, true
+	}
+	it.done = true
+	return it.text[at:], at, true
 }
 
 func hasProtected(lines []string) bool {
