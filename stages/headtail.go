@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // HeadTailOptions are the head/tail node's knobs.
@@ -80,21 +81,23 @@ func (n headTailNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if !applies {
 		return skip(in, "kind "+string(in.Kind)+" is not cut"), nil
 	}
-	lines := splitLines(in.Text)
-	if len(lines) < n.opt.MinLines {
+	if strings.Count(in.Text, "\n")+1 < n.opt.MinLines {
 		return skip(in, "shorter than min_lines"), nil
 	}
-	head := lines[:n.opt.HeadLines]
-	middle := lines[n.opt.HeadLines : len(lines)-n.opt.TailLines]
-	tail := lines[len(lines)-n.opt.TailLines:]
-	out := make([]string, 0, len(head)+len(tail)+2*n.opt.MiddleSignals+8)
-	out = append(out, head...)
+	x := newLineIndex(in.Text)
+	nl := x.len()
+	headEnd, tailStart := n.opt.HeadLines, nl-n.opt.TailLines
+	w := newLineWriter(len(in.Text) / 2)
+	if headEnd > 0 {
+		w.add(x.span(0, headEnd))
+	}
 	folded, signals := 0, 0
 	cc := canceled{ctx: ctx}
-	for _, l := range middle {
+	for i := headEnd; i < tailStart; i++ {
 		if err := cc.check(); err != nil {
 			return Outcome{}, err
 		}
+		l := x.line(i)
 		keep := IsProtectedLine(l)
 		if !keep && signals < n.opt.MiddleSignals && lineSignal(l) >= 3 {
 			keep = true
@@ -109,14 +112,16 @@ func (n headTailNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			continue
 		}
 		if folded > 0 {
-			out = append(out, foldMarker(folded, headTailFolded))
+			w.add(foldMarker(folded, headTailFolded))
 			folded = 0
 		}
-		out = append(out, l)
+		w.add(l)
 	}
 	if folded > 0 {
-		out = append(out, foldMarker(folded, headTailFolded))
+		w.add(foldMarker(folded, headTailFolded))
 	}
-	out = append(out, tail...)
-	return done(joinLines(out)), nil
+	if tailStart < nl {
+		w.add(x.span(tailStart, nl))
+	}
+	return done(w.String()), nil
 }

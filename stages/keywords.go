@@ -85,19 +85,20 @@ func (n keywordsNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 // key lines, their context and the short runs between them are then the
 // same in a second pass, so nothing more folds.
 func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, error) {
-	lines := splitLines(text)
-	if len(lines) < n.opt.MinFold+2 {
+	x := newLineIndex(text)
+	nl := x.len()
+	if nl < n.opt.MinFold+2 {
 		return text, true, nil
 	}
 	rare := false
 	cc := canceled{ctx: ctx}
-	keep := make([]bool, len(lines))
-	score := make([]int8, len(lines))
-	for i, l := range lines {
+	keep := make([]bool, nl)
+	score := make([]int8, nl)
+	for i := 0; i < nl; i++ {
 		if err := cc.check(); err != nil {
 			return "", false, err
 		}
-		switch {
+		switch l := x.line(i); {
 		case IsProtectedLine(l):
 			score[i] = 3
 		case parseFoldMarker(l) > 0:
@@ -106,13 +107,13 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, erro
 			score[i] = int8(lineSignal(l))
 		}
 	}
-	if n.opt.RareMax > 0 && recordLog(lines) {
+	if n.opt.RareMax > 0 && recordsDominate(nl, x.line, 50) {
 		rare = true
-		if err := n.markRare(ctx, lines, score); err != nil {
+		if err := n.markRare(ctx, x, score); err != nil {
 			return "", false, err
 		}
 	}
-	for i := range lines {
+	for i := 0; i < nl; i++ {
 		if score[i] <= 0 {
 			continue
 		}
@@ -123,37 +124,41 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, erro
 		// Context before, counted in lines that say something.
 		for j, c := i-1, 0; j >= 0 && c < n.opt.Before; j-- {
 			keep[j] = true
-			if substantial(lines[j]) {
+			if substantial(x.line(j)) {
 				c++
 			}
 		}
 		// Context after, then the indented continuation.
 		j, c := i+1, 0
-		for ; j < len(lines) && c < n.opt.After; j++ {
+		for ; j < nl && c < n.opt.After; j++ {
 			keep[j] = true
-			if substantial(lines[j]) {
+			if substantial(x.line(j)) {
 				c++
 			}
 		}
-		for c = 0; j < len(lines) && c < n.opt.Continuation && continues(lines[j]) && !endsBlock(lines[j]); j++ {
+		for c = 0; j < nl && c < n.opt.Continuation; j++ {
+			l := x.line(j)
+			if !continues(l) || endsBlock(l) {
+				break
+			}
 			keep[j] = true
-			if substantial(lines[j]) {
+			if substantial(l) {
 				c++
 			}
 		}
 	}
-	out := make([]string, 0, len(lines)/4+8)
+	w := newLineWriter(len(text) / 4)
 	changed := false
-	for i := 0; i < len(lines); {
+	for i := 0; i < nl; {
 		if keep[i] || score[i] > 0 {
-			out = append(out, lines[i])
+			w.add(x.line(i))
 			i++
 			continue
 		}
 		j := i
 		folded := 0
-		for j < len(lines) && !keep[j] && score[j] <= 0 {
-			if m := parseFoldMarker(lines[j]); m > 0 {
+		for j < nl && !keep[j] && score[j] <= 0 {
+			if m := parseFoldMarker(x.line(j)); m > 0 {
 				folded += m
 			} else {
 				folded++
@@ -161,17 +166,17 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, erro
 			j++
 		}
 		if j-i >= n.opt.MinFold || (j-i > 1 && folded > j-i) {
-			out = append(out, foldMarker(folded, keywordsFolded))
+			w.add(foldMarker(folded, keywordsFolded))
 			changed = true
 		} else {
-			out = append(out, lines[i:j]...)
+			w.add(x.span(i, j))
 		}
 		i = j
 	}
 	if !changed {
 		return text, true, nil
 	}
-	return joinLines(out), !rare, nil
+	return w.String(), !rare, nil
 }
 
 // endsBlock reports a line that cannot continue a failure: a test that
@@ -257,33 +262,39 @@ func hasFileLine(tok string) bool {
 }
 
 // markRare raises to 2 the score of record lines whose template is rare.
-// It is called when most of the text is records.
-func (n keywordsNode) markRare(ctx context.Context, lines []string, score []int8) error {
+// It is called when most of the text is records. Template keys are
+// counted first and computed again in the second pass, rather than kept:
+// 8 bytes a line would outweigh a text of short lines.
+func (n keywordsNode) markRare(ctx context.Context, x lineIndex, score []int8) error {
 	cc := canceled{ctx: ctx}
-	keys := make([]uint64, len(lines))
 	counts := map[uint64]int{}
 	var toks []tok
-	for i, l := range lines {
-		if err := cc.check(); err != nil {
-			return err
-		}
-		if !isLogRecord(l) {
-			continue
-		}
-		head, w := splitCount(l)
+	key := func(head string) uint64 {
 		toks = tokenize(head, toks[:0])
 		k := uint64(fnvOffset) ^ uint64(len(toks))
 		for _, t := range toks {
 			k = (k ^ tokenID(t)) * fnvPrime
 		}
-		keys[i] = k
-		counts[k] += w
+		return k
 	}
-	for i, l := range lines {
-		if keys[i] == 0 || score[i] >= 2 || !isLogRecord(l) {
+	for i := 0; i < x.len(); i++ {
+		if err := cc.check(); err != nil {
+			return err
+		}
+		if l := x.line(i); isLogRecord(l) {
+			head, w := splitCount(l)
+			counts[key(head)] += w
+		}
+	}
+	for i := 0; i < x.len(); i++ {
+		if err := cc.check(); err != nil {
+			return err
+		}
+		l := x.line(i)
+		if score[i] >= 2 || !isLogRecord(l) {
 			continue
 		}
-		if _, w := splitCount(l); w > 1 || counts[keys[i]] <= n.opt.RareMax {
+		if head, w := splitCount(l); w > 1 || counts[key(head)] <= n.opt.RareMax {
 			// A line that already stands for several is a template's one instance.
 			score[i] = 2
 		}

@@ -181,7 +181,7 @@ func (st *kindStats) kind() Kind {
 	}
 	machine := st.records + st.console
 	switch {
-	case st.records*2 >= st.lines || recordsDominate(st.sample, 50):
+	case st.records*2 >= st.lines || recordsDominateLines(st.sample, 50):
 		// Records, possibly with stack traces under them.
 		return KindLog
 	case st.repeats*3 >= st.lines*2 && st.turns*4 < st.lines && st.prose*2 < st.lines:

@@ -94,23 +94,23 @@ func (n logdedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 }
 
 func (n logdedupNode) pass(ctx context.Context, text string) (string, bool, error) {
-	lines := splitLines(text)
-	if n.mining(lines) {
-		out, err := n.mine(ctx, lines)
+	x := newLineIndex(text)
+	if n.mining(x) {
+		out, err := n.mine(ctx, x)
 		return out, false, err
 	}
-	out, err := n.runs(ctx, lines)
+	out, err := n.runs(ctx, x)
 	if err != nil || out == text {
 		return out, true, err
 	}
 	// Collapsing runs is final unless it tipped the text into a log of
 	// records, which a second pass would mine.
-	return out, !n.mining(splitLines(out)), nil
+	return out, !n.mining(newLineIndex(out)), nil
 }
 
-// mining reports whether lines are mostly time-stamped records.
-func (n logdedupNode) mining(lines []string) bool {
-	return recordsDominate(lines, n.opt.RecordPercent)
+// mining reports whether the lines are mostly time-stamped records.
+func (n logdedupNode) mining(x lineIndex) bool {
+	return recordsDominate(x.len(), x.line, n.opt.RecordPercent)
 }
 
 // recordsDominate reports whether at least percent of the non-blank lines
@@ -118,10 +118,11 @@ func (n logdedupNode) mining(lines []string) bool {
 // record (an indented line, a stack frame or the exception line that heads
 // one, right after a record or another continuation). It stops early once
 // the share cannot be reached.
-func recordsDominate(lines []string, percent int) bool {
+func recordsDominate(n int, line func(int) string, percent int) bool {
 	records, other := 0, 0
 	inEvent := false
-	for i, l := range lines {
+	for i := 0; i < n; i++ {
+		l := line(i)
 		if l == "" || parseFoldMarker(l) > 0 {
 			continue
 		}
@@ -134,14 +135,14 @@ func recordsDominate(lines []string, percent int) bool {
 			other++
 			inEvent = true
 		case inEvent && continues(l):
-		case inEvent && i+1 < len(lines) && lines[i+1] != "" && continues(lines[i+1]):
+		case inEvent && i+1 < n && continues(line(i+1)) && line(i+1) != "":
 			// The header of a stack trace: java.io.IOException: reset.
 		default:
 			other++
 			inEvent = false
 		}
 		if i&1023 == 1023 {
-			best := records + len(lines) - i - 1
+			best := records + n - i - 1
 			if best*100 < percent*(best+other) {
 				return false
 			}
@@ -150,71 +151,89 @@ func recordsDominate(lines []string, percent int) bool {
 	return records > 0 && records*100 >= percent*(records+other)
 }
 
+// recordsDominateLines is recordsDominate over a slice of lines.
+func recordsDominateLines(lines []string, percent int) bool {
+	return recordsDominate(len(lines), func(i int) string { return lines[i] }, percent)
+}
+
 // mine collapses every template of a record log to its first event.
-func (n logdedupNode) mine(ctx context.Context, lines []string) (string, error) {
+func (n logdedupNode) mine(ctx context.Context, x lineIndex) (string, error) {
 	cc := canceled{ctx: ctx}
-	// Events: a record line and the non-record lines after it.
+	// Events: a record line and the non-record lines after it. Lines
+	// outside events pass as they are.
 	type event struct {
-		start, end int // lines[start:end]
-		group      int // -1: never merged
+		start, end int32 // lines [start, end)
+		group      int32
 	}
-	events := make([]event, 0, len(lines)/2+1)
+	var events []event
 	t := newTemplates(n.opt)
 	var toks []tok
-	for i := 0; i < len(lines); {
+	nl := x.len()
+	for i := 0; i < nl; {
 		if err := cc.check(); err != nil {
 			return "", err
 		}
-		line := lines[i]
+		line := x.line(i)
 		if !isLogRecord(line) || IsProtectedLine(line) {
-			events = append(events, event{start: i, end: i + 1, group: -1})
 			i++
 			continue
 		}
 		end := i + 1
-		for end < len(lines) && !isLogRecord(lines[end]) && !IsProtectedLine(lines[end]) && lines[end] != "" {
+		for end < nl {
+			l := x.line(end)
+			if l == "" || isLogRecord(l) || IsProtectedLine(l) {
+				break
+			}
 			end++
 		}
 		head, weight := splitCount(line)
 		toks = tokenize(head, toks[:0])
 		cont := uint64(fnvOffset)
-		for _, c := range lines[i+1 : end] {
-			cont = (cont ^ maskedHash(c)) * fnvPrime
+		for k := i + 1; k < end; k++ {
+			cont = (cont ^ maskedHash(x.line(k))) * fnvPrime
 		}
 		g := t.add(toks, cont, len(events), weight)
-		events = append(events, event{start: i, end: end, group: g})
+		events = append(events, event{start: int32(i), end: int32(end), group: int32(g)})
 		i = end
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
 	t.mergeVariants()
-	out := make([]string, 0, len(t.groups)*2+16)
+	w := newLineWriter(len(t.groups)*128 + 1024)
+	done := 0 // lines written or skipped so far
 	for ei, e := range events {
-		if e.group < 0 {
-			out = append(out, lines[e.start:e.end]...)
-			continue
+		start, end := int(e.start), int(e.end)
+		if done < start {
+			w.add(x.span(done, start))
 		}
-		root := t.find(e.group)
+		done = end
+		root := t.find(int(e.group))
 		if t.groups[root].first != ei {
 			continue
 		}
-		head, _ := splitCount(lines[e.start])
-		out = append(out, withCount(head, t.groups[root].count))
-		out = append(out, lines[e.start+1:e.end]...)
+		head, _ := splitCount(x.line(start))
+		w.add(withCount(head, t.groups[root].count))
+		if start+1 < end {
+			w.add(x.span(start+1, end))
+		}
 	}
-	return joinLines(out), nil
+	if done < nl {
+		w.add(x.span(done, nl))
+	}
+	return w.String(), nil
 }
 
 // runs collapses runs of consecutive lines that are equal once numbers
 // are masked and that carry no failure signal.
-func (n logdedupNode) runs(ctx context.Context, lines []string) (string, error) {
+func (n logdedupNode) runs(ctx context.Context, x lineIndex) (string, error) {
 	cc := canceled{ctx: ctx}
-	out := make([]string, 0, len(lines))
+	nl := x.len()
+	w := newLineWriter(len(x.text))
 	changed := false
-	head, weight := splitCount(lines[0])
+	head, weight := splitCount(x.line(0))
 	h := maskedHash(head)
-	for i := 0; i < len(lines); {
+	for i := 0; i < nl; {
 		if err := cc.check(); err != nil {
 			return "", err
 		}
@@ -223,8 +242,8 @@ func (n logdedupNode) runs(ctx context.Context, lines []string) (string, error) 
 		var nextHead string
 		var nextWeight int
 		var nextHash uint64
-		for ; j < len(lines); j++ {
-			nextHead, nextWeight = splitCount(lines[j])
+		for ; j < nl; j++ {
+			nextHead, nextWeight = splitCount(x.line(j))
 			nextHash = maskedHash(nextHead)
 			if nextHash != h {
 				break
@@ -233,17 +252,17 @@ func (n logdedupNode) runs(ctx context.Context, lines []string) (string, error) 
 		}
 		if (j-i >= n.opt.MinRun || (j-i > 1 && weight > 1)) && len(strings.TrimSpace(head)) >= 8 &&
 			!IsProtectedLine(head) && lineSignal(head) == 0 {
-			out = append(out, withCount(head, total))
+			w.add(withCount(head, total))
 			changed = true
 		} else {
-			out = append(out, lines[i:j]...)
+			w.add(x.span(i, j))
 		}
 		i, head, weight, h = j, nextHead, nextWeight, nextHash
 	}
 	if !changed {
-		return joinLines(lines), nil
+		return x.text, nil
 	}
-	return joinLines(out), nil
+	return w.String(), nil
 }
 
 // tok is one whitespace-separated token, hashed after masking.

@@ -68,7 +68,7 @@ func (n neardupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	case KindProse, KindTranscript:
 		pass = n.paragraphs
 	case KindLog:
-		if !recordLog(splitLines(in.Text)) {
+		if x := newLineIndex(in.Text); !recordsDominate(x.len(), x.line, 50) {
 			return skip(in, "build output keeps its repeats"), nil
 		}
 		pass = n.records
@@ -87,9 +87,6 @@ func (n neardupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	}
 	return done(out), nil
 }
-
-// recordLog reports whether most lines are log records (see recordsDominate).
-func recordLog(lines []string) bool { return recordsDominate(lines, 50) }
 
 // simIndex files fingerprints under their four bands.
 type simIndex struct {
@@ -152,67 +149,69 @@ func bandKey(fp uint64, b int) uint32 {
 // one fingerprint would blur it.
 const maxUnitBytes = 64 << 10
 
-func unitBytes(lines []string) int {
-	n := 0
-	for _, l := range lines {
-		n += len(l) + 1
-	}
-	return n
-}
-
 // paragraphs drops near-duplicate paragraphs (blank-line separated
 // blocks; a one-line block is a line) silently.
 func (n neardupNode) paragraphs(ctx context.Context, text string) (string, error) {
-	lines := splitLines(text)
+	x := newLineIndex(text)
+	nl := x.len()
 	cc := canceled{ctx: ctx}
 	idx := newSimIndex(n.opt)
-	out := make([]string, 0, len(lines))
+	w := newLineWriter(len(text))
 	changed := false
-	var unitBuf []string
-	for start := 0; start < len(lines); {
+	var unit []string
+	for start := 0; start < nl; {
 		if err := cc.check(); err != nil {
 			return "", err
 		}
 		end := start
-		for end < len(lines) && strings.TrimSpace(lines[end]) != "" {
+		for end < nl && strings.TrimSpace(x.line(end)) != "" {
 			end++
 		}
-		para := lines[start:end]
-		if len(para) > 0 && !hasProtected(para) && unitBytes(para) <= maxUnitBytes {
-			// Who said it is not part of what was said: the same statement
-			// from two speakers is one fact.
-			unit := append(unitBuf[:0], para...)
-			unit[0] = withoutSpeaker(unit[0])
-			fp, ntok := simhash(unit)
-			if ntok >= n.opt.MinTokens {
-				if idx.find(fp) >= 0 && !headsTurn(para, lines[end:]) {
-					changed = true
-					start = end + 1 // the paragraph and the blank line after it
-					continue
+		if end > start && int(x.starts[end]-x.starts[start]) <= maxUnitBytes {
+			unit = unit[:0]
+			for k := start; k < end; k++ {
+				unit = append(unit, x.line(k))
+			}
+			if !hasProtected(unit) {
+				// Who said it is not part of what was said: the same
+				// statement from two speakers is one fact.
+				first := unit[0]
+				unit[0] = withoutSpeaker(first)
+				fp, ntok := simhash(unit)
+				unit[0] = first
+				if ntok >= n.opt.MinTokens {
+					if idx.find(fp) >= 0 && !headsTurn(unit, x, end) {
+						changed = true
+						start = end + 1 // the paragraph and the blank line after it
+						continue
+					}
+					idx.add(fp)
 				}
-				idx.add(fp)
 			}
 		}
-		out = append(out, para...)
-		if end < len(lines) {
-			out = append(out, lines[end])
-		}
+		// The paragraph and the blank line after it.
+		w.add(x.span(start, min(end+1, nl)))
 		start = end + 1
 	}
 	if !changed {
 		return text, nil
 	}
+	out := w.String()
 	// A dropped last paragraph can leave a trailing blank line behind.
-	for len(out) > 1 && out[len(out)-1] == "" && strings.TrimSpace(out[len(out)-2]) == "" {
+	for strings.HasSuffix(out, "\n") {
+		k := strings.LastIndexByte(out[:len(out)-1], '\n')
+		if strings.TrimSpace(out[k+1:len(out)-1]) != "" {
+			break
+		}
 		out = out[:len(out)-1]
 	}
-	return joinLines(out), nil
+	return out, nil
 }
 
 // headsTurn reports a paragraph holding a speaker label ("Bob: ...",
 // "[12:00 INFO] Bob: ...") whose turn goes on in the lines after it:
 // dropping it would hand those lines to the previous speaker.
-func headsTurn(para, after []string) bool {
+func headsTurn(para []string, x lineIndex, after int) bool {
 	turn := false
 	for _, l := range para {
 		if isTurnStart(l) {
@@ -223,11 +222,10 @@ func headsTurn(para, after []string) bool {
 	if !turn {
 		return false
 	}
-	for _, l := range after {
-		if strings.TrimSpace(l) == "" {
-			continue
+	for k := after; k < x.len(); k++ {
+		if l := x.line(k); strings.TrimSpace(l) != "" {
+			return !isTurnStart(l)
 		}
-		return !isTurnStart(l)
 	}
 	return false
 }
@@ -260,25 +258,29 @@ func isTurnStart(line string) bool {
 // records merges near-duplicate log records into the first one and adds
 // their counts to it. Records with equal masked text share one lookup.
 func (n neardupNode) records(ctx context.Context, text string) (string, error) {
-	lines := splitLines(text)
+	x := newLineIndex(text)
+	nl := x.len()
 	cc := canceled{ctx: ctx}
 	idx := newSimIndex(n.opt)
-	lineOf := []int{}                // unit id -> line index
-	count := make([]int, len(lines)) // kept line -> count it stands for
-	drop := make([]bool, len(lines))
+	var lineOf []int32 // unit id -> its line, increasing
+	var count []int    // unit id -> records it stands for
+	drop := make([]uint64, nl/64+1)
 	seen := map[uint64]int{} // masked text -> unit id
 	changed := false
 	var toks []uint64
-	for i, l := range lines {
+	for i := 0; i < nl; i++ {
 		if err := cc.check(); err != nil {
 			return "", err
 		}
+		l := x.line(i)
 		if !isLogRecord(l) || IsProtectedLine(l) {
 			continue
 		}
 		// A record with continuation lines (a stack trace) stays whole.
-		if i+1 < len(lines) && lines[i+1] != "" && !isLogRecord(lines[i+1]) {
-			continue
+		if i+1 < nl {
+			if next := x.line(i + 1); next != "" && !isLogRecord(next) {
+				continue
+			}
 		}
 		head, w := splitCount(l)
 		if len(head) > maxUnitBytes {
@@ -295,35 +297,37 @@ func (n neardupNode) records(ctx context.Context, text string) (string, error) {
 			u = idx.find(fp)
 			if u < 0 {
 				u = idx.add(fp)
-				lineOf = append(lineOf, i)
+				lineOf = append(lineOf, int32(i))
+				count = append(count, w)
 				seen[key] = u
-				count[i] = w
 				continue
 			}
 			seen[key] = u
 		}
-		if lineOf[u] == i {
-			continue
-		}
-		count[lineOf[u]] += w
-		drop[i] = true
+		count[u] += w
+		drop[i/64] |= 1 << (i % 64)
 		changed = true
 	}
 	if !changed {
 		return text, nil
 	}
-	out := make([]string, 0, len(lines))
-	for i, l := range lines {
-		if drop[i] {
+	out := newLineWriter(len(text))
+	u := 0
+	for i := 0; i < nl; i++ {
+		if drop[i/64]&(1<<(i%64)) != 0 {
 			continue
 		}
-		if count[i] > 1 {
-			head, _ := splitCount(l)
-			l = withCount(head, count[i])
+		l := x.line(i)
+		for u < len(lineOf) && int(lineOf[u]) < i {
+			u++
 		}
-		out = append(out, l)
+		if u < len(lineOf) && int(lineOf[u]) == i && count[u] > 1 {
+			head, _ := splitCount(l)
+			l = withCount(head, count[u])
+		}
+		out.add(l)
 	}
-	return joinLines(out), nil
+	return out.String(), nil
 }
 
 // simTokens appends the masked token hashes of lines to dst. With all set

@@ -333,3 +333,63 @@ func fixpoint(ctx context.Context, text string, max int, f func(context.Context,
 	}
 	return text, nil
 }
+
+// lineIndex gives random access to the lines of a text for 4 bytes a line
+// instead of the 16 of a []string: nodes that look around a line (context,
+// events) use it, so a text of millions of short lines stays cheap.
+type lineIndex struct {
+	text   string
+	starts []int32 // start of each line, then len(text)+1
+}
+
+func newLineIndex(text string) lineIndex {
+	n := strings.Count(text, "\n") + 1
+	starts := make([]int32, 0, n+1)
+	starts = append(starts, 0)
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		starts = append(starts, int32(i))
+	}
+	starts = append(starts, int32(len(text)+1))
+	return lineIndex{text: text, starts: starts}
+}
+
+// len is the number of lines, as len(strings.Split(text, "\n")).
+func (x lineIndex) len() int { return len(x.starts) - 1 }
+
+// line returns line i without its line break.
+func (x lineIndex) line(i int) string { return x.text[x.starts[i] : x.starts[i+1]-1] }
+
+// span returns lines [i, j) joined by their line breaks.
+func (x lineIndex) span(i, j int) string {
+	if i >= j {
+		return ""
+	}
+	return x.text[x.starts[i] : x.starts[j]-1]
+}
+
+// lineWriter joins lines with "\n" into a builder, as joinLines does.
+type lineWriter struct {
+	b     strings.Builder
+	first bool
+}
+
+func newLineWriter(size int) *lineWriter {
+	w := &lineWriter{first: true}
+	w.b.Grow(size)
+	return w
+}
+
+func (w *lineWriter) add(line string) {
+	if !w.first {
+		w.b.WriteByte('\n')
+	}
+	w.b.WriteString(line)
+	w.first = false
+}
+
+func (w *lineWriter) String() string { return w.b.String() }
