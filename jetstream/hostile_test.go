@@ -1,0 +1,336 @@
+package jetstream
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/stages"
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+)
+
+// hostileInputs are built to hurt the fleet: larger than the server's max
+// payload, malformed, binary, or shaped to defeat regular expressions and
+// SimHash. Under -race the largest shrink tenfold (raceEnabled).
+func hostileInputs() map[string]string {
+	div := 1
+	if raceEnabled {
+		div = 10
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	random := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		return b
+	}
+	var logb strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&logb, "2025-01-01 10:00:%02d INFO request %d \xff\xfe done\n", i%60, i)
+	}
+	keys := 1_000_000 / div
+	jb := make([]byte, 0, keys*20)
+	jb = append(jb, '{')
+	for i := range keys {
+		if i > 0 {
+			jb = append(jb, ',')
+		}
+		jb = append(jb, `"k`...)
+		jb = strconv.AppendInt(jb, int64(i), 10)
+		jb = append(jb, `":1`...)
+	}
+	jb = append(jb, '}')
+	var near strings.Builder
+	for i := range 100_000 / div {
+		fmt.Fprintf(&near, "2025-01-01 10:00:00 WARN connection reset by peer host-%d\n", i)
+	}
+	bin := random(1 << 20)
+	for i := 0; i < len(bin); i += 5 {
+		bin[i] = 0
+	}
+	unit := "key=value id=12345 user=alice path=/srv/app/data.json status=ok; "
+	return map[string]string{
+		"empty":            "",
+		"invalid-utf8":     logb.String() + "\xe2\x82",
+		"nul-and-binary":   string(bin),
+		"single-50MB-line": strings.Repeat(unit, (50<<20)/div/len(unit)),
+		"json-100000-deep": strings.Repeat(`{"a":[`, 100_000) + "1" + strings.Repeat("]}", 100_000),
+		"json-1M-keys":     string(jb),
+		"base64-20MB":      "payload=" + base64.StdEncoding.EncodeToString(random((15<<20)/div)) + "\ndone\n",
+		"unclosed-fences":  strings.Repeat("```go\nfunc f() {}\n", 2000) + "~~~\nwrong close\n```\n",
+		"malformed-html":   "<html><body>" + strings.Repeat("<div><span class='x", 20000) + "<!-- never closed",
+		"regex-backtracking": strings.Repeat("a", 50000) + "!\n" + strings.Repeat("1.", 100000) + "\n" +
+			strings.Repeat("9", 1<<20) + "\n0x" + strings.Repeat("deadbeef", 50000) + "\n",
+		"simhash-near-duplicates": near.String(),
+	}
+}
+
+// TestHostileInputsThroughTheFleet sends every hostile input through the
+// default segmentation: each comes out once, in bounded time, equal to the
+// in-process result (inputs above the 1 MB max payload move through the
+// object store), and the worker survives to compact a normal document.
+func TestHostileInputsThroughTheFleet(t *testing.T) {
+	cfg := DefaultConfig()
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments)
+	c := f.client()
+	inputs := hostileInputs()
+	names := make([]string, 0, len(inputs))
+	for name := range inputs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		text := inputs[name]
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			start := time.Now()
+			res, err := c.Compact(ctx, Document{ID: "hostile-" + name, Text: text, AllowLLM: true})
+			elapsed := time.Since(start)
+			if err != nil {
+				t.Fatalf("after %s: %v", elapsed, err)
+			}
+			t.Logf("%d bytes in, %d out (%s) in %s", len(text), len(res.Text), res.Report.Guard, elapsed.Round(time.Millisecond))
+			if elapsed > 60*time.Second {
+				t.Errorf("took %s, want under 60s", elapsed)
+			}
+			if res.Error != "" {
+				t.Errorf("permanent error: %s", res.Error)
+			}
+			if want := f.local(text); res.Text != want {
+				t.Errorf("fleet result (%d bytes) differs from the in-process result (%d bytes)", len(res.Text), len(want))
+			}
+			if res.Text != text && !utf8.ValidString(res.Text) {
+				t.Error("result is neither the original nor valid UTF-8")
+			}
+			if len(res.Text) > len(text) {
+				t.Errorf("result longer than the input: %d > %d", len(res.Text), len(text))
+			}
+		})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	normal := testDocs(1)[0]
+	res, err := c.Compact(ctx, Document{Text: normal})
+	if err != nil || res.Text != f.local(normal) {
+		t.Fatalf("the worker did not survive the hostile inputs: %v", err)
+	}
+	assertOneResultEach(t, f, len(inputs)+1)
+}
+
+// TestDocumentAboveMaxDocumentBytes: a document over
+// fleet.max_document_bytes is refused by Client.Submit with a permanent
+// error that names the limit, and nothing is stored.
+func TestDocumentAboveMaxDocumentBytes(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxDocumentBytes = 1 << 20
+	f := startFleet(t, cfg)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := c.Compact(ctx, Document{ID: "too-big", Text: strings.Repeat("x", 1<<20+1)})
+	if err == nil || !IsPermanent(err) {
+		t.Fatalf("want a permanent error, got %v", err)
+	}
+	if !strings.Contains(err.Error(), "max_document_bytes") || !strings.Contains(err.Error(), "too-big") {
+		t.Errorf("error does not name the document and the limit: %v", err)
+	}
+	if _, err := c.Original(ctx, "too-big"); err == nil {
+		t.Error("a refused document was stored")
+	}
+}
+
+// TestMissingBlobGoesToDeadLettersWithOriginal: a hop whose body is in
+// the object store under a name that does not exist can never succeed.
+// It is dead-lettered with a clear reason, and the document still comes
+// out once, as its stored original, marked with the error.
+func TestMissingBlobGoesToDeadLettersWithOriginal(t *testing.T) {
+	cfg := DefaultConfig()
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n := Names{cfg.Prefix}
+	const id = "lost-blob"
+	text := testDocs(1)[0]
+	orig := nats.NewMsg(n.OriginalSubject(id))
+	orig.Header.Set(HeaderDocID, id)
+	orig.Header.Set(HeaderOrigChars, strconv.Itoa(stages.Chars(text)))
+	orig.Data = []byte(text)
+	if _, err := f.js.PublishMsg(ctx, orig, njs.WithMsgID(id+":original")); err != nil {
+		t.Fatal(err)
+	}
+	wait, err := c.expect(ctx, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := nats.NewMsg(n.WorkSubject(stages.KeyStructured))
+	env := Envelope{DocID: id, OrigChars: stages.Chars(text), OrigBytes: len(text), OrigRef: n.OriginalSubject(id), Blob: "no-such-object"}
+	if err := env.Write(m.Header); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.js.PublishMsg(ctx, m, njs.WithMsgID(msgID(id, 0, stages.KeyStructured))); err != nil {
+		t.Fatal(err)
+	}
+	res, err := wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Error == "" || res.Text != text {
+		t.Errorf("want the original marked with the error, got error %q and %d bytes", res.Error, len(res.Text))
+	}
+	if !strings.Contains(res.Error, "no-such-object") {
+		t.Errorf("error does not say what is missing: %q", res.Error)
+	}
+	dl, err := c.DeadLetters(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dl) != 1 || dl[0].DocID != id || dl[0].Stage == "" || !strings.Contains(dl[0].Reason, "not found") {
+		t.Errorf("dead letters: %+v", dl)
+	}
+	if got, err := c.Original(ctx, id); err != nil || got != text {
+		t.Errorf("original not retrievable: %v", err)
+	}
+}
+
+// TestRepublishInsideDuplicateWindow: publishing a document again under
+// the same id inside the duplicate window makes no second result; a replay
+// makes exactly one more publish of an equal result.
+func TestRepublishInsideDuplicateWindow(t *testing.T) {
+	cfg := DefaultConfig()
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	doc := Document{ID: "same-id", Text: testDocs(1)[0]}
+	first, err := c.Compact(ctx, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := f.js.Stream(ctx, Names{cfg.Prefix}.ResultsStream())
+	before, _ := st.Info(ctx)
+	for range 3 {
+		if err := c.Submit(ctx, doc, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := c.Compact(ctx, doc)
+	if err != nil || again.Text != first.Text {
+		t.Fatalf("compact again: %v", err)
+	}
+	time.Sleep(time.Second) // give a duplicate time to arrive
+	after, _ := st.Info(ctx)
+	if after.State.LastSeq != before.State.LastSeq || after.State.Msgs != before.State.Msgs {
+		t.Errorf("republishing made more results: last seq %d -> %d", before.State.LastSeq, after.State.LastSeq)
+	}
+	replayed, err := c.Replay(ctx, doc.ID, Document{})
+	if err != nil || replayed.Text != first.Text {
+		t.Fatalf("replay: %v", err)
+	}
+	final, _ := st.Info(ctx)
+	if final.State.LastSeq != before.State.LastSeq+1 || final.State.Msgs != before.State.Msgs {
+		t.Errorf("replay: last seq %d -> %d, msgs %d -> %d; want one more publish replacing the result",
+			before.State.LastSeq, final.State.LastSeq, before.State.Msgs, final.State.Msgs)
+	}
+}
+
+// slowSummarizer answers after a delay longer than the ack wait.
+type slowSummarizer struct{ delay time.Duration }
+
+func (slowSummarizer) Model() (string, bool) { return "slow", true }
+func (s slowSummarizer) Summarize(ctx context.Context, r stages.SummaryRequest) (string, stages.LLMUsage, error) {
+	select {
+	case <-time.After(s.delay):
+	case <-ctx.Done():
+		return "", stages.LLMUsage{}, ctx.Err()
+	}
+	return "summary", stages.LLMUsage{Model: "slow"}, nil
+}
+
+// TestQueuedMessagesDoNotOutliveAckWait: every message a worker has
+// pulled is kept alive, not only the ones a handler is running. With one
+// handler per segment and LLM calls longer than the ack wait, messages
+// waiting for the handler must not be redelivered.
+//
+// Fails today (reported): Run pulls up to 2×concurrency messages, but the
+// InProgress ticker starts only inside handle, so a message waiting in the
+// Consume callback for a free slot, or in nats.go's buffer behind it, gets
+// no InProgress and is redelivered after the ack wait.
+func TestQueuedMessagesDoNotOutliveAckWait(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.AckWait = time.Second
+	cfg.Concurrency = 1
+	f := startFleet(t, cfg)
+	pc := pipeline.DefaultConfig()
+	pc.Mode = stages.ModeHybrid
+	pc.SetNode(stages.KeyLLMSummary, true)
+	pc.Options.LLMSummary.Threshold = 1 // every document goes to the (slow) LLM
+	pipe, err := pipeline.New(pc, stages.Deps{Summarizer: slowSummarizer{1500 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.pipe = pipe
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	f.worker(cfg.Segments, WithMeterProvider(mp))
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			var b strings.Builder
+			for j := range 20 {
+				fmt.Fprintf(&b, "Sentence %d of document %d says something different about topic %d.\n", j, i, j*i)
+			}
+			if _, err := c.Compact(ctx, Document{ID: fmt.Sprintf("slow-%d", i), Text: b.String(), AllowLLM: true}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		t.Fatal(err)
+	}
+	if n := counter(rm, "jetcompact.segment.redeliveries"); n > 0 {
+		t.Errorf("%d messages were redelivered: they waited for a handler longer than the ack wait of %s without InProgress", n, cfg.AckWait)
+	}
+	if counter(rm, "jetcompact.segment.documents") == 0 {
+		t.Fatal("no documents counted: the metric reader is not wired")
+	}
+}
+
+func counter(rm metricdata.ResourceMetrics, name string) int64 {
+	var sum int64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != name {
+				continue
+			}
+			if s, ok := m.Data.(metricdata.Sum[int64]); ok {
+				for _, dp := range s.DataPoints {
+					sum += dp.Value
+				}
+			}
+		}
+	}
+	return sum
+}
