@@ -270,7 +270,7 @@ func (op *operator) configure(o *server.Options) {
 // with its own client certificate, as PEM files.
 type pki struct {
 	ca, serverCert, serverKey, clientCert, clientKey string
-	otherCA, strangerCert, strangerKey             string
+	otherCA, strangerCert, strangerKey               string
 }
 
 func newPKI(t *testing.T, dir string) *pki {
