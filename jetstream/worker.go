@@ -141,22 +141,79 @@ func (w *Worker) Run(ctx context.Context, segs [][]stages.Key, drain time.Durati
 		bindings = append(bindings, w.segmentBinding(seg))
 	}
 	bindings = append(bindings, w.taskBindings()...)
-	var consumers []njs.ConsumeContext
-	var inflight sync.WaitGroup
 	work := context.WithoutCancel(ctx) // in-flight messages finish after ctx ends
+	var inflight, loops sync.WaitGroup
 	for _, b := range bindings {
 		cons, err := w.js.Consumer(ctx, w.names.WorkStream(), b.consumer)
 		if err != nil {
-			stopAll(consumers)
 			return fmt.Errorf("bind consumer %s: %w", b.consumer, err)
 		}
-		sem := make(chan struct{}, w.cfg.Concurrency)
-		batch := min(w.cfg.PullBatch, 2*w.cfg.Concurrency)
-		cc, err := cons.Consume(func(msg njs.Msg) {
-			sem <- struct{}{}
+		loops.Go(func() { w.pull(ctx, work, b, cons, &inflight) })
+	}
+	w.ready.Store(true)
+	<-ctx.Done()
+	w.ready.Store(false)
+	done := make(chan struct{})
+	go func() {
+		loops.Wait() // no more pulls
+		inflight.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(drain):
+		return fmt.Errorf("drain: in-flight work did not finish within %s; it will be redelivered", drain)
+	}
+}
+
+// pullWait bounds one pull request: how long shutdown waits for it, and
+// how soon a consumer whose leader moved to another cluster node (pull
+// requests are not replicated) is pulled again.
+const pullWait = time.Second
+
+// pullExpiry bounds the pull requests of the client's result watch, for the
+// same reason, instead of nats.go's default of 30s.
+const pullExpiry = 5 * time.Second
+
+// pull fetches only as many messages as there are free handlers, so no
+// message waits in a client buffer while its ack wait runs out; each one
+// is handled at once, with InProgress heartbeats while it runs.
+func (w *Worker) pull(ctx, work context.Context, b binding, cons njs.Consumer, inflight *sync.WaitGroup) {
+	slots := make(chan struct{}, w.cfg.Concurrency)
+	for ctx.Err() == nil {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		free := 1
+		for free < w.cfg.Concurrency && free < w.cfg.PullBatch {
+			select {
+			case slots <- struct{}{}:
+				free++
+				continue
+			default:
+			}
+			break
+		}
+		batch, err := cons.Fetch(free, njs.FetchMaxWait(pullWait))
+		if err != nil {
+			for range free {
+				<-slots
+			}
+			if ctx.Err() == nil {
+				w.log.Warn("pull", "segment", b.label, "error", err.Error())
+				time.Sleep(100 * time.Millisecond)
+			}
+			continue
+		}
+		got := 0
+		for msg := range batch.Messages() {
+			got++
 			inflight.Add(1)
 			go func() {
-				defer func() { <-sem; inflight.Done() }()
+				defer func() { <-slots; inflight.Done() }()
 				defer func() {
 					// A bug must not take the worker down: leave the message
 					// unsettled so it is redelivered after the ack wait.
@@ -166,51 +223,16 @@ func (w *Worker) Run(ctx context.Context, segs [][]stages.Key, drain time.Durati
 				}()
 				w.handle(work, b, msg)
 			}()
-		}, njs.PullMaxMessages(batch), njs.PullExpiry(pullExpiry), njs.ConsumeErrHandler(func(_ njs.ConsumeContext, err error) {
-			if !errors.Is(err, njs.ErrNoHeartbeat) {
-				w.log.Warn("consume", "segment", b.label, "error", err.Error())
-			}
-		}))
-		if err != nil {
-			stopAll(consumers)
-			return fmt.Errorf("consume %s: %w", b.consumer, err)
 		}
-		consumers = append(consumers, cc)
-	}
-	w.ready.Store(true)
-	<-ctx.Done()
-	w.ready.Store(false)
-	for _, cc := range consumers {
-		cc.Drain()
-	}
-	done := make(chan struct{})
-	go func() {
-		for _, cc := range consumers {
-			<-cc.Closed()
+		for range free - got {
+			<-slots
 		}
-		inflight.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-time.After(drain):
-		stopAll(consumers)
-		return fmt.Errorf("drain: in-flight work did not finish within %s; it will be redelivered", drain)
+		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
+			w.log.Warn("pull", "segment", b.label, "error", err.Error())
+		}
 	}
 }
 
-// pullExpiry bounds each pull request. The idle heartbeat is half of it,
-// so a consumer whose leader moved to another node (its pull requests are
-// not replicated) is noticed and re-pulled within pullExpiry, instead of
-// after nats.go's default of 30s.
-const pullExpiry = 5 * time.Second
-
-func stopAll(ccs []njs.ConsumeContext) {
-	for _, cc := range ccs {
-		cc.Stop()
-	}
-}
 
 // ValidateSegmentIn checks that seg is one of the configured segments.
 func ValidateSegmentIn(configured [][]stages.Key, seg []stages.Key) error {
