@@ -233,7 +233,6 @@ func (w *Worker) pull(ctx, work context.Context, b binding, cons njs.Consumer, i
 	}
 }
 
-
 // ValidateSegmentIn checks that seg is one of the configured segments.
 func ValidateSegmentIn(configured [][]stages.Key, seg []stages.Key) error {
 	_, err := SelectSegments(configured, joinKeys(seg))
