@@ -11,47 +11,57 @@ import (
 // base64 blobs. Protected placeholder lines are copied as they are.
 func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error) {
 	cc := canceled{ctx: ctx}
-	lines := splitLines(in.Text)
-	out := make([]string, 0, len(lines))
-	changed := false
+	// A line index and a lazily written output keep a text of millions of
+	// short lines at a few bytes a line when nothing is folded.
+	x := newLineIndex(in.Text)
+	var w *lineWriter
+	copied := 0 // lines before this one are written to w (once w exists)
+	emit := func(i, next int, folded []string) {
+		if w == nil {
+			w = newLineWriter(len(in.Text))
+		}
+		if copied < i {
+			w.add(x.span(copied, i))
+		}
+		for _, l := range folded {
+			w.add(l)
+		}
+		copied = next
+	}
 	closers := map[string]closerMemo{}
 	transcript := in.Kind.IsTranscript()
-	for i := 0; i < len(lines); {
+	for i := 0; i < x.len(); {
 		if err := cc.check(); err != nil {
 			return "", err
 		}
-		line := lines[i]
-		if IsProtectedLine(line) {
-			out = append(out, line)
+		if IsProtectedLine(x.line(i)) {
 			i++
 			continue
 		}
-		folded, next, err := n.embeddedJSON(ctx, lines, i, closers)
+		folded, next, err := n.embeddedJSON(ctx, x, i, closers)
 		if err != nil {
 			return "", err
 		}
 		if next > i {
-			out = append(out, folded...)
-			changed = true
+			emit(i, next, folded)
 			i = next
 			continue
 		}
-		if rows, next := n.foldTable(lines, i, in.Kind); next > i {
+		if rows, next := n.foldTable(x, i, in.Kind); next > i {
 			if rows != nil {
-				out = append(out, rows...)
-				changed = true
-			} else {
-				out = append(out, lines[i:next]...)
+				emit(i, next, rows)
 			}
 			i = next
 			continue
 		}
-		out = append(out, line)
 		i++
 	}
 	text := in.Text
-	if changed {
-		text = joinLines(out)
+	if w != nil {
+		if copied < x.len() {
+			w.add(x.span(copied, x.len()))
+		}
+		text = w.String()
 	}
 	return foldBase64(text, n.opt.Base64MinChars, transcript, &cc)
 }
@@ -65,8 +75,8 @@ type closerMemo struct{ from, at int }
 // "{" or "[" to the closing line at the same indentation. It returns the
 // folded lines and the next line to look at; next == i means no value
 // starts here or it stays as it is.
-func (n structuredNode) embeddedJSON(ctx context.Context, lines []string, i int, closers map[string]closerMemo) ([]string, int, error) {
-	line := lines[i]
+func (n structuredNode) embeddedJSON(ctx context.Context, x lineIndex, i int, closers map[string]closerMemo) ([]string, int, error) {
+	line := x.line(i)
 	body := strings.TrimLeft(line, " \t")
 	if body == "" || (body[0] != '{' && body[0] != '[') {
 		return nil, i, nil
@@ -98,8 +108,8 @@ func (n structuredNode) embeddedJSON(ctx context.Context, lines []string, i int,
 	if m, ok := closers[key]; ok && m.from <= i && (m.at < 0 || i < m.at) {
 		end = m.at
 	} else {
-		for j := i + 1; j < len(lines); j++ {
-			l := strings.TrimRight(lines[j], " \t\r")
+		for j := i + 1; j < x.len(); j++ {
+			l := strings.TrimRight(x.line(j), " \t\r")
 			if l == key || l == key+"," {
 				end = j
 				break
@@ -110,17 +120,14 @@ func (n structuredNode) embeddedJSON(ctx context.Context, lines []string, i int,
 	if end < 0 {
 		return nil, i, nil
 	}
-	size := 0
-	for _, l := range lines[i : end+1] {
-		size += len(l) + 1
-	}
+	size := len(x.span(i, end+1)) + 1
 	if size < n.opt.MinChars {
 		return nil, i, nil
 	}
-	last := strings.TrimRight(lines[end], " \t\r")
+	last := strings.TrimRight(x.line(end), " \t\r")
 	comma := strings.HasSuffix(last, ",")
 	block := make([]string, 0, end+1-i)
-	block = append(block, lines[i:end]...)
+	block = append(block, x.lines(i, end)...)
 	block = append(block, strings.TrimSuffix(last, ","))
 	text := joinLines(block)
 	folded, ok, err := n.foldJSONText(ctx, text, false, indent)
@@ -145,20 +152,20 @@ func (n structuredNode) embeddedJSON(ctx context.Context, lines []string, i int,
 // same number of commas are common, only Markdown tables with a leading
 // pipe count. next > i means lines[i:next] are one table; rows == nil
 // means it stays.
-func (n structuredNode) foldTable(lines []string, i int, kind Kind) ([]string, int) {
+func (n structuredNode) foldTable(x lineIndex, i int, kind Kind) ([]string, int) {
 	transcript := kind.IsTranscript()
 	strict := kind == KindLog || kind == KindJSON || kind == KindHTML
 	what := " rows folded ..."
 	if transcript {
 		what = "rows folded ..."
 	}
-	if i+1 < len(lines) && strings.Contains(lines[i], "|") && isDelimiterRow(lines[i+1]) &&
-		(!strict || strings.HasPrefix(strings.TrimSpace(lines[i]), "|")) {
+	if i+1 < x.len() && strings.Contains(x.line(i), "|") && isDelimiterRow(x.line(i+1)) &&
+		(!strict || strings.HasPrefix(strings.TrimSpace(x.line(i)), "|")) {
 		j := i + 2
-		for j < len(lines) && isTableRow(lines[j]) {
+		for j < x.len() && isTableRow(x.line(j)) {
 			j++
 		}
-		body := lines[i+2 : j]
+		body := x.lines(i+2, j)
 		if len(body) <= n.opt.TableMaxRows {
 			return nil, j
 		}
@@ -166,18 +173,18 @@ func (n structuredNode) foldTable(lines []string, i int, kind Kind) ([]string, i
 		if transcript {
 			marker = "| ... " + what + " |"
 		}
-		return n.keepEdges(lines[i:i+2], body, marker), j
+		return n.keepEdges(x.lines(i, i+2), body, marker), j
 	}
 	if strict {
 		return nil, i
 	}
-	sep, fields := delimiterOf(lines[i])
+	sep, fields := delimiterOf(x.line(i))
 	if fields < 2 {
 		return nil, i
 	}
 	j := i + 1
-	for j < len(lines) && !IsProtectedLine(lines[j]) {
-		if s, f := delimiterOf(lines[j]); s != sep || f != fields {
+	for j < x.len() && !IsProtectedLine(x.line(j)) {
+		if s, f := delimiterOf(x.line(j)); s != sep || f != fields {
 			break
 		}
 		j++
@@ -188,12 +195,12 @@ func (n structuredNode) foldTable(lines []string, i int, kind Kind) ([]string, i
 		}
 		return nil, j
 	}
-	body := lines[i+1 : j]
+	body := x.lines(i+1, j)
 	marker := "[... " + strconv.Itoa(len(body)-2*n.opt.TableEdgeRows) + what + "]"
 	if transcript {
 		marker = "[... " + what + "]"
 	}
-	return n.keepEdges(lines[i:i+1], body, marker), j
+	return n.keepEdges(x.lines(i, i+1), body, marker), j
 }
 
 func (n structuredNode) keepEdges(head, body []string, marker string) []string {

@@ -372,6 +372,15 @@ func (x lineIndex) span(i, j int) string {
 	return x.text[x.starts[i] : x.starts[j]-1]
 }
 
+// lines returns lines [i, j) as a slice (for small spans only).
+func (x lineIndex) lines(i, j int) []string {
+	out := make([]string, 0, max(j-i, 0))
+	for k := i; k < j; k++ {
+		out = append(out, x.line(k))
+	}
+	return out
+}
+
 // lineWriter joins lines with "\n" into a builder, as joinLines does.
 type lineWriter struct {
 	b     strings.Builder
