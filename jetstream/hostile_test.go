@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -333,4 +336,122 @@ func counter(rm metricdata.ResourceMetrics, name string) int64 {
 		}
 	}
 	return sum
+}
+
+// ackDropper is a TCP proxy in front of a nats-server that can swallow
+// everything the server sends, and cut every connection.
+type ackDropper struct {
+	ln    net.Listener
+	to    string
+	drop  atomic.Bool
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func newAckDropper(t *testing.T, to string) *ackDropper {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &ackDropper{ln: ln, to: to}
+	t.Cleanup(func() { ln.Close(); p.cut() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", to)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, s)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(s, c); s.Close() }()
+			go func() {
+				buf := make([]byte, 32<<10)
+				for {
+					n, err := s.Read(buf)
+					if n > 0 && !p.drop.Load() {
+						if _, werr := c.Write(buf[:n]); werr != nil {
+							break
+						}
+					}
+					if err != nil {
+						break
+					}
+				}
+				c.Close()
+			}()
+		}
+	}()
+	return p
+}
+
+func (p *ackDropper) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// TestSubmitSurvivesLostPubAck: the server stores a document but its
+// acknowledgement never reaches the client, either because the connection
+// drops (the client reconnects at once) or because the reply is lost while
+// the connection stays up (as when a stream leader dies before answering).
+// Republishing under the same message ids is safe (deduplicated), so
+// Submit must retry and return, not fail on a blip nor wait for its whole
+// context: the publisher's default is 10 minutes.
+//
+// Fails today (reported): Client.Submit has no retry. On a disconnect the
+// PubAck futures fail with "server is disconnected" and Compact returns
+// the error (the publisher exits); on a lost reply it waits until ctx ends.
+func TestSubmitSurvivesLostPubAck(t *testing.T) {
+	for _, cut := range []bool{true, false} {
+		name := map[bool]string{true: "connection-dropped", false: "reply-lost"}[cut]
+		t.Run(name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			f := startFleet(t, cfg)
+			proxy := newAckDropper(t, strings.TrimPrefix(f.srv.ClientURL(), "nats://"))
+			nc, err := Connect(ConnectOptions{URL: "nats://" + proxy.ln.Addr().String()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			js, _ := njs.New(nc)
+			c, err := NewClient(context.Background(), js, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			proxy.drop.Store(true)
+			done := make(chan error, 1)
+			start := time.Now()
+			go func() { done <- c.Submit(ctx, Document{ID: "lost-ack", Text: testDocs(1)[0]}, 0) }()
+			time.Sleep(300 * time.Millisecond) // the publishes reach the server; the acks are swallowed
+			proxy.drop.Store(false)
+			if cut {
+				proxy.cut()
+			}
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("Submit failed after a lost ack although republishing is safe: %v", err)
+				}
+				t.Logf("Submit returned %s after the lost ack", time.Since(start).Round(time.Millisecond))
+			case <-time.After(15 * time.Second):
+				t.Fatal("Submit still waiting 15s after a lost PubAck: it waits for its whole context instead of republishing")
+			}
+			st, _ := f.js.Stream(ctx, Names{cfg.Prefix}.WorkStream())
+			if info, _ := st.Info(ctx); info.State.Msgs != 1 {
+				t.Errorf("work stream holds %d messages, want 1 (the republish must be deduplicated)", info.State.Msgs)
+			}
+		})
+	}
 }
