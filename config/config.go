@@ -19,10 +19,10 @@ import (
 
 // File is a whole config file, merged over the defaults.
 type File struct {
-	Pipeline  pipeline.Config
-	Fleet     jetstream.Config
-	Telemetry telemetry.Config
-	LLM       llm.Config
+	Pipeline    pipeline.Config
+	Fleet       jetstream.Config
+	Telemetry   telemetry.Config
+	LLM         llm.Config
 	Transcripts transcripts.Config
 	Source      string
 }
