@@ -72,13 +72,13 @@ func Parse(data []byte) (File, error) {
 	if f.Pipeline, err = pipeline.ParseSection(&root.Pipeline); err != nil {
 		return File{}, err
 	}
-	if err := DecodeSection(&root.Fleet, &f.Fleet); err != nil {
+	if err := pipeline.DecodeStrict(&root.Fleet, &f.Fleet); err != nil {
 		return File{}, fmt.Errorf("fleet: %w", err)
 	}
 	if err := f.Fleet.Validate(); err != nil {
 		return File{}, err
 	}
-	if err := DecodeSection(&root.Telemetry, &f.Telemetry); err != nil {
+	if err := pipeline.DecodeStrict(&root.Telemetry, &f.Telemetry); err != nil {
 		return File{}, fmt.Errorf("telemetry: %w", err)
 	}
 	if err := f.Telemetry.Validate(); err != nil {
@@ -87,28 +87,11 @@ func Parse(data []byte) (File, error) {
 	if f.LLM, err = llm.DecodeConfig(&root.LLM); err != nil {
 		return File{}, err
 	}
-	if err := DecodeSection(&root.Transcripts, &f.Transcripts); err != nil {
+	if err := pipeline.DecodeStrict(&root.Transcripts, &f.Transcripts); err != nil {
 		return File{}, fmt.Errorf("transcripts: %w", err)
 	}
 	if err := f.Transcripts.Validate(); err != nil {
 		return File{}, err
 	}
 	return f, nil
-}
-
-// DecodeSection strictly decodes one section over the defaults in out.
-func DecodeSection(n *yaml.Node, out any) error {
-	if n == nil || n.Kind == 0 {
-		return nil
-	}
-	raw, err := yaml.Marshal(n)
-	if err != nil {
-		return err
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(out); err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	return nil
 }

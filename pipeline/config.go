@@ -130,7 +130,7 @@ func ParseSection(section *yaml.Node) (Config, error) {
 		return c, nil
 	}
 	var f fileSection
-	if err := strictDecode(section, &f); err != nil {
+	if err := DecodeStrict(section, &f); err != nil {
 		return Config{}, fmt.Errorf("pipeline: %w", err)
 	}
 	if f.Enabled != nil {
@@ -167,7 +167,7 @@ func ParseSection(section *yaml.Node) (Config, error) {
 			historic = append(historic, h)
 			continue
 		}
-		if err := strictDecode(withoutKeys(&node, "enabled", "order", "label"), target); err != nil {
+		if err := DecodeStrict(withoutKeys(&node, "enabled", "order", "label"), target); err != nil {
 			return Config{}, fmt.Errorf("pipeline.nodes.%s: %w", k, err)
 		}
 		if meta.Enabled != nil {
@@ -198,8 +198,9 @@ func optionTargets(o *stages.Options) map[stages.Key]any {
 	}
 }
 
-// strictDecode decodes n into out and rejects unknown fields.
-func strictDecode(n *yaml.Node, out any) error {
+// DecodeStrict decodes a YAML section into out (over what out holds) and
+// rejects unknown fields.
+func DecodeStrict(n *yaml.Node, out any) error {
 	if n.Kind == 0 {
 		return nil
 	}

@@ -48,12 +48,7 @@ func (o HeadTailOptions) Validate() error {
 		return &fieldError{"head_lines", fmt.Sprintf("head_lines + tail_lines + 2*middle_signals must be below min_lines - 1, got %d >= %d",
 			o.HeadLines+o.TailLines+2*o.MiddleSignals, o.MinLines-1)}
 	}
-	for _, k := range o.Kinds {
-		if ParseKind(string(k)) == "" {
-			return &fieldError{"kinds", "unknown kind " + string(k)}
-		}
-	}
-	return nil
+	return validKinds("kinds", o.Kinds)
 }
 
 type headTailNode struct{ opt HeadTailOptions }

@@ -29,12 +29,7 @@ func (o NumberNormalizeOptions) Validate() error {
 	if o.Placeholder == "" || strings.ContainsAny(o.Placeholder, "0123456789\n") {
 		return &fieldError{"placeholder", "must be non-empty, without digits or newlines"}
 	}
-	for _, k := range o.Kinds {
-		if ParseKind(string(k)) == "" {
-			return &fieldError{"kinds", "unknown kind " + string(k)}
-		}
-	}
-	return nil
+	return validKinds("kinds", o.Kinds)
 }
 
 type numberNode struct{ opt NumberNormalizeOptions }

@@ -112,3 +112,12 @@ func mustBeNonNegative(field string, v int) error {
 	}
 	return nil
 }
+
+func validKinds(field string, kinds []Kind) error {
+	for _, k := range kinds {
+		if ParseKind(string(k)) == "" {
+			return &fieldError{field, "unknown kind " + string(k)}
+		}
+	}
+	return nil
+}

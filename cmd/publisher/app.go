@@ -140,19 +140,29 @@ func (a *app) salt() string {
 	return fmt.Sprintf("%s|%v|%+v|%s|%s|%v", version, a.file.Pipeline.Nodes, a.file.Pipeline.Options, a.mode, a.kind, !a.o.noLLM)
 }
 
+// fleetClient connects (see connect) and returns a publisher client; the
+// returned function closes both.
+func (a *app) fleetClient(ctx context.Context) (*jetstream.Client, func(), error) {
+	js, closeAll, err := a.connect(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	client, err := jetstream.NewClient(ctx, js, a.file.Fleet, jetstream.WithClientTracerProvider(a.tel.TracerProvider))
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	return client, func() { client.Close(); closeAll() }, nil
+}
+
 func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 	ctx, cancel := context.WithTimeout(ctx, a.o.timeout)
 	defer cancel()
-	js, closeAll, err := a.connect(ctx)
+	client, closeAll, err := a.fleetClient(ctx)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	client, err := jetstream.NewClient(ctx, js, a.file.Fleet, jetstream.WithClientTracerProvider(a.tel.TracerProvider))
-	if err != nil {
-		return err
-	}
-	defer client.Close()
 	prog := newProgress(a.stderr, len(inputs))
 	for _, name := range inputs {
 		text, err := readInput(name, a.stdin)
@@ -187,16 +197,11 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.o.timeout)
 	defer cancel()
-	js, closeAll, err := a.connect(ctx)
+	client, closeAll, err := a.fleetClient(ctx)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	client, err := jetstream.NewClient(ctx, js, a.file.Fleet)
-	if err != nil {
-		return err
-	}
-	defer client.Close()
 	switch cmd {
 	case "dead":
 		dl, err := client.DeadLetters(ctx)

@@ -56,16 +56,11 @@ func (a *app) runTranscriptJob(ctx context.Context, name string, body []byte) er
 	} else {
 		ctx, cancel := context.WithTimeout(ctx, a.o.timeout)
 		defer cancel()
-		js, closeAll, err := a.connect(ctx)
+		client, closeAll, err := a.fleetClient(ctx)
 		if err != nil {
 			return err
 		}
 		defer closeAll()
-		client, err := jetstream.NewClient(ctx, js, a.file.Fleet)
-		if err != nil {
-			return err
-		}
-		defer client.Close()
 		res, err := client.RunTask(ctx, name, jetstream.Document{Text: string(body), Mode: a.mode, AllowLLM: !a.o.noLLM, Salt: a.salt()})
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
