@@ -3,6 +3,7 @@ package faults
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -108,4 +109,83 @@ func (c *cluster) replicasCurrent(server string) bool {
 		}
 	}
 	return true
+}
+
+// TestClusterWorkerStartsWithNodeDown: with one node of three down, the
+// R3 fleet keeps quorum, so a worker started (or restarted) meanwhile must
+// come up and work. Every bucket a worker opens at start-up must therefore
+// follow fleet.replicas, the LLM summary cache included.
+func TestClusterWorkerStartsWithNodeDown(t *testing.T) {
+	c := newCluster(t, setup{Segments: jetstream.DefaultSegments(), Replicas: 3, AckWait: 2 * time.Second})
+	c.startServers(3)
+	c.startWorkers()
+	cache := "KV_" + c.file.Fleet.Prefix + "_llm_cache"
+	info, err := c.streamInfo(cache)
+	if err != nil {
+		t.Fatalf("LLM cache bucket: %v", err)
+	}
+	replicas := info.Config.Replicas
+	victim := c.servers[0]
+	for _, s := range c.servers {
+		if info.Cluster != nil && s.server == info.Cluster.Leader {
+			victim = s
+		}
+	}
+	victim.Kill()
+	// Let the streams and consumers that had a leader on the victim elect
+	// a new one first: a worker started during an election exits (its
+	// topology calls time out), which the orchestrator retries.
+	elected := waitFor(30*time.Second, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if _, err := c.js.AccountInfo(ctx); err != nil {
+			return false
+		}
+		for _, st := range []string{c.names.WorkStream(), c.names.OriginalsStream(), c.names.ResultsStream(), c.names.DeadStream(), "OBJ_" + c.names.BlobBucket(), "OBJ_" + c.names.OriginalBlobBucket()} {
+			if i, err := c.streamInfo(st); err != nil || i.Cluster == nil || i.Cluster.Leader == "" {
+				return false
+			}
+		}
+		for _, seg := range c.file.Fleet.Segments {
+			cons, err := c.js.Consumer(ctx, c.names.WorkStream(), c.names.Consumer(seg[0]))
+			if err != nil {
+				return false
+			}
+			if ci, err := cons.Info(ctx); err != nil || ci.Cluster == nil || ci.Cluster.Leader == "" {
+				return false
+			}
+		}
+		return true
+	})
+	if !elected {
+		t.Fatal("the streams and consumers elected no new leaders within 30s")
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	w := &workerProc{proc: newProc(t, c.dir, "late-worker", binary(t, "worker"),
+		[]string{"--config", c.cfgPath, "--nats", c.url(), "--segment", "all", "--http-addr", addr}, nil), segment: "all", httpAddr: addr}
+	w.Start()
+	ready := waitFor(30*time.Second, func() bool {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	t.Logf("LLM cache bucket %s has %d replica(s) (fleet.replicas %d); killed %s, which hosts it; a worker started meanwhile is ready: %v",
+		cache, replicas, c.file.Fleet.Replicas, victim.server, ready)
+	if !ready {
+		t.Errorf("a worker cannot start while one node of three is down:\n%s", tail(w.logPath, 5, ""))
+	}
+	if replicas != c.file.Fleet.Replicas {
+		t.Errorf("the LLM cache bucket has %d replica(s), not fleet.replicas %d: it is lost with its node", replicas, c.file.Fleet.Replicas)
+	}
+	docs := makeDocs(200, 7)
+	want := c.expected(docs, stages.Deps{})
+	var done atomic.Int64
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ps := c.publishAll(ctx, c.client(), docs, 32, 0, &done)
+	c.settle(30 * time.Second)
+	c.report("cluster-node-down", c.check(docs, want, nil), ps)
 }
