@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"sync"
@@ -138,7 +139,7 @@ func (c *Client) submitTo(ctx context.Context, doc Document, attempt int, subjec
 		OrigRef: c.names.OriginalSubject(doc.ID), Attempt: attempt,
 	}
 	large := len(doc.Text) > c.cfg.InlineMaxBytes
-	var acks []njs.PubAckFuture
+	var out []outgoingMsg
 	if attempt == 0 {
 		orig := nats.NewMsg(c.names.OriginalSubject(doc.ID))
 		orig.Header.Set(HeaderDocID, doc.ID)
@@ -151,11 +152,7 @@ func (c *Client) submitTo(ctx context.Context, doc Document, attempt int, subjec
 		} else {
 			orig.Data = []byte(doc.Text)
 		}
-		ack, err := c.js.PublishMsgAsync(orig, njs.WithMsgID(doc.ID+":original"))
-		if err != nil {
-			return fmt.Errorf("store original %s: %w", doc.ID, err)
-		}
-		acks = append(acks, ack)
+		out = append(out, outgoingMsg{orig, doc.ID + ":original"})
 	}
 	m := nats.NewMsg(subject)
 	if large {
@@ -167,21 +164,65 @@ func (c *Client) submitTo(ctx context.Context, doc Document, attempt int, subjec
 		return err
 	}
 	c.prop.Inject(ctx, headerCarrier(m.Header))
-	// The original and the first hop go out together, saving a round trip.
-	// If either is refused, Submit fails and the caller retries: message ids
-	// make the retry idempotent.
-	ack, err := c.js.PublishMsgAsync(m, njs.WithMsgID(msgID(doc.ID, attempt, stages.Key(hop))))
-	if err != nil {
+	out = append(out, outgoingMsg{m, msgID(doc.ID, attempt, stages.Key(hop))})
+	if err := c.publish(ctx, out); err != nil {
 		return fmt.Errorf("publish %s: %w", doc.ID, err)
 	}
-	acks = append(acks, ack)
-	for _, a := range acks {
+	return nil
+}
+
+type outgoingMsg struct {
+	msg *nats.Msg
+	id  string
+}
+
+// ackTimeout bounds the wait for one publish acknowledgement before the
+// publish is repeated (a lost reply, a dropped connection).
+const ackTimeout = 5 * time.Second
+
+// publish sends msgs together and waits for every acknowledgement. Until ctx
+// ends it repeats the whole set after a failure, a full stream (JetStream
+// limits slow the publisher down instead of a buffer growing) or a lost
+// acknowledgement: message ids make every repeat idempotent.
+func (c *Client) publish(ctx context.Context, msgs []outgoingMsg) error {
+	delay := 100 * time.Millisecond
+	for {
+		err := c.publishOnce(ctx, msgs)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil || errors.Is(err, nats.ErrMaxPayload) || errors.Is(err, nats.ErrBadSubject) {
+			return err
+		}
 		select {
-		case <-a.Ok():
-		case err := <-a.Err():
-			return fmt.Errorf("publish %s: %w", doc.ID, err)
+		case <-time.After(delay/2 + time.Duration(rand.Int64N(int64(delay/2)))):
 		case <-ctx.Done():
-			return fmt.Errorf("publish %s: %w", doc.ID, ctx.Err())
+			return fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
+}
+
+func (c *Client) publishOnce(ctx context.Context, msgs []outgoingMsg) error {
+	futures := make([]njs.PubAckFuture, 0, len(msgs))
+	for _, m := range msgs {
+		f, err := c.js.PublishMsgAsync(m.msg, njs.WithMsgID(m.id))
+		if err != nil {
+			return err
+		}
+		futures = append(futures, f)
+	}
+	timer := time.NewTimer(ackTimeout)
+	defer timer.Stop()
+	for _, f := range futures {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return err
+		case <-timer.C:
+			return errors.New("no publish acknowledgement within " + ackTimeout.String())
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 	return nil

@@ -197,8 +197,18 @@ func (w *Worker) pull(ctx, work context.Context, b binding, cons njs.Consumer, i
 			}
 			break
 		}
-		batch, err := cons.Fetch(free, njs.FetchMaxWait(pullWait))
-		if err != nil {
+		// Take what is there for every free handler at once; when nothing
+		// is, wait for the next message with a single slot, so handlers
+		// freed meanwhile are not left idle behind a half-filled pull.
+		msgs, err := collect(cons.FetchNoWait(free))
+		if err == nil && len(msgs) == 0 {
+			for range free - 1 {
+				<-slots
+			}
+			free = 1
+			msgs, err = collect(cons.Fetch(1, njs.FetchMaxWait(pullWait)))
+		}
+		if err != nil && len(msgs) == 0 {
 			for range free {
 				<-slots
 			}
@@ -208,9 +218,7 @@ func (w *Worker) pull(ctx, work context.Context, b binding, cons njs.Consumer, i
 			}
 			continue
 		}
-		got := 0
-		for msg := range batch.Messages() {
-			got++
+		for _, msg := range msgs {
 			inflight.Add(1)
 			go func() {
 				defer func() { <-slots; inflight.Done() }()
@@ -224,13 +232,26 @@ func (w *Worker) pull(ctx, work context.Context, b binding, cons njs.Consumer, i
 				w.handle(work, b, msg)
 			}()
 		}
-		for range free - got {
+		for range free - len(msgs) {
 			<-slots
 		}
-		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
-			w.log.Warn("pull", "segment", b.label, "error", err.Error())
-		}
+
 	}
+}
+
+// collect reads a pull's messages. A timeout with no messages is no error.
+func collect(batch njs.MessageBatch, err error) ([]njs.Msg, error) {
+	if err != nil {
+		return nil, err
+	}
+	var msgs []njs.Msg
+	for m := range batch.Messages() {
+		msgs = append(msgs, m)
+	}
+	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, njs.ErrNoMessages) {
+		return msgs, err
+	}
+	return msgs, nil
 }
 
 // ValidateSegmentIn checks that seg is one of the configured segments.
