@@ -104,13 +104,24 @@ func (c *Client) Compact(ctx context.Context, doc Document) (Result, error) {
 	if doc.ID == "" {
 		doc.ID = DocumentID(doc.Text, doc.Salt)
 	}
+	first := c.cfg.Segments[0][0]
+	return c.run(ctx, doc, c.names.WorkSubject(first), string(first))
+}
+
+// run registers for doc's result, submits it and waits for the result.
+func (c *Client) run(ctx context.Context, doc Document, subject, hop string) (Result, error) {
 	wait, err := c.expect(ctx, doc.ID, 0)
 	if err != nil {
 		return Result{}, err
 	}
-	if err := c.Submit(ctx, doc, 0); err != nil {
+	dup, err := c.submit(ctx, doc, 0, subject, hop)
+	if err != nil {
 		c.forget(doc.ID)
 		return Result{}, err
+	}
+	if dup {
+		// Published before: its result may exist already.
+		c.offerStoredResult(ctx, doc.ID)
 	}
 	return wait(ctx)
 }
@@ -119,16 +130,19 @@ func (c *Client) Compact(ctx context.Context, doc Document) (Result, error) {
 // segment. attempt > 0 re-runs a stored document (replay).
 func (c *Client) Submit(ctx context.Context, doc Document, attempt int) error {
 	first := c.cfg.Segments[0][0]
-	return c.submitTo(ctx, doc, attempt, c.names.WorkSubject(first), string(first))
+	_, err := c.submit(ctx, doc, attempt, c.names.WorkSubject(first), string(first))
+	return err
 }
 
-// submitTo stores the original once and publishes the document to subject.
-func (c *Client) submitTo(ctx context.Context, doc Document, attempt int, subject, hop string) error {
+// submit stores the original once, then publishes a first hop that refers
+// to it, so a document is written once on its way in. dup reports that the
+// original was stored before (a republished document).
+func (c *Client) submit(ctx context.Context, doc Document, attempt int, subject, hop string) (dup bool, err error) {
 	if !ValidDocID(doc.ID) {
-		return fmt.Errorf("%w: invalid document id %q (want 1-128 of A-Z a-z 0-9 _ -)", errPermanent, doc.ID)
+		return false, fmt.Errorf("%w: invalid document id %q (want 1-128 of A-Z a-z 0-9 _ -)", errPermanent, doc.ID)
 	}
 	if int64(len(doc.Text)) > c.cfg.MaxDocumentBytes {
-		return fmt.Errorf("%w: document %s is %d bytes, above max_document_bytes %d", errPermanent, doc.ID, len(doc.Text), c.cfg.MaxDocumentBytes)
+		return false, fmt.Errorf("%w: document %s is %d bytes, above max_document_bytes %d", errPermanent, doc.ID, len(doc.Text), c.cfg.MaxDocumentBytes)
 	}
 	ctx, span := c.tracer.Start(ctx, "jetcompact.publish", trace.WithSpanKind(trace.SpanKindProducer),
 		trace.WithAttributes(attribute.String("jetcompact.doc_id", doc.ID), attribute.Int("jetcompact.chars_in", stages.Chars(doc.Text))))
@@ -138,37 +152,34 @@ func (c *Client) submitTo(ctx context.Context, doc Document, attempt int, subjec
 		OrigChars: stages.Chars(doc.Text), OrigBytes: len(doc.Text),
 		OrigRef: c.names.OriginalSubject(doc.ID), Attempt: attempt,
 	}
-	large := len(doc.Text) > c.cfg.InlineMaxBytes
-	var out []outgoingMsg
 	if attempt == 0 {
 		orig := nats.NewMsg(c.names.OriginalSubject(doc.ID))
 		orig.Header.Set(HeaderDocID, doc.ID)
 		orig.Header.Set(HeaderOrigChars, strconv.Itoa(env.OrigChars))
-		if large {
+		if len(doc.Text) > c.cfg.InlineMaxBytes {
 			if err := c.blobs.put(ctx, c.blobs.originals, doc.ID, []byte(doc.Text)); err != nil {
-				return err
+				return false, err
 			}
 			orig.Header.Set(HeaderBlob, doc.ID)
 		} else {
 			orig.Data = []byte(doc.Text)
 		}
-		out = append(out, outgoingMsg{orig, doc.ID + ":original"})
+		acks, err := c.publish(ctx, []outgoingMsg{{orig, doc.ID + ":original"}})
+		if err != nil {
+			return false, fmt.Errorf("store original %s: %w", doc.ID, err)
+		}
+		dup = acks[0].Duplicate
 	}
 	m := nats.NewMsg(subject)
-	if large {
-		env.Blob = originalBlobPrefix + doc.ID
-	} else {
-		m.Data = []byte(doc.Text)
-	}
+	env.Blob = originalBlobPrefix + doc.ID
 	if err := env.Write(m.Header); err != nil {
-		return err
+		return dup, err
 	}
 	c.prop.Inject(ctx, headerCarrier(m.Header))
-	out = append(out, outgoingMsg{m, msgID(doc.ID, attempt, stages.Key(hop))})
-	if err := c.publish(ctx, out); err != nil {
-		return fmt.Errorf("publish %s: %w", doc.ID, err)
+	if _, err := c.publish(ctx, []outgoingMsg{{m, msgID(doc.ID, attempt, stages.Key(hop))}}); err != nil {
+		return dup, fmt.Errorf("publish %s: %w", doc.ID, err)
 	}
-	return nil
+	return dup, nil
 }
 
 type outgoingMsg struct {
@@ -184,48 +195,50 @@ const ackTimeout = 5 * time.Second
 // ends it repeats the whole set after a failure, a full stream (JetStream
 // limits slow the publisher down instead of a buffer growing) or a lost
 // acknowledgement: message ids make every repeat idempotent.
-func (c *Client) publish(ctx context.Context, msgs []outgoingMsg) error {
+func (c *Client) publish(ctx context.Context, msgs []outgoingMsg) ([]*njs.PubAck, error) {
 	delay := 100 * time.Millisecond
 	for {
-		err := c.publishOnce(ctx, msgs)
+		acks, err := c.publishOnce(ctx, msgs)
 		if err == nil {
-			return nil
+			return acks, nil
 		}
 		if ctx.Err() != nil || errors.Is(err, nats.ErrMaxPayload) || errors.Is(err, nats.ErrBadSubject) {
-			return err
+			return nil, err
 		}
 		select {
 		case <-time.After(delay/2 + time.Duration(rand.Int64N(int64(delay/2)))):
 		case <-ctx.Done():
-			return fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+			return nil, fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
 		}
 		delay = min(2*delay, 5*time.Second)
 	}
 }
 
-func (c *Client) publishOnce(ctx context.Context, msgs []outgoingMsg) error {
+func (c *Client) publishOnce(ctx context.Context, msgs []outgoingMsg) ([]*njs.PubAck, error) {
 	futures := make([]njs.PubAckFuture, 0, len(msgs))
 	for _, m := range msgs {
 		f, err := c.js.PublishMsgAsync(m.msg, njs.WithMsgID(m.id))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		futures = append(futures, f)
 	}
 	timer := time.NewTimer(ackTimeout)
 	defer timer.Stop()
+	acks := make([]*njs.PubAck, 0, len(futures))
 	for _, f := range futures {
 		select {
-		case <-f.Ok():
+		case ack := <-f.Ok():
+			acks = append(acks, ack)
 		case err := <-f.Err():
-			return err
+			return nil, err
 		case <-timer.C:
-			return errors.New("no publish acknowledgement within " + ackTimeout.String())
+			return nil, errors.New("no publish acknowledgement within " + ackTimeout.String())
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 	}
-	return nil
+	return acks, nil
 }
 
 // expect registers interest in docID's result before it is published, and
@@ -238,10 +251,6 @@ func (c *Client) expect(ctx context.Context, docID string, attempt int) (func(co
 	c.mu.Lock()
 	c.waiters[docID] = ch
 	c.mu.Unlock()
-	// A result may exist already (the document was published before).
-	if raw, err := c.blobs.resultsStream.GetLastMsgForSubject(ctx, c.names.ResultSubject(docID)); err == nil {
-		ch <- raw
-	}
 	return func(ctx context.Context) (Result, error) {
 		defer c.forget(docID)
 		for {
@@ -259,6 +268,23 @@ func (c *Client) expect(ctx context.Context, docID string, attempt int) (func(co
 			}
 		}
 	}, nil
+}
+
+// offerStoredResult hands an already stored result of docID to its waiter.
+func (c *Client) offerStoredResult(ctx context.Context, docID string) {
+	raw, err := c.blobs.resultsStream.GetLastMsgForSubject(ctx, c.names.ResultSubject(docID))
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	ch := c.waiters[docID]
+	c.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- raw:
+		default:
+		}
+	}
 }
 
 func (c *Client) forget(docID string) {
@@ -340,15 +366,7 @@ func (c *Client) RunTask(ctx context.Context, task string, doc Document) (Result
 	if doc.ID == "" {
 		doc.ID = DocumentID(doc.Text, "task:"+task+"|"+doc.Salt)
 	}
-	wait, err := c.expect(ctx, doc.ID, 0)
-	if err != nil {
-		return Result{}, err
-	}
-	if err := c.submitTo(ctx, doc, 0, c.names.TaskSubject(task), "task_"+task); err != nil {
-		c.forget(doc.ID)
-		return Result{}, err
-	}
-	return wait(ctx)
+	return c.run(ctx, doc, c.names.TaskSubject(task), "task_"+task)
 }
 
 // Original returns a stored original, unchanged.

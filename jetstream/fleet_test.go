@@ -17,7 +17,7 @@ import (
 )
 
 type fleet struct {
-	t    *testing.T
+	t    testing.TB
 	srv  *server.Server
 	nc   *nats.Conn
 	js   njs.JetStream
@@ -25,7 +25,7 @@ type fleet struct {
 	pipe *pipeline.Pipeline
 }
 
-func startFleet(t *testing.T, cfg Config) *fleet {
+func startFleet(t testing.TB, cfg Config) *fleet {
 	t.Helper()
 	srv := startServer(t)
 	nc, err := nats.Connect(srv.ClientURL())

@@ -391,7 +391,9 @@ func (w *Worker) body(ctx context.Context, env Envelope, msg njs.Msg) ([]byte, e
 	case env.Blob == "":
 		return msg.Data(), nil
 	case strings.HasPrefix(env.Blob, originalBlobPrefix):
-		return w.blobs.get(ctx, w.blobs.originals, strings.TrimPrefix(env.Blob, originalBlobPrefix))
+		// The first hop refers to the stored original instead of copying it.
+		text, err := fetchOriginal(ctx, w.names, w.blobs, strings.TrimPrefix(env.Blob, originalBlobPrefix))
+		return []byte(text), err
 	}
 	return w.blobs.get(ctx, w.blobs.work, env.Blob)
 }
