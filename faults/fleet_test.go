@@ -395,6 +395,10 @@ type errSpan struct {
 // Client.Submit until its context ends, so the bound also bounds that.
 const attemptTimeout = 10 * time.Second
 
+// docDeadline is how long the harness keeps retrying one document before
+// it counts it as failed: far longer than any recovery here takes.
+const docDeadline = 90 * time.Second
+
 // publishAll compacts every document with at most window in flight and,
 // when rate > 0, starts at most rate documents a second. A
 // failed Compact is retried with the same document id, so a publish that
@@ -416,6 +420,7 @@ func (c *cluster) publishAll(ctx context.Context, cl *jetstream.Client, docs []d
 					}
 				}
 				d := docs[i]
+				giveUp := time.Now().Add(docDeadline)
 				for attempt := 0; ; attempt++ {
 					actx, cancel := context.WithTimeout(ctx, attemptTimeout)
 					res, err := cl.Compact(actx, jetstream.Document{ID: d.id, Text: d.text, AllowLLM: true})
@@ -425,7 +430,7 @@ func (c *cluster) publishAll(ctx context.Context, cl *jetstream.Client, docs []d
 						done.Add(1)
 						break
 					}
-					if jetstream.IsPermanent(err) || ctx.Err() != nil {
+					if jetstream.IsPermanent(err) || ctx.Err() != nil || time.Now().After(giveUp) {
 						st.failed[i] = err
 						break
 					}
