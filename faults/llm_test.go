@@ -147,9 +147,8 @@ llm:
 		t.Errorf("%d unsummarised documents lack the llm_summary skip reason in their report", noReason)
 	}
 	if redelivered > 0 {
-		// Known bug (reported): the worker pulls up to 2×concurrency
-		// messages and starts InProgress only when a handler starts, so
-		// messages queued behind slow LLM calls outlive the ack wait.
+		// Before the worker pulled only for free handlers, messages queued
+		// behind slow LLM calls got no InProgress and outlived the ack wait.
 		t.Errorf("%.0f redelivered hops: a message outlived the ack wait of %s", redelivered, ackWait)
 	}
 }
