@@ -456,58 +456,73 @@ func TestSubmitSurvivesLostPubAck(t *testing.T) {
 	}
 }
 
-// TestOriginalNotYetVisibleIsRetried: the guard needs the stored original
-// (here the text it is given is not shorter) but cannot see it yet. That
-// happens in a cluster when a direct get (AllowDirect on the originals
-// stream) is answered by a replica still catching up, and can happen on
-// one server because the original and the first hop go to different
-// streams, stored by different goroutines. "Not found" must be retried,
-// not dead-lettered at once: once the original is visible the document
-// comes out, as its original.
+// TestOriginalNotYetVisibleIsRetried: a worker needs the stored original
+// (the first hop refers to it; the guard falls back to it when the result
+// is not shorter) but cannot see it yet. That happens in a cluster when a
+// direct get (AllowDirect on the originals stream) is answered by a replica
+// still catching up, for example one just restarted. "Not found" must be
+// retried, not dead-lettered at once: once the original is visible the
+// document comes out.
 //
-// Fails today (reported): fetchOriginal turns the 404 into a permanent
-// error, the message is dead-lettered, the dead-letter path cannot fetch
-// the original either, and no result is ever published: the document is
-// lost (seen in faults.TestClusterNodeKilled: 22 of 2000 documents).
+// Found by faults.TestClusterNodeKilled, which lost 22 of 2000 documents:
+// fetchOriginal turned the 404 into a permanent error, the message was
+// dead-lettered, the dead-letter path could not fetch the original either,
+// and no result was ever published.
 func TestOriginalNotYetVisibleIsRetried(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Segments = SplitSegments()
-	f := startFleet(t, cfg)
-	f.worker([][]stages.Key{{stages.KeyGuard}})
-	c := f.client()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	n := Names{cfg.Prefix}
-	const id = "late-original"
 	text := "a short original"
-	wait, err := c.expect(ctx, id, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := nats.NewMsg(n.WorkSubject(stages.KeyGuard))
-	m.Data = []byte(text + ", made longer by no node at all")
-	env := Envelope{DocID: id, OrigChars: stages.Chars(text), OrigBytes: len(text), OrigRef: n.OriginalSubject(id)}
-	if err := env.Write(m.Header); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.js.PublishMsg(ctx, m, njs.WithMsgID(msgID(id, 0, stages.KeyGuard))); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(300 * time.Millisecond) // the guard looks before the original is visible
-	orig := nats.NewMsg(n.OriginalSubject(id))
-	orig.Header.Set(HeaderDocID, id)
-	orig.Data = []byte(text)
-	if _, err := f.js.PublishMsg(ctx, orig, njs.WithMsgID(id+":original")); err != nil {
-		t.Fatal(err)
-	}
-	wctx, wcancel := context.WithTimeout(ctx, 15*time.Second)
-	defer wcancel()
-	res, err := wait(wctx)
-	if err != nil {
-		dl, _ := c.DeadLetters(ctx)
-		t.Fatalf("no result for a document whose original was 300ms late: %v; dead letters: %+v", err, dl)
-	}
-	if res.Text != text || res.Error != "" {
-		t.Errorf("want the original without error, got %q (error %q)", res.Text, res.Error)
+	for _, tc := range []struct {
+		name string
+		seg  stages.Key
+		body string // "" = the hop refers to the original
+		want string
+	}{
+		{"first-hop", stages.KeyStructured, "", text},
+		{"guard", stages.KeyGuard, text + ", made longer by no node at all", text},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Segments = SplitSegments()
+			f := startFleet(t, cfg)
+			f.worker(cfg.Segments)
+			c := f.client()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			n := Names{cfg.Prefix}
+			id := "late-original-" + tc.name
+			wait, err := c.expect(ctx, id, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := nats.NewMsg(n.WorkSubject(tc.seg))
+			env := Envelope{DocID: id, OrigChars: stages.Chars(text), OrigBytes: len(text), OrigRef: n.OriginalSubject(id)}
+			if tc.body == "" {
+				env.Blob = originalBlobPrefix + id
+			} else {
+				m.Data = []byte(tc.body)
+			}
+			if err := env.Write(m.Header); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.js.PublishMsg(ctx, m, njs.WithMsgID(msgID(id, 0, tc.seg))); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(300 * time.Millisecond) // the worker looks before the original is visible
+			orig := nats.NewMsg(n.OriginalSubject(id))
+			orig.Header.Set(HeaderDocID, id)
+			orig.Data = []byte(text)
+			if _, err := f.js.PublishMsg(ctx, orig, njs.WithMsgID(id+":original")); err != nil {
+				t.Fatal(err)
+			}
+			wctx, wcancel := context.WithTimeout(ctx, 15*time.Second)
+			defer wcancel()
+			res, err := wait(wctx)
+			if err != nil {
+				dl, _ := c.DeadLetters(ctx)
+				t.Fatalf("no result for a document whose original was 300ms late: %v; dead letters: %+v", err, dl)
+			}
+			if res.Text != tc.want || res.Error != "" {
+				t.Errorf("want %q without error, got %q (error %q)", tc.want, res.Text, res.Error)
+			}
+		})
 	}
 }
