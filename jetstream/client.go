@@ -374,7 +374,11 @@ func (c *Client) Original(ctx context.Context, docID string) (string, error) {
 	if !ValidDocID(docID) {
 		return "", fmt.Errorf("invalid document id %q", docID)
 	}
-	return fetchOriginal(ctx, c.names, c.blobs, docID)
+	text, err := fetchOriginal(ctx, c.names, c.blobs, docID)
+	if errors.Is(err, errOriginalMissing) {
+		return "", fmt.Errorf("%w: %w", errPermanent, err)
+	}
+	return text, err
 }
 
 // Replay re-runs a stored original through the current pipeline and

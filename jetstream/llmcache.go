@@ -16,10 +16,10 @@ type LLMCache struct {
 	kv njs.KeyValue
 }
 
-// NewLLMCache creates the bucket, or updates its TTL if it exists, and
-// returns a cache on it. ttl 0 keeps entries until the bucket's limits drop
-// them.
-func NewLLMCache(ctx context.Context, js njs.JetStream, bucket string, ttl time.Duration) (*LLMCache, error) {
+// NewLLMCache creates the bucket with the fleet's replica count, or updates
+// its TTL if it exists, and returns a cache on it. ttl 0 keeps entries until
+// the bucket's limits drop them.
+func NewLLMCache(ctx context.Context, js njs.JetStream, bucket string, ttl time.Duration, replicas int) (*LLMCache, error) {
 	if js == nil {
 		return nil, errors.New("jetstream: llm cache: nil JetStream")
 	}
@@ -34,6 +34,7 @@ func NewLLMCache(ctx context.Context, js njs.JetStream, bucket string, ttl time.
 		Description: "jetcompact LLM summary cache",
 		History:     1,
 		TTL:         ttl,
+		Replicas:    max(replicas, 1),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: llm cache bucket %s: %w", bucket, err)

@@ -60,7 +60,7 @@ func llmCacheJS(t *testing.T) njs.JetStream {
 func TestLLMCacheGetPut(t *testing.T) {
 	ctx := context.Background()
 	js := llmCacheJS(t)
-	c, err := NewLLMCache(ctx, js, "llm_cache", time.Hour)
+	c, err := NewLLMCache(ctx, js, "llm_cache", time.Hour, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestLLMCacheGetPut(t *testing.T) {
 		t.Fatalf("get: %q, %v, %v", v, ok, err)
 	}
 	// Opening it again with another TTL updates the bucket and keeps data.
-	c2, err := NewLLMCache(ctx, js, "llm_cache", 2*time.Hour)
+	c2, err := NewLLMCache(ctx, js, "llm_cache", 2*time.Hour, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,16 +94,16 @@ func TestLLMCacheGetPut(t *testing.T) {
 
 func TestLLMCacheRejects(t *testing.T) {
 	ctx := context.Background()
-	if _, err := NewLLMCache(ctx, nil, "b", time.Hour); err == nil {
+	if _, err := NewLLMCache(ctx, nil, "b", time.Hour, 1); err == nil {
 		t.Error("nil JetStream accepted")
 	}
 	js := llmCacheJS(t)
 	for _, b := range []string{"", "bad name"} {
-		if _, err := NewLLMCache(ctx, js, b, time.Hour); err == nil {
+		if _, err := NewLLMCache(ctx, js, b, time.Hour, 1); err == nil {
 			t.Errorf("bucket %q accepted", b)
 		}
 	}
-	if _, err := NewLLMCache(ctx, js, "b", -time.Second); err == nil {
+	if _, err := NewLLMCache(ctx, js, "b", -time.Second, 1); err == nil {
 		t.Error("negative ttl accepted")
 	}
 }
@@ -128,7 +128,7 @@ func TestLLMCacheSharedByTwoWorkers(t *testing.T) {
 	worker := func() *llm.Client {
 		// Each worker has its own connection to the bucket, as separate
 		// processes would.
-		cache, err := NewLLMCache(ctx, llmCacheConnect(t, ns), "llm_shared", time.Hour)
+		cache, err := NewLLMCache(ctx, llmCacheConnect(t, ns), "llm_shared", time.Hour, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -474,6 +474,9 @@ func (w *Worker) publishResult(ctx context.Context, env Envelope, text, outcome,
 	return nil
 }
 
+// errOriginalMissing: no original is stored (or visible) under an id.
+var errOriginalMissing = errors.New("original missing")
+
 // Original fetches a stored original by document id.
 func (w *Worker) Original(ctx context.Context, docID string) (string, error) {
 	return fetchOriginal(ctx, w.names, w.blobs, docID)
@@ -482,7 +485,10 @@ func (w *Worker) Original(ctx context.Context, docID string) (string, error) {
 func fetchOriginal(ctx context.Context, n Names, b *blobs, docID string) (string, error) {
 	raw, err := b.originalsStream.GetLastMsgForSubject(ctx, n.OriginalSubject(docID))
 	if errors.Is(err, njs.ErrMsgNotFound) {
-		return "", fmt.Errorf("%w: original of %s not found (expired or never stored)", errPermanent, docID)
+		// Not permanent for a worker: a lagging replica may answer a direct
+		// get, or a hop may overtake its original. Redelivery retries it;
+		// after max_deliver the message is dead-lettered.
+		return "", fmt.Errorf("%w: original of %s not found (not visible yet, expired, or never stored)", errOriginalMissing, docID)
 	}
 	if err != nil {
 		return "", fmt.Errorf("get original %s: %w", docID, err)

@@ -142,7 +142,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		log.Info("topology ready", "prefix", file.Fleet.Prefix, "segments", len(file.Fleet.Segments))
 		return nil
 	}
-	cache, err := jetstream.NewLLMCache(ctx, js, llmCacheBucket(file.Fleet.Prefix), file.LLM.CacheTTL)
+	cache, err := jetstream.NewLLMCache(ctx, js, llmCacheBucket(file.Fleet.Prefix), file.LLM.CacheTTL, file.Fleet.Replicas)
 	if err != nil {
 		return err
 	}
