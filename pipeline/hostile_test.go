@@ -233,11 +233,9 @@ func TestHostileInputs(t *testing.T) {
 			if heap > limit {
 				t.Errorf("peak heap +%d MiB, above %d MiB", heap>>20, limit>>20)
 				if strings.Count(text, "\n") > len(text)/4 {
-					// Found by this test and reported: structured, dedup and
-					// near_dup each hold every line as a string header
-					// (16 bytes plus slice growth), ~30 bytes of heap per
-					// byte of input when the lines are empty.
-					t.Log("a text of very short lines: nodes that split it into a []string cost ~16-32 bytes per line")
+					// How this case first failed (+228 MiB for 5 MB): nodes
+					// that held every line as a string header in a []string.
+					t.Log("a text of very short lines: a node that splits it into a []string costs 16-32 bytes per line")
 				}
 			}
 			checkHostileOutput(t, text, res.Text)
