@@ -135,7 +135,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := jetstream.EnsureTopology(ctx, js, file.Fleet); err != nil {
+	if err := ensureTopology(ctx, js, file.Fleet, log); err != nil {
 		return err
 	}
 	if f.setupOnly {
@@ -259,4 +259,25 @@ func sessionStoreConfig(f jetstream.Config) jetstream.SessionStoreConfig {
 	c := jetstream.DefaultSessionStoreConfig()
 	c.Prefix, c.Storage, c.Replicas = f.Prefix, f.Storage, f.Replicas
 	return c
+}
+
+// ensureTopology retries while the cluster cannot answer (a leader election
+// after a node died), for up to a minute, so an orchestrator's restart is
+// not needed.
+func ensureTopology(ctx context.Context, js njs.JetStream, cfg jetstream.Config, log *slog.Logger) error {
+	deadline := time.Now().Add(time.Minute)
+	delay := 250 * time.Millisecond
+	for {
+		err := jetstream.EnsureTopology(ctx, js, cfg)
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		log.Warn("topology not ready; retrying", "in", delay.String(), "error", err.Error())
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
 }
