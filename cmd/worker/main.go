@@ -135,15 +135,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := ensureTopology(ctx, js, file.Fleet, log); err != nil {
+	if err := retrySetup(ctx, log, "topology", func() error { return jetstream.EnsureTopology(ctx, js, file.Fleet) }); err != nil {
 		return err
 	}
 	if f.setupOnly {
 		log.Info("topology ready", "prefix", file.Fleet.Prefix, "segments", len(file.Fleet.Segments))
 		return nil
 	}
-	cache, err := jetstream.NewLLMCache(ctx, js, llmCacheBucket(file.Fleet.Prefix), file.LLM.CacheTTL, file.Fleet.Replicas)
-	if err != nil {
+	var cache *jetstream.LLMCache
+	if err := retrySetup(ctx, log, "llm cache", func() (err error) {
+		cache, err = jetstream.NewLLMCache(ctx, js, llmCacheBucket(file.Fleet.Prefix), file.LLM.CacheTTL, file.Fleet.Replicas)
+		return err
+	}); err != nil {
 		return err
 	}
 	summarizer, err := llm.New(file.LLM, llm.WithCache(cache), llm.WithLogger(log))
@@ -160,8 +163,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	var taskOpt []jetstream.WorkerOption
 	if len(taskNames) > 0 {
-		store, err := jetstream.NewSessionStore(ctx, js, sessionStoreConfig(file.Fleet))
-		if err != nil {
+		var store *jetstream.SessionStore
+		if err := retrySetup(ctx, log, "session store", func() (err error) {
+			store, err = jetstream.NewSessionStore(ctx, js, sessionStoreConfig(file.Fleet))
+			return err
+		}); err != nil {
 			return err
 		}
 		all := jetstream.TranscriptTasks(transcripts.Jobs{Config: file.Transcripts, Model: chat, Store: store})
@@ -261,18 +267,18 @@ func sessionStoreConfig(f jetstream.Config) jetstream.SessionStoreConfig {
 	return c
 }
 
-// ensureTopology retries while the cluster cannot answer (a leader election
-// after a node died), for up to a minute, so an orchestrator's restart is
-// not needed.
-func ensureTopology(ctx context.Context, js njs.JetStream, cfg jetstream.Config, log *slog.Logger) error {
+// retrySetup retries a start-up step while the cluster cannot answer (a
+// leader election after a node died), for up to a minute, so the worker
+// comes up without an orchestrator's restart.
+func retrySetup(ctx context.Context, log *slog.Logger, what string, step func() error) error {
 	deadline := time.Now().Add(time.Minute)
 	delay := 250 * time.Millisecond
 	for {
-		err := jetstream.EnsureTopology(ctx, js, cfg)
+		err := step()
 		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
 			return err
 		}
-		log.Warn("topology not ready; retrying", "in", delay.String(), "error", err.Error())
+		log.Warn(what+" not ready; retrying", "in", delay.String(), "error", err.Error())
 		select {
 		case <-time.After(delay):
 		case <-ctx.Done():
