@@ -74,7 +74,11 @@ func (n stopwordsNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		if IsProtectedLine(line) {
 			continue
 		}
-		lines[i] = n.filterLine(line)
+		// A line that starts a fence only once its words are gone would
+		// turn text into a protected block on the next run: keep it.
+		if out := n.filterLine(line); fenceMarker(out) == "" || fenceMarker(line) != "" {
+			lines[i] = out
+		}
 	}
 	return done(joinLines(lines)), nil
 }
