@@ -130,14 +130,22 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (Result, error) {
 		n := stages.Chars(req.Text)
 		return Result{Text: req.Text, Report: Report{Kind: in.Kind, Mode: in.Mode, CharsIn: n, CharsOut: n, Guard: passReason}}, nil
 	}
-	text, reports, err := p.RunSegment(ctx, AllKeys(), in)
+	origChars := stages.Chars(req.Text)
+	inChars := origChars
+	if in.Text != req.Text { // invalid UTF-8 was replaced
+		inChars = stages.Chars(in.Text)
+	}
+	text, reports, err := p.runSegment(ctx, AllKeys(), in, inChars)
 	if err != nil {
 		return Result{}, err
 	}
-	out, guard := Guard(req.Text, text)
+	out, guard := req.Text, GuardKeptOriginal
+	if ShorterThan(text, origChars, len(req.Text)) {
+		out, guard = text, GuardKeptResult
+	}
 	return Result{Text: out, Report: Report{
 		Kind: in.Kind, Mode: in.Mode, Nodes: reports,
-		CharsIn: stages.Chars(req.Text), CharsOut: stages.Chars(out), Guard: guard,
+		CharsIn: origChars, CharsOut: stages.Chars(out), Guard: guard,
 	}}, nil
 }
 
@@ -181,8 +189,12 @@ func AllKeys() []stages.Key {
 // reported and its input passes on unchanged; only cancellation is returned
 // as an error.
 func (p *Pipeline) RunSegment(ctx context.Context, keys []stages.Key, in stages.Input) (string, []NodeReport, error) {
+	return p.runSegment(ctx, keys, in, stages.Chars(in.Text))
+}
+
+// runSegment is RunSegment with the input's character count known.
+func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.Input, chars int) (string, []NodeReport, error) {
 	reports := make([]NodeReport, 0, len(keys))
-	chars := stages.Chars(in.Text)
 	// Nodes never add fences, so a text without one needs no stash.
 	protect := stages.MayHaveFence(in.Text)
 	for _, k := range keys {
