@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -67,13 +68,7 @@ func (n headTailNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return Outcome{}, err
 	}
-	applies := false
-	for _, k := range n.opt.Kinds {
-		if k == in.Kind {
-			applies = true
-		}
-	}
-	if !applies {
+	if !slices.Contains(n.opt.Kinds, in.Kind) {
 		return skip(in, "kind "+string(in.Kind)+" is not cut"), nil
 	}
 	if strings.Count(in.Text, "\n")+1 < n.opt.MinLines {

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"slices"
 	"strings"
 )
 
@@ -49,13 +50,7 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return Outcome{}, err
 	}
-	applies := false
-	for _, k := range n.opt.Kinds {
-		if k == in.Kind {
-			applies = true
-		}
-	}
-	if !applies {
+	if !slices.Contains(n.opt.Kinds, in.Kind) {
 		return skip(in, "kind "+string(in.Kind)+" keeps exact numbers"), nil
 	}
 	text := in.Text
