@@ -54,13 +54,14 @@ func StartFleet(ctx context.Context, o FleetOptions) (*Fleet, error) {
 	if err := jetstream.EnsureTopology(ctx, js, o.Fleet); err != nil {
 		return fail(err)
 	}
-	opts := o.Worker
+	// A one-shot fleet should stop at once, not after an idle pull expires.
+	opts := append([]jetstream.WorkerOption{jetstream.WithPullWait(100 * time.Millisecond)}, o.Worker...)
 	if o.Setup != nil {
 		more, err := o.Setup(ctx, js)
 		if err != nil {
 			return fail(err)
 		}
-		opts = append(append([]jetstream.WorkerOption(nil), opts...), more...)
+		opts = append(opts, more...)
 	}
 	w, err := jetstream.NewWorker(ctx, js, o.Fleet, o.Pipeline, opts...)
 	if err != nil {

@@ -30,18 +30,19 @@ import (
 // backoff on transient errors; dead-letter and Term on permanent errors and
 // after MaxDeliver deliveries.
 type Worker struct {
-	js     njs.JetStream
-	cfg    Config
-	names  Names
-	pipe   *pipeline.Pipeline
-	mode   stages.Mode // worker's mode override, "" = config
-	blobs  *blobs
-	log    *slog.Logger
-	tracer trace.Tracer
-	prop   propagation.TextMapPropagator
-	m      workerMetrics
-	tasks  map[string]TaskFunc
-	ready  atomic.Bool
+	js       njs.JetStream
+	cfg      Config
+	names    Names
+	pipe     *pipeline.Pipeline
+	mode     stages.Mode // worker's mode override, "" = config
+	blobs    *blobs
+	log      *slog.Logger
+	tracer   trace.Tracer
+	prop     propagation.TextMapPropagator
+	m        workerMetrics
+	tasks    map[string]TaskFunc
+	pullWait time.Duration
+	ready    atomic.Bool
 	// testHookAfterPublish runs between the downstream publish and the ack.
 	testHookAfterPublish func(docID string)
 }
@@ -68,6 +69,18 @@ func WithMeterProvider(mp metric.MeterProvider) WorkerOption {
 	}
 }
 
+// WithPullWait sets how long an idle pull waits (default 1s). A short-lived
+// embedded fleet uses less, so that it shuts down at once.
+func WithPullWait(d time.Duration) WorkerOption {
+	return func(w *Worker) error {
+		if d < 10*time.Millisecond {
+			return fmt.Errorf("pull wait %s below 10ms", d)
+		}
+		w.pullWait = d
+		return nil
+	}
+}
+
 // WithMode overrides the configured mode for documents that name none.
 func WithMode(m stages.Mode) WorkerOption {
 	return func(w *Worker) error {
@@ -88,9 +101,10 @@ func NewWorker(ctx context.Context, js njs.JetStream, cfg Config, pipe *pipeline
 	}
 	w := &Worker{
 		js: js, cfg: cfg, names: Names{cfg.Prefix}, pipe: pipe,
-		log:    slog.Default(),
-		tracer: tracenoop.NewTracerProvider().Tracer(tracerName),
-		prop:   propagation.TraceContext{},
+		log:      slog.Default(),
+		tracer:   tracenoop.NewTracerProvider().Tracer(tracerName),
+		prop:     propagation.TraceContext{},
+		pullWait: defaultPullWait,
 	}
 	m, err := newWorkerMetrics(metricnoop.NewMeterProvider())
 	if err != nil {
@@ -167,10 +181,10 @@ func (w *Worker) Run(ctx context.Context, segs [][]stages.Key, drain time.Durati
 	}
 }
 
-// pullWait bounds one pull request: how long shutdown waits for it, and
-// how soon a consumer whose leader moved to another cluster node (pull
-// requests are not replicated) is pulled again.
-const pullWait = time.Second
+// defaultPullWait bounds one pull request: how long shutdown waits for
+// it, and how soon a consumer whose leader moved to another cluster node
+// (pull requests are not replicated) is pulled again.
+const defaultPullWait = time.Second
 
 // pullExpiry bounds the pull requests of the client's result watch, for the
 // same reason, instead of nats.go's default of 30s.
@@ -206,7 +220,7 @@ func (w *Worker) pull(ctx, work context.Context, b binding, cons njs.Consumer, i
 				<-slots
 			}
 			free = 1
-			msgs, err = collect(cons.Fetch(1, njs.FetchMaxWait(pullWait)))
+			msgs, err = collect(cons.Fetch(1, njs.FetchMaxWait(w.pullWait)))
 		}
 		if err != nil && len(msgs) == 0 {
 			for range free {
