@@ -391,3 +391,16 @@ func DeciderPrompt(task string, options []string, summary string, showBalance bo
 	b.WriteString(" Name the chosen option exactly as it is written above.")
 	return b.String()
 }
+
+// ErrNoDecider is returned by Decide without a model.
+var ErrNoDecider = errors.New("no decider model")
+
+// Decide is the separate decider call: the model sees only the task, the
+// options and the summary (DeciderPrompt), never the transcript or who
+// said what. maxTokens 0 lets the server choose.
+func Decide(ctx context.Context, m ChatModel, task string, options []string, summary string, showBalance bool, maxTokens int) (string, error) {
+	if m == nil {
+		return "", ErrNoDecider
+	}
+	return m.Complete(ctx, "You choose between options using only the evidence summary you are given.", DeciderPrompt(task, options, summary, showBalance), maxTokens)
+}
