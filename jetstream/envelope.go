@@ -21,17 +21,18 @@ const (
 	HeaderOrigChars = "Jc-Orig-Chars"
 	HeaderOrigBytes = "Jc-Orig-Bytes"
 	HeaderOrigRef   = "Jc-Orig-Ref"
-	HeaderBlob      = "Jc-Blob"     // body lives in the object store under this name
-	HeaderPass      = "Jc-Pass"     // passthrough reason: later stages do nothing
-	HeaderReport    = "Jc-Report"   // JSON node reports accumulated so far
-	HeaderGuard     = "Jc-Guard"    // guard outcome, on results
-	HeaderAttempt   = "Jc-Attempt"  // replay counter, part of message ids
-	HeaderReason    = "Jc-Reason"   // dead-letter reason
-	HeaderStage     = "Jc-Stage"    // dead-letter: the segment that gave up
-	HeaderError     = "Jc-Error"    // result: permanent error, original emitted
-	HeaderTraceCtx  = "traceparent" // W3C trace context
-	HeaderTraceStat = "tracestate"
+	HeaderBlob      = "Jc-Blob"    // body lives in the object store under this name
+	HeaderPass      = "Jc-Pass"    // passthrough reason: later stages do nothing
+	HeaderReport    = "Jc-Report"  // JSON node reports accumulated so far
+	HeaderGuard     = "Jc-Guard"   // guard outcome, on results
+	HeaderAttempt   = "Jc-Attempt" // replay counter, part of message ids
+	HeaderReason    = "Jc-Reason"  // dead-letter reason
+	HeaderStage     = "Jc-Stage"   // dead-letter: the segment that gave up
+	HeaderError     = "Jc-Error"   // result: permanent error, original emitted
 )
+
+// The W3C trace context travels in "traceparent" and "tracestate", written
+// by the OpenTelemetry propagator through headerCarrier.
 
 // Envelope is everything a hop carries besides the text.
 type Envelope struct {

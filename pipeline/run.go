@@ -13,9 +13,6 @@ import (
 	"github.com/jetcompact/jetcompact/stages"
 )
 
-// ErrPermanent marks an input that no retry can process.
-var ErrPermanent = errors.New("permanent")
-
 // NodeReport is one node's accounting for one run.
 type NodeReport struct {
 	Key      stages.Key       `json:"key"`
