@@ -328,7 +328,8 @@ func (c *Client) Summarize(ctx context.Context, req stages.SummaryRequest) (stri
 	if err != nil {
 		return "", usage, err
 	}
-	summary = keepPlaceholders(req.Text, strings.TrimSpace(summary))
+	// The node restores any code placeholder the model dropped.
+	summary = strings.TrimSpace(summary)
 	if summary != "" && c.cache != nil {
 		if err := c.cache.Put(ctx, key, summary); err != nil {
 			c.log.Warn("[Compression] llm_summary: cache put failed", slog.String("error", redact(err, c.secret).Error()))

@@ -3,7 +3,6 @@ package llm
 import (
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/jetcompact/jetcompact/stages"
 )
@@ -61,106 +60,4 @@ func userMessage(text string, kind stages.Kind) string {
 	}
 	b.WriteString(docClose)
 	return b.String()
-}
-
-// Placeholder runes used by stages.Protect (see stages/protect.go).
-const (
-	phOpen     = '\uE000'
-	phClose    = '\uE001'
-	phDigitMin = '\uE010'
-	phDigitMax = '\uE01F'
-)
-
-// keepPlaceholders makes summary honour the node contract for protected
-// regions: every placeholder of the input appears exactly once. Duplicates
-// and placeholders the input does not hold are removed; missing ones are
-// appended, each on its own line, in input order.
-func keepPlaceholders(input, summary string) string {
-	want := placeholders(input)
-	if len(want) == 0 && !strings.ContainsRune(summary, phOpen) {
-		return summary
-	}
-	wanted := make(map[string]bool, len(want))
-	for _, p := range want {
-		wanted[p] = true
-	}
-	seen := make(map[string]bool, len(want))
-	var b strings.Builder
-	b.Grow(len(summary) + 16*len(want))
-	rest := summary
-	for {
-		i := strings.IndexRune(rest, phOpen)
-		if i < 0 {
-			b.WriteString(rest)
-			break
-		}
-		b.WriteString(rest[:i])
-		p, n := placeholderAt(rest[i:])
-		if n == 0 { // a stray open rune: drop it
-			rest = rest[i+len(string(phOpen)):]
-			continue
-		}
-		if wanted[p] && !seen[p] {
-			seen[p] = true
-			b.WriteString(p)
-		}
-		rest = rest[i+n:]
-	}
-	out := b.String()
-	for _, p := range want {
-		if seen[p] {
-			continue
-		}
-		if out != "" && !strings.HasSuffix(out, "\n") {
-			out += "\n"
-		}
-		out += p
-		seen[p] = true
-	}
-	return out
-}
-
-// placeholders lists the distinct well-formed placeholders in text, in order.
-func placeholders(text string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for {
-		i := strings.IndexRune(text, phOpen)
-		if i < 0 {
-			return out
-		}
-		p, n := placeholderAt(text[i:])
-		if n == 0 {
-			text = text[i+len(string(phOpen)):]
-			continue
-		}
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-		text = text[i+n:]
-	}
-}
-
-// placeholderAt parses a placeholder at the start of s and returns it and
-// its length in bytes, or 0 when s does not start with one.
-func placeholderAt(s string) (string, int) {
-	r, n := utf8.DecodeRuneInString(s)
-	if r != phOpen {
-		return "", 0
-	}
-	digits := 0
-	for n < len(s) {
-		r, size := utf8.DecodeRuneInString(s[n:])
-		n += size
-		switch {
-		case r >= phDigitMin && r <= phDigitMax:
-			digits++
-		case r == phClose && digits > 0:
-			return s[:n], n
-		default:
-			return "", 0
-		}
-	}
-	return "", 0
 }

@@ -147,20 +147,89 @@ func MaxSummaryTokens(text string) int {
 	return min(max(n, 64), 4096)
 }
 
-// keepProtectedLines appends the placeholder lines of source that a model
-// dropped from summary, so stashed code blocks survive summarisation.
+// keepProtectedLines makes a model's summary keep the node contract:
+// every placeholder of source appears exactly once. Duplicates and
+// placeholders source does not hold are removed; missing ones are appended,
+// each on its own line, in source order.
 func keepProtectedLines(summary, source string) string {
-	if !strings.ContainsRune(source, protectOpen) {
+	want := placeholders(source)
+	if len(want) == 0 && !strings.ContainsRune(summary, protectOpen) {
 		return summary
 	}
-	var missing []string
-	for _, line := range splitLines(source) {
-		if IsProtectedLine(line) && !strings.Contains(summary, line) {
-			missing = append(missing, line)
+	wanted := make(map[string]bool, len(want))
+	for _, p := range want {
+		wanted[p] = true
+	}
+	seen := make(map[string]bool, len(want))
+	var b strings.Builder
+	b.Grow(len(summary) + 16*len(want))
+	rest := summary
+	for {
+		i := strings.IndexRune(rest, protectOpen)
+		if i < 0 {
+			b.WriteString(rest)
+			break
 		}
+		b.WriteString(rest[:i])
+		p, n := placeholderAt(rest[i:])
+		if n == 0 { // a stray open rune: drop it
+			rest = rest[i+len(string(protectOpen)):]
+			continue
+		}
+		if wanted[p] && !seen[p] {
+			seen[p] = true
+			b.WriteString(p)
+		}
+		rest = rest[i+n:]
 	}
-	if len(missing) == 0 {
-		return summary
+	out := b.String()
+	for _, p := range want {
+		if seen[p] {
+			continue
+		}
+		if out != "" && !strings.HasSuffix(out, "\n") {
+			out += "\n"
+		}
+		out += p
 	}
-	return strings.TrimRight(summary, "\n") + "\n" + joinLines(missing)
+	return out
+}
+
+// placeholders lists the distinct well-formed placeholders in text, in order.
+func placeholders(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for {
+		i := strings.IndexRune(text, protectOpen)
+		if i < 0 {
+			return out
+		}
+		p, n := placeholderAt(text[i:])
+		if n == 0 {
+			text = text[i+len(string(protectOpen)):]
+			continue
+		}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+		text = text[i+n:]
+	}
+}
+
+// placeholderAt returns the placeholder s starts with and its length in
+// bytes, or 0 when s does not start with a well-formed one.
+func placeholderAt(s string) (string, int) {
+	if !strings.HasPrefix(s, string(protectOpen)) {
+		return "", 0
+	}
+	end := strings.IndexRune(s, protectClose)
+	if end < 0 {
+		return "", 0
+	}
+	if _, ok := decodePlaceholder(s[len(string(protectOpen)):end]); !ok {
+		return "", 0
+	}
+	n := end + len(string(protectClose))
+	return s[:n], n
 }
