@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jetcompact/jetcompact/stages"
 	njs "github.com/nats-io/nats.go/jetstream"
 )
 
@@ -85,32 +84,30 @@ func EnsureTopology(ctx context.Context, js njs.JetStream, cfg Config) error {
 			return fmt.Errorf("object store %s: %w", oc.Bucket, err)
 		}
 	}
+	var consumers []njs.ConsumerConfig
 	for _, seg := range cfg.Segments {
-		if _, err := js.CreateOrUpdateConsumer(ctx, n.WorkStream(), ConsumerConfig(cfg, seg)); err != nil {
-			return fmt.Errorf("consumer %s: %w", n.Consumer(seg[0]), err)
-		}
+		consumers = append(consumers, consumerConfig(cfg, n.Consumer(seg[0]), n.WorkSubject(seg[0]), "jetcompact segment "+joinKeys(seg)))
 	}
 	for _, task := range cfg.Tasks {
-		cc := ConsumerConfig(cfg, []stages.Key{stages.Key("task")})
-		cc.Durable, cc.FilterSubject = n.TaskConsumer(task), n.TaskSubject(task)
-		cc.Description = "jetcompact task " + task
+		consumers = append(consumers, consumerConfig(cfg, n.TaskConsumer(task), n.TaskSubject(task), "jetcompact task "+task))
+	}
+	for _, cc := range consumers {
 		if _, err := js.CreateOrUpdateConsumer(ctx, n.WorkStream(), cc); err != nil {
-			return fmt.Errorf("consumer %s: %w", n.TaskConsumer(task), err)
+			return fmt.Errorf("consumer %s: %w", cc.Durable, err)
 		}
 	}
 	return nil
 }
 
-// ConsumerConfig is the durable pull consumer of one segment. MaxDeliver is
-// left unlimited on the server: the worker dead-letters a message itself
+// consumerConfig is a durable pull consumer on the work stream. MaxDeliver
+// is left unlimited on the server: the worker dead-letters a message itself
 // once it has been delivered cfg.MaxDeliver times, even if it crashed the
 // worker every time.
-func ConsumerConfig(cfg Config, seg []stages.Key) njs.ConsumerConfig {
-	n := Names{cfg.Prefix}
+func consumerConfig(cfg Config, durable, subject, description string) njs.ConsumerConfig {
 	return njs.ConsumerConfig{
-		Durable:       n.Consumer(seg[0]),
-		Description:   "jetcompact segment " + joinKeys(seg),
-		FilterSubject: n.WorkSubject(seg[0]),
+		Durable:       durable,
+		Description:   description,
+		FilterSubject: subject,
 		AckPolicy:     njs.AckExplicitPolicy,
 		AckWait:       cfg.AckWait,
 		MaxDeliver:    -1,
