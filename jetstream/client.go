@@ -144,12 +144,13 @@ func (c *Client) submit(ctx context.Context, doc Document, attempt int, subject,
 	if int64(len(doc.Text)) > c.cfg.MaxDocumentBytes {
 		return false, fmt.Errorf("%w: document %s is %d bytes, above max_document_bytes %d", errPermanent, doc.ID, len(doc.Text), c.cfg.MaxDocumentBytes)
 	}
+	chars := stages.Chars(doc.Text)
 	ctx, span := c.tracer.Start(ctx, "jetcompact.publish", trace.WithSpanKind(trace.SpanKindProducer),
-		trace.WithAttributes(attribute.String("jetcompact.doc_id", doc.ID), attribute.Int("jetcompact.chars_in", stages.Chars(doc.Text))))
+		trace.WithAttributes(attribute.String("jetcompact.doc_id", doc.ID), attribute.Int("jetcompact.chars_in", chars)))
 	defer span.End()
 	env := Envelope{
 		DocID: doc.ID, Kind: doc.Kind, Mode: doc.Mode, AllowLLM: doc.AllowLLM,
-		OrigChars: stages.Chars(doc.Text), OrigBytes: len(doc.Text),
+		OrigChars: chars, OrigBytes: len(doc.Text),
 		OrigRef: c.names.OriginalSubject(doc.ID), Attempt: attempt,
 	}
 	if attempt == 0 {
