@@ -44,6 +44,14 @@ func DefaultSessionStoreConfig() SessionStoreConfig {
 	return SessionStoreConfig{Prefix: "jetcompact", Storage: "file", Replicas: 1, DuplicateWindow: 2 * time.Minute}
 }
 
+// SessionStoreConfigFor puts a fleet's sessions beside it: same prefix,
+// storage and replicas.
+func SessionStoreConfigFor(f Config) SessionStoreConfig {
+	c := DefaultSessionStoreConfig()
+	c.Prefix, c.Storage, c.Replicas = f.Prefix, f.Storage, f.Replicas
+	return c
+}
+
 var sessionPrefixRe = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
 
 // Validate checks every field; errors name the field.

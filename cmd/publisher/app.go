@@ -291,16 +291,10 @@ func (p *progress) done() {
 // workerTasks gives the embedded worker the transcript jobs, with sessions
 // kept in JetStream.
 func (a *app) workerTasks(ctx context.Context, js njs.JetStream) ([]jetstream.WorkerOption, error) {
-	store, err := jetstream.NewSessionStore(ctx, js, sessionStoreConfig(a.file.Fleet))
+	store, err := jetstream.NewSessionStore(ctx, js, jetstream.SessionStoreConfigFor(a.file.Fleet))
 	if err != nil {
 		return nil, err
 	}
 	jobs := transcripts.Jobs{Config: a.file.Transcripts, Model: a.chatModel, Store: store}
 	return []jetstream.WorkerOption{jetstream.WithTasks(jetstream.TranscriptTasks(jobs))}, nil
-}
-
-func sessionStoreConfig(f jetstream.Config) jetstream.SessionStoreConfig {
-	c := jetstream.DefaultSessionStoreConfig()
-	c.Prefix, c.Storage, c.Replicas = f.Prefix, f.Storage, f.Replicas
-	return c
 }

@@ -165,7 +165,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(taskNames) > 0 {
 		var store *jetstream.SessionStore
 		if err := retrySetup(ctx, log, "session store", func() (err error) {
-			store, err = jetstream.NewSessionStore(ctx, js, sessionStoreConfig(file.Fleet))
+			store, err = jetstream.NewSessionStore(ctx, js, jetstream.SessionStoreConfigFor(file.Fleet))
 			return err
 		}); err != nil {
 			return err
@@ -259,12 +259,6 @@ func selectTasks(flagValue, segment string, configured []string) ([]string, erro
 		out = append(out, t)
 	}
 	return out, nil
-}
-
-func sessionStoreConfig(f jetstream.Config) jetstream.SessionStoreConfig {
-	c := jetstream.DefaultSessionStoreConfig()
-	c.Prefix, c.Storage, c.Replicas = f.Prefix, f.Storage, f.Replicas
-	return c
 }
 
 // retrySetup retries a start-up step while the cluster cannot answer (a
