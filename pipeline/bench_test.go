@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -99,3 +100,46 @@ func BenchmarkBytesCountLog(b *testing.B) { benchCount(b, benchLog(b)) }
 
 // BenchmarkBytesCountJSON is the floor for the JSON payload.
 func BenchmarkBytesCountJSON(b *testing.B) { benchCount(b, benchJSON()) }
+
+// logDocs64KiB cuts 64 KiB documents at line starts from the LogHub samples
+// in ../shared/corpus, as cmd/fleetbench does, else from a synthetic log.
+func logDocs64KiB(n int) []string {
+	var src []byte
+	files, _ := filepath.Glob("../../shared/corpus/loghub/*/*_2k.log")
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		src = append(src, b...)
+	}
+	if len(src) < 1<<20 {
+		src = syntheticLog(4 << 20)
+	}
+	const size = 64 << 10
+	docs := make([]string, n)
+	for i := range docs {
+		start := (i * 7919 * 64) % (len(src) - size)
+		if j := bytes.IndexByte(src[start:start+200], '\n'); j >= 0 {
+			start += j + 1
+		}
+		docs[i] = strings.ToValidUTF8(string(src[start:start+size]), "?")
+	}
+	return docs
+}
+
+// BenchmarkPipelineLog64KiB is the per-document cost a fused fleet worker
+// pays: the whole pipeline, detection included, on 64 KiB log documents.
+func BenchmarkPipelineLog64KiB(b *testing.B) {
+	p, err := New(DefaultConfig(), stages.Deps{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	docs := logDocs64KiB(32)
+	ctx := context.Background()
+	b.SetBytes(64 << 10)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := p.CompactAlgorithmic(ctx, docs[i%len(docs)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

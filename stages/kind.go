@@ -87,7 +87,7 @@ func (st *kindStats) scan(s string, max int) {
 	fence := ""
 	for n := 0; len(s) > 0 && n < max; {
 		var line string
-		if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		if i := lineBreak(s); i >= 0 {
 			line, s = s[:i], s[i+1:]
 		} else {
 			line, s = s, ""
@@ -199,11 +199,19 @@ func (st *kindStats) kind() Kind {
 // opening is the first two tokens of line with digits masked, or "" for a
 // line of fewer than three tokens.
 func opening(line string) string {
-	f := strings.Fields(line)
-	if len(f) < 3 {
+	var f [3]string
+	n := 0
+	for tok := range strings.FieldsSeq(line) {
+		f[n] = tok
+		if n++; n == len(f) {
+			break
+		}
+	}
+	if n < 3 {
 		return ""
 	}
-	k := []byte(f[0] + " " + f[1])
+	k := make([]byte, 0, len(f[0])+1+len(f[1]))
+	k = append(append(append(k, f[0]...), ' '), f[1]...)
 	for i, c := range k {
 		if isDigit(c) {
 			k[i] = '0'
@@ -212,7 +220,58 @@ func opening(line string) string {
 	return string(k)
 }
 
-func turnStartIndex(s string) []int { return turnStart.FindStringSubmatchIndex(s) }
+// turnStartIndex matches turnStart, after a cheap check that rules out
+// most lines (those of logs above all) without running the expression.
+func turnStartIndex(s string) []int {
+	if !mayStartTurn(s) {
+		return nil
+	}
+	return turnStart.FindStringSubmatchIndex(s)
+}
+
+// mayStartTurn is a necessary condition for turnStart, written out so
+// that most lines (those of logs above all) never reach the expression:
+// past the optional heading, bold and bracket, a capital or a role name,
+// then label bytes up to a ']', a '*', a " (" or a colon before a blank
+// or a bold marker.
+func mayStartTurn(s string) bool {
+	if s != "" && s[0] == '#' {
+		i := 0
+		for i < len(s) && s[i] == '#' {
+			i++
+		}
+		j := i
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		if i > 4 || j == i {
+			return false
+		}
+		s = s[j:]
+	}
+	s = strings.TrimPrefix(s, "**")
+	s = strings.TrimPrefix(s, "[")
+	if s == "" {
+		return false
+	}
+	if c := s[0]; (c < 'A' || c > 'Z') && c != 'u' && c != 'a' && c != 's' && c != 't' && c != 'h' {
+		return false
+	}
+	// A label is at most 31 bytes, so what ends it is at index 31 at most.
+	for k := 1; k <= 31 && k < len(s); k++ {
+		switch c := s[k]; {
+		case c == ']' || c == '*':
+			return true
+		case c == ':':
+			return k+1 < len(s) && (s[k+1] == ' ' || s[k+1] == '*')
+		case c == ' ' && k+1 < len(s) && s[k+1] == '(':
+			return true
+		case !isWordByte(c) && c != ' ' && c != '.' && c != '\'' && c != '-':
+			return false
+		}
+	}
+	return false
+}
 
 // saysSomething reports whether the text after a speaker label is speech:
 // at least three plain words, not a progress counter or a value.

@@ -2,8 +2,10 @@ package stages
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestDetect(t *testing.T) {
@@ -69,4 +71,79 @@ func TestDetectSamplesLongTexts(t *testing.T) {
 	if got := Detect(b.String()); got != KindLog {
 		t.Fatalf("Detect = %s, want log", got)
 	}
+}
+
+// FuzzDetectShortcuts checks the cheap paths in Detect against what they
+// stand for: mayStartTurn never rules out a turnStart match, and opening
+// equals the first two of at least three fields with digits masked.
+func FuzzDetectShortcuts(f *testing.F) {
+	for _, s := range []string{
+		"### Alice (moderator): we should ship", "**[Bob]**: hello there", "user: hi", "ai: ok",
+		"Dr. O'Neil-Smith (chair, day 2): agreed", "#### x: no", "##### Alice: hi", "[Sun Dec 04 04:47:44 2005] [error] x",
+		"081109 203615 148 INFO dfs.DataNode: ok", "  spaced\u00a0out\u2003tokens here", "Ünïcode: 日本語 (注記 注記): hi",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if turnStart.MatchString(s) && !mayStartTurn(s) {
+			t.Fatalf("mayStartTurn rules out a turn start: %q", s)
+		}
+		want := ""
+		if fs := strings.Fields(s); len(fs) >= 3 {
+			k := []byte(fs[0] + " " + fs[1])
+			for i, c := range k {
+				if c >= '0' && c <= '9' {
+					k[i] = '0'
+				}
+			}
+			want = string(k)
+		}
+		if got := opening(s); got != want {
+			t.Fatalf("opening(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// FuzzChars checks the word-at-a-time count against the standard library.
+func FuzzChars(f *testing.F) {
+	for _, s := range []string{"", "plain ascii text, long enough for words", "héllo wörld — 日本語 text\xff\xfe tail", "\x80\x80abcdefgh\xc3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Chars(s), utf8.RuneCountInString(s); got != want {
+			t.Fatalf("Chars(%q) = %d, want %d", s, got, want)
+		}
+	})
+}
+
+func TestCalendarNames(t *testing.T) {
+	in := func(names []string, s string) bool { return slices.Contains(names, s) }
+	b := []byte("aaa")
+	for _, c0 := range "ADFJMNOSTWXadj" {
+		for _, c1 := range "aceiopruhXz" {
+			for _, c2 := range "bcdeglnprtuvyiX" {
+				b[0], b[1], b[2] = byte(c0), byte(c1), byte(c2)
+				s := string(b)
+				if got, want := isMonthName(s), in(monthNames[:], s); got != want {
+					t.Errorf("isMonthName(%q) = %v", s, got)
+				}
+				if got, want := isDayName(s), in(dayNames[:], s); got != want {
+					t.Errorf("isDayName(%q) = %v", s, got)
+				}
+			}
+		}
+	}
+	if !monthAt("Dec 4 10:00") || monthAt("Dec4") || !dayAt("Sun Dec 04") || dayAt("Sunday") {
+		t.Error("monthAt/dayAt")
+	}
+}
+
+func FuzzLineBreak(f *testing.F) {
+	f.Add("a\r\nb")
+	f.Add(strings.Repeat("x", 700) + "\r" + strings.Repeat("y", 600) + "\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := lineBreak(s), strings.IndexAny(s, "\r\n"); got != want {
+			t.Fatalf("lineBreak = %d, want %d", got, want)
+		}
+	})
 }

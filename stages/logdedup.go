@@ -303,34 +303,21 @@ func tokenize(line string, dst []tok) []tok {
 // more letters is left (sshd[0]:, user_0, [main:QuorumPeer@0]): then its
 // shape is a constant. Dates and paths are variables.
 func maskToken(t string) tok {
-	if isCalendarWord(t) || (len(t) >= 3 && strings.IndexByte(t, '/') >= 0) {
+	if isCalendarWord(t) {
 		return tok{h: fnvOffset, variable: true}
 	}
 	h := uint64(fnvOffset)
 	digits, run, word := 0, 0, 0
-	letter := func(c byte) {
-		run++
-		if run > word {
-			word = run
-		}
-		h = (h ^ uint64(c)) * fnvPrime
-	}
 	for j := 0; j < len(t); {
 		c := t[j]
-		if c == '-' && j+1 < len(t) && isDigit(t[j+1]) && (j == 0 || !isWordByte(t[j-1]) || t[j-1] == '_') {
-			// The sign of a number: blk_-42 and blk_42 have one shape.
-			j++
-			continue
-		}
-		if isHexDigit(c) {
-			e, hasDigit := j, false
-			for e < len(t) && isHexDigit(t[e]) {
-				if isDigit(t[e]) {
-					hasDigit = true
-				}
+		switch cl := tokClass[c]; {
+		case cl&tcHex != 0:
+			e, nd := j, 0
+			for e < len(t) && tokClass[t[e]]&tcHex != 0 {
+				nd += int(tokClass[t[e]] & tcDigit)
 				e++
 			}
-			if hasDigit && (digitRun(t, j) == e || e-j >= 6) {
+			if nd > 0 && (nd == e-j || e-j >= 6) {
 				// A number, or a hex id: one '0'.
 				h = (h ^ '0') * fnvPrime
 				digits++
@@ -340,44 +327,69 @@ func maskToken(t string) tok {
 			}
 			// Letters a-f of a word, with the digit runs inside masked.
 			for j < e {
-				if isDigit(t[j]) {
-					j = digitRun(t, j)
+				if tokClass[t[j]]&tcDigit != 0 {
+					for j < e && tokClass[t[j]]&tcDigit != 0 {
+						j++
+					}
 					h = (h ^ '0') * fnvPrime
 					digits++
 					run = 0
 					continue
 				}
-				letter(t[j])
+				run++
+				word = max(word, run)
+				h = (h ^ uint64(t[j])) * fnvPrime
 				j++
 			}
-			continue
-		}
-		if (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80 {
-			letter(c)
-		} else {
+		case cl&tcLetter != 0:
+			run++
+			word = max(word, run)
+			h = (h ^ uint64(c)) * fnvPrime
+			j++
+		case c == '-' && j+1 < len(t) && tokClass[t[j+1]]&tcDigit != 0 && (j == 0 || tokClass[t[j-1]]&tcWord == 0 || t[j-1] == '_'):
+			// The sign of a number: blk_-42 and blk_42 have one shape.
+			j++
+		case c == '/' && len(t) >= 3:
+			// A path.
+			return tok{h: fnvOffset, variable: true}
+		default:
 			run = 0
 			h = (h ^ uint64(c)) * fnvPrime
+			j++
 		}
-		j++
 	}
 	return tok{h: h, variable: digits > 0 && word < 3}
 }
 
+// Byte classes for maskToken.
+const (
+	tcDigit  = 1 << iota // 0-9; must be bit 0, maskToken adds it up
+	tcHex                // 0-9, a-f, A-F
+	tcLetter             // a-z, A-Z and every byte of a multi-byte rune
+	tcWord               // isWordByte
+)
+
+var tokClass = func() (t [256]uint8) {
+	for c := range 256 {
+		b := byte(c)
+		if isDigit(b) {
+			t[c] |= tcDigit
+		}
+		if isHexDigit(b) {
+			t[c] |= tcHex
+		}
+		if (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || b >= 0x80 {
+			t[c] |= tcLetter
+		}
+		if isWordByte(b) {
+			t[c] |= tcWord
+		}
+	}
+	return t
+}()
+
 func isCalendarWord(t string) bool {
-	if len(t) != 3 {
-		return false
-	}
-	for _, n := range monthNames {
-		if t == n {
-			return true
-		}
-	}
-	for _, n := range dayNames {
-		if t == n {
-			return true
-		}
-	}
-	return false
+	return len(t) == 3 && (isMonthName(t) || isDayName(t))
 }
 
 // maskedHash hashes a whole line with only its numbers masked: digit

@@ -276,3 +276,74 @@ func syntheticLog(size int) string {
 	}
 	return b.String()
 }
+
+// maskTokenReference is the straightforward form of maskToken, kept to
+// check the table-driven one against.
+func maskTokenReference(t string) tok {
+	if isCalendarWord(t) || (len(t) >= 3 && strings.IndexByte(t, '/') >= 0) {
+		return tok{h: fnvOffset, variable: true}
+	}
+	h := uint64(fnvOffset)
+	digits, run, word := 0, 0, 0
+	letter := func(c byte) {
+		run++
+		if run > word {
+			word = run
+		}
+		h = (h ^ uint64(c)) * fnvPrime
+	}
+	for j := 0; j < len(t); {
+		c := t[j]
+		if c == '-' && j+1 < len(t) && isDigit(t[j+1]) && (j == 0 || !isWordByte(t[j-1]) || t[j-1] == '_') {
+			j++
+			continue
+		}
+		if isHexDigit(c) {
+			e, hasDigit := j, false
+			for e < len(t) && isHexDigit(t[e]) {
+				if isDigit(t[e]) {
+					hasDigit = true
+				}
+				e++
+			}
+			if hasDigit && (digitRun(t, j) == e || e-j >= 6) {
+				h = (h ^ '0') * fnvPrime
+				digits++
+				run = 0
+				j = e
+				continue
+			}
+			for j < e {
+				if isDigit(t[j]) {
+					j = digitRun(t, j)
+					h = (h ^ '0') * fnvPrime
+					digits++
+					run = 0
+					continue
+				}
+				letter(t[j])
+				j++
+			}
+			continue
+		}
+		if (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80 {
+			letter(c)
+		} else {
+			run = 0
+			h = (h ^ uint64(c)) * fnvPrime
+		}
+		j++
+	}
+	return tok{h: h, variable: digits > 0 && word < 3}
+}
+
+func FuzzMaskToken(f *testing.F) {
+	for _, s := range []string{"blk_-4242", "sshd[1234]:", "0xdeadbeef", "ab12cd", "a-1", "_-9", "/var/log", "Dec", "user_0", "façade-3", "cafe12"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := maskToken(s), maskTokenReference(s); got != want {
+			t.Fatalf("maskToken(%q) = %+v, want %+v", s, got, want)
+		}
+	})
+}

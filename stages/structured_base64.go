@@ -291,6 +291,16 @@ func foldBase64(text string, minChars int, transcript bool, cc *canceled) (strin
 		if err := cc.check(); err != nil {
 			return "", err
 		}
+		// Most runs are words: too short to fold, and too narrow to be the
+		// first line of a wrapped block. Padding adds two at most.
+		j := i + 1
+		for j < len(text) && b64Alphabet[text[j]] {
+			j++
+		}
+		if j-i < minWrapWidth && j-i+2 < minChars {
+			i = j
+			continue
+		}
 		r := scanB64Run(text, i)
 		if r.count >= minChars && looksBase64(text[r.start:r.end]) {
 			from, mime := dataURIStart(text, r.start)

@@ -64,6 +64,26 @@ func stripANSI(s string) string {
 	return b.String()
 }
 
+// lineBreak is strings.IndexAny(s, "\r\n") with vectorised scans, over
+// windows so that a text without one kind of break stays linear.
+func lineBreak(s string) int {
+	const window = 512
+	for off := 0; off < len(s); off += window {
+		w := s[off:min(off+window, len(s))]
+		i := strings.IndexByte(w, '\n')
+		if i < 0 {
+			i = len(w)
+		}
+		if j := strings.IndexByte(w[:i], '\r'); j >= 0 {
+			return off + j
+		}
+		if i < len(w) {
+			return off + i
+		}
+	}
+	return -1
+}
+
 // digitRun returns the end of the run of ASCII digits starting at i.
 func digitRun(s string, i int) int {
 	for i < len(s) && isDigit(s[i]) {
@@ -75,14 +95,33 @@ func digitRun(s string, i int) int {
 var monthNames = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 var dayNames = [...]string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
 
-func hasNamePrefix(s string, names []string) bool {
-	if len(s) < 4 || s[3] != ' ' || s[0] < 'A' || s[0] > 'Z' {
-		return false
+// monthAt reports whether s starts with a month name and a blank.
+func monthAt(s string) bool { return len(s) >= 4 && s[3] == ' ' && isMonthName(s[:3]) }
+
+// dayAt reports whether s starts with a weekday name and a blank.
+func dayAt(s string) bool { return len(s) >= 4 && s[3] == ' ' && isDayName(s[:3]) }
+
+// nameKey packs a three-letter name into an integer, so that a name test
+// is one switch; see isMonthName.
+func nameKey(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(s[2]) }
+
+// isMonthName reports one of monthNames. s must be 3 bytes long.
+func isMonthName(s string) bool {
+	switch nameKey(s) {
+	case 'J'<<16 | 'a'<<8 | 'n', 'F'<<16 | 'e'<<8 | 'b', 'M'<<16 | 'a'<<8 | 'r', 'A'<<16 | 'p'<<8 | 'r',
+		'M'<<16 | 'a'<<8 | 'y', 'J'<<16 | 'u'<<8 | 'n', 'J'<<16 | 'u'<<8 | 'l', 'A'<<16 | 'u'<<8 | 'g',
+		'S'<<16 | 'e'<<8 | 'p', 'O'<<16 | 'c'<<8 | 't', 'N'<<16 | 'o'<<8 | 'v', 'D'<<16 | 'e'<<8 | 'c':
+		return true
 	}
-	for _, n := range names {
-		if s[:3] == n {
-			return true
-		}
+	return false
+}
+
+// isDayName reports one of dayNames. s must be 3 bytes long.
+func isDayName(s string) bool {
+	switch nameKey(s) {
+	case 'M'<<16 | 'o'<<8 | 'n', 'T'<<16 | 'u'<<8 | 'e', 'W'<<16 | 'e'<<8 | 'd', 'T'<<16 | 'h'<<8 | 'u',
+		'F'<<16 | 'r'<<8 | 'i', 'S'<<16 | 'a'<<8 | 't', 'S'<<16 | 'u'<<8 | 'n':
+		return true
 	}
 	return false
 }
@@ -133,15 +172,15 @@ func stampAt(s string) bool {
 		}
 		return false
 	}
-	if hasNamePrefix(s, monthNames[:]) {
+	if monthAt(s) {
 		i := 4
 		for i < len(s) && s[i] == ' ' {
 			i++
 		}
 		return i < len(s) && isDigit(s[i])
 	}
-	if hasNamePrefix(s, dayNames[:]) {
-		return hasNamePrefix(s[4:], monthNames[:])
+	if dayAt(s) {
+		return monthAt(s[4:])
 	}
 	// glog: I0607 12:34:56.789
 	if len(s) > 6 && strings.IndexByte("IWEF", s[0]) >= 0 && digitRun(s, 1) == 5 && s[5] == ' ' {

@@ -98,7 +98,7 @@ func nextLine(s string, cr bool) (line, rest string, more bool) {
 		}
 		return s[:i], s[i+1:], true
 	}
-	i := strings.IndexAny(s, "\r\n")
+	i := lineBreak(s)
 	if i < 0 {
 		return s, "", false
 	}
@@ -134,6 +134,16 @@ func commonIndent(text string, cr bool) int {
 	return common
 }
 
+// hasBlankRun reports a tab, or two blanks in a row, in s.
+func hasBlankRun(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '\t' || (c == ' ' && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t')) {
+			return true
+		}
+	}
+	return false
+}
+
 // writeCollapsed writes line keeping its leading indentation and folding
 // later runs of spaces and tabs to one space.
 func writeCollapsed(b *strings.Builder, line string) {
@@ -142,7 +152,7 @@ func writeCollapsed(b *strings.Builder, line string) {
 		lead++
 	}
 	body := line[lead:]
-	if !strings.Contains(body, "  ") && strings.IndexByte(body, '\t') < 0 {
+	if !hasBlankRun(body) {
 		b.WriteString(line)
 		return
 	}

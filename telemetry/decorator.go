@@ -89,7 +89,10 @@ func (t *tracedNode) Apply(ctx context.Context, in stages.Input) (stages.Outcome
 		span.SetStatus(codes.Error, "node error")
 		return out, err
 	}
-	cout := stages.Chars(out.Text)
+	cout := cin
+	if out.Text != in.Text {
+		cout = stages.Chars(out.Text)
+	}
 	t.charsOut.Add(ctx, int64(cout), nodeAttr)
 	span.SetAttributes(AttrCharsOut.Int(cout), AttrSkipped.Bool(out.Skipped))
 	if out.Reason != "" {

@@ -23,7 +23,7 @@ import (
 type benchOptions struct {
 	docs, size, window, latencyDocs int
 	latencyLoad                     float64
-	workerBin, corpus               string
+	workerBin, corpus, only         string
 }
 
 type scenario struct {
@@ -34,7 +34,9 @@ type scenario struct {
 
 type outcome struct {
 	mbps    float64
-	peakRSS map[string]int64 // KiB per process
+	peakRSS map[string]int64   // KiB per process
+	cpu     map[string]float64 // CPU seconds per process
+	elapsed time.Duration
 }
 
 func runBench(ctx context.Context, o benchOptions) error {
@@ -56,6 +58,20 @@ func runBench(ctx context.Context, o benchOptions) error {
 		{"c fused fleet", jetstream.FusedSegments(), false},
 	}
 	results := map[string]outcome{}
+	if o.only != "" {
+		for i, sc := range scenarios {
+			if !strings.Contains(o.only, sc.name[:1]) {
+				continue
+			}
+			res, err := runScenario(ctx, o, filepath.Join(tmp, strconv.Itoa(i)), sc, docs, 0)
+			if err != nil {
+				return fmt.Errorf("%s: %w", sc.name, err)
+			}
+			fmt.Printf("%-45s %8.1f MB/s  peak RSS %s\n", sc.name, res.mbps, formatRSS(res.peakRSS))
+			fmt.Printf("%-45s %s\n", "", formatCPU(res.cpu, res.elapsed))
+		}
+		return nil
+	}
 	for i, sc := range scenarios {
 		res, err := runScenario(ctx, o, filepath.Join(tmp, strconv.Itoa(i)), sc, docs, 0)
 		if err != nil {
@@ -63,6 +79,7 @@ func runBench(ctx context.Context, o benchOptions) error {
 		}
 		results[sc.name] = res
 		fmt.Printf("%-45s %8.1f MB/s  peak RSS %s\n", sc.name, res.mbps, formatRSS(res.peakRSS))
+		fmt.Printf("%-45s %s\n", "", formatCPU(res.cpu, res.elapsed))
 	}
 	a, b, c := results[scenarios[0].name].mbps, results[scenarios[1].name].mbps, results[scenarios[2].name].mbps
 	fmt.Printf("ratios: split/raw = %.2f (target >= 0.70), fused/split = %.2f (target >= 3)\n", b/a, c/b)
@@ -168,6 +185,7 @@ func runScenario(ctx context.Context, o benchOptions, dir string, sc scenario, d
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
+	selfCPU := cpuSeconds("/proc/self/stat")
 	begin := time.Now()
 	for i, d := range docs {
 		if rate > 0 {
@@ -195,11 +213,13 @@ func runScenario(ctx context.Context, o benchOptions, dir string, sc scenario, d
 	if firstErr != nil {
 		return outcome{}, firstErr
 	}
-	res := outcome{mbps: float64(len(docs)*o.size) / 1e6 / elapsed.Seconds(), peakRSS: map[string]int64{}}
+	res := outcome{mbps: float64(len(docs)*o.size) / 1e6 / elapsed.Seconds(), peakRSS: map[string]int64{}, cpu: map[string]float64{}, elapsed: elapsed}
 	for _, p := range procs {
 		res.peakRSS[p.name] = p.peakRSS()
+		res.cpu[p.name] = cpuSeconds(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
 	}
 	res.peakRSS["publisher (this process)"] = selfPeakRSS()
+	res.cpu["publisher (this process)"] = cpuSeconds("/proc/self/stat") - selfCPU
 	if rate > 0 {
 		slices.Sort(lat)
 		fmt.Printf("  %-43s p50 %7.1f ms  p99 %7.1f ms  (%d docs)\n", sc.name, ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]), len(lat))
@@ -362,4 +382,43 @@ func formatRSS(m map[string]int64) string {
 	}
 	parts = append(parts, fmt.Sprintf("max of %d workers %d MiB", nworkers, workers/1024))
 	return strings.Join(parts, ", ")
+}
+
+// cpuSeconds reads user plus system CPU time from a /proc stat file.
+func cpuSeconds(path string) float64 {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	// Fields after the parenthesised command name; utime and stime are 14 and 15.
+	rest := string(data[strings.LastIndexByte(string(data), ')')+2:])
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) / 100 // USER_HZ is 100 on Linux
+}
+
+func formatCPU(m map[string]float64, elapsed time.Duration) string {
+	var total, workers float64
+	var nworkers int
+	parts := []string{}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		total += m[k]
+		if strings.HasPrefix(k, "worker ") {
+			workers += m[k]
+			nworkers++
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %.1fs", k, m[k]))
+	}
+	parts = append(parts, fmt.Sprintf("%d workers %.1fs", nworkers, workers))
+	return fmt.Sprintf("CPU %.1fs over %.1fs wall (%s)", total, elapsed.Seconds(), strings.Join(parts, ", "))
 }

@@ -33,6 +33,7 @@ func main() {
 	flag.Float64Var(&o.latencyLoad, "latency-load", 0.5, "latency run rate as a share of the fused fleet's throughput")
 	flag.StringVar(&o.workerBin, "worker-bin", "", "worker binary (default: built from ./cmd/worker)")
 	flag.StringVar(&o.corpus, "corpus", "../shared/corpus/loghub", "log files to cut documents from, when present")
+	flag.StringVar(&o.only, "only", "", "run only these scenarios, by letter: a, b, c (default: all, then latency)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
