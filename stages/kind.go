@@ -59,6 +59,7 @@ func Detect(text string) Kind {
 	}
 	var st kindStats
 	st.speakers = map[string]int{}
+	st.sample = make([]string, 0, 450)
 	// Sample the head and, for long texts, windows in the middle and at the
 	// end: build logs often open with pages of environment banners.
 	const window = 24 << 10

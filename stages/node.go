@@ -117,26 +117,31 @@ type Node interface {
 // utf8.RuneCountInString counts them (an invalid byte is one), with ASCII
 // taken eight bytes at a time. Every node's input and output is counted.
 func Chars(s string) int {
+	const hi = 0x8080808080808080
 	n := 0
-	for i := 0; i < len(s); {
-		if i+8 <= len(s) {
-			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-			if w&0x8080808080808080 == 0 {
-				n += 8
-				i += 8
-				continue
-			}
+	for len(s) > 0 {
+		if len(s) >= 32 && (le64(s)|le64(s[8:])|le64(s[16:])|le64(s[24:]))&hi == 0 {
+			n, s = n+32, s[32:]
+			continue
 		}
-		if s[i] < utf8.RuneSelf {
-			i++
-		} else {
-			_, size := utf8.DecodeRuneInString(s[i:])
-			i += size
+		if len(s) >= 8 && le64(s)&hi == 0 {
+			n, s = n+8, s[8:]
+			continue
 		}
-		n++
+		size := 1
+		if s[0] >= utf8.RuneSelf {
+			_, size = utf8.DecodeRuneInString(s)
+		}
+		n, s = n+1, s[size:]
 	}
 	return n
+}
+
+// le64 reads the first eight bytes of s as a little-endian word.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 func skip(in Input, reason string) Outcome {

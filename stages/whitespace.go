@@ -45,12 +45,11 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		indent = commonIndent(text, hasCR)
 	}
 	collapse := n.opt.CollapseInnerSpaces && in.Kind != KindJSON
-	var b strings.Builder
-	b.Grow(len(text))
+	w := prefixWriter{src: text}
 	cc := canceled{ctx: ctx}
 	blanks, started := 0, false
-	for rest := text; ; {
-		line, next, more := nextLine(rest, hasCR)
+	for pos := 0; ; {
+		line, next, more := nextLine(text[pos:], hasCR)
 		if err := cc.check(); err != nil {
 			return Outcome{}, err
 		}
@@ -59,33 +58,77 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			blanks++
 		} else {
 			if started {
-				b.WriteByte('\n')
+				w.writeByte('\n')
 				for k := 0; k < blanks && k < n.opt.MaxBlankLines; k++ {
-					b.WriteByte('\n')
+					w.writeByte('\n')
 				}
 			}
 			blanks, started = 0, true
-			line = line[indent:]
-			if collapse {
-				writeCollapsed(&b, line)
+			start := pos + indent
+			if line = line[indent:]; collapse {
+				writeCollapsed(&w, start, line)
 			} else {
-				b.WriteString(line)
+				w.writeSrc(start, start+len(line))
 			}
 		}
 		if !more {
 			break
 		}
-		rest = next
+		pos = len(text) - len(next)
 	}
 	// Leading blank lines carry nothing; a trailing line break stays.
 	if started && blanks > 0 && n.opt.MaxBlankLines > 0 {
-		b.WriteByte('\n')
+		w.writeByte('\n')
 	}
-	out := b.String()
+	out := w.String()
 	if out == text {
 		return skip(in, "nothing to trim"), nil
 	}
 	return done(out), nil
+}
+
+// prefixWriter builds a text that mostly repeats src. While the output is
+// a prefix of src it is only an offset; the first differing write copies
+// that prefix into a builder.
+type prefixWriter struct {
+	src    string
+	same   int // while b is unused, the output is src[:same]
+	copied bool
+	b      strings.Builder
+}
+
+func (w *prefixWriter) diverge() {
+	if !w.copied {
+		w.copied = true
+		w.b.Grow(len(w.src))
+		w.b.WriteString(w.src[:w.same])
+	}
+}
+
+// writeSrc writes src[start:end].
+func (w *prefixWriter) writeSrc(start, end int) {
+	if !w.copied && start == w.same {
+		w.same = end
+		return
+	}
+	w.diverge()
+	w.b.WriteString(w.src[start:end])
+}
+
+func (w *prefixWriter) writeByte(c byte) {
+	if !w.copied && w.same < len(w.src) && w.src[w.same] == c {
+		w.same++
+		return
+	}
+	w.diverge()
+	w.b.WriteByte(c)
+}
+
+func (w *prefixWriter) String() string {
+	if !w.copied {
+		return w.src[:w.same]
+	}
+	return w.b.String()
 }
 
 // nextLine cuts the first line off s. Line breaks are \n, and with cr
@@ -144,30 +187,32 @@ func hasBlankRun(s string) bool {
 	return false
 }
 
-// writeCollapsed writes line keeping its leading indentation and folding
-// later runs of spaces and tabs to one space.
-func writeCollapsed(b *strings.Builder, line string) {
+// writeCollapsed writes line, found at start in w's source, keeping its
+// leading indentation and folding later runs of spaces and tabs to one
+// space.
+func writeCollapsed(w *prefixWriter, start int, line string) {
 	lead := 0
 	for lead < len(line) && (line[lead] == ' ' || line[lead] == '\t') {
 		lead++
 	}
 	body := line[lead:]
 	if !hasBlankRun(body) {
-		b.WriteString(line)
+		w.writeSrc(start, start+len(line))
 		return
 	}
-	b.WriteString(line[:lead])
+	w.writeSrc(start, start+lead)
+	w.diverge()
 	space := false
 	for i := 0; i < len(body); i++ {
 		c := body[i]
 		if c == ' ' || c == '\t' {
 			if !space {
-				b.WriteByte(' ')
+				w.b.WriteByte(' ')
 			}
 			space = true
 			continue
 		}
 		space = false
-		b.WriteByte(c)
+		w.b.WriteByte(c)
 	}
 }

@@ -1,6 +1,10 @@
 package stages
 
-import "testing"
+import (
+	"context"
+	"strings"
+	"testing"
+)
 
 func TestWhitespace(t *testing.T) {
 	node := NewWhitespace(DefaultWhitespaceOptions())
@@ -32,4 +36,62 @@ func TestWhitespace(t *testing.T) {
 
 func TestWhitespaceConformance(t *testing.T) {
 	checkConformance(t, NewWhitespace(DefaultWhitespaceOptions()), logInputs())
+}
+
+// whitespaceReference is the whitespace node written the plain way, one
+// builder and no shortcuts, to check the node against.
+func whitespaceReference(text string, o WhitespaceOptions, kind Kind) string {
+	cr := strings.ContainsRune(text, '\r')
+	indent := 0
+	if o.Dedent && kind != KindJSON {
+		indent = commonIndent(text, cr)
+	}
+	var b strings.Builder
+	blanks, started := 0, false
+	for rest := text; ; {
+		line, next, more := nextLine(rest, cr)
+		line = strings.TrimRight(line, " \t\f\v")
+		if line == "" {
+			blanks++
+		} else {
+			if started {
+				b.WriteString(strings.Repeat("\n", 1+min(blanks, o.MaxBlankLines)))
+			}
+			blanks, started = 0, true
+			line = line[indent:]
+			if o.CollapseInnerSpaces && kind != KindJSON {
+				lead := len(line) - len(strings.TrimLeft(line, " \t"))
+				b.WriteString(line[:lead])
+				b.WriteString(strings.Join(strings.FieldsFunc(line[lead:], func(r rune) bool { return r == ' ' || r == '\t' }), " "))
+			} else {
+				b.WriteString(line)
+			}
+		}
+		if !more {
+			break
+		}
+		rest = next
+	}
+	if started && blanks > 0 && o.MaxBlankLines > 0 {
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func FuzzWhitespaceReference(f *testing.F) {
+	for _, s := range []string{"a  b\t c\n\n\n  d \r\n", "   x\n   y\n", "\n\nlead\ntrail   \n\n", "same\ntext\n", "a\rb\r\n\r\nc"} {
+		f.Add(s, uint8(2), true, true)
+	}
+	f.Fuzz(func(t *testing.T, text string, maxBlank uint8, collapse, dedent bool) {
+		o := WhitespaceOptions{MaxBlankLines: int(maxBlank % 4), CollapseInnerSpaces: collapse, Dedent: dedent}
+		for _, kind := range []Kind{KindLog, KindJSON} {
+			out, err := NewWhitespace(o).Apply(context.Background(), Input{Text: text, Kind: kind})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := whitespaceReference(text, o, kind); out.Text != want {
+				t.Fatalf("%+v %s on %q:\n got %q\nwant %q", o, kind, text, out.Text, want)
+			}
+		}
+	})
 }

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/jetcompact/jetcompact/embedded"
@@ -35,6 +36,11 @@ func main() {
 	flag.StringVar(&o.corpus, "corpus", "../shared/corpus/loghub", "log files to cut documents from, when present")
 	flag.StringVar(&o.only, "only", "", "run only these scenarios, by letter: a, b, c (default: all, then latency)")
 	flag.Parse()
+	if p := os.Getenv("JC_PUBPROFILE"); p != "" {
+		f, _ := os.Create(p)
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := runBench(ctx, o); err != nil {
@@ -45,6 +51,11 @@ func main() {
 
 // serve runs a nats-server in this process until killed: fleetbench serve DIR PORT.
 func serve(args []string) {
+	if p := os.Getenv("JC_SRVPROFILE"); p != "" {
+		f, _ := os.Create(p)
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	srv, err := embedded.Start(embedded.Options{StoreDir: args[0], Listen: "127.0.0.1:" + args[1], MaxPayload: 8 << 20})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
