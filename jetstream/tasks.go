@@ -65,7 +65,7 @@ func (w *Worker) taskBindings() []binding {
 				if mode == "" {
 					mode = w.pipe.Config().Mode
 				}
-				out, reports, err := fn(ctx, TaskRequest{DocID: env.DocID, Body: body, Mode: mode, AllowLLM: env.AllowLLM})
+				out, reports, err := fn(ctx, TaskRequest{DocID: env.DocID, Body: []byte(body), Mode: mode, AllowLLM: env.AllowLLM})
 				if err != nil {
 					return fmt.Errorf("task %s: %w", name, err)
 				}

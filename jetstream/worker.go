@@ -350,11 +350,10 @@ func (w *Worker) keepAlive(msg njs.Msg) func() {
 // outcome downstream. Only after that publish is acknowledged may the
 // caller ack.
 func (w *Worker) process(ctx context.Context, seg []stages.Key, env Envelope, msg njs.Msg) error {
-	body, err := w.body(ctx, env, msg)
+	text, err := w.body(ctx, env, msg)
 	if err != nil {
 		return err
 	}
-	text := string(body)
 	nodeKeys := seg
 	guard := seg[len(seg)-1] == stages.KeyGuard
 	if guard {
@@ -399,17 +398,18 @@ func (w *Worker) nextSegment(seg []stages.Key) (stages.Key, error) {
 	return "", fmt.Errorf("%w: no segment after %s", errPermanent, last)
 }
 
-// body returns the message text, from the object store when it was too large to inline.
-func (w *Worker) body(ctx context.Context, env Envelope, msg njs.Msg) ([]byte, error) {
+// body returns the message text, from the object store when it was too
+// large to inline. The text is copied once, whatever its source.
+func (w *Worker) body(ctx context.Context, env Envelope, msg njs.Msg) (string, error) {
 	switch {
 	case env.Blob == "":
-		return msg.Data(), nil
+		return string(msg.Data()), nil
 	case strings.HasPrefix(env.Blob, originalBlobPrefix):
 		// The first hop refers to the stored original instead of copying it.
-		text, err := fetchOriginal(ctx, w.names, w.blobs, strings.TrimPrefix(env.Blob, originalBlobPrefix))
-		return []byte(text), err
+		return fetchOriginal(ctx, w.names, w.blobs, strings.TrimPrefix(env.Blob, originalBlobPrefix))
 	}
-	return w.blobs.get(ctx, w.blobs.work, env.Blob)
+	data, err := w.blobs.get(ctx, w.blobs.work, env.Blob)
+	return string(data), err
 }
 
 // outgoing builds a message carrying env and text, moving a large text to the object store.

@@ -276,60 +276,69 @@ const (
 	fnvPrime  = 1099511628211
 )
 
-// tokenize splits line on spaces and tabs and masks each token: runs of
-// digits, and runs of hex digits that hold a digit and are 6 or more long,
-// become one '0'. A token with fewer than two letters left is a variable.
+// tokenize splits line on spaces and tabs and hashes each token's shape.
+// Dates and paths are variables; a token without a digit is its own shape;
+// the others are masked by maskToken.
 func tokenize(line string, dst []tok) []tok {
-	i := 0
-	for i < len(line) {
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+	for i := 0; i < len(line); {
+		if tokClass[line[i]]&tcBlank != 0 {
 			i++
-		}
-		if i >= len(line) {
-			break
+			continue
 		}
 		start := i
-		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+		var seen uint8 // the classes of the token's bytes
+		for i < len(line) && tokClass[line[i]]&tcBlank == 0 {
+			seen |= tokClass[line[i]]
 			i++
 		}
-		dst = append(dst, maskToken(line[start:i]))
+		t := line[start:i]
+		switch {
+		case isCalendarWord(t) || (seen&tcSlash != 0 && len(t) >= 3):
+			dst = append(dst, tok{h: fnvOffset, variable: true})
+		case seen&tcDigit == 0:
+			// Nothing to mask: the token is its own shape.
+			h := uint64(fnvOffset)
+			for k := 0; k < len(t); k++ {
+				h = (h ^ uint64(t[k])) * fnvPrime
+			}
+			dst = append(dst, tok{h: h})
+		default:
+			dst = append(dst, maskToken(t))
+		}
 	}
 	return dst
 }
 
-// maskToken hashes one token with its numbers masked. Runs of digits,
-// and runs of hex digits that hold a digit and are 6 or more long, become
-// one '0'. A token with a number is a variable unless a word of three or
+// maskToken hashes a token that holds a digit, with its numbers masked:
+// runs of digits, and runs of hex digits that hold a digit and are 6 or
+// more long, become one '0'. It is a variable unless a word of three or
 // more letters is left (sshd[0]:, user_0, [main:QuorumPeer@0]): then its
-// shape is a constant. Dates and paths are variables.
+// shape is a constant.
 func maskToken(t string) tok {
-	if isCalendarWord(t) {
-		return tok{h: fnvOffset, variable: true}
-	}
 	h := uint64(fnvOffset)
 	digits, run, word := 0, 0, 0
-	for j := 0; j < len(t); {
-		c := t[j]
+	for i := 0; i < len(t); {
+		c := t[i]
 		switch cl := tokClass[c]; {
 		case cl&tcHex != 0:
-			e, nd := j, 0
+			e, nd := i, 0
 			for e < len(t) && tokClass[t[e]]&tcHex != 0 {
 				nd += int(tokClass[t[e]] & tcDigit)
 				e++
 			}
-			if nd > 0 && (nd == e-j || e-j >= 6) {
+			if nd > 0 && (nd == e-i || e-i >= 6) {
 				// A number, or a hex id: one '0'.
 				h = (h ^ '0') * fnvPrime
 				digits++
 				run = 0
-				j = e
+				i = e
 				continue
 			}
 			// Letters a-f of a word, with the digit runs inside masked.
-			for j < e {
-				if tokClass[t[j]]&tcDigit != 0 {
-					for j < e && tokClass[t[j]]&tcDigit != 0 {
-						j++
+			for i < e {
+				if tokClass[t[i]]&tcDigit != 0 {
+					for i < e && tokClass[t[i]]&tcDigit != 0 {
+						i++
 					}
 					h = (h ^ '0') * fnvPrime
 					digits++
@@ -338,35 +347,35 @@ func maskToken(t string) tok {
 				}
 				run++
 				word = max(word, run)
-				h = (h ^ uint64(t[j])) * fnvPrime
-				j++
+				h = (h ^ uint64(t[i])) * fnvPrime
+				i++
 			}
 		case cl&tcLetter != 0:
 			run++
 			word = max(word, run)
 			h = (h ^ uint64(c)) * fnvPrime
-			j++
-		case c == '-' && j+1 < len(t) && tokClass[t[j+1]]&tcDigit != 0 && (j == 0 || tokClass[t[j-1]]&tcWord == 0 || t[j-1] == '_'):
+			i++
+		case c == '-' && i+1 < len(t) && tokClass[t[i+1]]&tcDigit != 0 &&
+			(i == 0 || tokClass[t[i-1]]&tcWord == 0 || t[i-1] == '_'):
 			// The sign of a number: blk_-42 and blk_42 have one shape.
-			j++
-		case c == '/' && len(t) >= 3:
-			// A path.
-			return tok{h: fnvOffset, variable: true}
+			i++
 		default:
 			run = 0
 			h = (h ^ uint64(c)) * fnvPrime
-			j++
+			i++
 		}
 	}
 	return tok{h: h, variable: digits > 0 && word < 3}
 }
 
-// Byte classes for maskToken.
+// Byte classes for tokenize.
 const (
-	tcDigit  = 1 << iota // 0-9; must be bit 0, maskToken adds it up
+	tcDigit  = 1 << iota // 0-9; must be bit 0, tokenize adds it up
 	tcHex                // 0-9, a-f, A-F
 	tcLetter             // a-z, A-Z and every byte of a multi-byte rune
 	tcWord               // isWordByte
+	tcBlank              // space and tab: token separators
+	tcSlash              // '/': a token of three or more with one is a path
 )
 
 var tokClass = func() (t [256]uint8) {
@@ -383,6 +392,12 @@ var tokClass = func() (t [256]uint8) {
 		}
 		if isWordByte(b) {
 			t[c] |= tcWord
+		}
+		if b == ' ' || b == '\t' {
+			t[c] |= tcBlank
+		}
+		if b == '/' {
+			t[c] |= tcSlash
 		}
 	}
 	return t

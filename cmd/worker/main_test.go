@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -30,10 +32,16 @@ func TestSetupOnlyAndBadFlags(t *testing.T) {
 	if !strings.Contains(errb.String(), "topology ready") {
 		t.Errorf("log: %s", errb.String())
 	}
+	if os.Getenv("GOGC") == "" {
+		if got := debug.SetGCPercent(100); got != 400 {
+			t.Errorf("GC percent after start = %d, want the --gc-percent default 400", got)
+		}
+	}
 	for flags, want := range map[string]string{
 		"--segment structured,dedup": "not a configured segment",
 		"--mode turbo":               "--mode",
 		"--tasks nope":               "--tasks",
+		"--gc-percent 5":             "--gc-percent",
 	} {
 		err := run(context.Background(), append(strings.Fields(flags), "--nats", "nats://127.0.0.1:1"), &out, &errb)
 		if err == nil || !strings.Contains(err.Error(), want) {
