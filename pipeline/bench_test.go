@@ -132,7 +132,7 @@ func BenchmarkPipelineLog64KiB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	docs := logDocs64KiB(32)
+	docs := logDocs64KiB(256)
 	ctx := context.Background()
 	b.SetBytes(64 << 10)
 	b.ReportAllocs()

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Kind is the detected content type of a text. Nodes adapt to it.
@@ -120,6 +121,7 @@ type kindStats struct {
 	escapes  int // lines with ANSI escape sequences
 	repeats  int // lines that open like an earlier line, digits aside
 	openings map[string]struct{}
+	keyBuf   []byte   // scratch for opening keys
 	sample   []string // the lines added, in order
 	prose    int      // sentences: mostly plain words
 	turns    int
@@ -131,11 +133,12 @@ func (st *kindStats) add(line string) {
 	if st.openings == nil {
 		st.openings = map[string]struct{}{}
 	}
-	if k := opening(line); k != "" {
-		if _, seen := st.openings[k]; seen {
+	if k := openingKey(line, st.keyBuf[:0]); k != nil {
+		st.keyBuf = k
+		if _, seen := st.openings[string(k)]; seen {
 			st.repeats++
 		} else {
-			st.openings[k] = struct{}{}
+			st.openings[string(k)] = struct{}{}
 		}
 	}
 	if strings.IndexByte(line, 0x1b) >= 0 {
@@ -197,9 +200,38 @@ func (st *kindStats) kind() Kind {
 	return KindProse
 }
 
-// opening is the first two tokens of line with digits masked, or "" for a
-// line of fewer than three tokens.
-func opening(line string) string {
+// openingKey appends to buf the first two tokens of line, joined by a
+// blank with digits masked, or returns nil for a line of fewer than three
+// tokens. Tokens are those of strings.Fields.
+func openingKey(line string, buf []byte) []byte {
+	var f [3]string
+	n := 0
+	for i := 0; i < len(line) && n < len(f); {
+		c := line[i]
+		if c >= utf8.RuneSelf {
+			return openingKeySlow(line, buf) // Unicode blanks
+		}
+		if asciiSpace[c] {
+			i++
+			continue
+		}
+		start := i
+		for i < len(line) && line[i] < utf8.RuneSelf && !asciiSpace[line[i]] {
+			i++
+		}
+		if i < len(line) && line[i] >= utf8.RuneSelf {
+			return openingKeySlow(line, buf)
+		}
+		f[n] = line[start:i]
+		n++
+	}
+	if n < 3 {
+		return nil
+	}
+	return appendMaskedOpening(buf, f[0], f[1])
+}
+
+func openingKeySlow(line string, buf []byte) []byte {
 	var f [3]string
 	n := 0
 	for tok := range strings.FieldsSeq(line) {
@@ -209,16 +241,23 @@ func opening(line string) string {
 		}
 	}
 	if n < 3 {
-		return ""
+		return nil
 	}
-	k := make([]byte, 0, len(f[0])+1+len(f[1]))
-	k = append(append(append(k, f[0]...), ' '), f[1]...)
-	for i, c := range k {
-		if isDigit(c) {
-			k[i] = '0'
+	return appendMaskedOpening(buf, f[0], f[1])
+}
+
+// asciiSpace marks the ASCII bytes strings.Fields splits on.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+func appendMaskedOpening(buf []byte, a, b string) []byte {
+	at := len(buf)
+	buf = append(append(append(buf, a...), ' '), b...)
+	for i := at; i < len(buf); i++ {
+		if isDigit(buf[i]) {
+			buf[i] = '0'
 		}
 	}
-	return string(k)
+	return buf
 }
 
 // turnStartIndex matches turnStart, after a cheap check that rules out

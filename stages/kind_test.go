@@ -74,7 +74,7 @@ func TestDetectSamplesLongTexts(t *testing.T) {
 }
 
 // FuzzDetectShortcuts checks the cheap paths in Detect against what they
-// stand for: mayStartTurn never rules out a turnStart match, and opening
+// stand for: mayStartTurn never rules out a turnStart match, and openingKey
 // equals the first two of at least three fields with digits masked.
 func FuzzDetectShortcuts(f *testing.F) {
 	for _, s := range []string{
@@ -98,8 +98,8 @@ func FuzzDetectShortcuts(f *testing.F) {
 			}
 			want = string(k)
 		}
-		if got := opening(s); got != want {
-			t.Fatalf("opening(%q) = %q, want %q", s, got, want)
+		if got := string(openingKey(s, nil)); got != want {
+			t.Fatalf("openingKey(%q) = %q, want %q", s, got, want)
 		}
 	})
 }

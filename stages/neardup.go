@@ -399,7 +399,9 @@ func simhash(lines []string) (uint64, int) {
 // versions and fractions stay: in prose "5" and "50" are different facts.
 func simToken(t string, all bool) uint64 {
 	digits, timeLike, dateLike := 0, false, false
+	plain := uint64(fnvOffset) // the hash when there is nothing to mask
 	for j := 0; j < len(t); j++ {
+		plain = (plain ^ uint64(t[j])) * fnvPrime
 		if isDigit(t[j]) {
 			digits++
 		} else if j > 0 && j+1 < len(t) && isDigit(t[j-1]) && isDigit(t[j+1]) {
@@ -410,6 +412,9 @@ func simToken(t string, all bool) uint64 {
 				dateLike = true
 			}
 		}
+	}
+	if digits == 0 {
+		return plain
 	}
 	maskAll := all || timeLike || (dateLike && digits >= 6)
 	h := uint64(fnvOffset)

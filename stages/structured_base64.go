@@ -283,24 +283,34 @@ func base64Value(s string, minChars int) (string, bool) {
 func foldBase64(text string, minChars int, transcript bool, cc *canceled) (string, error) {
 	var out strings.Builder
 	last := 0
-	for i := 0; i < len(text); {
-		if !b64Alphabet[text[i]] {
-			i++
+	// Runs shorter than minRun are words: too short to fold, and too narrow
+	// to open a wrapped block (padding adds two at most). A run of minRun
+	// starting in [i, i+minRun) covers i+minRun-1, so probing that byte
+	// skips minRun bytes at a time through text without long runs.
+	minRun := max(1, min(minWrapWidth, minChars-2))
+	for i := 0; i+minRun <= len(text); {
+		p := i + minRun - 1
+		if !b64Alphabet[text[p]] {
+			i = p + 1
 			continue
 		}
 		if err := cc.check(); err != nil {
 			return "", err
 		}
-		// Most runs are words: too short to fold, and too narrow to be the
-		// first line of a wrapped block. Padding adds two at most.
-		j := i + 1
-		for j < len(text) && b64Alphabet[text[j]] {
-			j++
+		// i always follows a byte outside the alphabet, so the run starts
+		// at i at the earliest.
+		start, end := p, p+1
+		for start > i && b64Alphabet[text[start-1]] {
+			start--
 		}
-		if j-i < minWrapWidth && j-i+2 < minChars {
-			i = j
+		for end < len(text) && b64Alphabet[text[end]] {
+			end++
+		}
+		if end-start < minRun {
+			i = end
 			continue
 		}
+		i = start
 		r := scanB64Run(text, i)
 		if r.count >= minChars && looksBase64(text[r.start:r.end]) {
 			from, mime := dataURIStart(text, r.start)
