@@ -53,7 +53,7 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		if err := cc.check(); err != nil {
 			return Outcome{}, err
 		}
-		line = strings.TrimRight(line, " \t\f\v")
+		line = trimBlanksRight(line)
 		if line == "" {
 			blanks++
 		} else {
@@ -160,7 +160,7 @@ func commonIndent(text string, cr bool) int {
 		for k < len(line) && line[k] == ' ' {
 			k++
 		}
-		if strings.TrimRight(line[k:], " \t\f\v") != "" && (common < 0 || k < common) {
+		if trimBlanksRight(line[k:]) != "" && (common < 0 || k < common) {
 			common = k
 			if common == 0 {
 				return 0
@@ -177,14 +177,48 @@ func commonIndent(text string, cr bool) int {
 	return common
 }
 
-// hasBlankRun reports a tab, or two blanks in a row, in s.
+// trimBlanksRight is strings.TrimRight(s, " \t\f\v").
+func trimBlanksRight(s string) string {
+	i := len(s)
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t' || s[i-1] == '\f' || s[i-1] == '\v') {
+		i--
+	}
+	return s[:i]
+}
+
+// hasBlankRun reports a tab, or two spaces in a row, in s. It looks at
+// eight bytes at a time: b marks the spaces of a word (a byte's high bit),
+// and a run is a space whose next byte is one too, in the same word or
+// the first byte of the next.
 func hasBlankRun(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '\t' || (c == ' ' && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t')) {
+	const lo = 0x0101010101010101
+	var carry uint64 // the last byte of the previous word was a space
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := le64(s[i:])
+		if zeroBytes(w^('\t'*lo)) != 0 {
 			return true
 		}
+		b := zeroBytes(w ^ (' ' * lo))
+		if b&(b>>8) != 0 || (carry != 0 && b&0x80 != 0) {
+			return true
+		}
+		carry = b >> 63
+	}
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == '\t' || (c == ' ' && (carry != 0 || (i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t')))) {
+			return true
+		}
+		carry = 0
 	}
 	return false
+}
+
+// zeroBytes sets the high bit of each zero byte of w, and only those.
+func zeroBytes(w uint64) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	return ^((w&low7 + low7) | w | low7)
 }
 
 // writeCollapsed writes line, found at start in w's source, keeping its
