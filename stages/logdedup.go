@@ -287,8 +287,17 @@ func tokenize(line string, dst []tok) []tok {
 		}
 		start := i
 		var seen uint8 // the classes of the token's bytes
-		for i < len(line) && tokClass[line[i]]&tcBlank == 0 {
-			seen |= tokClass[line[i]]
+		// The plain hash is computed as the token is split off: a token
+		// without digits is its own shape.
+		h := uint64(fnvOffset)
+		for i < len(line) {
+			c := line[i]
+			cl := tokClass[c]
+			if cl&tcBlank != 0 {
+				break
+			}
+			seen |= cl
+			h = (h ^ uint64(c)) * fnvPrime
 			i++
 		}
 		t := line[start:i]
@@ -296,12 +305,11 @@ func tokenize(line string, dst []tok) []tok {
 		case isCalendarWord(t) || (seen&tcSlash != 0 && len(t) >= 3):
 			dst = append(dst, tok{h: fnvOffset, variable: true})
 		case seen&tcDigit == 0:
-			// Nothing to mask: the token is its own shape.
-			h := uint64(fnvOffset)
-			for k := 0; k < len(t); k++ {
-				h = (h ^ uint64(t[k])) * fnvPrime
-			}
 			dst = append(dst, tok{h: h})
+		case seen&tcLetter == 0:
+			// Numbers and punctuation only (dates, times, addresses): a
+			// variable, whose hash no one reads (see tokenID).
+			dst = append(dst, tok{h: fnvOffset, variable: true})
 		default:
 			dst = append(dst, maskToken(t))
 		}
