@@ -360,27 +360,57 @@ func seqKey(toks []uint64) uint64 {
 }
 
 // fingerprint is the SimHash of a token sequence over its bigrams (the
-// token itself when there is only one).
+// token itself when there is only one): bit b is set when most feature
+// hashes have bit b set.
 func fingerprint(toks []uint64) uint64 {
-	var acc [64]int32
-	vote := func(h uint64) {
-		// Spread the feature hash before voting, so similar hashes differ.
-		h ^= h >> 33
-		h *= 0xff51afd7ed558ccd
-		h ^= h >> 33
-		for b := 0; b < 64; b++ {
-			acc[b] += int32(h>>b&1)*2 - 1
-		}
-	}
+	var votes simVotes
 	if len(toks) == 1 {
-		vote(toks[0])
+		votes.add(toks[0])
 	}
 	for i := 1; i < len(toks); i++ {
-		vote(toks[i-1]*fnvPrime ^ toks[i])
+		votes.add(toks[i-1]*fnvPrime ^ toks[i])
 	}
+	return votes.majority()
+}
+
+// simVotes counts, for each of 64 bit positions, how many feature hashes
+// have that bit set. lanes[j] holds eight byte-wide counters, for bits j,
+// j+8, ..., j+56; they are moved into ones before a byte can overflow.
+type simVotes struct {
+	lanes   [8]uint64
+	inLanes int
+	ones    [64]int32
+	n       int32
+}
+
+func (v *simVotes) add(h uint64) {
+	// Spread the feature hash before voting, so similar hashes differ.
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	for j := range v.lanes {
+		v.lanes[j] += h >> j & 0x0101010101010101
+	}
+	v.n++
+	if v.inLanes++; v.inLanes == 255 {
+		v.flush()
+	}
+}
+
+func (v *simVotes) flush() {
+	for j, l := range v.lanes {
+		for k := 0; k < 8; k++ {
+			v.ones[8*k+j] += int32(l >> (8 * k) & 0xff)
+		}
+	}
+	v.lanes, v.inLanes = [8]uint64{}, 0
+}
+
+func (v *simVotes) majority() uint64 {
+	v.flush()
 	var fp uint64
-	for b := 0; b < 64; b++ {
-		if acc[b] > 0 {
+	for b, ones := range v.ones {
+		if 2*ones > v.n {
 			fp |= 1 << b
 		}
 	}

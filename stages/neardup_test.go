@@ -207,3 +207,49 @@ func BenchmarkNearDup(b *testing.B) {
 		}
 	}
 }
+
+// fingerprintReference votes bit by bit, as SimHash is usually written.
+func fingerprintReference(toks []uint64) uint64 {
+	var acc [64]int32
+	vote := func(h uint64) {
+		h ^= h >> 33
+		h *= 0xff51afd7ed558ccd
+		h ^= h >> 33
+		for b := 0; b < 64; b++ {
+			acc[b] += int32(h>>b&1)*2 - 1
+		}
+	}
+	if len(toks) == 1 {
+		vote(toks[0])
+	}
+	for i := 1; i < len(toks); i++ {
+		vote(toks[i-1]*fnvPrime ^ toks[i])
+	}
+	var fp uint64
+	for b := 0; b < 64; b++ {
+		if acc[b] > 0 {
+			fp |= 1 << b
+		}
+	}
+	return fp
+}
+
+func FuzzFingerprint(f *testing.F) {
+	f.Add([]byte("a few tokens of a line"), uint16(3))
+	f.Add([]byte{1, 2, 3}, uint16(700))
+	f.Fuzz(func(t *testing.T, seed []byte, n uint16) {
+		// Expand the seed into up to 1023 token hashes, past a lane flush.
+		toks := make([]uint64, int(n)%1024)
+		h := uint64(fnvOffset)
+		for i := range toks {
+			if len(seed) > 0 {
+				h = (h ^ uint64(seed[i%len(seed)])) * fnvPrime
+			}
+			h = (h ^ uint64(i%7)) * fnvPrime
+			toks[i] = h
+		}
+		if got, want := fingerprint(toks), fingerprintReference(toks); got != want {
+			t.Fatalf("fingerprint of %d tokens = %x, want %x", len(toks), got, want)
+		}
+	})
+}

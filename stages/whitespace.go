@@ -236,17 +236,19 @@ func writeCollapsed(w *prefixWriter, start int, line string) {
 	}
 	w.writeSrc(start, start+lead)
 	w.diverge()
-	space := false
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if c == ' ' || c == '\t' {
-			if !space {
-				w.b.WriteByte(' ')
-			}
-			space = true
-			continue
+	for i := 0; i < len(body); {
+		j := i
+		for j < len(body) && body[j] != ' ' && body[j] != '\t' {
+			j++
 		}
-		space = false
-		w.b.WriteByte(c)
+		w.b.WriteString(body[i:j])
+		if j == len(body) {
+			break
+		}
+		w.b.WriteByte(' ')
+		for j < len(body) && (body[j] == ' ' || body[j] == '\t') {
+			j++
+		}
+		i = j
 	}
 }
