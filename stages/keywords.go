@@ -261,10 +261,15 @@ func hasFileLine(tok string) bool {
 	return false
 }
 
+// keptKeysMaxLines bounds the texts whose template keys markRare keeps
+// between its passes: 9 bytes a line.
+const keptKeysMaxLines = 1 << 16
+
 // markRare raises to 2 the score of record lines whose template is rare.
 // It is called when most of the text is records. Template keys are
-// counted first and computed again in the second pass, rather than kept:
-// 8 bytes a line would outweigh a text of short lines.
+// counted first; up to keptKeysMaxLines lines they are kept for the
+// second pass, beyond that they are computed again, since 8 bytes a line
+// would outweigh a text of short lines.
 func (n keywordsNode) markRare(ctx context.Context, x lineIndex, score []int8) error {
 	cc := canceled{ctx: ctx}
 	counts := map[uint64]int{}
@@ -277,24 +282,50 @@ func (n keywordsNode) markRare(ctx context.Context, x lineIndex, score []int8) e
 		}
 		return k
 	}
+	keep := x.len() <= keptKeysMaxLines
+	var keys []uint64 // line -> its key, when kept
+	var record []bool // line -> is a record, when kept
+	if keep {
+		keys, record = make([]uint64, x.len()), make([]bool, x.len())
+	}
 	for i := 0; i < x.len(); i++ {
 		if err := cc.check(); err != nil {
 			return err
 		}
 		if l := x.line(i); isLogRecord(l) {
 			head, w := splitCount(l)
-			counts[key(head)] += w
+			k := key(head)
+			counts[k] += w
+			if keep {
+				keys[i], record[i] = k, true
+			}
 		}
 	}
 	for i := 0; i < x.len(); i++ {
 		if err := cc.check(); err != nil {
 			return err
 		}
-		l := x.line(i)
-		if score[i] >= 2 || !isLogRecord(l) {
+		if score[i] >= 2 {
 			continue
 		}
-		if head, w := splitCount(l); w > 1 || counts[key(head)] <= n.opt.RareMax {
+		var k uint64
+		var head string
+		var w int
+		if keep {
+			if !record[i] {
+				continue
+			}
+			head, w = splitCount(x.line(i))
+			k = keys[i]
+		} else {
+			l := x.line(i)
+			if !isLogRecord(l) {
+				continue
+			}
+			head, w = splitCount(l)
+			k = key(head)
+		}
+		if w > 1 || counts[k] <= n.opt.RareMax {
 			// A line that already stands for several is a template's one instance.
 			score[i] = 2
 		}
