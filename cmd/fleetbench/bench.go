@@ -58,21 +58,10 @@ func runBench(ctx context.Context, o benchOptions) error {
 		{"c fused fleet", jetstream.FusedSegments(), false},
 	}
 	results := map[string]outcome{}
-	if o.only != "" {
-		for i, sc := range scenarios {
-			if !strings.Contains(o.only, sc.name[:1]) {
-				continue
-			}
-			res, err := runScenario(ctx, o, filepath.Join(tmp, strconv.Itoa(i)), sc, docs, 0)
-			if err != nil {
-				return fmt.Errorf("%s: %w", sc.name, err)
-			}
-			fmt.Printf("%-45s %8.1f MB/s  peak RSS %s\n", sc.name, res.mbps, formatRSS(res.peakRSS))
-			fmt.Printf("%-45s %s\n", "", formatCPU(res.cpu, res.elapsed))
-		}
-		return nil
-	}
 	for i, sc := range scenarios {
+		if o.only != "" && !strings.Contains(o.only, sc.name[:1]) {
+			continue
+		}
 		res, err := runScenario(ctx, o, filepath.Join(tmp, strconv.Itoa(i)), sc, docs, 0)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sc.name, err)
@@ -81,11 +70,16 @@ func runBench(ctx context.Context, o benchOptions) error {
 		fmt.Printf("%-45s %8.1f MB/s  peak RSS %s\n", sc.name, res.mbps, formatRSS(res.peakRSS))
 		fmt.Printf("%-45s %s\n", "", formatCPU(res.cpu, res.elapsed))
 	}
+	if o.only != "" {
+		return nil
+	}
 	a, b, c := results[scenarios[0].name].mbps, results[scenarios[1].name].mbps, results[scenarios[2].name].mbps
 	fmt.Printf("ratios: split/raw = %.2f (target >= 0.70), fused/split = %.2f (target >= 3)\n", b/a, c/b)
-	rate := o.latencyLoad * c * 1e6 / float64(o.size)
-	fmt.Printf("latency at %.0f docs/s (%.0f%% of fused throughput):\n", rate, o.latencyLoad*100)
+	// Each fleet is paced below its own saturation: a rate the split fleet
+	// cannot sustain would measure its queue, not its latency.
+	fmt.Printf("latency at %.0f%% of each fleet's own throughput:\n", o.latencyLoad*100)
 	for i, sc := range scenarios[1:] {
+		rate := o.latencyLoad * results[sc.name].mbps * 1e6 / float64(o.size)
 		if _, err := runScenario(ctx, o, filepath.Join(tmp, "lat"+strconv.Itoa(i)), sc, docs[:min(o.latencyDocs, len(docs))], rate); err != nil {
 			return fmt.Errorf("%s latency: %w", sc.name, err)
 		}
@@ -222,7 +216,7 @@ func runScenario(ctx context.Context, o benchOptions, dir string, sc scenario, d
 	res.cpu["publisher (this process)"] = cpuSeconds("/proc/self/stat") - selfCPU
 	if rate > 0 {
 		slices.Sort(lat)
-		fmt.Printf("  %-43s p50 %7.1f ms  p99 %7.1f ms  (%d docs)\n", sc.name, ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]), len(lat))
+		fmt.Printf("  %-43s p50 %7.1f ms  p99 %7.1f ms  (%d docs at %.0f docs/s)\n", sc.name, ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]), len(lat), rate)
 	}
 	return res, nil
 }

@@ -31,7 +31,7 @@ func main() {
 	flag.IntVar(&o.size, "size", 64<<10, "document size in bytes")
 	flag.IntVar(&o.window, "window", 256, "documents in flight during throughput runs")
 	flag.IntVar(&o.latencyDocs, "latency-docs", 1000, "documents in the latency run")
-	flag.Float64Var(&o.latencyLoad, "latency-load", 0.5, "latency run rate as a share of the fused fleet's throughput")
+	flag.Float64Var(&o.latencyLoad, "latency-load", 0.5, "latency run rate as a share of each fleet's own throughput")
 	flag.StringVar(&o.workerBin, "worker-bin", "", "worker binary (default: built from ./cmd/worker)")
 	flag.StringVar(&o.corpus, "corpus", "../shared/corpus/loghub", "log files to cut documents from, when present")
 	flag.StringVar(&o.only, "only", "", "run only these scenarios, by letter: a, b, c (default: all, then latency)")
