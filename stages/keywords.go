@@ -262,43 +262,52 @@ func hasFileLine(tok string) bool {
 }
 
 // keptKeysMaxLines bounds the texts whose template keys markRare keeps
-// between its passes: 9 bytes a line.
+// between its passes.
 const keptKeysMaxLines = 1 << 16
+
+// recordKey is a line's template key and weight, for a record line.
+type recordKey struct {
+	key    uint64
+	weight int
+	record bool
+}
 
 // markRare raises to 2 the score of record lines whose template is rare.
 // It is called when most of the text is records. Template keys are
 // counted first; up to keptKeysMaxLines lines they are kept for the
-// second pass, beyond that they are computed again, since 8 bytes a line
+// second pass, beyond that they are computed again, since 24 bytes a line
 // would outweigh a text of short lines.
 func (n keywordsNode) markRare(ctx context.Context, x lineIndex, score []int8) error {
 	cc := canceled{ctx: ctx}
 	counts := map[uint64]int{}
 	var toks []tok
-	key := func(head string) uint64 {
+	keyOf := func(i int) recordKey {
+		l := x.line(i)
+		if !isLogRecord(l) {
+			return recordKey{}
+		}
+		head, w := splitCount(l)
 		toks = tokenize(head, toks[:0])
 		k := uint64(fnvOffset) ^ uint64(len(toks))
 		for _, t := range toks {
 			k = (k ^ tokenID(t)) * fnvPrime
 		}
-		return k
+		return recordKey{key: k, weight: w, record: true}
 	}
-	keep := x.len() <= keptKeysMaxLines
-	var keys []uint64 // line -> its key, when kept
-	var record []bool // line -> is a record, when kept
-	if keep {
-		keys, record = make([]uint64, x.len()), make([]bool, x.len())
+	var kept []recordKey
+	if x.len() <= keptKeysMaxLines {
+		kept = make([]recordKey, x.len())
 	}
 	for i := 0; i < x.len(); i++ {
 		if err := cc.check(); err != nil {
 			return err
 		}
-		if l := x.line(i); isLogRecord(l) {
-			head, w := splitCount(l)
-			k := key(head)
-			counts[k] += w
-			if keep {
-				keys[i], record[i] = k, true
-			}
+		r := keyOf(i)
+		if r.record {
+			counts[r.key] += r.weight
+		}
+		if kept != nil {
+			kept[i] = r
 		}
 	}
 	for i := 0; i < x.len(); i++ {
@@ -308,24 +317,13 @@ func (n keywordsNode) markRare(ctx context.Context, x lineIndex, score []int8) e
 		if score[i] >= 2 {
 			continue
 		}
-		var k uint64
-		var head string
-		var w int
-		if keep {
-			if !record[i] {
-				continue
-			}
-			head, w = splitCount(x.line(i))
-			k = keys[i]
+		var r recordKey
+		if kept != nil {
+			r = kept[i]
 		} else {
-			l := x.line(i)
-			if !isLogRecord(l) {
-				continue
-			}
-			head, w = splitCount(l)
-			k = key(head)
+			r = keyOf(i)
 		}
-		if w > 1 || counts[k] <= n.opt.RareMax {
+		if r.record && (r.weight > 1 || counts[r.key] <= n.opt.RareMax) {
 			// A line that already stands for several is a template's one instance.
 			score[i] = 2
 		}

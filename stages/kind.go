@@ -204,14 +204,28 @@ func (st *kindStats) kind() Kind {
 // blank with digits masked, or returns nil for a line of fewer than three
 // tokens. Tokens are those of strings.Fields.
 func openingKey(line string, buf []byte) []byte {
-	var f [3]string
-	n := 0
-	for i := 0; i < len(line) && n < len(f); {
-		c := line[i]
-		if c >= utf8.RuneSelf {
-			return openingKeySlow(line, buf) // Unicode blanks
+	f, n := firstFields(line)
+	if n < 3 {
+		return nil
+	}
+	at := len(buf)
+	buf = append(append(append(buf, f[0]...), ' '), f[1]...)
+	for i := at; i < len(buf); i++ {
+		if isDigit(buf[i]) {
+			buf[i] = '0'
 		}
-		if asciiSpace[c] {
+	}
+	return buf
+}
+
+// firstFields returns up to three leading fields of line, as
+// strings.Fields splits them, without allocating.
+func firstFields(line string) (f [3]string, n int) {
+	for i := 0; i < len(line) && n < len(f); {
+		if line[i] >= utf8.RuneSelf {
+			return firstFieldsUnicode(line) // Unicode blanks
+		}
+		if asciiSpace[line[i]] {
 			i++
 			continue
 		}
@@ -220,45 +234,26 @@ func openingKey(line string, buf []byte) []byte {
 			i++
 		}
 		if i < len(line) && line[i] >= utf8.RuneSelf {
-			return openingKeySlow(line, buf)
+			return firstFieldsUnicode(line)
 		}
 		f[n] = line[start:i]
 		n++
 	}
-	if n < 3 {
-		return nil
-	}
-	return appendMaskedOpening(buf, f[0], f[1])
+	return f, n
 }
 
-func openingKeySlow(line string, buf []byte) []byte {
-	var f [3]string
-	n := 0
+func firstFieldsUnicode(line string) (f [3]string, n int) {
 	for tok := range strings.FieldsSeq(line) {
 		f[n] = tok
 		if n++; n == len(f) {
 			break
 		}
 	}
-	if n < 3 {
-		return nil
-	}
-	return appendMaskedOpening(buf, f[0], f[1])
+	return f, n
 }
 
 // asciiSpace marks the ASCII bytes strings.Fields splits on.
 var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
-
-func appendMaskedOpening(buf []byte, a, b string) []byte {
-	at := len(buf)
-	buf = append(append(append(buf, a...), ' '), b...)
-	for i := at; i < len(buf); i++ {
-		if isDigit(buf[i]) {
-			buf[i] = '0'
-		}
-	}
-	return buf
-}
 
 // turnStartIndex matches turnStart, after a cheap check that rules out
 // most lines (those of logs above all) without running the expression.

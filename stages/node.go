@@ -115,7 +115,7 @@ type Node interface {
 
 // Chars is the one definition of "characters" in jetcompact: runes, as
 // utf8.RuneCountInString counts them (an invalid byte is one), with ASCII
-// taken eight bytes at a time. Every node's input and output is counted.
+// taken 32 or 8 bytes at a time. Every node's input and output is counted.
 func Chars(s string) int {
 	const hi = 0x8080808080808080
 	n := 0

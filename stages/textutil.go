@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"slices"
 	"strings"
 )
 
@@ -102,29 +103,24 @@ func monthAt(s string) bool { return len(s) >= 4 && s[3] == ' ' && isMonthName(s
 func dayAt(s string) bool { return len(s) >= 4 && s[3] == ' ' && isDayName(s[:3]) }
 
 // nameKey packs a three-letter name into an integer, so that a name test
-// is one switch; see isMonthName.
+// is a few integer compares.
 func nameKey(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(s[2]) }
 
-// isMonthName reports one of monthNames. s must be 3 bytes long.
-func isMonthName(s string) bool {
-	switch nameKey(s) {
-	case 'J'<<16 | 'a'<<8 | 'n', 'F'<<16 | 'e'<<8 | 'b', 'M'<<16 | 'a'<<8 | 'r', 'A'<<16 | 'p'<<8 | 'r',
-		'M'<<16 | 'a'<<8 | 'y', 'J'<<16 | 'u'<<8 | 'n', 'J'<<16 | 'u'<<8 | 'l', 'A'<<16 | 'u'<<8 | 'g',
-		'S'<<16 | 'e'<<8 | 'p', 'O'<<16 | 'c'<<8 | 't', 'N'<<16 | 'o'<<8 | 'v', 'D'<<16 | 'e'<<8 | 'c':
-		return true
+func nameKeys(names []string) []uint32 {
+	keys := make([]uint32, len(names))
+	for i, n := range names {
+		keys[i] = nameKey(n)
 	}
-	return false
+	return keys
 }
 
+var monthKeys, dayKeys = nameKeys(monthNames[:]), nameKeys(dayNames[:])
+
+// isMonthName reports one of monthNames. s must be 3 bytes long.
+func isMonthName(s string) bool { return slices.Contains(monthKeys, nameKey(s)) }
+
 // isDayName reports one of dayNames. s must be 3 bytes long.
-func isDayName(s string) bool {
-	switch nameKey(s) {
-	case 'M'<<16 | 'o'<<8 | 'n', 'T'<<16 | 'u'<<8 | 'e', 'W'<<16 | 'e'<<8 | 'd', 'T'<<16 | 'h'<<8 | 'u',
-		'F'<<16 | 'r'<<8 | 'i', 'S'<<16 | 'a'<<8 | 't', 'S'<<16 | 'u'<<8 | 'n':
-		return true
-	}
-	return false
-}
+func isDayName(s string) bool { return slices.Contains(dayKeys, nameKey(s)) }
 
 // timeAt reports whether s starts with a clock time such as 7:04 or 16:49:06.
 func timeAt(s string) bool {

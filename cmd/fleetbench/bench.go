@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -358,24 +359,30 @@ func vmHWM(path string) int64 {
 }
 
 func formatRSS(m map[string]int64) string {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	others, workers := byRole(m)
 	var parts []string
-	var workers int64
-	var nworkers int
-	for _, k := range keys {
-		if strings.HasPrefix(k, "worker ") {
-			workers = max(workers, m[k])
-			nworkers++
-			continue
-		}
+	for _, k := range others {
 		parts = append(parts, fmt.Sprintf("%s %d MiB", k, m[k]/1024))
 	}
-	parts = append(parts, fmt.Sprintf("max of %d workers %d MiB", nworkers, workers/1024))
+	var peak int64
+	for _, k := range workers {
+		peak = max(peak, m[k])
+	}
+	parts = append(parts, fmt.Sprintf("max of %d workers %d MiB", len(workers), peak/1024))
 	return strings.Join(parts, ", ")
+}
+
+// byRole splits a per-process map's names into the workers and the
+// others, each sorted.
+func byRole[V any](m map[string]V) (others, workers []string) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if strings.HasPrefix(k, "worker ") {
+			workers = append(workers, k)
+		} else {
+			others = append(others, k)
+		}
+	}
+	return others, workers
 }
 
 // cpuSeconds reads user plus system CPU time from a /proc stat file.
@@ -396,23 +403,17 @@ func cpuSeconds(path string) float64 {
 }
 
 func formatCPU(m map[string]float64, elapsed time.Duration) string {
-	var total, workers float64
-	var nworkers int
-	parts := []string{}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	others, workers := byRole(m)
+	var total, inWorkers float64
+	var parts []string
+	for _, k := range others {
 		total += m[k]
-		if strings.HasPrefix(k, "worker ") {
-			workers += m[k]
-			nworkers++
-			continue
-		}
 		parts = append(parts, fmt.Sprintf("%s %.1fs", k, m[k]))
 	}
-	parts = append(parts, fmt.Sprintf("%d workers %.1fs", nworkers, workers))
+	for _, k := range workers {
+		inWorkers += m[k]
+	}
+	total += inWorkers
+	parts = append(parts, fmt.Sprintf("%d workers %.1fs", len(workers), inWorkers))
 	return fmt.Sprintf("CPU %.1fs over %.1fs wall (%s)", total, elapsed.Seconds(), strings.Join(parts, ", "))
 }
