@@ -30,6 +30,8 @@ type setup struct {
 	Replicas int
 	AckWait  time.Duration
 	MaxBytes int64 // 0 = unlimited
+	// MaxBacklog bounds the documents waiting at the intake; 0 = unlimited.
+	MaxBacklog int
 	// Extra is appended to the config file (pipeline and llm sections).
 	Extra string
 	// Env is given to every worker.
@@ -90,10 +92,11 @@ func newCluster(t *testing.T, s setup) *cluster {
   replicas: %d
   ack_wait: %s
   max_bytes: %d
+  max_backlog: %d
   segments: [%s]
 telemetry:
   exporter: none
-%s`, s.Replicas, s.AckWait, maxBytes, strings.Join(segs, ", "), s.Extra)
+%s`, s.Replicas, s.AckWait, maxBytes, s.MaxBacklog, strings.Join(segs, ", "), s.Extra)
 	c.cfgPath = filepath.Join(c.dir, "jetcompact.yaml")
 	if err := os.WriteFile(c.cfgPath, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
@@ -315,8 +318,9 @@ func (c *cluster) resultsSeq() uint64 {
 	return s.LastSeq
 }
 
-// settle waits until the work stream is empty and no consumer holds
-// unacknowledged work: every hop has been acknowledged.
+// settle waits until the work stream is empty and no consumer, the
+// intake included, holds unacknowledged work: every hop has been
+// acknowledged.
 func (c *cluster) settle(d time.Duration) {
 	c.t.Helper()
 	ok := waitFor(d, func() bool {
@@ -326,12 +330,13 @@ func (c *cluster) settle(d time.Duration) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
+		type durable struct{ stream, name string }
+		all := []durable{{c.names.OriginalsStream(), c.names.IntakeConsumer()}}
 		for _, seg := range c.file.Fleet.Segments {
-			cons, err := c.js.Consumer(ctx, c.names.WorkStream(), c.names.Consumer(seg[0]))
-			if err != nil {
-				return false
-			}
-			ci, err := cons.Info(ctx)
+			all = append(all, durable{c.names.WorkStream(), c.names.Consumer(seg[0])})
+		}
+		for _, d := range all {
+			ci, err := c.consumerInfo(ctx, d.stream, d.name)
 			if err != nil || ci.NumAckPending != 0 || ci.NumPending != 0 {
 				return false
 			}
@@ -342,6 +347,24 @@ func (c *cluster) settle(d time.Duration) {
 		s, _ := c.streamState(c.names.WorkStream())
 		c.t.Errorf("fleet did not settle in %s: work stream holds %d messages", d, s.Msgs)
 	}
+}
+
+// consumerInfo reads a consumer's state.
+func (c *cluster) consumerInfo(ctx context.Context, stream, name string) (*njs.ConsumerInfo, error) {
+	cons, err := c.js.Consumer(ctx, stream, name)
+	if err != nil {
+		return nil, err
+	}
+	return cons.Info(ctx)
+}
+
+// segmentConsumer is the consumer that carries a segment's load: the
+// intake for the first segment, its work consumer for the others.
+func (c *cluster) segmentConsumer(ctx context.Context, first string) (njs.Consumer, error) {
+	if first == string(c.file.Fleet.Segments[0][0]) {
+		return c.js.Consumer(ctx, c.names.OriginalsStream(), c.names.IntakeConsumer())
+	}
+	return c.js.Consumer(ctx, c.names.WorkStream(), c.names.Consumer(stages.Key(first)))
 }
 
 // doc is one document of a case.

@@ -22,14 +22,13 @@ const rssCeiling = 512 << 20
 
 // TestFlood measures the fused fleet's capacity (one worker running every
 // stage), then offers twice that for FAULTS_LOAD_SECONDS (default 10; 60
-// for the long run) with the work stream bounded by fleet.max_bytes.
-// JetStream refuses publishes past the limit ("maximum bytes exceeded")
-// and Client.Submit retries them with backoff under the same message ids;
-// with a fixed number of publishes in flight nothing buffers without
-// bound: the publisher slows down to what the fleet drains. It records the
-// peak RSS of the server and the worker (VmHWM) against a ceiling, then
-// the time the fleet takes to drain the backlog, and checks that every
-// accepted document came out exactly once.
+// for the long run) with the intake bounded by fleet.max_backlog: Submit
+// waits while that many documents are stored and not yet taken by the
+// first segment, so with a fixed number of publishes in flight nothing
+// buffers without bound: the publisher slows down to what the fleet
+// drains. It records the peak RSS of the server and the worker (VmHWM)
+// against a ceiling, then the time the fleet takes to drain the backlog,
+// and checks that every accepted document came out exactly once.
 func TestFlood(t *testing.T) {
 	seconds := 10
 	if s := os.Getenv("FAULTS_LOAD_SECONDS"); s != "" {
@@ -38,14 +37,12 @@ func TestFlood(t *testing.T) {
 			t.Fatalf("FAULTS_LOAD_SECONDS=%q: want a positive number", s)
 		}
 	}
-	// The first hop refers to the stored original, so a queued document
-	// costs the work stream ~300 bytes: 256 KiB holds ~850 of them. The
-	// publishers share the two cores with the fleet, so a flood asked at
-	// twice the capacity gets ~1.3 times it: the backlog grows by a few
-	// hundred documents a second and fills the stream within seconds, so
+	// The publishers share the two cores with the fleet, so a flood asked
+	// at twice the capacity gets ~1.3 times it: the backlog grows by a few
+	// hundred documents a second and reaches the bound within seconds, so
 	// backpressure is exercised on every CI run. Longer runs allow more.
-	maxBytes := int64(256<<10) * int64(max(1, seconds/10))
-	c := newCluster(t, setup{Segments: jetstream.FusedSegments(), AckWait: 30 * time.Second, MaxBytes: maxBytes})
+	maxBacklog := 800 * max(1, seconds/10)
+	c := newCluster(t, setup{Segments: jetstream.FusedSegments(), AckWait: 30 * time.Second, MaxBacklog: maxBacklog})
 	c.startServers(1)
 	cl := c.client()
 	worker := c.startWorker("all")
@@ -88,11 +85,10 @@ func TestFlood(t *testing.T) {
 	floodStart := time.Now()
 	end := floodStart.Add(time.Duration(seconds) * time.Second)
 	offered := 0
-	// The work stream and the results, every 500ms through flood and drain.
+	// The intake's backlog and the results, every 500ms through flood and drain.
 	type point struct {
-		at                time.Duration
-		workMsgs, results uint64
-		workBytes         uint64
+		at               time.Duration
+		backlog, results uint64
 	}
 	var curve []point
 	var curveMu sync.Mutex
@@ -101,10 +97,15 @@ func TestFlood(t *testing.T) {
 	go func() {
 		defer close(curveDone)
 		for {
-			w, _ := c.streamState(c.names.WorkStream())
+			var backlog uint64
+			ictx, icancel := context.WithTimeout(ctx, 2*time.Second)
+			if ci, err := c.consumerInfo(ictx, c.names.OriginalsStream(), c.names.IntakeConsumer()); err == nil {
+				backlog = ci.NumPending + uint64(ci.NumAckPending)
+			}
+			icancel()
 			r, _ := c.streamState(c.names.ResultsStream())
 			curveMu.Lock()
-			curve = append(curve, point{time.Since(floodStart), w.Msgs, r.Msgs, w.Bytes})
+			curve = append(curve, point{time.Since(floodStart), backlog, r.Msgs})
 			curveMu.Unlock()
 			select {
 			case <-stopCurve:
@@ -137,14 +138,14 @@ func TestFlood(t *testing.T) {
 	c.settle(30 * time.Second)
 	close(stopCurve)
 	<-curveDone
-	var peakWork uint64
+	var peakBacklog uint64
 	var shape []string
 	step := time.Duration(seconds) * time.Second / 6
 	nextAt := time.Duration(0)
 	for _, p := range curve {
-		peakWork = max(peakWork, p.workBytes)
+		peakBacklog = max(peakBacklog, p.backlog)
 		if p.at >= nextAt {
-			shape = append(shape, fmt.Sprintf("t=%ds work=%d (%.1f MiB) results=%d", int(p.at.Seconds()), p.workMsgs, float64(p.workBytes)/(1<<20), p.results))
+			shape = append(shape, fmt.Sprintf("t=%ds backlog=%d results=%d", int(p.at.Seconds()), p.backlog, p.results))
 			nextAt += step
 		}
 	}
@@ -163,17 +164,20 @@ func TestFlood(t *testing.T) {
 	}
 	c.report("flood", tl, pubStats{retries: otherErrs.Load(), wall: floodEnd.Sub(floodStart)},
 		fmt.Sprintf("capacity through one fused worker: %.0f docs/s (%d documents, 64 in flight)", capacity, pre),
-		fmt.Sprintf("flood for %ds at %.0f docs/s asked, %.0f docs/s accepted: %d documents; work stream peak %.2f MiB of max_bytes %.2f MiB; originals stream %.0f MiB; %d Submit calls failed and were retried",
-			seconds, rate, offeredRate, len(accepted), float64(peakWork)/(1<<20), float64(maxBytes)/(1<<20), float64(peakOrig)/(1<<20), otherErrs.Load()),
+		fmt.Sprintf("flood for %ds at %.0f docs/s asked, %.0f docs/s accepted: %d documents; intake backlog peak %d of max_backlog %d; originals stream %.0f MiB; %d Submit calls failed and were retried",
+			seconds, rate, offeredRate, len(accepted), peakBacklog, maxBacklog, float64(peakOrig)/(1<<20), otherErrs.Load()),
 		fmt.Sprintf("drain after the flood: %s", drain.Round(time.Millisecond)),
 		"backlog: "+strings.Join(shape, "; "),
 		fmt.Sprintf("peak RSS: nats-server %.0f MiB, worker %.0f MiB, publisher (test process) %.0f MiB; ceiling %d MiB",
 			float64(srvRSS)/(1<<20), float64(wRSS)/(1<<20), float64(selfRSS)/(1<<20), rssCeiling>>20))
-	// The work stream's bytes include per-message overhead, so "full" is
-	// a little under max_bytes.
-	if float64(peakWork) < 0.8*float64(maxBytes) {
-		t.Errorf("the work stream peaked at %.2f MiB of %.2f MiB: the flood never reached max_bytes, so backpressure was not exercised",
-			float64(peakWork)/(1<<20), float64(maxBytes)/(1<<20))
+	// The gate reads the intake every 200ms and counts its own admissions
+	// in between; what is in flight at a reading (at most the 32
+	// publishers' submissions) can overshoot the bound.
+	if peakBacklog < uint64(maxBacklog)*8/10 {
+		t.Errorf("the intake backlog peaked at %d of max_backlog %d: backpressure was not exercised", peakBacklog, maxBacklog)
+	}
+	if peakBacklog > uint64(maxBacklog+32) {
+		t.Errorf("the intake backlog reached %d, above max_backlog %d plus the 32 submissions in flight", peakBacklog, maxBacklog)
 	}
 	for name, rss := range map[string]int64{"nats-server": srvRSS, "worker": wRSS} {
 		if rss > rssCeiling {

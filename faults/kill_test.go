@@ -37,7 +37,11 @@ func TestStageWorkerKilled(t *testing.T) {
 				lines = append(lines, fmt.Sprintf("%s: the stream had ended before the kill; raise FAULTS_DOCS", w.segment))
 				continue
 			}
-			cons, _ := c.js.Consumer(context.Background(), c.names.WorkStream(), c.names.Consumer(stages.Key(w.segment)))
+			cons, err := c.segmentConsumer(context.Background(), w.segment)
+			if err != nil {
+				t.Errorf("%s: no consumer: %v", w.segment, err)
+				continue
+			}
 			killed := time.Now()
 			w.Kill()
 			time.Sleep(200 * time.Millisecond)

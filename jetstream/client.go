@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -37,6 +36,7 @@ type Client struct {
 	mu      sync.Mutex
 	waiters map[string]chan *njs.RawStreamMsg
 	watch   njs.ConsumeContext
+	backlog backlogGate
 }
 
 // ClientOption configures a Client.
@@ -65,7 +65,69 @@ func NewClient(ctx context.Context, js njs.JetStream, cfg Config, opts ...Client
 	if c.blobs, err = openBlobs(ctx, js, c.names); err != nil {
 		return nil, err
 	}
+	if cfg.MaxBacklog > 0 {
+		intake, err := js.Consumer(ctx, c.names.OriginalsStream(), c.names.IntakeConsumer())
+		if err != nil {
+			return nil, fmt.Errorf("consumer %s: %w", c.names.IntakeConsumer(), err)
+		}
+		c.backlog = backlogGate{intake: intake, max: cfg.MaxBacklog}
+	}
 	return c, nil
+}
+
+// backlogGate holds submissions back while fleet.max_backlog documents
+// wait for the first segment. It reads the intake consumer's pending and
+// unacknowledged counts now and then and counts its own admissions in
+// between, so clients overshoot by at most what is in flight at a reading
+// plus what the others submit between two.
+type backlogGate struct {
+	intake  njs.Consumer
+	max     int
+	mu      sync.Mutex
+	waiting uint64
+	checked time.Time
+}
+
+// The intake is read at most every backlogRefresh, or every backlogRecheck
+// while the bound holds submissions back.
+const (
+	backlogRefresh = 200 * time.Millisecond
+	backlogRecheck = 50 * time.Millisecond
+)
+
+// admit returns once the backlog is below max_backlog, or when ctx ends.
+// An intake that cannot be read does not block: the originals stream's own
+// limits still apply.
+func (c *Client) admit(ctx context.Context) error {
+	g := &c.backlog
+	if g.max <= 0 {
+		return nil
+	}
+	delay := 10 * time.Millisecond
+	for {
+		g.mu.Lock()
+		if age := time.Since(g.checked); age >= backlogRefresh || (g.waiting >= uint64(g.max) && age >= backlogRecheck) {
+			info, err := g.intake.Info(ctx)
+			if err != nil {
+				g.mu.Unlock()
+				return nil
+			}
+			g.waiting, g.checked = info.NumPending+uint64(info.NumAckPending), time.Now()
+		}
+		waiting := g.waiting
+		if waiting < uint64(g.max) {
+			g.waiting++
+			g.mu.Unlock()
+			return nil
+		}
+		g.mu.Unlock()
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return fmt.Errorf("%d documents wait for the fleet (max_backlog %d): %w", waiting, g.max, ctx.Err())
+		}
+		delay = min(2*delay, backlogRecheck)
+	}
 }
 
 // Document is one text to compact.
@@ -104,17 +166,17 @@ func (c *Client) Compact(ctx context.Context, doc Document) (Result, error) {
 	if doc.ID == "" {
 		doc.ID = DocumentID(doc.Text, doc.Salt)
 	}
-	first := c.cfg.Segments[0][0]
-	return c.run(ctx, doc, c.names.WorkSubject(first), string(first))
+	return c.run(ctx, doc, "")
 }
 
-// run registers for doc's result, submits it and waits for the result.
-func (c *Client) run(ctx context.Context, doc Document, subject, hop string) (Result, error) {
+// run registers for doc's result, submits it (to task, or to the pipeline
+// when task is "") and waits for the result.
+func (c *Client) run(ctx context.Context, doc Document, task string) (Result, error) {
 	wait, err := c.expect(ctx, doc.ID, 0)
 	if err != nil {
 		return Result{}, err
 	}
-	dup, err := c.submit(ctx, doc, 0, subject, hop)
+	dup, err := c.submit(ctx, doc, 0, task)
 	if err != nil {
 		c.forget(doc.ID)
 		return Result{}, err
@@ -126,18 +188,20 @@ func (c *Client) run(ctx context.Context, doc Document, subject, hop string) (Re
 	return wait(ctx)
 }
 
-// Submit stores the original once and publishes the document to the first
-// segment. attempt > 0 re-runs a stored document (replay).
+// Submit stores the original once; the first segment takes it from
+// there. attempt > 0 re-runs a stored document (replay) through a work
+// message that refers to the original.
 func (c *Client) Submit(ctx context.Context, doc Document, attempt int) error {
-	first := c.cfg.Segments[0][0]
-	_, err := c.submit(ctx, doc, attempt, c.names.WorkSubject(first), string(first))
+	_, err := c.submit(ctx, doc, attempt, "")
 	return err
 }
 
-// submit stores the original once, then publishes a first hop that refers
-// to it, so a document is written once on its way in. dup reports that the
-// original was stored before (a republished document).
-func (c *Client) submit(ctx context.Context, doc Document, attempt int, subject, hop string) (dup bool, err error) {
+// submit writes a document into the fleet once. A pipeline document's
+// original, stored with the envelope, is itself the first hop (the intake
+// consumer reads it); a task's original is stored aside and a work message
+// refers to it, as does a replay. dup reports that the original was stored
+// before (a republished document).
+func (c *Client) submit(ctx context.Context, doc Document, attempt int, task string) (dup bool, err error) {
 	if !ValidDocID(doc.ID) {
 		return false, fmt.Errorf("%w: invalid document id %q (want 1-128 of A-Z a-z 0-9 _ -)", errPermanent, doc.ID)
 	}
@@ -148,28 +212,45 @@ func (c *Client) submit(ctx context.Context, doc Document, attempt int, subject,
 	ctx, span := c.tracer.Start(ctx, "jetcompact.publish", trace.WithSpanKind(trace.SpanKindProducer),
 		trace.WithAttributes(attribute.String("jetcompact.doc_id", doc.ID), attribute.Int("jetcompact.chars_in", chars)))
 	defer span.End()
+	origSubject := c.names.OriginalSubject(doc.ID)
+	if task != "" {
+		origSubject = c.names.TaskOriginalSubject(doc.ID)
+	}
 	env := Envelope{
 		DocID: doc.ID, Kind: doc.Kind, Mode: doc.Mode, AllowLLM: doc.AllowLLM,
 		OrigChars: chars, OrigBytes: len(doc.Text),
-		OrigRef: c.names.OriginalSubject(doc.ID), Attempt: attempt,
+		OrigRef: origSubject, Attempt: attempt,
 	}
 	if attempt == 0 {
-		orig := nats.NewMsg(c.names.OriginalSubject(doc.ID))
-		orig.Header.Set(HeaderDocID, doc.ID)
-		orig.Header.Set(HeaderOrigChars, strconv.Itoa(env.OrigChars))
+		if task == "" {
+			if err := c.admit(ctx); err != nil {
+				return false, err
+			}
+		}
+		orig := nats.NewMsg(origSubject)
 		if len(doc.Text) > c.cfg.InlineMaxBytes {
 			if err := c.blobs.put(ctx, c.blobs.originals, doc.ID, []byte(doc.Text)); err != nil {
 				return false, err
 			}
-			orig.Header.Set(HeaderBlob, doc.ID)
+			env.Blob = doc.ID
 		} else {
 			orig.Data = []byte(doc.Text)
 		}
+		if err := env.Write(orig.Header); err != nil {
+			return false, err
+		}
+		c.prop.Inject(ctx, headerCarrier(orig.Header))
 		acks, err := c.publish(ctx, []outgoingMsg{{orig, doc.ID + ":original"}})
 		if err != nil {
 			return false, fmt.Errorf("store original %s: %w", doc.ID, err)
 		}
-		dup = acks[0].Duplicate
+		if dup = acks[0].Duplicate; task == "" {
+			return dup, nil
+		}
+	}
+	subject, hop := c.names.WorkSubject(c.cfg.Segments[0][0]), string(c.cfg.Segments[0][0])
+	if task != "" {
+		subject, hop = c.names.TaskSubject(task), "task_"+task
 	}
 	m := nats.NewMsg(subject)
 	env.Blob = originalBlobPrefix + doc.ID
@@ -367,7 +448,7 @@ func (c *Client) RunTask(ctx context.Context, task string, doc Document) (Result
 	if doc.ID == "" {
 		doc.ID = DocumentID(doc.Text, "task:"+task+"|"+doc.Salt)
 	}
-	return c.run(ctx, doc, c.names.TaskSubject(task), "task_"+task)
+	return c.run(ctx, doc, task)
 }
 
 // Original returns a stored original, unchanged.

@@ -21,10 +21,14 @@ type Config struct {
 	Storage string `yaml:"storage"`
 	// Replicas is the stream replica count: 1, or 3 on a cluster.
 	Replicas int `yaml:"replicas"`
-	// MaxAge and MaxBytes bound the work stream; MaxBytes -1 = unlimited.
-	// When full, publishing fails (backpressure) instead of dropping work.
+	// MaxAge and MaxBytes bound the work stream between segments;
+	// MaxBytes -1 = unlimited. When full, a segment's publish fails and is
+	// retried (backpressure) instead of dropping work.
 	MaxAge   time.Duration `yaml:"max_age"`
 	MaxBytes int64         `yaml:"max_bytes"`
+	// MaxBacklog bounds the documents stored but not yet taken by the first
+	// segment; a client submitting more waits. 0 = unlimited.
+	MaxBacklog int `yaml:"max_backlog"`
 	// Originals are kept for audit and replay with their own retention.
 	OriginalsMaxAge   time.Duration `yaml:"originals_max_age"`
 	OriginalsMaxBytes int64         `yaml:"originals_max_bytes"`
@@ -128,6 +132,9 @@ func (c Config) Validate() error {
 	}
 	if c.AckWait < time.Second {
 		bad("ack_wait", "%s must be at least 1s", c.AckWait)
+	}
+	if c.MaxBacklog < 0 {
+		bad("max_backlog", "%d must be >= 0 (0 = unlimited)", c.MaxBacklog)
 	}
 	if c.MaxDeliver < 1 {
 		bad("max_deliver", "%d must be >= 1", c.MaxDeliver)
@@ -248,8 +255,22 @@ func (n Names) WorkSubject(first stages.Key) string { return n.Prefix + ".work."
 // Consumer is the durable consumer of the segment that starts with first.
 func (n Names) Consumer(first stages.Key) string { return n.Prefix + "_" + string(first) }
 
-// OriginalSubject is where a document's original is stored.
+// OriginalSubject is where a document's original is stored. It is also
+// the document's way in: the first segment consumes it (IntakeConsumer).
 func (n Names) OriginalSubject(docID string) string { return n.Prefix + ".original." + docID }
+
+// TaskOriginalSubject is where the original of a task's document is
+// stored; the intake does not see it (one more subject token).
+func (n Names) TaskOriginalSubject(docID string) string {
+	return n.Prefix + ".original.task." + docID
+}
+
+// IntakeFilter matches the originals of pipeline documents only.
+func (n Names) IntakeFilter() string { return n.Prefix + ".original.*" }
+
+// IntakeConsumer is the first segment's durable consumer on the originals
+// stream: new documents enter the fleet through it.
+func (n Names) IntakeConsumer() string { return n.Prefix + "_intake" }
 
 // ResultSubject is where a document's result is published.
 func (n Names) ResultSubject(docID string) string { return n.Prefix + ".result." + docID }

@@ -281,6 +281,139 @@ func TestPoisonMessageGoesToDeadLetters(t *testing.T) {
 	t.Fatal("poison message never reached the dead-letter stream")
 }
 
+// TestPoisonOriginalComesOutAsItself: an original stored without an
+// envelope (a foreign publisher) cannot be compacted. It is dead-lettered
+// with the reason, and, having a document id, it still comes out once, as
+// itself, marked with the error.
+func TestPoisonOriginalComesOutAsItself(t *testing.T) {
+	cfg := DefaultConfig()
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	const id = "no-envelope"
+	wait, err := c.expect(ctx, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := nats.NewMsg(Names{cfg.Prefix}.OriginalSubject(id))
+	m.Header.Set(HeaderDocID, id)
+	m.Data = []byte("some text with no envelope")
+	if _, err := f.js.PublishMsg(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	res, err := wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != string(m.Data) || !strings.Contains(res.Error, HeaderAllowLLM) {
+		t.Errorf("want the original with the reason, got %q (error %q)", res.Text, res.Error)
+	}
+	dl, err := c.DeadLetters(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dl) != 1 || dl[0].DocID != id || !strings.Contains(dl[0].Reason, HeaderAllowLLM) {
+		t.Errorf("dead letters: %+v", dl)
+	}
+}
+
+// TestDocumentsEnterThroughTheIntake: a document is written once on its
+// way in. Its stored original is the first segment's input, so the work
+// stream of a fused fleet never holds a message, and the intake ends with
+// nothing pending.
+func TestDocumentsEnterThroughTheIntake(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Segments = FusedSegments()
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	docs := testDocs(8)
+	for i, d := range docs {
+		res, err := c.Compact(ctx, Document{ID: fmt.Sprintf("in-%d", i), Text: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Text != f.local(d) {
+			t.Fatalf("doc %d differs from local", i)
+		}
+	}
+	n := Names{cfg.Prefix}
+	for stream, want := range map[string]uint64{n.WorkStream(): 0, n.OriginalsStream(): uint64(len(docs))} {
+		st, _ := f.js.Stream(ctx, stream)
+		info, _ := st.Info(ctx)
+		if info.State.LastSeq != want {
+			t.Errorf("%s received %d messages, want %d", stream, info.State.LastSeq, want)
+		}
+	}
+	cons, err := f.js.Consumer(ctx, n.OriginalsStream(), n.IntakeConsumer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The ack follows the result's publish acknowledgement.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ci, err := cons.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ci.NumPending == 0 && ci.NumAckPending == 0 && ci.AckFloor.Stream == uint64(len(docs)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("intake: %d pending, %d unacknowledged, ack floor %d", ci.NumPending, ci.NumAckPending, ci.AckFloor.Stream)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	assertOneResultEach(t, f, len(docs))
+}
+
+// TestBacklogHoldsSubmissionsBack: with fleet.max_backlog documents
+// waiting for the first segment, Submit waits instead of piling up more,
+// and goes on once workers take the backlog.
+func TestBacklogHoldsSubmissionsBack(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxBacklog = 5
+	f := startFleet(t, cfg)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	docs := testDocs(cfg.MaxBacklog + 1)
+	for i, d := range docs[:cfg.MaxBacklog] {
+		if err := c.Submit(ctx, Document{ID: fmt.Sprintf("b-%d", i), Text: d}, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(2 * backlogRefresh) // past the client's own count, onto the consumer's
+	short, cancelShort := context.WithTimeout(ctx, time.Second)
+	err := c.Submit(short, Document{ID: "b-last", Text: docs[cfg.MaxBacklog]}, 0)
+	cancelShort()
+	if err == nil || !strings.Contains(err.Error(), "max_backlog 5") {
+		t.Fatalf("submit past the backlog: want a wait that names max_backlog, got %v", err)
+	}
+	f.worker(cfg.Segments)
+	start := time.Now()
+	if err := c.Submit(ctx, Document{ID: "b-last", Text: docs[cfg.MaxBacklog]}, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("admitted %s after the worker started", time.Since(start).Round(time.Millisecond))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, _ := f.js.Stream(ctx, Names{cfg.Prefix}.ResultsStream())
+		if info, _ := st.Info(ctx); info.State.Msgs == uint64(len(docs)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the backlog did not drain")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	assertOneResultEach(t, f, len(docs))
+}
+
 func TestTopologyIsIdempotentAndUpdatable(t *testing.T) {
 	cfg := DefaultConfig()
 	f := startFleet(t, cfg)
@@ -306,10 +439,62 @@ func TestTopologyIsIdempotentAndUpdatable(t *testing.T) {
 	if ui.Config.MaxAge != 2*time.Hour {
 		t.Errorf("max age not updated: %s", ui.Config.MaxAge)
 	}
-	cons, _ := f.js.Consumer(ctx, n.WorkStream(), n.Consumer(stages.KeyStructured))
-	ci, _ := cons.Info(ctx)
-	if ci.Config.MaxAckPending != 99 {
-		t.Errorf("max ack pending not updated: %d", ci.Config.MaxAckPending)
+	for stream, name := range map[string]string{n.WorkStream(): n.Consumer(stages.KeyStructured), n.OriginalsStream(): n.IntakeConsumer()} {
+		cons, err := f.js.Consumer(ctx, stream, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ci := cons.CachedInfo(); ci.Config.MaxAckPending != 99 {
+			t.Errorf("%s: max ack pending not updated: %d", name, ci.Config.MaxAckPending)
+		}
+	}
+}
+
+// TestIntakeStartsWhereNothingIsSkipped: the intake made with the
+// originals stream starts at its first message. One added to a stream that
+// already holds originals (a topology from before the intake) starts one
+// duplicate window back instead of running every retained original again;
+// running the topology again keeps that start.
+func TestIntakeStartsWhereNothingIsSkipped(t *testing.T) {
+	cfg := DefaultConfig()
+	f := startFleet(t, cfg)
+	ctx := context.Background()
+	n := Names{cfg.Prefix}
+	cons, err := f.js.Consumer(ctx, n.OriginalsStream(), n.IntakeConsumer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := cons.CachedInfo().Config.DeliverPolicy; p != njs.DeliverAllPolicy {
+		t.Errorf("new intake delivers %v, want all", p)
+	}
+	if err := f.js.DeleteConsumer(ctx, n.OriginalsStream(), n.IntakeConsumer()); err != nil {
+		t.Fatal(err)
+	}
+	m := nats.NewMsg(n.OriginalSubject("old"))
+	m.Header.Set(HeaderDocID, "old")
+	if _, err := f.js.PublishMsg(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now()
+	if err := EnsureTopology(ctx, f.js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	cons, err = f.js.Consumer(ctx, n.OriginalsStream(), n.IntakeConsumer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := cons.CachedInfo()
+	start := first.Config.OptStartTime
+	if first.Config.DeliverPolicy != njs.DeliverByStartTimePolicy || start == nil ||
+		start.After(before.Add(-cfg.DuplicateWindow+time.Second)) || start.Before(before.Add(-cfg.DuplicateWindow-time.Minute)) {
+		t.Fatalf("intake on a stream with originals: policy %v, start %v; want one duplicate window (%s) back", first.Config.DeliverPolicy, start, cfg.DuplicateWindow)
+	}
+	if err := EnsureTopology(ctx, f.js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	cons, _ = f.js.Consumer(ctx, n.OriginalsStream(), n.IntakeConsumer())
+	if again := cons.CachedInfo(); !again.Created.Equal(first.Created) || !again.Config.OptStartTime.Equal(*start) {
+		t.Error("running the topology again changed the intake")
 	}
 }
 

@@ -160,7 +160,9 @@ func TestDocumentAboveMaxDocumentBytes(t *testing.T) {
 // TestMissingBlobGoesToDeadLettersWithOriginal: a hop whose body is in
 // the object store under a name that does not exist can never succeed.
 // It is dead-lettered with a clear reason, and the document still comes
-// out once, as its stored original, marked with the error.
+// out once, as its stored original, marked with the error. The hop is a
+// replay's (attempt 1), so the document's own run through the intake
+// (attempt 0) stays apart.
 func TestMissingBlobGoesToDeadLettersWithOriginal(t *testing.T) {
 	cfg := DefaultConfig()
 	f := startFleet(t, cfg)
@@ -171,23 +173,19 @@ func TestMissingBlobGoesToDeadLettersWithOriginal(t *testing.T) {
 	n := Names{cfg.Prefix}
 	const id = "lost-blob"
 	text := testDocs(1)[0]
-	orig := nats.NewMsg(n.OriginalSubject(id))
-	orig.Header.Set(HeaderDocID, id)
-	orig.Header.Set(HeaderOrigChars, strconv.Itoa(stages.Chars(text)))
-	orig.Data = []byte(text)
-	if _, err := f.js.PublishMsg(ctx, orig, njs.WithMsgID(id+":original")); err != nil {
+	if _, err := c.Compact(ctx, Document{ID: id, Text: text}); err != nil {
 		t.Fatal(err)
 	}
-	wait, err := c.expect(ctx, id, 0)
+	wait, err := c.expect(ctx, id, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := nats.NewMsg(n.WorkSubject(stages.KeyStructured))
-	env := Envelope{DocID: id, OrigChars: stages.Chars(text), OrigBytes: len(text), OrigRef: n.OriginalSubject(id), Blob: "no-such-object"}
+	env := Envelope{DocID: id, OrigChars: stages.Chars(text), OrigBytes: len(text), OrigRef: n.OriginalSubject(id), Blob: "no-such-object", Attempt: 1}
 	if err := env.Write(m.Header); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.js.PublishMsg(ctx, m, njs.WithMsgID(msgID(id, 0, stages.KeyStructured))); err != nil {
+	if _, err := f.js.PublishMsg(ctx, m, njs.WithMsgID(msgID(id, 1, stages.KeyStructured))); err != nil {
 		t.Fatal(err)
 	}
 	res, err := wait(ctx)
@@ -448,21 +446,22 @@ func TestSubmitSurvivesLostPubAck(t *testing.T) {
 			case <-time.After(15 * time.Second):
 				t.Fatal("Submit still waiting 15s after a lost PubAck: it waits for its whole context instead of republishing")
 			}
-			st, _ := f.js.Stream(ctx, Names{cfg.Prefix}.WorkStream())
-			if info, _ := st.Info(ctx); info.State.Msgs != 1 {
-				t.Errorf("work stream holds %d messages, want 1 (the republish must be deduplicated)", info.State.Msgs)
+			st, _ := f.js.Stream(ctx, Names{cfg.Prefix}.OriginalsStream())
+			if info, _ := st.Info(ctx); info.State.Msgs != 1 || info.State.LastSeq != 1 {
+				t.Errorf("originals stream holds %d messages of %d stored, want 1 (the republish must be deduplicated)", info.State.Msgs, info.State.LastSeq)
 			}
 		})
 	}
 }
 
 // TestOriginalNotYetVisibleIsRetried: a worker needs the stored original
-// (the first hop refers to it; the guard falls back to it when the result
-// is not shorter) but cannot see it yet. That happens in a cluster when a
-// direct get (AllowDirect on the originals stream) is answered by a replica
-// still catching up, for example one just restarted. "Not found" must be
-// retried, not dead-lettered at once: once the original is visible the
-// document comes out.
+// (a replay's first hop refers to it; the guard falls back to it when the
+// result is not shorter) but cannot see it yet. That happens in a cluster
+// when a direct get (AllowDirect on the originals stream) is answered by a
+// replica still catching up, for example one just restarted. "Not found"
+// must be retried, not dead-lettered at once: once the original is visible
+// the document comes out. The hops are attempt 1, apart from the
+// document's own run through the intake once its original is stored.
 //
 // Found by faults.TestClusterNodeKilled, which lost 22 of 2000 documents:
 // fetchOriginal turned the 404 into a permanent error, the message was
@@ -489,12 +488,12 @@ func TestOriginalNotYetVisibleIsRetried(t *testing.T) {
 			defer cancel()
 			n := Names{cfg.Prefix}
 			id := "late-original-" + tc.name
-			wait, err := c.expect(ctx, id, 0)
+			wait, err := c.expect(ctx, id, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
 			m := nats.NewMsg(n.WorkSubject(tc.seg))
-			env := Envelope{DocID: id, OrigChars: stages.Chars(text), OrigBytes: len(text), OrigRef: n.OriginalSubject(id)}
+			env := Envelope{DocID: id, OrigChars: stages.Chars(text), OrigBytes: len(text), OrigRef: n.OriginalSubject(id), Attempt: 1}
 			if tc.body == "" {
 				env.Blob = originalBlobPrefix + id
 			} else {
@@ -503,14 +502,11 @@ func TestOriginalNotYetVisibleIsRetried(t *testing.T) {
 			if err := env.Write(m.Header); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := f.js.PublishMsg(ctx, m, njs.WithMsgID(msgID(id, 0, tc.seg))); err != nil {
+			if _, err := f.js.PublishMsg(ctx, m, njs.WithMsgID(msgID(id, 1, tc.seg))); err != nil {
 				t.Fatal(err)
 			}
 			time.Sleep(300 * time.Millisecond) // the worker looks before the original is visible
-			orig := nats.NewMsg(n.OriginalSubject(id))
-			orig.Header.Set(HeaderDocID, id)
-			orig.Data = []byte(text)
-			if _, err := f.js.PublishMsg(ctx, orig, njs.WithMsgID(id+":original")); err != nil {
+			if err := c.Submit(ctx, Document{ID: id, Text: text}, 0); err != nil {
 				t.Fatal(err)
 			}
 			wctx, wcancel := context.WithTimeout(ctx, 15*time.Second)

@@ -50,6 +50,7 @@ func (w *Worker) taskBindings() []binding {
 	for _, name := range names {
 		fn := w.tasks[name]
 		out = append(out, binding{
+			stream:   w.names.WorkStream(),
 			consumer: w.names.TaskConsumer(name),
 			label:    "task " + name,
 			dead:     w.names.DeadSubject("task_" + name),

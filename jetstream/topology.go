@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	njs "github.com/nats-io/nats.go/jetstream"
 )
@@ -96,10 +97,40 @@ func EnsureTopology(ctx context.Context, js njs.JetStream, cfg Config) error {
 			return fmt.Errorf("consumer %s: %w", cc.Durable, err)
 		}
 	}
+	return ensureIntake(ctx, js, cfg, n)
+}
+
+// ensureIntake creates or updates the first segment's consumer on the
+// originals stream. A new one starts with the first original, unless the
+// stream already holds originals (a topology from before the intake): it
+// then starts one duplicate window back, so nothing published meanwhile is
+// skipped and nothing older is run again. The start of an existing one is
+// kept, since JetStream cannot change it.
+func ensureIntake(ctx context.Context, js njs.JetStream, cfg Config, n Names) error {
+	cc := consumerConfig(cfg, n.IntakeConsumer(), n.IntakeFilter(), "jetcompact intake: new documents for segment "+joinKeys(cfg.Segments[0]))
+	switch cons, err := js.Consumer(ctx, n.OriginalsStream(), cc.Durable); {
+	case err == nil:
+		old := cons.CachedInfo().Config
+		cc.DeliverPolicy, cc.OptStartTime, cc.OptStartSeq = old.DeliverPolicy, old.OptStartTime, old.OptStartSeq
+	case errors.Is(err, njs.ErrConsumerNotFound):
+		st, err := js.Stream(ctx, n.OriginalsStream())
+		if err != nil {
+			return fmt.Errorf("stream %s: %w", n.OriginalsStream(), err)
+		}
+		if st.CachedInfo().State.Msgs > 0 {
+			start := time.Now().Add(-cfg.DuplicateWindow)
+			cc.DeliverPolicy, cc.OptStartTime = njs.DeliverByStartTimePolicy, &start
+		}
+	default:
+		return fmt.Errorf("consumer %s: %w", cc.Durable, err)
+	}
+	if _, err := js.CreateOrUpdateConsumer(ctx, n.OriginalsStream(), cc); err != nil {
+		return fmt.Errorf("consumer %s: %w", cc.Durable, err)
+	}
 	return nil
 }
 
-// consumerConfig is a durable pull consumer on the work stream. MaxDeliver
+// consumerConfig is a durable pull consumer. MaxDeliver
 // is left unlimited on the server: the worker dead-letters a message itself
 // once it has been delivered cfg.MaxDeliver times, even if it crashed the
 // worker every time.

@@ -127,21 +127,43 @@ func (w *Worker) Ready() bool { return w.ready.Load() }
 
 // binding is one durable consumer and what to do with its messages.
 type binding struct {
+	stream   string // the stream the consumer reads
 	consumer string // durable consumer name
 	label    string // segment keys or task name, for spans, logs and dead letters
 	dead     string // dead-letter subject
 	process  func(ctx context.Context, env Envelope, msg njs.Msg) error
 }
 
-func (w *Worker) segmentBinding(seg []stages.Key) binding {
-	return binding{
+// segmentBindings returns the segment's work consumer and, for the first
+// segment, the intake: new documents arrive as their stored originals.
+func (w *Worker) segmentBindings(seg []stages.Key) []binding {
+	work := binding{
+		stream:   w.names.WorkStream(),
 		consumer: w.names.Consumer(seg[0]),
 		label:    joinKeys(seg),
 		dead:     w.names.DeadSubject(string(seg[0])),
 		process: func(ctx context.Context, env Envelope, msg njs.Msg) error {
-			return w.process(ctx, seg, env, msg)
+			text, err := w.body(ctx, env, msg)
+			if err != nil {
+				return err
+			}
+			return w.process(ctx, seg, env, text)
 		},
 	}
+	if seg[0] != w.cfg.Segments[0][0] {
+		return []binding{work}
+	}
+	intake := work
+	intake.stream, intake.consumer = w.names.OriginalsStream(), w.names.IntakeConsumer()
+	intake.process = func(ctx context.Context, env Envelope, msg njs.Msg) error {
+		text, err := originalText(ctx, w.blobs, msg.Headers(), msg.Data())
+		if err != nil {
+			return err
+		}
+		env.Blob = ""
+		return w.process(ctx, seg, env, text)
+	}
+	return []binding{intake, work}
 }
 
 // Run consumes segs (and every task given WithTasks) until ctx ends, then
@@ -152,13 +174,13 @@ func (w *Worker) Run(ctx context.Context, segs [][]stages.Key, drain time.Durati
 		if err := ValidateSegmentIn(w.cfg.Segments, seg); err != nil {
 			return err
 		}
-		bindings = append(bindings, w.segmentBinding(seg))
+		bindings = append(bindings, w.segmentBindings(seg)...)
 	}
 	bindings = append(bindings, w.taskBindings()...)
 	work := context.WithoutCancel(ctx) // in-flight messages finish after ctx ends
 	var inflight, loops sync.WaitGroup
 	for _, b := range bindings {
-		cons, err := w.js.Consumer(ctx, w.names.WorkStream(), b.consumer)
+		cons, err := w.js.Consumer(ctx, b.stream, b.consumer)
 		if err != nil {
 			return fmt.Errorf("bind consumer %s: %w", b.consumer, err)
 		}
@@ -293,6 +315,9 @@ func (w *Worker) handle(ctx context.Context, b binding, msg njs.Msg) {
 	}
 
 	env, err := ReadEnvelope(msg.Headers())
+	if id := msg.Headers().Get(HeaderDocID); err != nil && b.stream == w.names.OriginalsStream() && ValidDocID(id) {
+		env.DocID = id // an original without a valid envelope still comes out, as itself
+	}
 	if err == nil && int(meta.NumDelivered) > w.cfg.MaxDeliver {
 		err = fmt.Errorf("%w: delivered %d times, max_deliver is %d", errPermanent, meta.NumDelivered, w.cfg.MaxDeliver)
 	}
@@ -349,11 +374,7 @@ func (w *Worker) keepAlive(msg njs.Msg) func() {
 // process runs the segment's stages on one document and publishes the
 // outcome downstream. Only after that publish is acknowledged may the
 // caller ack.
-func (w *Worker) process(ctx context.Context, seg []stages.Key, env Envelope, msg njs.Msg) error {
-	text, err := w.body(ctx, env, msg)
-	if err != nil {
-		return err
-	}
+func (w *Worker) process(ctx context.Context, seg []stages.Key, env Envelope, text string) error {
 	nodeKeys := seg
 	guard := seg[len(seg)-1] == stages.KeyGuard
 	if guard {
@@ -497,7 +518,14 @@ func (w *Worker) Original(ctx context.Context, docID string) (string, error) {
 }
 
 func fetchOriginal(ctx context.Context, n Names, b *blobs, docID string) (string, error) {
-	raw, err := b.originalsStream.GetLastMsgForSubject(ctx, n.OriginalSubject(docID))
+	var raw *njs.RawStreamMsg
+	var err error
+	// A pipeline document's original first, then a task's.
+	for _, subject := range []string{n.OriginalSubject(docID), n.TaskOriginalSubject(docID)} {
+		if raw, err = b.originalsStream.GetLastMsgForSubject(ctx, subject); !errors.Is(err, njs.ErrMsgNotFound) {
+			break
+		}
+	}
 	if errors.Is(err, njs.ErrMsgNotFound) {
 		// Not permanent for a worker: a lagging replica may answer a direct
 		// get, or a hop may overtake its original. Redelivery retries it;
@@ -507,11 +535,17 @@ func fetchOriginal(ctx context.Context, n Names, b *blobs, docID string) (string
 	if err != nil {
 		return "", fmt.Errorf("get original %s: %w", docID, err)
 	}
-	if name := raw.Header.Get(HeaderBlob); name != "" {
-		data, err := b.get(ctx, b.originals, name)
-		return string(data), err
+	return originalText(ctx, b, raw.Header, raw.Data)
+}
+
+// originalText is the text of a stored original: its body, or the object
+// its Jc-Blob header names in the originals object store.
+func originalText(ctx context.Context, b *blobs, h nats.Header, data []byte) (string, error) {
+	if name := h.Get(HeaderBlob); name != "" {
+		blob, err := b.get(ctx, b.originals, name)
+		return string(blob), err
 	}
-	return string(raw.Data), nil
+	return string(data), nil
 }
 
 // deadLetter records a message no retry can fix, with its reason, then
@@ -532,7 +566,7 @@ func (w *Worker) deadLetter(ctx context.Context, b binding, env Envelope, msg nj
 	meta, _ := msg.Metadata()
 	var opts []njs.PublishOpt
 	if meta != nil {
-		opts = append(opts, njs.WithMsgID("dead:"+w.names.WorkStream()+":"+strconv.FormatUint(meta.Sequence.Stream, 10)))
+		opts = append(opts, njs.WithMsgID("dead:"+meta.Stream+":"+strconv.FormatUint(meta.Sequence.Stream, 10)))
 	}
 	if _, err := w.js.PublishMsg(ctx, dl, opts...); err != nil {
 		w.log.Warn("dead letter publish failed; will retry", "segment", segName, "error", err.Error())

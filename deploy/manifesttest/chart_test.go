@@ -772,8 +772,23 @@ func TestProductionScalesWithKEDAOnWorkStream(t *testing.T) {
 		if so.Spec.MinReplicaCount == nil || so.Spec.MaxReplicaCount == nil || *so.Spec.MinReplicaCount > *so.Spec.MaxReplicaCount {
 			t.Errorf("%s replica bounds %v..%v", name, so.Spec.MinReplicaCount, so.Spec.MaxReplicaCount)
 		}
-		if len(so.Spec.Triggers) != 1 || so.Spec.Triggers[0].Type != "nats-jetstream" {
-			t.Errorf("%s triggers = %+v", name, so.Spec.Triggers)
+		// The first segment scales on the intake (new documents) and on its
+		// work consumer (replays); the others on their work consumer.
+		want := []string{"JC_WORK/" + wantConsumer[name]}
+		if name == fullname+"-algorithmic" {
+			want = append([]string{"JC_ORIGINALS/jc_intake"}, want...)
+		}
+		var got []string
+		for _, tr := range so.Spec.Triggers {
+			if tr.Type != "nats-jetstream" {
+				t.Errorf("%s trigger type %q", name, tr.Type)
+			}
+			got = append(got, tr.Metadata["stream"]+"/"+tr.Metadata["consumer"])
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s scales on %v, want %v", name, got, want)
+		}
+		if len(so.Spec.Triggers) == 0 {
 			continue
 		}
 		md := so.Spec.Triggers[0].Metadata
@@ -781,9 +796,6 @@ func TestProductionScalesWithKEDAOnWorkStream(t *testing.T) {
 			if !slices.Contains(kedaNATSMetadata, k) {
 				t.Errorf("%s: unknown nats-jetstream metadata %q", name, k)
 			}
-		}
-		if md["stream"] != "JC_WORK" || md["consumer"] != wantConsumer[name] {
-			t.Errorf("%s scales on %s/%s, want JC_WORK/%s", name, md["stream"], md["consumer"], wantConsumer[name])
 		}
 		if md["natsServerMonitoringEndpoint"] != "nats-headless.nats.svc:8222" || md["account"] != "JETCOMPACT" {
 			t.Errorf("%s endpoint/account = %q/%q", name, md["natsServerMonitoringEndpoint"], md["account"])
@@ -865,9 +877,21 @@ func TestPrefixNamesStreamAndConsumers(t *testing.T) {
 	m := render(t, "--set", "config.fleet.prefix=acme", "--set", "segmentDefaults.autoscaling.keda.enabled=true",
 		"--set", "nats.monitoringEndpoint=nats-headless:8222")
 	for _, so := range Of[*ScaledObject](m) {
-		md := so.Spec.Triggers[0].Metadata
-		if md["stream"] != "ACME_WORK" || !strings.HasPrefix(md["consumer"], "acme_") {
-			t.Errorf("%s: stream/consumer = %s/%s", so.Name, md["stream"], md["consumer"])
+		for _, tr := range so.Spec.Triggers {
+			md := tr.Metadata
+			if (md["stream"] != "ACME_WORK" && md["stream"] != "ACME_ORIGINALS") || !strings.HasPrefix(md["consumer"], "acme_") {
+				t.Errorf("%s: stream/consumer = %s/%s", so.Name, md["stream"], md["consumer"])
+			}
+		}
+	}
+	// Stream names upper-case the prefix and turn - into _, as the worker does.
+	h := render(t, "--set", "config.fleet.prefix=team-a", "--set", "segmentDefaults.autoscaling.keda.enabled=true",
+		"--set", "nats.monitoringEndpoint=nats-headless:8222")
+	for _, so := range Of[*ScaledObject](h) {
+		for _, tr := range so.Spec.Triggers {
+			if st := tr.Metadata["stream"]; st != "TEAM_A_WORK" && st != "TEAM_A_ORIGINALS" {
+				t.Errorf("%s: stream %q, want TEAM_A_WORK or TEAM_A_ORIGINALS", so.Name, st)
+			}
 		}
 	}
 	for name, pt := range podTemplates(m) {

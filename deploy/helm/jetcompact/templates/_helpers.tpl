@@ -69,7 +69,16 @@ structured dedup whitespace log_dedup near_dup number_normalize stopwords keywor
 {{- end -}}
 
 {{- define "jetcompact.workStream" -}}
-{{- printf "%s_WORK" (include "jetcompact.prefix" . | upper) -}}
+{{- printf "%s_WORK" (include "jetcompact.prefix" . | upper | replace "-" "_") -}}
+{{- end -}}
+
+{{- define "jetcompact.originalsStream" -}}
+{{- printf "%s_ORIGINALS" (include "jetcompact.prefix" . | upper | replace "-" "_") -}}
+{{- end -}}
+
+{{/* The first segment's consumer on the originals stream: new documents. */}}
+{{- define "jetcompact.intakeConsumer" -}}
+{{- printf "%s_intake" (include "jetcompact.prefix" .) -}}
 {{- end -}}
 
 {{/* Durable consumer of a segment: dict "root" $ "stages" list. */}}
