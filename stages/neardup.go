@@ -416,6 +416,9 @@ func (v *simVotes) flush() {
 }
 
 func (v *simVotes) majority() uint64 {
+	if int32(v.inLanes) == v.n {
+		return laneMajority(&v.lanes, v.n)
+	}
 	v.flush()
 	var fp uint64
 	for b, ones := range v.ones {
@@ -437,25 +440,29 @@ func simhash(lines []string) (uint64, int) {
 // numbers of times (12:04:05) and dates (2024-01-02). Short plain numbers,
 // versions and fractions stay: in prose "5" and "50" are different facts.
 func simToken(t string, all bool) uint64 {
-	digits, timeLike, dateLike := 0, false, false
-	plain := uint64(fnvOffset) // the hash when there is nothing to mask
-	for j := 0; j < len(t); j++ {
-		plain = (plain ^ uint64(t[j])) * fnvPrime
-		if isDigit(t[j]) {
-			digits++
-		} else if j > 0 && j+1 < len(t) && isDigit(t[j-1]) && isDigit(t[j+1]) {
-			switch t[j] {
-			case ':':
-				timeLike = true
-			case '-', '/':
-				dateLike = true
+	// With all set, masking a token without digits leaves it as it is.
+	maskAll := all
+	if !all {
+		digits, timeLike, dateLike := 0, false, false
+		plain := uint64(fnvOffset) // the hash when there is nothing to mask
+		for j := 0; j < len(t); j++ {
+			plain = (plain ^ uint64(t[j])) * fnvPrime
+			if isDigit(t[j]) {
+				digits++
+			} else if j > 0 && j+1 < len(t) && isDigit(t[j-1]) && isDigit(t[j+1]) {
+				switch t[j] {
+				case ':':
+					timeLike = true
+				case '-', '/':
+					dateLike = true
+				}
 			}
 		}
+		if digits == 0 {
+			return plain
+		}
+		maskAll = timeLike || (dateLike && digits >= 6)
 	}
-	if digits == 0 {
-		return plain
-	}
-	maskAll := all || timeLike || (dateLike && digits >= 6)
 	h := uint64(fnvOffset)
 	for j := 0; j < len(t); {
 		c := t[j]
@@ -489,4 +496,17 @@ func simToken(t string, all bool) uint64 {
 		j++
 	}
 	return h
+}
+
+// laneMajority is majority before any flush, when every count is still in
+// its byte lane: each byte is compared with n/2+1 in a 16-bit field.
+func laneMajority(lanes *[8]uint64, n int32) uint64 {
+	const even, tops = 0x00ff00ff00ff00ff, 0x8000800080008000
+	bias := (0x8000 - uint64(n/2+1)) * 0x0001000100010001
+	var fp uint64
+	for j, l := range lanes {
+		ge := (l&even+bias)&tops>>8 | (l>>8&even+bias)&tops
+		fp |= ge >> 7 << j
+	}
+	return fp
 }
