@@ -331,39 +331,84 @@ func (n keywordsNode) markRare(ctx context.Context, x lineIndex, score []int8) e
 	return nil
 }
 
-// signalWord scores a lower-case word by what it says about the run.
+// signalWords scores lower-case words by what they say about the run.
 // 3: something went wrong. 2: a fact worth keeping (a warning, an
-// expectation, a summary). 1: a weak fact. A switch, not a map: it is
-// looked up for every word of every line.
-func signalWord(w string) int8 {
-	switch w {
-	case "error", "errors", "err", "fail", "fails", "failed", "failing", "failure", "failures",
+// expectation, a summary). 1: a weak fact.
+var signalWords = newScoreTable(map[int8][]string{
+	3: {"error", "errors", "err", "fail", "fails", "failed", "failing", "failure", "failures",
 		"fatal", "exception", "exceptions", "panic", "panicked", "traceback", "abort", "aborted",
 		"aborting", "segfault", "segmentation", "sigsegv", "sigabrt", "sigkill", "crash", "crashed",
 		"assert", "assertion", "undefined", "unmatched", "unexpected", "invalid", "illegal", "cannot",
 		"unable", "denied", "refused", "timeout", "killed", "mismatch", "missing", "violation",
 		"violations", "offense", "offenses", "severity", "notok", "unresolved", "forbidden",
 		"unauthorized", "rejected", "corrupt", "broken", "disconnected", "overflow", "conflict",
-		"conflicts":
-		return 3
-	case "warning", "warnings", "warn", "deprecated", "expected", "actual", "expecting", "summary":
-		return 2
-	case "got", "skipped", "result", "results", "conclusion":
-		return 1
-	}
-	return 0
+		"conflicts"},
+	2: {"warning", "warnings", "warn", "deprecated", "expected", "actual", "expecting", "summary"},
+	1: {"got", "skipped", "result", "results", "conclusion"},
+})
+
+// signalPairs scores two-word phrases ("not found") that signal a failure
+// on their own.
+var signalPairs = newScoreTable(map[int8][]string{
+	3: {"not found", "no such", "could not", "couldn t", "can t", "did not", "exited with",
+		"exit code", "exit status", "timed out", "no rule", "not ok", "did you", "does not",
+		"not supported", "stack trace", "core dumped", "non zero", "won t", "doesn t"},
+})
+
+// scoreTable holds scored lower-case words or phrases, with a filter
+// that rules most other words out before the lookup: it is asked about
+// every word of every line.
+type scoreTable struct {
+	scores map[string]int8
+	// first[n] and last[n] have bit c-'a' set when a word of length n,
+	// or the first word of a phrase, starts or ends with c.
+	first, last [16]uint32
+	// second[n] is first for the second words of phrases.
+	second [16]uint32
 }
 
-// signalPair scores a two-word phrase ("not found") that signals a
-// failure on its own.
-func signalPair(p string) int8 {
-	switch p {
-	case "not found", "no such", "could not", "couldn t", "can t", "did not", "exited with",
-		"exit code", "exit status", "timed out", "no rule", "not ok", "did you", "does not",
-		"not supported", "stack trace", "core dumped", "non zero", "won t", "doesn t":
-		return 3
+func newScoreTable(byScore map[int8][]string) *scoreTable {
+	t := &scoreTable{scores: map[string]int8{}}
+	for score, words := range byScore {
+		for _, w := range words {
+			t.scores[w] = score
+			a, b, _ := strings.Cut(w, " ")
+			t.first[len(a)] |= 1 << (a[0] - 'a')
+			t.last[len(a)] |= 1 << (a[len(a)-1] - 'a')
+			if b != "" {
+				t.second[len(b)] |= 1 << (b[0] - 'a')
+			}
+		}
 	}
-	return 0
+	return t
+}
+
+// mayHold reports whether the table may hold w, a lower-case word of
+// letters and underscores.
+func (t *scoreTable) mayHold(w []byte) bool {
+	return len(w) < len(t.first) && t.first[len(w)]>>(w[0]-'a')&1 != 0 && t.last[len(w)]>>(w[len(w)-1]-'a')&1 != 0
+}
+
+// mayPair reports whether the table may hold the phrase of words a and b.
+func (t *scoreTable) mayPair(a, b []byte) bool {
+	return t.mayHold(a) && len(b) < len(t.second) && t.second[len(b)]>>(b[0]-'a')&1 != 0
+}
+
+// signalWord scores a lower-case word: see signalWords.
+func signalWord(w []byte) int8 {
+	if !signalWords.mayHold(w) {
+		return 0
+	}
+	return signalWords.scores[string(w)]
+}
+
+// signalPair scores the phrase of the lower-case words a and b, held in
+// p as a, a blank and b.
+func signalPair(p, a, b []byte) int8 {
+	if !signalPairs.mayPair(a, b) {
+		return 0
+	}
+	return signalPairs.scores[string(p)]
 }
 
 // signalMarks are symbols that mark a failure in test and build output.
@@ -487,7 +532,7 @@ func rawSignal(line string) int {
 		}
 		if s == 0 && prevLen > 0 {
 			buf[prevLen] = ' '
-			s = signalPair(string(buf[:prevLen+1+n]))
+			s = signalPair(buf[:prevLen+1+n], buf[:prevLen], w)
 		}
 		if s > 0 && (prevZero || zeroAfter(line, e) || noBefore(buf[:prevLen])) {
 			s = 0
@@ -517,7 +562,7 @@ func rawSignal(line string) int {
 // such as AssertionError, RuntimeException or TestFailure: orig is the word
 // as written, and the suffix must start with a capital there.
 func wordSignal(w []byte, orig string) int8 {
-	if s := signalWord(string(w)); s > 0 {
+	if s := signalWord(w); s > 0 {
 		return s
 	}
 	if len(w) > 5 && bytes.IndexByte(w, '_') < 0 && len(orig) == len(w) {

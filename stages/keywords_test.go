@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -220,4 +221,78 @@ func syntheticBuildLog(size int) string {
 		}
 	}
 	return b.String()
+}
+
+// signalWordReference and signalPairReference are the word lists as
+// switches, to check the tables and their filters against.
+func signalWordReference(w string) int8 {
+	switch w {
+	case "error", "errors", "err", "fail", "fails", "failed", "failing", "failure", "failures",
+		"fatal", "exception", "exceptions", "panic", "panicked", "traceback", "abort", "aborted",
+		"aborting", "segfault", "segmentation", "sigsegv", "sigabrt", "sigkill", "crash", "crashed",
+		"assert", "assertion", "undefined", "unmatched", "unexpected", "invalid", "illegal", "cannot",
+		"unable", "denied", "refused", "timeout", "killed", "mismatch", "missing", "violation",
+		"violations", "offense", "offenses", "severity", "notok", "unresolved", "forbidden",
+		"unauthorized", "rejected", "corrupt", "broken", "disconnected", "overflow", "conflict",
+		"conflicts":
+		return 3
+	case "warning", "warnings", "warn", "deprecated", "expected", "actual", "expecting", "summary":
+		return 2
+	case "got", "skipped", "result", "results", "conclusion":
+		return 1
+	}
+	return 0
+}
+func signalPairReference(p string) int8 {
+	switch p {
+	case "not found", "no such", "could not", "couldn t", "can t", "did not", "exited with",
+		"exit code", "exit status", "timed out", "no rule", "not ok", "did you", "does not",
+		"not supported", "stack trace", "core dumped", "non zero", "won t", "doesn t":
+		return 3
+	}
+	return 0
+}
+
+func FuzzSignalWord(f *testing.F) {
+	for _, s := range []string{"error", "errorx", "not found", "couldn t", "exit status", "warn_", "zz"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		// Words as rawSignal cuts them: lower-case letters and underscores,
+		// starting with a letter, at most 15 bytes.
+		w := []byte(strings.Map(func(r rune) rune {
+			if r == ' ' || r == '_' || (r >= 'a' && r <= 'z') {
+				return r
+			}
+			return -1
+		}, strings.ToLower(s)))
+		a, b, pair := bytes.Cut(w, []byte(" "))
+		if len(a) == 0 || a[0] == '_' || len(a) > 15 || len(b) > 15 || (pair && (len(b) == 0 || b[0] == '_' || bytes.IndexByte(b, ' ') >= 0)) {
+			return
+		}
+		if pair {
+			if got, want := signalPair(w, a, b), signalPairReference(string(w)); got != want {
+				t.Fatalf("signalPair(%q) = %d, want %d", w, got, want)
+			}
+			return
+		}
+		if got, want := signalWord(w), signalWordReference(string(w)); got != want {
+			t.Fatalf("signalWord(%q) = %d, want %d", w, got, want)
+		}
+	})
+}
+
+func TestSignalTables(t *testing.T) {
+	for _, tab := range []*scoreTable{signalWords, signalPairs} {
+		for w, score := range tab.scores {
+			a, b, pair := strings.Cut(w, " ")
+			if pair {
+				if got := signalPair([]byte(w), []byte(a), []byte(b)); got != score || signalPairReference(w) != score {
+					t.Errorf("signalPair(%q) = %d, reference %d, want %d", w, got, signalPairReference(w), score)
+				}
+			} else if got := signalWord([]byte(w)); got != score || signalWordReference(w) != score {
+				t.Errorf("signalWord(%q) = %d, reference %d, want %d", w, got, signalWordReference(w), score)
+			}
+		}
+	}
 }
