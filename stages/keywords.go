@@ -147,11 +147,11 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, erro
 			}
 		}
 	}
-	w := newLineWriter(len(text) / 4)
-	changed := false
+	// Lines [0, same) go out as they are; the writer starts at the first fold.
+	var w *lineWriter
+	same := 0
 	for i := 0; i < nl; {
 		if keep[i] || score[i] > 0 {
-			w.add(x.line(i))
 			i++
 			continue
 		}
@@ -166,15 +166,22 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, erro
 			j++
 		}
 		if j-i >= n.opt.MinFold || (j-i > 1 && folded > j-i) {
+			if w == nil {
+				w = newLineWriter(len(text))
+			}
+			if same < i {
+				w.add(x.span(same, i))
+			}
 			w.add(foldMarker(folded, keywordsFolded))
-			changed = true
-		} else {
-			w.add(x.span(i, j))
+			same = j
 		}
 		i = j
 	}
-	if !changed {
+	if w == nil {
 		return text, true, nil
+	}
+	if same < nl {
+		w.add(x.span(same, nl))
 	}
 	return w.String(), !rare, nil
 }
