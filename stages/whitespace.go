@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"math/bits"
 	"strings"
 )
 
@@ -186,33 +187,34 @@ func trimBlanksRight(s string) string {
 	return s[:i]
 }
 
-// hasBlankRun reports a tab, or two spaces in a row, in s. It looks at
-// eight bytes at a time: b marks the spaces of a word (a byte's high bit),
-// and a run is a space whose next byte is one too, in the same word or
-// the first byte of the next.
-func hasBlankRun(s string) bool {
+// blankRunIndex returns the index of the first tab, or of the first
+// space followed by a space or a tab, in s, or -1: where collapsing
+// starts to change s. It looks at eight bytes at a time: b marks the
+// spaces of a word and t its tabs (a byte's high bit); a space whose next
+// byte is blank is a run, in the same word or across two.
+func blankRunIndex(s string) int {
 	const lo = 0x0101010101010101
-	var carry uint64 // the last byte of the previous word was a space
+	spaceBefore := false // the byte before the word is a space
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
 		w := le64(s[i:])
-		if zeroBytes(w^('\t'*lo)) != 0 {
-			return true
-		}
+		t := zeroBytes(w ^ ('\t' * lo))
 		b := zeroBytes(w ^ (' ' * lo))
-		if b&(b>>8) != 0 || (carry != 0 && b&0x80 != 0) {
-			return true
+		if spaceBefore && (b|t)&0x80 != 0 {
+			return i - 1
 		}
-		carry = b >> 63
+		if m := t | b&((b|t)>>8); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		spaceBefore = b>>63 != 0
 	}
-	for ; i < len(s); i++ {
+	for i = max(i-1, 0); i < len(s); i++ {
 		c := s[i]
-		if c == '\t' || (c == ' ' && (carry != 0 || (i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t')))) {
-			return true
+		if c == '\t' || (c == ' ' && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t')) {
+			return i
 		}
-		carry = 0
 	}
-	return false
+	return -1
 }
 
 // zeroBytes sets the high bit of each zero byte of w, and only those.
@@ -223,32 +225,26 @@ func zeroBytes(w uint64) uint64 {
 
 // writeCollapsed writes line, found at start in w's source, keeping its
 // leading indentation and folding later runs of spaces and tabs to one
-// space.
+// space. line has no trailing blanks.
 func writeCollapsed(w *prefixWriter, start int, line string) {
 	lead := 0
 	for lead < len(line) && (line[lead] == ' ' || line[lead] == '\t') {
 		lead++
 	}
-	body := line[lead:]
-	if !hasBlankRun(body) {
-		w.writeSrc(start, start+len(line))
-		return
-	}
 	w.writeSrc(start, start+lead)
-	w.diverge()
-	for i := 0; i < len(body); {
-		j := i
-		for j < len(body) && body[j] != ' ' && body[j] != '\t' {
-			j++
+	body, at := line[lead:], start+lead
+	for {
+		k := blankRunIndex(body)
+		if k < 0 {
+			w.writeSrc(at, at+len(body))
+			return
 		}
-		w.b.WriteString(body[i:j])
-		if j == len(body) {
-			break
-		}
-		w.b.WriteByte(' ')
+		w.writeSrc(at, at+k)
+		w.writeByte(' ')
+		j := k + 1
 		for j < len(body) && (body[j] == ' ' || body[j] == '\t') {
 			j++
 		}
-		i = j
+		body, at = body[j:], at+j
 	}
 }
