@@ -87,12 +87,13 @@ func dropPartialLine(s string) string {
 // scan adds up to max non-blank lines of s outside fenced code blocks.
 func (st *kindStats) scan(s string, max int) {
 	fence := ""
-	for n := 0; len(s) > 0 && n < max; {
-		var line string
-		if i := lineBreak(s); i >= 0 {
-			line, s = s[:i], s[i+1:]
+	breaks := newBreakFinder(s)
+	for pos, n := 0, 0; pos < len(s) && n < max; {
+		line := s[pos:]
+		if i := breaks.next(pos); i >= 0 {
+			line, pos = s[pos:i], i+1
 		} else {
-			line, s = s, ""
+			pos = len(s)
 		}
 		if fence != "" {
 			if strings.HasPrefix(strings.TrimSpace(line), fence) {

@@ -85,6 +85,33 @@ func lineBreak(s string) int {
 	return -1
 }
 
+// breakFinder finds the line breaks (\r or \n) of a text in order, as
+// lineBreak does, with one scan for \n a line: the next \r is kept.
+type breakFinder struct {
+	text string
+	cr   int // the first \r at or after the last search, len(text) for none, -1 before
+}
+
+func newBreakFinder(text string) breakFinder { return breakFinder{text: text, cr: -1} }
+
+// next returns the index of the first \r or \n at or after pos, or -1.
+// pos must not decrease from call to call.
+func (f *breakFinder) next(pos int) int {
+	if f.cr < pos {
+		f.cr = len(f.text)
+		if i := strings.IndexByte(f.text[pos:], '\r'); i >= 0 {
+			f.cr = pos + i
+		}
+	}
+	if i := strings.IndexByte(f.text[pos:f.cr], '\n'); i >= 0 {
+		return pos + i
+	}
+	if f.cr < len(f.text) {
+		return f.cr
+	}
+	return -1
+}
+
 // digitRun returns the end of the run of ASCII digits starting at i.
 func digitRun(s string, i int) int {
 	for i < len(s) && isDigit(s[i]) {
