@@ -119,7 +119,7 @@ func FuzzChars(f *testing.F) {
 func TestCalendarNames(t *testing.T) {
 	in := func(names []string, s string) bool { return slices.Contains(names, s) }
 	b := []byte("aaa")
-	for _, c0 := range "ADFJMNOSTWXadj" {
+	for _, c0 := range "ADFJMNOSTWXadj@[`{\x00\x7f" {
 		for _, c1 := range "aceiopruhXz" {
 			for _, c2 := range "bcdeglnprtuvyiX" {
 				b[0], b[1], b[2] = byte(c0), byte(c1), byte(c2)
@@ -129,6 +129,9 @@ func TestCalendarNames(t *testing.T) {
 				}
 				if got, want := isDayName(s), in(dayNames[:], s); got != want {
 					t.Errorf("isDayName(%q) = %v", s, got)
+				}
+				if got, want := isCalendarWord(s), in(monthNames[:], s) || in(dayNames[:], s); got != want {
+					t.Errorf("isCalendarWord(%q) = %v", s, got)
 				}
 			}
 		}

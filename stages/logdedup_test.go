@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -364,4 +366,27 @@ func FuzzTokenize(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkTokenize tokenizes the lines of the LogHub samples in
+// ../../shared/corpus when present, else of a synthetic log.
+func BenchmarkTokenize(b *testing.B) {
+	var text string
+	files, _ := filepath.Glob("../../shared/corpus/loghub/*/*_2k.log")
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		text += string(data)
+	}
+	if text == "" {
+		text = syntheticLog(4 << 20)
+	}
+	lines := strings.Split(text, "\n")
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	var toks []tok
+	for i := 0; i < b.N; i++ {
+		for _, l := range lines {
+			toks = tokenize(l, toks[:0])
+		}
+	}
 }

@@ -143,11 +143,29 @@ func nameKeys(names []string) []uint32 {
 
 var monthKeys, dayKeys = nameKeys(monthNames[:]), nameKeys(dayNames[:])
 
+// initials has bit c-'A' set for each capital c that starts a name, so
+// that most words are ruled out before the keys are searched.
+func initials(names []string) (bits uint32) {
+	for _, n := range names {
+		bits |= 1 << (n[0] - 'A')
+	}
+	return bits
+}
+
+var monthInitials, dayInitials = initials(monthNames[:]), initials(dayNames[:])
+
+// hasInitial reports whether s starts with a capital whose bit is set in set.
+func hasInitial(s string, set uint32) bool { return s[0]-'A' < 26 && set>>(s[0]-'A')&1 != 0 }
+
 // isMonthName reports one of monthNames. s must be 3 bytes long.
-func isMonthName(s string) bool { return slices.Contains(monthKeys, nameKey(s)) }
+func isMonthName(s string) bool {
+	return hasInitial(s, monthInitials) && slices.Contains(monthKeys, nameKey(s))
+}
 
 // isDayName reports one of dayNames. s must be 3 bytes long.
-func isDayName(s string) bool { return slices.Contains(dayKeys, nameKey(s)) }
+func isDayName(s string) bool {
+	return hasInitial(s, dayInitials) && slices.Contains(dayKeys, nameKey(s))
+}
 
 // timeAt reports whether s starts with a clock time such as 7:04 or 16:49:06.
 func timeAt(s string) bool {
