@@ -117,12 +117,9 @@ func (st *kindStats) scan(s string, max int) {
 // kindStats counts what the sampled lines look like.
 type kindStats struct {
 	lines    int
-	records  int // log records: a timestamp, epoch or level first
-	console  int // terminal output: escapes, prompts, progress, file:line
-	escapes  int // lines with ANSI escape sequences
-	repeats  int // lines that open like an earlier line, digits aside
-	openings map[string]struct{}
-	keyBuf   []byte   // scratch for opening keys
+	records  int      // log records: a timestamp, epoch or level first
+	console  int      // terminal output: escapes, prompts, progress, file:line
+	escapes  int      // lines with ANSI escape sequences
 	sample   []string // the lines added, in order
 	prose    int      // sentences: mostly plain words
 	turns    int
@@ -131,17 +128,6 @@ type kindStats struct {
 
 func (st *kindStats) add(line string) {
 	st.lines++
-	if st.openings == nil {
-		st.openings = map[string]struct{}{}
-	}
-	if k := openingKey(line, st.keyBuf[:0]); k != nil {
-		st.keyBuf = k
-		if _, seen := st.openings[string(k)]; seen {
-			st.repeats++
-		} else {
-			st.openings[string(k)] = struct{}{}
-		}
-	}
 	if strings.IndexByte(line, 0x1b) >= 0 {
 		st.escapes++
 	}
@@ -189,7 +175,7 @@ func (st *kindStats) kind() Kind {
 	case st.records*2 >= st.lines || recordsDominateLines(st.sample, 50):
 		// Records, possibly with stack traces under them.
 		return KindLog
-	case st.repeats*3 >= st.lines*2 && st.turns*4 < st.lines && st.prose*2 < st.lines:
+	case st.turns*4 < st.lines && st.prose*2 < st.lines && st.repeats()*3 >= st.lines*2:
 		// Machine output repeats itself: most lines open the same way.
 		return KindLog
 	case st.escapes*30 >= st.lines:
@@ -199,6 +185,25 @@ func (st *kindStats) kind() Kind {
 		return KindLog
 	}
 	return KindProse
+}
+
+// repeats counts the sampled lines that open like an earlier one, digits
+// aside. Only verdicts that records do not settle need it.
+func (st *kindStats) repeats() int {
+	n := 0
+	openings := map[string]struct{}{}
+	var buf []byte
+	for _, line := range st.sample {
+		if k := openingKey(line, buf[:0]); k != nil {
+			buf = k
+			if _, seen := openings[string(k)]; seen {
+				n++
+			} else {
+				openings[string(k)] = struct{}{}
+			}
+		}
+	}
+	return n
 }
 
 // openingKey appends to buf the first two tokens of line, joined by a
