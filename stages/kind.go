@@ -92,6 +92,9 @@ func (st *kindStats) scan(s string, max int) {
 		line := s[pos:]
 		if i := breaks.next(pos); i >= 0 {
 			line, pos = s[pos:i], i+1
+			if s[i] == '\r' && pos < len(s) && s[pos] == '\n' {
+				pos++ // the empty line between would be skipped
+			}
 		} else {
 			pos = len(s)
 		}

@@ -164,3 +164,48 @@ func FuzzLineBreak(f *testing.F) {
 		}
 	})
 }
+
+// scanReference is kindStats.scan cutting lines with strings.IndexAny.
+func (st *kindStats) scanReference(s string, max int) {
+	fence := ""
+	for n := 0; len(s) > 0 && n < max; {
+		var line string
+		if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			line, s = s, ""
+		}
+		if fence != "" {
+			if strings.HasPrefix(strings.TrimSpace(line), fence) {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceMarker(strings.TrimLeft(line, " ")); f != "" {
+			fence = f
+			continue
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		st.add(line)
+		st.sample = append(st.sample, line)
+		n++
+	}
+}
+
+// FuzzDetectScan checks that scan samples the lines the reference does.
+func FuzzDetectScan(f *testing.F) {
+	for _, s := range []string{"a\r\nb\r\n\r\nc", "x\ry\n\rz", "```\r\ncode\r\n```\r\nafter\r\n", "2024-01-01 INFO a\n\n\r\r\n"} {
+		f.Add(s, uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, s string, max uint8) {
+		got := kindStats{speakers: map[string]int{}}
+		want := kindStats{speakers: map[string]int{}}
+		got.scan(s, int(max))
+		want.scanReference(s, int(max))
+		if !slices.Equal(got.sample, want.sample) || got.kind() != want.kind() {
+			t.Fatalf("scan(%q, %d) sampled %q, want %q", s, max, got.sample, want.sample)
+		}
+	})
+}
