@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -390,32 +389,17 @@ func newScoreTable(byScore map[int8][]string) *scoreTable {
 	return t
 }
 
-// mayHold reports whether the table may hold w, a lower-case word of
-// letters and underscores.
-func (t *scoreTable) mayHold(w []byte) bool {
-	return len(w) < len(t.first) && t.first[len(w)]>>(w[0]-'a')&1 != 0 && t.last[len(w)]>>(w[len(w)-1]-'a')&1 != 0
+// mayHold reports whether the table may hold a word (or open a phrase
+// with one) of n letters and underscores, first and last as given, lower
+// case.
+func (t *scoreTable) mayHold(n int, first, last byte) bool {
+	return n < len(t.first) && t.first[n]>>(first-'a')&1 != 0 && t.last[n]>>(last-'a')&1 != 0
 }
 
-// mayPair reports whether the table may hold the phrase of words a and b.
-func (t *scoreTable) mayPair(a, b []byte) bool {
-	return t.mayHold(a) && len(b) < len(t.second) && t.second[len(b)]>>(b[0]-'a')&1 != 0
-}
-
-// signalWord scores a lower-case word: see signalWords.
-func signalWord(w []byte) int8 {
-	if !signalWords.mayHold(w) {
-		return 0
-	}
-	return signalWords.scores[string(w)]
-}
-
-// signalPair scores the phrase of the lower-case words a and b, held in
-// p as a, a blank and b.
-func signalPair(p, a, b []byte) int8 {
-	if !signalPairs.mayPair(a, b) {
-		return 0
-	}
-	return signalPairs.scores[string(p)]
+// maySecond reports whether the table may hold a phrase whose second word
+// has n bytes and starts with first, lower case.
+func (t *scoreTable) maySecond(n int, first byte) bool {
+	return n < len(t.second) && t.second[n]>>(first-'a')&1 != 0
 }
 
 // signalMarks are symbols that mark a failure in test and build output.
@@ -491,8 +475,11 @@ func rawSignal(line string) int {
 			best = 1
 		}
 	}
-	var buf [32]byte // previous word, a space, this word
-	prevLen := 0
+	// The previous word, lower-cased and cut to 15 bytes, is kept only
+	// when it may open a phrase or be "without": no other word reads it.
+	var prev [15]byte
+	prevLen := 0 // 0 at the start and after a number
+	prevKept := false
 	prevZero := false // the previous token was the number 0
 	marks := false    // the line holds a byte that may start a mark
 	for i := start; i < len(line); {
@@ -522,26 +509,20 @@ func rawSignal(line string) int {
 		for e < len(line) && (isLetter(line[e]) || line[e] == '_') {
 			e++
 		}
-		n := e - i
-		if n > 15 {
-			n = 15
-		}
-		if prevLen > 16 {
-			prevLen = 0
-		}
-		w := buf[prevLen+1 : prevLen+1+n]
-		for k := range w {
-			w[k] = lower(line[i+k])
-		}
+		word := line[i:min(e, i+15)]
+		n, first := len(word), lower(word[0])
 		s := int8(0)
 		if e-i <= 15 && !inPath(line, i, e) {
-			s = wordSignal(w, line[i:e])
+			s = wordSignal(word)
 		}
-		if s == 0 && prevLen > 0 {
-			buf[prevLen] = ' '
-			s = signalPair(buf[:prevLen+1+n], buf[:prevLen], w)
+		if s == 0 && prevLen > 0 && prevKept && signalPairs.maySecond(n, first) {
+			var p [31]byte
+			k := copy(p[:], prev[:prevLen])
+			p[k] = ' '
+			k += 1 + lowerInto(p[k+1:], word)
+			s = signalPairs.scores[string(p[:k])]
 		}
-		if s > 0 && (prevZero || zeroAfter(line, e) || noBefore(buf[:prevLen])) {
+		if s > 0 && (prevZero || zeroAfter(line, e) || (prevKept && noBefore(prev[:prevLen]))) {
 			s = 0
 		}
 		if int(s) > best {
@@ -550,7 +531,11 @@ func rawSignal(line string) int {
 				return 3
 			}
 		}
-		copy(buf[:], w)
+		last := lower(word[n-1])
+		prevKept = signalPairs.mayHold(n, first, last) || (n == len("without") && first == 'w' && last == 't')
+		if prevKept {
+			lowerInto(prev[:], word)
+		}
 		prevLen = n
 		prevZero = false
 		i = e
@@ -565,18 +550,40 @@ func rawSignal(line string) int {
 	return best
 }
 
-// wordSignal looks a lower-case word up, and also catches compound names
-// such as AssertionError, RuntimeException or TestFailure: orig is the word
-// as written, and the suffix must start with a capital there.
-func wordSignal(w []byte, orig string) int8 {
-	if s := signalWord(w); s > 0 {
-		return s
+// lowerInto writes s lower-cased to dst and returns its length.
+func lowerInto(dst []byte, s string) int {
+	for k := 0; k < len(s); k++ {
+		dst[k] = lower(s[k])
 	}
-	if len(w) > 5 && bytes.IndexByte(w, '_') < 0 && len(orig) == len(w) {
+	return len(s)
+}
+
+// wordSignal looks a word of letters and underscores up, as written and
+// at most 15 bytes long, and also catches compound names such as
+// AssertionError, RuntimeException or TestFailure, whose suffix starts
+// with a capital.
+func wordSignal(orig string) int8 {
+	n, first, last := len(orig), lower(orig[0]), lower(orig[len(orig)-1])
+	var w [15]byte
+	lowered := false
+	if signalWords.mayHold(n, first, last) {
+		lowerInto(w[:], orig)
+		lowered = true
+		if s := signalWords.scores[string(w[:n])]; s > 0 {
+			return s
+		}
+	}
+	if n > 5 && strings.IndexByte(orig, '_') < 0 {
 		for _, suf := range [...]string{"error", "exception", "failure", "failed"} {
-			k := len(w) - len(suf)
-			if k > 0 && string(w[k:]) == suf && orig[k] >= 'A' && orig[k] <= 'Z' {
-				return 3
+			k := n - len(suf)
+			if k > 0 && orig[k] >= 'A' && orig[k] <= 'Z' {
+				if !lowered {
+					lowerInto(w[:], orig)
+					lowered = true
+				}
+				if string(w[k:n]) == suf {
+					return 3
+				}
 			}
 		}
 	}
