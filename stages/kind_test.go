@@ -113,6 +113,9 @@ func FuzzChars(f *testing.F) {
 		if got, want := Chars(s), utf8.RuneCountInString(s); got != want {
 			t.Fatalf("Chars(%q) = %d, want %d", s, got, want)
 		}
+		if n, valid := CharsValid(s); n != utf8.RuneCountInString(s) || valid != utf8.ValidString(s) {
+			t.Fatalf("CharsValid(%q) = %d, %v", s, n, valid)
+		}
 	})
 }
 
