@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"math/bits"
 	"strings"
 )
 
@@ -189,38 +188,25 @@ func trimBlanksRight(s string) string {
 
 // blankRunIndex returns the index of the first tab, or of the first
 // space followed by a space or a tab, in s, or -1: where collapsing
-// starts to change s. It looks at eight bytes at a time: b marks the
-// spaces of a word and t its tabs (a byte's high bit); a space whose next
-// byte is blank is a run, in the same word or across two.
+// starts to change s. That is the start of the first run of blanks with
+// a tab or two blanks in it: the first double space, or the first tab
+// with the spaces before it. Double spaces are searched 64 bytes at a
+// time (one overlapping), where strings.Index compares whole blocks.
 func blankRunIndex(s string) int {
-	const lo = 0x0101010101010101
-	spaceBefore := false // the byte before the word is a space
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := le64(s[i:])
-		t := zeroBytes(w ^ ('\t' * lo))
-		b := zeroBytes(w ^ (' ' * lo))
-		if spaceBefore && (b|t)&0x80 != 0 {
-			return i - 1
-		}
-		if m := t | b&((b|t)>>8); m != 0 {
-			return i + bits.TrailingZeros64(m)/8
-		}
-		spaceBefore = b>>63 != 0
-	}
-	for i = max(i-1, 0); i < len(s); i++ {
-		c := s[i]
-		if c == '\t' || (c == ' ' && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t')) {
-			return i
+	i := -1
+	for off := 0; off < len(s); off += 63 {
+		if k := strings.Index(s[off:min(off+64, len(s))], "  "); k >= 0 {
+			i = off + k
+			break
 		}
 	}
-	return -1
-}
-
-// zeroBytes sets the high bit of each zero byte of w, and only those.
-func zeroBytes(w uint64) uint64 {
-	const low7 = 0x7f7f7f7f7f7f7f7f
-	return ^((w&low7 + low7) | w | low7)
+	if t := strings.IndexByte(s, '\t'); t >= 0 && (i < 0 || t < i) {
+		for t > 0 && s[t-1] == ' ' {
+			t--
+		}
+		i = t
+	}
+	return i
 }
 
 // writeCollapsed writes line, found at start in w's source, keeping its

@@ -97,7 +97,7 @@ func FuzzWhitespaceReference(f *testing.F) {
 }
 
 func FuzzBlankRunIndex(f *testing.F) {
-	for _, s := range []string{"a b c d e f g h", "abcdefg  h", "abcdefgh\tij", "a b c d  ", "1234567 89 0123456 ", "       x"} {
+	for _, s := range []string{"a b c d e f g h", "abcdefg  h", "abcdefgh\tij", "a b c d  ", "1234567 89 0123456 ", "       x", strings.Repeat("x", 62) + "  y", strings.Repeat("x", 63) + "  y", strings.Repeat("x ", 70) + "\t"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
