@@ -417,22 +417,7 @@ var tokClass = func() (t [256]uint8) {
 	return t
 }()
 
-func isCalendarWord(t string) bool {
-	return len(t) == 3 && calendarInitial[t[0]] && isCalendarName(t)
-}
-
-// calendarInitial marks the first letters of month and day names.
-var calendarInitial = func() (m [256]bool) {
-	for _, n := range append(monthNames[:], dayNames[:]...) {
-		m[n[0]] = true
-	}
-	return m
-}()
-
-func isCalendarName(t string) bool {
-	k := nameKey(t)
-	return slices.Contains(monthKeys, k) || slices.Contains(dayKeys, k)
-}
+func isCalendarWord(t string) bool { return len(t) == 3 && calendarSet.has(t) }
 
 // maskedHash hashes a whole line with only its numbers masked: digit
 // runs that do not end a name (eval1 stays), and hex runs of 6 or more that

@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"slices"
 	"strings"
 )
 
@@ -129,43 +128,47 @@ func monthAt(s string) bool { return len(s) >= 4 && s[3] == ' ' && isMonthName(s
 // dayAt reports whether s starts with a weekday name and a blank.
 func dayAt(s string) bool { return len(s) >= 4 && s[3] == ' ' && isDayName(s[:3]) }
 
-// nameKey packs a three-letter name into an integer, so that a name test
-// is a few integer compares.
-func nameKey(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(s[2]) }
-
-func nameKeys(names []string) []uint32 {
-	keys := make([]uint32, len(names))
-	for i, n := range names {
-		keys[i] = nameKey(n)
+// nameIndex numbers a capital and two lower-case letters from 0 to
+// 26*26*26-1, or returns -1 for any other three bytes.
+func nameIndex(s string) int {
+	c0, c1, c2 := s[0]-'A', s[1]-'a', s[2]-'a'
+	if c0 >= 26 || c1 >= 26 || c2 >= 26 {
+		return -1
 	}
-	return keys
+	return int(c0)*26*26 + int(c1)*26 + int(c2)
 }
 
-var monthKeys, dayKeys = nameKeys(monthNames[:]), nameKeys(dayNames[:])
+// nameSet holds three-letter names as bits, so that a name test is one
+// lookup.
+type nameSet [26 * 26 * 26 / 8]byte
 
-// initials has bit c-'A' set for each capital c that starts a name, so
-// that most words are ruled out before the keys are searched.
-func initials(names []string) (bits uint32) {
-	for _, n := range names {
-		bits |= 1 << (n[0] - 'A')
+func newNameSet(names ...[]string) *nameSet {
+	var set nameSet
+	for _, list := range names {
+		for _, n := range list {
+			k := nameIndex(n)
+			set[k/8] |= 1 << (k % 8)
+		}
 	}
-	return bits
+	return &set
 }
 
-var monthInitials, dayInitials = initials(monthNames[:]), initials(dayNames[:])
+// has reports whether the set holds s, 3 bytes long. Not inlined, so
+// that its callers are.
+//
+//go:noinline
+func (set *nameSet) has(s string) bool {
+	k := nameIndex(s)
+	return k >= 0 && set[k/8]>>(k%8)&1 != 0
+}
 
-// hasInitial reports whether s starts with a capital whose bit is set in set.
-func hasInitial(s string, set uint32) bool { return s[0]-'A' < 26 && set>>(s[0]-'A')&1 != 0 }
+var monthSet, daySet, calendarSet = newNameSet(monthNames[:]), newNameSet(dayNames[:]), newNameSet(monthNames[:], dayNames[:])
 
 // isMonthName reports one of monthNames. s must be 3 bytes long.
-func isMonthName(s string) bool {
-	return hasInitial(s, monthInitials) && slices.Contains(monthKeys, nameKey(s))
-}
+func isMonthName(s string) bool { return monthSet.has(s) }
 
 // isDayName reports one of dayNames. s must be 3 bytes long.
-func isDayName(s string) bool {
-	return hasInitial(s, dayInitials) && slices.Contains(dayKeys, nameKey(s))
-}
+func isDayName(s string) bool { return daySet.has(s) }
 
 // timeAt reports whether s starts with a clock time such as 7:04 or 16:49:06.
 func timeAt(s string) bool {
