@@ -135,8 +135,9 @@ func (st *kindStats) add(line string) {
 		st.escapes++
 	}
 	console := false
+	record := isLogRecord(line)
 	switch {
-	case isLogRecord(line):
+	case record:
 		st.records++
 	case isConsoleLine(line):
 		st.console++
@@ -145,7 +146,7 @@ func (st *kindStats) add(line string) {
 		st.prose++
 	}
 	body := line
-	if line[0] == '[' && isLogRecord(line) {
+	if line[0] == '[' && record {
 		// A transcript written as a log: "[2023-08-22 14:46 INFO] User: ...".
 		if i := strings.IndexByte(line, ']'); i > 0 && i+2 < len(line) {
 			body = line[i+2:]
