@@ -159,5 +159,6 @@ func clip(s string) string {
 
 // applyProtected runs a node with its protected regions stashed.
 func applyProtected(ctx context.Context, node stages.Node, in stages.Input) (stages.Outcome, error) {
-	return applyNode(ctx, node, in, true)
+	out, _, err := applyNode(ctx, node, in, true)
+	return out, err
 }

@@ -122,12 +122,11 @@ func (p *Pipeline) CompactAlgorithmic(ctx context.Context, text string) (Result,
 
 // Run compacts one document: every enabled node in order, then the guard.
 func (p *Pipeline) Run(ctx context.Context, req Request) (Result, error) {
-	in, passReason := p.Prepare(req)
+	origChars, valid := stages.CharsValid(req.Text)
+	in, passReason := p.prepare(req, func(string) bool { return valid })
 	if passReason != "" {
-		n := stages.Chars(req.Text)
-		return Result{Text: req.Text, Report: Report{Kind: in.Kind, Mode: in.Mode, CharsIn: n, CharsOut: n, Guard: passReason}}, nil
+		return Result{Text: req.Text, Report: Report{Kind: in.Kind, Mode: in.Mode, CharsIn: origChars, CharsOut: origChars, Guard: passReason}}, nil
 	}
-	origChars := stages.Chars(req.Text)
 	inChars := origChars
 	if in.Text != req.Text { // invalid UTF-8 was replaced
 		inChars = stages.Chars(in.Text)
@@ -149,6 +148,11 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (Result, error) {
 // Prepare turns a request into the first node's input. A non-empty reason
 // means the document passes through untouched.
 func (p *Pipeline) Prepare(req Request) (stages.Input, string) {
+	return p.prepare(req, utf8.ValidString)
+}
+
+// prepare is Prepare with the UTF-8 check of the request's text given.
+func (p *Pipeline) prepare(req Request, validUTF8 func(string) bool) (stages.Input, string) {
 	mode := req.Mode
 	if mode == "" {
 		mode = p.cfg.Mode
@@ -162,7 +166,7 @@ func (p *Pipeline) Prepare(req Request) (stages.Input, string) {
 	case len(p.nodes) == 0:
 		return in, "passthrough: no enabled nodes"
 	}
-	if !utf8.ValidString(in.Text) {
+	if !validUTF8(in.Text) {
 		in.Text = strings.ToValidUTF8(in.Text, "\uFFFD")
 	}
 	if in.Kind == "" {
@@ -201,16 +205,15 @@ func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.
 			continue
 		}
 		start := time.Now()
-		out, err := applyNode(ctx, node, in, protect)
+		out, outChars, err := applyNode(ctx, node, in, protect)
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", nil, ctx.Err()
 			}
 			out = stages.Outcome{Text: in.Text, Skipped: true, Reason: "error: " + err.Error()}
 		}
-		outChars := chars
-		if out.Text != in.Text {
-			outChars = stages.Chars(out.Text)
+		if out.Text == in.Text {
+			outChars = chars
 		}
 		reports = append(reports, NodeReport{
 			Key: k, CharsIn: chars, CharsOut: outChars,
@@ -223,8 +226,8 @@ func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.
 
 // applyNode stashes protected regions (when protect is set), runs the node
 // and restores them. A node that loses a region, returns invalid UTF-8 or
-// panics is undone.
-func applyNode(ctx context.Context, node stages.Node, in stages.Input, protect bool) (out stages.Outcome, err error) {
+// panics is undone. chars counts a changed text's characters.
+func applyNode(ctx context.Context, node stages.Node, in stages.Input, protect bool) (out stages.Outcome, chars int, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("node %s panicked: %v", node.Key(), r)
@@ -237,21 +240,22 @@ func applyNode(ctx context.Context, node stages.Node, in stages.Input, protect b
 	}
 	out, err = node.Apply(ctx, in)
 	if err != nil {
-		return stages.Outcome{}, err
+		return stages.Outcome{}, 0, err
 	}
 	if out.Text == in.Text {
 		out.Text = orig
-		return out, nil
+		return out, 0, nil
 	}
 	restored, ok := stash.Restore(out.Text)
 	if !ok {
-		return stages.Outcome{Text: orig, Skipped: true, Reason: "node lost a protected region; undone"}, nil
+		return stages.Outcome{Text: orig, Skipped: true, Reason: "node lost a protected region; undone"}, 0, nil
 	}
-	if !utf8.ValidString(restored) {
-		return stages.Outcome{Text: orig, Skipped: true, Reason: "node produced invalid UTF-8; undone"}, nil
+	chars, valid := stages.CharsValid(restored)
+	if !valid {
+		return stages.Outcome{Text: orig, Skipped: true, Reason: "node produced invalid UTF-8; undone"}, 0, nil
 	}
 	out.Text = restored
-	return out, nil
+	return out, chars, nil
 }
 
 // Guard keeps result only when it is shorter than the original, in

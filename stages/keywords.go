@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -147,11 +146,11 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, erro
 			}
 		}
 	}
-	w := newLineWriter(len(text) / 4)
-	changed := false
+	// Lines [0, same) go out as they are; the writer starts at the first fold.
+	var w *lineWriter
+	same := 0
 	for i := 0; i < nl; {
 		if keep[i] || score[i] > 0 {
-			w.add(x.line(i))
 			i++
 			continue
 		}
@@ -166,15 +165,22 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, erro
 			j++
 		}
 		if j-i >= n.opt.MinFold || (j-i > 1 && folded > j-i) {
+			if w == nil {
+				w = newLineWriter(len(text))
+			}
+			if same < i {
+				w.add(x.span(same, i))
+			}
 			w.add(foldMarker(folded, keywordsFolded))
-			changed = true
-		} else {
-			w.add(x.span(i, j))
+			same = j
 		}
 		i = j
 	}
-	if !changed {
+	if w == nil {
 		return text, true, nil
+	}
+	if same < nl {
+		w.add(x.span(same, nl))
 	}
 	return w.String(), !rare, nil
 }
@@ -331,39 +337,69 @@ func (n keywordsNode) markRare(ctx context.Context, x lineIndex, score []int8) e
 	return nil
 }
 
-// signalWord scores a lower-case word by what it says about the run.
+// signalWords scores lower-case words by what they say about the run.
 // 3: something went wrong. 2: a fact worth keeping (a warning, an
-// expectation, a summary). 1: a weak fact. A switch, not a map: it is
-// looked up for every word of every line.
-func signalWord(w string) int8 {
-	switch w {
-	case "error", "errors", "err", "fail", "fails", "failed", "failing", "failure", "failures",
+// expectation, a summary). 1: a weak fact.
+var signalWords = newScoreTable(map[int8][]string{
+	3: {"error", "errors", "err", "fail", "fails", "failed", "failing", "failure", "failures",
 		"fatal", "exception", "exceptions", "panic", "panicked", "traceback", "abort", "aborted",
 		"aborting", "segfault", "segmentation", "sigsegv", "sigabrt", "sigkill", "crash", "crashed",
 		"assert", "assertion", "undefined", "unmatched", "unexpected", "invalid", "illegal", "cannot",
 		"unable", "denied", "refused", "timeout", "killed", "mismatch", "missing", "violation",
 		"violations", "offense", "offenses", "severity", "notok", "unresolved", "forbidden",
 		"unauthorized", "rejected", "corrupt", "broken", "disconnected", "overflow", "conflict",
-		"conflicts":
-		return 3
-	case "warning", "warnings", "warn", "deprecated", "expected", "actual", "expecting", "summary":
-		return 2
-	case "got", "skipped", "result", "results", "conclusion":
-		return 1
-	}
-	return 0
+		"conflicts"},
+	2: {"warning", "warnings", "warn", "deprecated", "expected", "actual", "expecting", "summary"},
+	1: {"got", "skipped", "result", "results", "conclusion"},
+})
+
+// signalPairs scores two-word phrases ("not found") that signal a failure
+// on their own.
+var signalPairs = newScoreTable(map[int8][]string{
+	3: {"not found", "no such", "could not", "couldn t", "can t", "did not", "exited with",
+		"exit code", "exit status", "timed out", "no rule", "not ok", "did you", "does not",
+		"not supported", "stack trace", "core dumped", "non zero", "won t", "doesn t"},
+})
+
+// scoreTable holds scored lower-case words or phrases, with a filter
+// that rules most other words out before the lookup: it is asked about
+// every word of every line.
+type scoreTable struct {
+	scores map[string]int8
+	// first[n] and last[n] have bit c-'a' set when a word of length n,
+	// or the first word of a phrase, starts or ends with c.
+	first, last [16]uint32
+	// second[n] is first for the second words of phrases.
+	second [16]uint32
 }
 
-// signalPair scores a two-word phrase ("not found") that signals a
-// failure on its own.
-func signalPair(p string) int8 {
-	switch p {
-	case "not found", "no such", "could not", "couldn t", "can t", "did not", "exited with",
-		"exit code", "exit status", "timed out", "no rule", "not ok", "did you", "does not",
-		"not supported", "stack trace", "core dumped", "non zero", "won t", "doesn t":
-		return 3
+func newScoreTable(byScore map[int8][]string) *scoreTable {
+	t := &scoreTable{scores: map[string]int8{}}
+	for score, words := range byScore {
+		for _, w := range words {
+			t.scores[w] = score
+			a, b, _ := strings.Cut(w, " ")
+			t.first[len(a)] |= 1 << (a[0] - 'a')
+			t.last[len(a)] |= 1 << (a[len(a)-1] - 'a')
+			if b != "" {
+				t.second[len(b)] |= 1 << (b[0] - 'a')
+			}
+		}
 	}
-	return 0
+	return t
+}
+
+// mayHold reports whether the table may hold a word (or open a phrase
+// with one) of n letters and underscores, first and last as given, lower
+// case.
+func (t *scoreTable) mayHold(n int, first, last byte) bool {
+	return n < len(t.first) && t.first[n]>>(first-'a')&1 != 0 && t.last[n]>>(last-'a')&1 != 0
+}
+
+// maySecond reports whether the table may hold a phrase whose second word
+// has n bytes and starts with first, lower case.
+func (t *scoreTable) maySecond(n int, first byte) bool {
+	return n < len(t.second) && t.second[n]>>(first-'a')&1 != 0
 }
 
 // signalMarks are symbols that mark a failure in test and build output.
@@ -439,8 +475,11 @@ func rawSignal(line string) int {
 			best = 1
 		}
 	}
-	var buf [32]byte // previous word, a space, this word
-	prevLen := 0
+	// The previous word, lower-cased and cut to 15 bytes, is kept only
+	// when it may open a phrase or be "without": no other word reads it.
+	var prev [15]byte
+	prevLen := 0 // 0 at the start and after a number
+	prevKept := false
 	prevZero := false // the previous token was the number 0
 	marks := false    // the line holds a byte that may start a mark
 	for i := start; i < len(line); {
@@ -470,26 +509,20 @@ func rawSignal(line string) int {
 		for e < len(line) && (isLetter(line[e]) || line[e] == '_') {
 			e++
 		}
-		n := e - i
-		if n > 15 {
-			n = 15
-		}
-		if prevLen > 16 {
-			prevLen = 0
-		}
-		w := buf[prevLen+1 : prevLen+1+n]
-		for k := range w {
-			w[k] = lower(line[i+k])
-		}
+		word := line[i:min(e, i+15)]
+		n, first := len(word), lower(word[0])
 		s := int8(0)
 		if e-i <= 15 && !inPath(line, i, e) {
-			s = wordSignal(w, line[i:e])
+			s = wordSignal(word)
 		}
-		if s == 0 && prevLen > 0 {
-			buf[prevLen] = ' '
-			s = signalPair(string(buf[:prevLen+1+n]))
+		if s == 0 && prevLen > 0 && prevKept && signalPairs.maySecond(n, first) {
+			var p [31]byte
+			k := copy(p[:], prev[:prevLen])
+			p[k] = ' '
+			k += 1 + lowerInto(p[k+1:], word)
+			s = signalPairs.scores[string(p[:k])]
 		}
-		if s > 0 && (prevZero || zeroAfter(line, e) || noBefore(buf[:prevLen])) {
+		if s > 0 && (prevZero || zeroAfter(line, e) || (prevKept && noBefore(prev[:prevLen]))) {
 			s = 0
 		}
 		if int(s) > best {
@@ -498,7 +531,11 @@ func rawSignal(line string) int {
 				return 3
 			}
 		}
-		copy(buf[:], w)
+		last := lower(word[n-1])
+		prevKept = signalPairs.mayHold(n, first, last) || (n == len("without") && first == 'w' && last == 't')
+		if prevKept {
+			lowerInto(prev[:], word)
+		}
 		prevLen = n
 		prevZero = false
 		i = e
@@ -513,18 +550,40 @@ func rawSignal(line string) int {
 	return best
 }
 
-// wordSignal looks a lower-case word up, and also catches compound names
-// such as AssertionError, RuntimeException or TestFailure: orig is the word
-// as written, and the suffix must start with a capital there.
-func wordSignal(w []byte, orig string) int8 {
-	if s := signalWord(string(w)); s > 0 {
-		return s
+// lowerInto writes s lower-cased to dst and returns its length.
+func lowerInto(dst []byte, s string) int {
+	for k := 0; k < len(s); k++ {
+		dst[k] = lower(s[k])
 	}
-	if len(w) > 5 && bytes.IndexByte(w, '_') < 0 && len(orig) == len(w) {
+	return len(s)
+}
+
+// wordSignal looks a word of letters and underscores up, as written and
+// at most 15 bytes long, and also catches compound names such as
+// AssertionError, RuntimeException or TestFailure, whose suffix starts
+// with a capital.
+func wordSignal(orig string) int8 {
+	n, first, last := len(orig), lower(orig[0]), lower(orig[len(orig)-1])
+	var w [15]byte
+	lowered := false
+	if signalWords.mayHold(n, first, last) {
+		lowerInto(w[:], orig)
+		lowered = true
+		if s := signalWords.scores[string(w[:n])]; s > 0 {
+			return s
+		}
+	}
+	if n > 5 && strings.IndexByte(orig, '_') < 0 {
 		for _, suf := range [...]string{"error", "exception", "failure", "failed"} {
-			k := len(w) - len(suf)
-			if k > 0 && string(w[k:]) == suf && orig[k] >= 'A' && orig[k] <= 'Z' {
-				return 3
+			k := n - len(suf)
+			if k > 0 && orig[k] >= 'A' && orig[k] <= 'Z' {
+				if !lowered {
+					lowerInto(w[:], orig)
+					lowered = true
+				}
+				if string(w[k:n]) == suf {
+					return 3
+				}
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -220,4 +221,221 @@ func syntheticBuildLog(size int) string {
 		}
 	}
 	return b.String()
+}
+
+// signalWordReference and signalPairReference are the word lists as
+// switches, to check the tables and their filters against.
+func signalWordReference(w string) int8 {
+	switch w {
+	case "error", "errors", "err", "fail", "fails", "failed", "failing", "failure", "failures",
+		"fatal", "exception", "exceptions", "panic", "panicked", "traceback", "abort", "aborted",
+		"aborting", "segfault", "segmentation", "sigsegv", "sigabrt", "sigkill", "crash", "crashed",
+		"assert", "assertion", "undefined", "unmatched", "unexpected", "invalid", "illegal", "cannot",
+		"unable", "denied", "refused", "timeout", "killed", "mismatch", "missing", "violation",
+		"violations", "offense", "offenses", "severity", "notok", "unresolved", "forbidden",
+		"unauthorized", "rejected", "corrupt", "broken", "disconnected", "overflow", "conflict",
+		"conflicts":
+		return 3
+	case "warning", "warnings", "warn", "deprecated", "expected", "actual", "expecting", "summary":
+		return 2
+	case "got", "skipped", "result", "results", "conclusion":
+		return 1
+	}
+	return 0
+}
+func signalPairReference(p string) int8 {
+	switch p {
+	case "not found", "no such", "could not", "couldn t", "can t", "did not", "exited with",
+		"exit code", "exit status", "timed out", "no rule", "not ok", "did you", "does not",
+		"not supported", "stack trace", "core dumped", "non zero", "won t", "doesn t":
+		return 3
+	}
+	return 0
+}
+
+func FuzzSignalWord(f *testing.F) {
+	for _, s := range []string{"error", "errorx", "not found", "couldn t", "exit status", "warn_", "zz"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		// Words as rawSignal cuts them: lower-case letters and underscores,
+		// starting with a letter, at most 15 bytes.
+		w := []byte(strings.Map(func(r rune) rune {
+			if r == ' ' || r == '_' || (r >= 'a' && r <= 'z') {
+				return r
+			}
+			return -1
+		}, strings.ToLower(s)))
+		a, b, pair := bytes.Cut(w, []byte(" "))
+		if len(a) == 0 || a[0] == '_' || len(a) > 15 || len(b) > 15 || (pair && (len(b) == 0 || b[0] == '_' || bytes.IndexByte(b, ' ') >= 0)) {
+			return
+		}
+		if pair {
+			if got, want := pairScore(w, a, b), signalPairReference(string(w)); got != want {
+				t.Fatalf("signalPair(%q) = %d, want %d", w, got, want)
+			}
+			return
+		}
+		if got, want := tableScore(signalWords, w), signalWordReference(string(w)); got != want {
+			t.Fatalf("signalWord(%q) = %d, want %d", w, got, want)
+		}
+	})
+}
+
+func TestSignalTables(t *testing.T) {
+	for _, tab := range []*scoreTable{signalWords, signalPairs} {
+		for w, score := range tab.scores {
+			a, b, pair := strings.Cut(w, " ")
+			if pair {
+				if got := pairScore([]byte(w), []byte(a), []byte(b)); got != score || signalPairReference(w) != score {
+					t.Errorf("signalPair(%q) = %d, reference %d, want %d", w, got, signalPairReference(w), score)
+				}
+			} else if got := tableScore(signalWords, []byte(w)); got != score || signalWordReference(w) != score {
+				t.Errorf("signalWord(%q) = %d, reference %d, want %d", w, got, signalWordReference(w), score)
+			}
+		}
+	}
+}
+
+// tableScore and pairScore look words and phrases up through the filters.
+func tableScore(t *scoreTable, w []byte) int8 {
+	if len(w) == 0 || !t.mayHold(len(w), w[0], w[len(w)-1]) {
+		return 0
+	}
+	return t.scores[string(w)]
+}
+
+func pairScore(p, a, b []byte) int8 {
+	if !signalPairs.mayHold(len(a), a[0], a[len(a)-1]) || !signalPairs.maySecond(len(b), b[0]) {
+		return 0
+	}
+	return signalPairs.scores[string(p)]
+}
+
+// rawSignalReference is rawSignal as first written: every word lower-cased
+// into a buffer and looked up in the switches.
+func rawSignalReference(line string) int {
+	best := 0
+	start := skipANSI(line, 0)
+	head := lineHead(line)
+	if strings.HasPrefix(head, "$ ") {
+		best = 1 // a command: a landmark, kept without context
+	}
+	if numberedItem(head) {
+		best = 2
+	}
+	if best == 0 {
+		// A diagnostic location first (src/a.c:12:5: note: ...): a file and
+		// a line someone will open.
+		end := strings.IndexAny(head, " \t")
+		if end < 0 {
+			end = len(head)
+		}
+		if hasFileLine(head[:end]) {
+			best = 1
+		}
+	}
+	var buf [32]byte // previous word, a space, this word
+	prevLen := 0
+	prevZero := false // the previous token was the number 0
+	marks := false    // the line holds a byte that may start a mark
+	for i := start; i < len(line); {
+		c := line[i]
+		if !isLetter(c) {
+			switch {
+			case c == 0x1b:
+				i = skipANSI(line, i)
+				continue
+			case isDigit(c):
+				e := digitRun(line, i)
+				prevZero = e-i == 1 && c == '0' && (e == len(line) || !isLetter(line[e]))
+				i = e
+				prevLen = 0
+				continue
+			case c >= 0x80 || c == '*' || c == '!' || c == '-':
+				marks = true
+			}
+			if c != ' ' {
+				// "0 errors" counts, "Errors: 0, Skipped: 2" does not carry over.
+				prevZero = false
+			}
+			i++
+			continue
+		}
+		e := i
+		for e < len(line) && (isLetter(line[e]) || line[e] == '_') {
+			e++
+		}
+		n := e - i
+		if n > 15 {
+			n = 15
+		}
+		if prevLen > 16 {
+			prevLen = 0
+		}
+		w := buf[prevLen+1 : prevLen+1+n]
+		for k := range w {
+			w[k] = lower(line[i+k])
+		}
+		s := int8(0)
+		if e-i <= 15 && !inPath(line, i, e) {
+			s = wordSignalReference(w, line[i:e])
+		}
+		if s == 0 && prevLen > 0 {
+			buf[prevLen] = ' '
+			s = signalPairReference(string(buf[:prevLen+1+n]))
+		}
+		if s > 0 && (prevZero || zeroAfter(line, e) || noBefore(buf[:prevLen])) {
+			s = 0
+		}
+		if int(s) > best {
+			best = int(s)
+			if best == 3 {
+				return 3
+			}
+		}
+		copy(buf[:], w)
+		prevLen = n
+		prevZero = false
+		i = e
+	}
+	if marks {
+		for _, m := range signalMarks {
+			if strings.Contains(line, m) {
+				return 3
+			}
+		}
+	}
+	return best
+}
+
+func wordSignalReference(w []byte, orig string) int8 {
+	if s := signalWordReference(string(w)); s > 0 {
+		return s
+	}
+	if len(w) > 5 && bytes.IndexByte(w, '_') < 0 && len(orig) == len(w) {
+		for _, suf := range [...]string{"error", "exception", "failure", "failed"} {
+			k := len(w) - len(suf)
+			if k > 0 && string(w[k:]) == suf && orig[k] >= 'A' && orig[k] <= 'Z' {
+				return 3
+			}
+		}
+	}
+	return 0
+}
+
+func FuzzRawSignal(f *testing.F) {
+	for _, s := range []string{
+		"2024-01-01 ERROR could not open file: no such file", "got 0 errors, failures: 0", "x AssertionError y",
+		"pkg/errors -timeout", "without error", "Not Found", "exit  code 3", "$ make all", "1) Foo::bar",
+		"src/a.c:12:5: note: x", "✖ failed", "a_error TestFailure RuntimeException", "WARN: couldn't connect; can't",
+		"PacketResponder 1 for block blk_38865049064139660 terminating", "abcdefghijklmnopqrstuvwxyz error",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if got, want := rawSignal(line), rawSignalReference(line); got != want {
+			t.Fatalf("rawSignal(%q) = %d, want %d", line, got, want)
+		}
+	})
 }

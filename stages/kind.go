@@ -87,12 +87,16 @@ func dropPartialLine(s string) string {
 // scan adds up to max non-blank lines of s outside fenced code blocks.
 func (st *kindStats) scan(s string, max int) {
 	fence := ""
-	for n := 0; len(s) > 0 && n < max; {
-		var line string
-		if i := lineBreak(s); i >= 0 {
-			line, s = s[:i], s[i+1:]
+	breaks := newBreakFinder(s)
+	for pos, n := 0, 0; pos < len(s) && n < max; {
+		line := s[pos:]
+		if i := breaks.next(pos); i >= 0 {
+			line, pos = s[pos:i], i+1
+			if s[i] == '\r' && pos < len(s) && s[pos] == '\n' {
+				pos++ // the empty line between would be skipped
+			}
 		} else {
-			line, s = s, ""
+			pos = len(s)
 		}
 		if fence != "" {
 			if strings.HasPrefix(strings.TrimSpace(line), fence) {
@@ -116,12 +120,9 @@ func (st *kindStats) scan(s string, max int) {
 // kindStats counts what the sampled lines look like.
 type kindStats struct {
 	lines    int
-	records  int // log records: a timestamp, epoch or level first
-	console  int // terminal output: escapes, prompts, progress, file:line
-	escapes  int // lines with ANSI escape sequences
-	repeats  int // lines that open like an earlier line, digits aside
-	openings map[string]struct{}
-	keyBuf   []byte   // scratch for opening keys
+	records  int      // log records: a timestamp, epoch or level first
+	console  int      // terminal output: escapes, prompts, progress, file:line
+	escapes  int      // lines with ANSI escape sequences
 	sample   []string // the lines added, in order
 	prose    int      // sentences: mostly plain words
 	turns    int
@@ -130,23 +131,13 @@ type kindStats struct {
 
 func (st *kindStats) add(line string) {
 	st.lines++
-	if st.openings == nil {
-		st.openings = map[string]struct{}{}
-	}
-	if k := openingKey(line, st.keyBuf[:0]); k != nil {
-		st.keyBuf = k
-		if _, seen := st.openings[string(k)]; seen {
-			st.repeats++
-		} else {
-			st.openings[string(k)] = struct{}{}
-		}
-	}
 	if strings.IndexByte(line, 0x1b) >= 0 {
 		st.escapes++
 	}
 	console := false
+	record := isLogRecord(line)
 	switch {
-	case isLogRecord(line):
+	case record:
 		st.records++
 	case isConsoleLine(line):
 		st.console++
@@ -155,7 +146,7 @@ func (st *kindStats) add(line string) {
 		st.prose++
 	}
 	body := line
-	if line[0] == '[' && isLogRecord(line) {
+	if line[0] == '[' && record {
 		// A transcript written as a log: "[2023-08-22 14:46 INFO] User: ...".
 		if i := strings.IndexByte(line, ']'); i > 0 && i+2 < len(line) {
 			body = line[i+2:]
@@ -188,7 +179,7 @@ func (st *kindStats) kind() Kind {
 	case st.records*2 >= st.lines || recordsDominateLines(st.sample, 50):
 		// Records, possibly with stack traces under them.
 		return KindLog
-	case st.repeats*3 >= st.lines*2 && st.turns*4 < st.lines && st.prose*2 < st.lines:
+	case st.turns*4 < st.lines && st.prose*2 < st.lines && st.repeats()*3 >= st.lines*2:
 		// Machine output repeats itself: most lines open the same way.
 		return KindLog
 	case st.escapes*30 >= st.lines:
@@ -198,6 +189,25 @@ func (st *kindStats) kind() Kind {
 		return KindLog
 	}
 	return KindProse
+}
+
+// repeats counts the sampled lines that open like an earlier one, digits
+// aside. Only verdicts that records do not settle need it.
+func (st *kindStats) repeats() int {
+	n := 0
+	openings := map[string]struct{}{}
+	var buf []byte
+	for _, line := range st.sample {
+		if k := openingKey(line, buf[:0]); k != nil {
+			buf = k
+			if _, seen := openings[string(k)]; seen {
+				n++
+			} else {
+				openings[string(k)] = struct{}{}
+			}
+		}
+	}
+	return n
 }
 
 // openingKey appends to buf the first two tokens of line, joined by a

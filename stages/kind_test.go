@@ -113,13 +113,16 @@ func FuzzChars(f *testing.F) {
 		if got, want := Chars(s), utf8.RuneCountInString(s); got != want {
 			t.Fatalf("Chars(%q) = %d, want %d", s, got, want)
 		}
+		if n, valid := CharsValid(s); n != utf8.RuneCountInString(s) || valid != utf8.ValidString(s) {
+			t.Fatalf("CharsValid(%q) = %d, %v", s, n, valid)
+		}
 	})
 }
 
 func TestCalendarNames(t *testing.T) {
 	in := func(names []string, s string) bool { return slices.Contains(names, s) }
 	b := []byte("aaa")
-	for _, c0 := range "ADFJMNOSTWXadj" {
+	for _, c0 := range "ADFJMNOSTWXadj@[`{\x00\x7f" {
 		for _, c1 := range "aceiopruhXz" {
 			for _, c2 := range "bcdeglnprtuvyiX" {
 				b[0], b[1], b[2] = byte(c0), byte(c1), byte(c2)
@@ -129,6 +132,9 @@ func TestCalendarNames(t *testing.T) {
 				}
 				if got, want := isDayName(s), in(dayNames[:], s); got != want {
 					t.Errorf("isDayName(%q) = %v", s, got)
+				}
+				if got, want := isCalendarWord(s), in(monthNames[:], s) || in(dayNames[:], s); got != want {
+					t.Errorf("isCalendarWord(%q) = %v", s, got)
 				}
 			}
 		}
@@ -144,6 +150,65 @@ func FuzzLineBreak(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := lineBreak(s), strings.IndexAny(s, "\r\n"); got != want {
 			t.Fatalf("lineBreak = %d, want %d", got, want)
+		}
+		f := newBreakFinder(s)
+		for pos := 0; pos <= len(s); {
+			want := strings.IndexAny(s[pos:], "\r\n")
+			if want >= 0 {
+				want += pos
+			}
+			if got := f.next(pos); got != want {
+				t.Fatalf("breakFinder.next(%d) = %d, want %d", pos, got, want)
+			}
+			if want < 0 {
+				break
+			}
+			pos = want + 1 + int(s[want])%2 // now and then past a \r\n
+		}
+	})
+}
+
+// scanReference is kindStats.scan cutting lines with strings.IndexAny.
+func (st *kindStats) scanReference(s string, max int) {
+	fence := ""
+	for n := 0; len(s) > 0 && n < max; {
+		var line string
+		if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			line, s = s, ""
+		}
+		if fence != "" {
+			if strings.HasPrefix(strings.TrimSpace(line), fence) {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceMarker(strings.TrimLeft(line, " ")); f != "" {
+			fence = f
+			continue
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		st.add(line)
+		st.sample = append(st.sample, line)
+		n++
+	}
+}
+
+// FuzzDetectScan checks that scan samples the lines the reference does.
+func FuzzDetectScan(f *testing.F) {
+	for _, s := range []string{"a\r\nb\r\n\r\nc", "x\ry\n\rz", "```\r\ncode\r\n```\r\nafter\r\n", "2024-01-01 INFO a\n\n\r\r\n"} {
+		f.Add(s, uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, s string, max uint8) {
+		got := kindStats{speakers: map[string]int{}}
+		want := kindStats{speakers: map[string]int{}}
+		got.scan(s, int(max))
+		want.scanReference(s, int(max))
+		if !slices.Equal(got.sample, want.sample) || got.kind() != want.kind() {
+			t.Fatalf("scan(%q, %d) sampled %q, want %q", s, max, got.sample, want.sample)
 		}
 	})
 }

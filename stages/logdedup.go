@@ -96,8 +96,10 @@ func (n logdedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 func (n logdedupNode) pass(ctx context.Context, text string) (string, bool, error) {
 	x := newLineIndex(text)
 	if n.mining(x) {
-		out, err := n.mine(ctx, x)
-		return out, false, err
+		out, merged, err := n.mine(ctx, x)
+		// Without merged variants, a second pass on a log of records
+		// finds the same templates, each once, and writes the same text.
+		return out, err == nil && !merged && n.mining(newLineIndex(out)), err
 	}
 	out, err := n.runs(ctx, x)
 	if err != nil || out == text {
@@ -156,8 +158,9 @@ func recordsDominateLines(lines []string, percent int) bool {
 	return recordsDominate(len(lines), func(i int) string { return lines[i] }, percent)
 }
 
-// mine collapses every template of a record log to its first event.
-func (n logdedupNode) mine(ctx context.Context, x lineIndex) (string, error) {
+// mine collapses every template of a record log to its first event. It
+// reports whether variants merged, or a count grew too long to read back.
+func (n logdedupNode) mine(ctx context.Context, x lineIndex) (string, bool, error) {
 	cc := canceled{ctx: ctx}
 	// Events: a record line and the non-record lines after it. Lines
 	// outside events pass as they are.
@@ -171,7 +174,7 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex) (string, error) {
 	nl := x.len()
 	for i := 0; i < nl; {
 		if err := cc.check(); err != nil {
-			return "", err
+			return "", false, err
 		}
 		line := x.line(i)
 		if !isLogRecord(line) || IsProtectedLine(line) {
@@ -197,9 +200,9 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex) (string, error) {
 		i = end
 	}
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return "", false, err
 	}
-	t.mergeVariants()
+	merged := t.mergeVariants()
 	w := newLineWriter(len(t.groups)*128 + 1024)
 	done := 0 // lines written or skipped so far
 	for ei, e := range events {
@@ -213,6 +216,9 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex) (string, error) {
 			continue
 		}
 		head, _ := splitCount(x.line(start))
+		if t.groups[root].count >= 1e12 {
+			merged = true // splitCount reads 12 digits at most
+		}
 		w.add(withCount(head, t.groups[root].count))
 		if start+1 < end {
 			w.add(x.span(start+1, end))
@@ -221,7 +227,7 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex) (string, error) {
 	if done < nl {
 		w.add(x.span(done, nl))
 	}
-	return w.String(), nil
+	return w.String(), merged, nil
 }
 
 // runs collapses runs of consecutive lines that are equal once numbers
@@ -411,9 +417,7 @@ var tokClass = func() (t [256]uint8) {
 	return t
 }()
 
-func isCalendarWord(t string) bool {
-	return len(t) == 3 && (isMonthName(t) || isDayName(t))
-}
+func isCalendarWord(t string) bool { return len(t) == 3 && calendarSet.has(t) }
 
 // maskedHash hashes a whole line with only its numbers masked: digit
 // runs that do not end a name (eval1 stays), and hex runs of 6 or more that
@@ -525,8 +529,9 @@ func (t *templates) find(g int) int {
 // mergeVariants sweeps the token positions. At each position it buckets
 // the groups by everything but that position; a bucket whose groups show
 // at least MinVariants different constants there is one template with a
-// parameter, and its groups merge into the oldest.
-func (t *templates) mergeVariants() {
+// parameter, and its groups merge into the oldest. It reports whether any
+// did.
+func (t *templates) mergeVariants() (merged bool) {
 	minV := int32(t.opt.MinVariants)
 	// Two templates that differ in one position share the half of their
 	// tokens without it. A template whose both halves are rare cannot be
@@ -596,6 +601,7 @@ func (t *templates) mergeVariants() {
 					root = i
 				}
 			}
+			merged = true
 			r := &t.groups[root]
 			r.sum -= mix(p, r.toks[p])
 			r.toks[p] = wildcard
@@ -608,6 +614,7 @@ func (t *templates) mergeVariants() {
 			}
 		}
 	}
+	return merged
 }
 
 // distinctAt counts the different tokens the groups b hold at position p.

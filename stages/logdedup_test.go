@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -364,4 +366,65 @@ func FuzzTokenize(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkTokenize tokenizes the lines of the LogHub samples in
+// ../../shared/corpus when present, else of a synthetic log.
+func BenchmarkTokenize(b *testing.B) {
+	var text string
+	files, _ := filepath.Glob("../../shared/corpus/loghub/*/*_2k.log")
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		text += string(data)
+	}
+	if text == "" {
+		text = syntheticLog(4 << 20)
+	}
+	lines := strings.Split(text, "\n")
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	var toks []tok
+	for i := 0; i < b.N; i++ {
+		for _, l := range lines {
+			toks = tokenize(l, toks[:0])
+		}
+	}
+}
+
+// TestLogDedupSettledPass checks that stopping after a pass that reports
+// itself settled gives what running passes to the fixed point gives.
+func TestLogDedupSettledPass(t *testing.T) {
+	texts := []string{syntheticLog(1 << 18)}
+	for _, s := range logInputs() {
+		texts = append(texts, s)
+	}
+	files, _ := filepath.Glob("../../shared/corpus/loghub/*/*_2k.log")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for off := 0; off+64<<10 <= len(data); off += 48 << 10 {
+			texts = append(texts, string(data[off:off+64<<10]))
+		}
+	}
+	n := logdedupNode{DefaultLogDedupOptions()}
+	ctx := context.Background()
+	t.Logf("%d texts", len(texts))
+	for i, text := range texts {
+		got, err := fixpoint(ctx, text, 4, n.pass)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := fixpoint(ctx, text, 4, func(ctx context.Context, s string) (string, bool, error) {
+			out, _, err := n.pass(ctx, s)
+			return out, false, err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("text %d: settled pass differs:\n%s", i, firstDiff(got, want))
+		}
+	}
 }

@@ -63,22 +63,25 @@ func (n neardupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return Outcome{}, err
 	}
-	var pass func(context.Context, string) (string, error)
+	var out string
+	var err error
 	switch in.Kind {
 	case KindProse, KindTranscript:
-		pass = n.paragraphs
+		out, err = fixpoint(ctx, in.Text, 4, func(ctx context.Context, text string) (string, bool, error) {
+			out, err := n.paragraphs(ctx, text)
+			return out, false, err
+		})
 	case KindLog:
-		if x := newLineIndex(in.Text); !recordsDominate(x.len(), x.line, 50) {
+		x := newLineIndex(in.Text)
+		if !recordsDominate(x.len(), x.line, 50) {
 			return skip(in, "build output keeps its repeats"), nil
 		}
-		pass = n.records
+		// One pass is a fixed point: a second one meets the records kept,
+		// in order, against the same index, and drops none.
+		out, err = n.records(ctx, x)
 	default:
 		return skip(in, "kind "+string(in.Kind)+" is left to structured"), nil
 	}
-	out, err := fixpoint(ctx, in.Text, 4, func(ctx context.Context, text string) (string, bool, error) {
-		out, err := pass(ctx, text)
-		return out, false, err
-	})
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -88,15 +91,26 @@ func (n neardupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	return done(out), nil
 }
 
-// simIndex files fingerprints under their four bands.
+// simIndex files fingerprints under their four bands. Each band bucket
+// is a list, latest first, threaded through next.
 type simIndex struct {
-	opt     NearDupOptions
-	buckets map[uint32][]int32 // band<<16|value -> unit ids, latest last
-	prints  []uint64
+	opt    NearDupOptions
+	heads  map[uint32]int32 // band<<16|value -> the latest unit filed there
+	next   []int32          // unit*simBands+band -> the unit filed before it there, or -1
+	prints []uint64
 }
 
-func newSimIndex(o NearDupOptions) *simIndex {
-	return &simIndex{opt: o, buckets: map[uint32][]int32{}}
+// newSimIndex makes an index for about units fingerprints.
+func newSimIndex(o NearDupOptions, units int) *simIndex {
+	return &simIndex{opt: o, heads: make(map[uint32]int32, simBands*min(units, 1<<12))}
+}
+
+// bucket returns the latest unit filed under band b of fp, or -1.
+func (x *simIndex) bucket(fp uint64, b int) int32 {
+	if id, ok := x.heads[bandKey(fp, b)]; ok {
+		return id
+	}
+	return -1
 }
 
 // find returns the unit whose fingerprint is nearest to fp within
@@ -104,11 +118,9 @@ func newSimIndex(o NearDupOptions) *simIndex {
 func (x *simIndex) find(fp uint64) int {
 	best, bestD := -1, x.opt.MaxDistance+1
 	for b := 0; b < simBands; b++ {
-		ids := x.buckets[bandKey(fp, b)]
-		for k, seen := len(ids)-1, 0; k >= 0 && seen < x.opt.MaxCompare; k, seen = k-1, seen+1 {
-			id := int(ids[k])
-			if d := bits.OnesCount64(fp ^ x.prints[id]); d < bestD || (d == bestD && id < best) {
-				best, bestD = id, d
+		for id, seen := x.bucket(fp, b), 0; id >= 0 && seen < x.opt.MaxCompare; id, seen = x.next[int(id)*simBands+b], seen+1 {
+			if d := bits.OnesCount64(fp ^ x.prints[id]); d < bestD || (d == bestD && int(id) < best) {
+				best, bestD = int(id), d
 			}
 		}
 	}
@@ -119,25 +131,22 @@ func (x *simIndex) find(fp uint64) int {
 func (x *simIndex) lookups(fp uint64) int {
 	n := 0
 	for b := 0; b < simBands; b++ {
-		n += min(len(x.buckets[bandKey(fp, b)]), x.opt.MaxCompare)
+		for id, seen := x.bucket(fp, b), 0; id >= 0 && seen < x.opt.MaxCompare; id, seen = x.next[int(id)*simBands+b], seen+1 {
+			n++
+		}
 	}
 	return n
 }
 
 // add files fp and returns its unit id.
 func (x *simIndex) add(fp uint64) int {
-	id := len(x.prints)
+	id := int32(len(x.prints))
 	x.prints = append(x.prints, fp)
 	for b := 0; b < simBands; b++ {
-		k := bandKey(fp, b)
-		ids := x.buckets[k]
-		if len(ids) >= 4*x.opt.MaxCompare {
-			// Keep the bucket bounded: the oldest entries are never read.
-			ids = append(ids[:0], ids[len(ids)-x.opt.MaxCompare:]...)
-		}
-		x.buckets[k] = append(ids, int32(id))
+		x.next = append(x.next, x.bucket(fp, b))
+		x.heads[bandKey(fp, b)] = id
 	}
-	return id
+	return int(id)
 }
 
 func bandKey(fp uint64, b int) uint32 {
@@ -155,7 +164,7 @@ func (n neardupNode) paragraphs(ctx context.Context, text string) (string, error
 	x := newLineIndex(text)
 	nl := x.len()
 	cc := canceled{ctx: ctx}
-	idx := newSimIndex(n.opt)
+	idx := newSimIndex(n.opt, nl)
 	w := newLineWriter(len(text))
 	changed := false
 	var unit []string
@@ -257,15 +266,15 @@ func isTurnStart(line string) bool {
 
 // records merges near-duplicate log records into the first one and adds
 // their counts to it. Records with equal masked text share one lookup.
-func (n neardupNode) records(ctx context.Context, text string) (string, error) {
-	x := newLineIndex(text)
+func (n neardupNode) records(ctx context.Context, x lineIndex) (string, error) {
+	text := x.text
 	nl := x.len()
 	cc := canceled{ctx: ctx}
-	idx := newSimIndex(n.opt)
+	idx := newSimIndex(n.opt, nl)
 	var lineOf []int32 // unit id -> its line, increasing
 	var count []int    // unit id -> records it stands for
 	drop := make([]uint64, nl/64+1)
-	seen := map[uint64]int{} // masked text -> unit id
+	seen := make(map[uint64]int, min(nl, 1<<12)) // masked text -> unit id
 	changed := false
 	var toks []uint64
 	for i := 0; i < nl; i++ {
@@ -407,6 +416,9 @@ func (v *simVotes) flush() {
 }
 
 func (v *simVotes) majority() uint64 {
+	if int32(v.inLanes) == v.n {
+		return laneMajority(&v.lanes, v.n)
+	}
 	v.flush()
 	var fp uint64
 	for b, ones := range v.ones {
@@ -428,25 +440,29 @@ func simhash(lines []string) (uint64, int) {
 // numbers of times (12:04:05) and dates (2024-01-02). Short plain numbers,
 // versions and fractions stay: in prose "5" and "50" are different facts.
 func simToken(t string, all bool) uint64 {
-	digits, timeLike, dateLike := 0, false, false
-	plain := uint64(fnvOffset) // the hash when there is nothing to mask
-	for j := 0; j < len(t); j++ {
-		plain = (plain ^ uint64(t[j])) * fnvPrime
-		if isDigit(t[j]) {
-			digits++
-		} else if j > 0 && j+1 < len(t) && isDigit(t[j-1]) && isDigit(t[j+1]) {
-			switch t[j] {
-			case ':':
-				timeLike = true
-			case '-', '/':
-				dateLike = true
+	// With all set, masking a token without digits leaves it as it is.
+	maskAll := all
+	if !all {
+		digits, timeLike, dateLike := 0, false, false
+		plain := uint64(fnvOffset) // the hash when there is nothing to mask
+		for j := 0; j < len(t); j++ {
+			plain = (plain ^ uint64(t[j])) * fnvPrime
+			if isDigit(t[j]) {
+				digits++
+			} else if j > 0 && j+1 < len(t) && isDigit(t[j-1]) && isDigit(t[j+1]) {
+				switch t[j] {
+				case ':':
+					timeLike = true
+				case '-', '/':
+					dateLike = true
+				}
 			}
 		}
+		if digits == 0 {
+			return plain
+		}
+		maskAll = timeLike || (dateLike && digits >= 6)
 	}
-	if digits == 0 {
-		return plain
-	}
-	maskAll := all || timeLike || (dateLike && digits >= 6)
 	h := uint64(fnvOffset)
 	for j := 0; j < len(t); {
 		c := t[j]
@@ -480,4 +496,17 @@ func simToken(t string, all bool) uint64 {
 		j++
 	}
 	return h
+}
+
+// laneMajority is majority before any flush, when every count is still in
+// its byte lane: each byte is compared with n/2+1 in a 16-bit field.
+func laneMajority(lanes *[8]uint64, n int32) uint64 {
+	const even, tops = 0x00ff00ff00ff00ff, 0x8000800080008000
+	bias := (0x8000 - uint64(n/2+1)) * 0x0001000100010001
+	var fp uint64
+	for j, l := range lanes {
+		ge := (l&even+bias)&tops>>8 | (l>>8&even+bias)&tops
+		fp |= ge >> 7 << j
+	}
+	return fp
 }

@@ -123,7 +123,7 @@ func TestNearDupNoTalliesInTranscripts(t *testing.T) {
 // MaxCompare entries per band.
 func TestNearDupAdversarialBounded(t *testing.T) {
 	opt := DefaultNearDupOptions()
-	idx := newSimIndex(opt)
+	idx := newSimIndex(opt, 0)
 	rng := rand.New(rand.NewSource(1))
 	const n = 200000
 	reads := 0
@@ -138,8 +138,8 @@ func TestNearDupAdversarialBounded(t *testing.T) {
 	if limit := n * simBands * opt.MaxCompare; reads > limit {
 		t.Fatalf("%d reads for %d units, limit %d", reads, n, limit)
 	}
-	if b := len(idx.buckets[bandKey(0xBEEF, 0)]); b > 4*opt.MaxCompare {
-		t.Fatalf("hot bucket grew to %d entries", b)
+	if len(idx.next) != simBands*len(idx.prints) {
+		t.Fatalf("%d bucket links for %d units", len(idx.next), len(idx.prints))
 	}
 	// The same through the node: many near-identical records that differ
 	// in one long token each.
@@ -250,6 +250,93 @@ func FuzzFingerprint(f *testing.F) {
 		}
 		if got, want := fingerprint(toks), fingerprintReference(toks); got != want {
 			t.Fatalf("fingerprint of %d tokens = %x, want %x", len(toks), got, want)
+		}
+	})
+}
+
+// simTokenReference is simToken as first written: a plain pass, then a
+// masked one when the token has digits.
+func simTokenReferences(lines []string, all bool, dst []uint64) []uint64 {
+	for _, line := range lines {
+		for i := 0; i < len(line); {
+			for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+				i++
+			}
+			s := i
+			for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+				i++
+			}
+			if s < i {
+				dst = append(dst, simToken(line[s:i], all))
+			}
+		}
+	}
+	return dst
+}
+func simTokenReference(t string, all bool) uint64 {
+	digits, timeLike, dateLike := 0, false, false
+	plain := uint64(fnvOffset) // the hash when there is nothing to mask
+	for j := 0; j < len(t); j++ {
+		plain = (plain ^ uint64(t[j])) * fnvPrime
+		if isDigit(t[j]) {
+			digits++
+		} else if j > 0 && j+1 < len(t) && isDigit(t[j-1]) && isDigit(t[j+1]) {
+			switch t[j] {
+			case ':':
+				timeLike = true
+			case '-', '/':
+				dateLike = true
+			}
+		}
+	}
+	if digits == 0 {
+		return plain
+	}
+	maskAll := all || timeLike || (dateLike && digits >= 6)
+	h := uint64(fnvOffset)
+	for j := 0; j < len(t); {
+		c := t[j]
+		if isHexDigit(c) && (j == 0 || !isWordByte(t[j-1])) {
+			e, d := j, 0
+			for e < len(t) && isHexDigit(t[e]) {
+				if isDigit(t[e]) {
+					d++
+				}
+				e++
+			}
+			if d > 0 && e-j >= 8 && (e == len(t) || !isWordByte(t[e])) {
+				h = (h ^ '#') * fnvPrime
+				j = e
+				continue
+			}
+		}
+		if isDigit(c) {
+			e := digitRun(t, j)
+			if maskAll || e-j >= 5 {
+				h = (h ^ '#') * fnvPrime
+				j = e
+				continue
+			}
+			for ; j < e; j++ {
+				h = (h ^ uint64(t[j])) * fnvPrime
+			}
+			continue
+		}
+		h = (h ^ uint64(c)) * fnvPrime
+		j++
+	}
+	return h
+}
+
+func FuzzSimToken(f *testing.F) {
+	for _, s := range []string{"12:04:05", "2024-01-02", "0xdeadbeef1", "blk_-42", "user42", "abc", "v1.2.3", "deadbeef12 x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, all := range []bool{false, true} {
+			if got, want := simToken(s, all), simTokenReference(s, all); got != want {
+				t.Fatalf("simToken(%q, %v) = %#x, want %#x", s, all, got, want)
+			}
 		}
 	})
 }

@@ -137,6 +137,31 @@ func Chars(s string) int {
 	return n
 }
 
+// CharsValid is Chars and utf8.ValidString in one pass.
+func CharsValid(s string) (n int, valid bool) {
+	const hi = 0x8080808080808080
+	valid = true
+	for len(s) > 0 {
+		if len(s) >= 32 && (le64(s)|le64(s[8:])|le64(s[16:])|le64(s[24:]))&hi == 0 {
+			n, s = n+32, s[32:]
+			continue
+		}
+		if len(s) >= 8 && le64(s)&hi == 0 {
+			n, s = n+8, s[8:]
+			continue
+		}
+		size := 1
+		if s[0] >= utf8.RuneSelf {
+			var r rune
+			if r, size = utf8.DecodeRuneInString(s); r == utf8.RuneError && size == 1 {
+				valid = false
+			}
+		}
+		n, s = n+1, s[size:]
+	}
+	return n, valid
+}
+
 // le64 reads the first eight bytes of s as a little-endian word.
 func le64(s string) uint64 {
 	_ = s[7]

@@ -54,8 +54,7 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		return skip(in, "kind "+string(in.Kind)+" keeps exact numbers"), nil
 	}
 	text := in.Text
-	var b strings.Builder
-	changed := false
+	var out, scratch []byte // out stays nil until a line changes
 	cc := canceled{ctx: ctx}
 	for start := 0; start < len(text); {
 		if err := cc.check(); err != nil {
@@ -68,43 +67,46 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			end += start
 		}
 		line := text[start:end]
+		next := min(end+1, len(text))
 		if in.Kind != KindLog || isStamped(line) {
 			// A count that log_dedup appended is a fact, not a value.
 			head, _ := splitCount(line)
-			if out, ok := n.normalize(head); ok {
-				out += line[len(head):]
-				if !changed {
-					b.Grow(len(text))
-					b.WriteString(text[:start])
-					changed = true
+			if out == nil {
+				var ok bool
+				if scratch, ok = n.normalize(scratch[:0], head); ok {
+					out = make([]byte, 0, len(text))
+					out = append(append(out, text[:start]...), scratch...)
+					out = append(out, text[start+len(head):next]...)
 				}
-				b.WriteString(out)
-				if end < len(text) {
-					b.WriteByte('\n')
+			} else {
+				var ok bool
+				if out, ok = n.normalize(out, head); ok {
+					out = append(out, text[start+len(head):next]...)
+				} else {
+					out = append(out, text[start:next]...)
 				}
-				start = end + 1
-				continue
 			}
-		}
-		if changed {
-			b.WriteString(text[start:min(end+1, len(text))])
+		} else if out != nil {
+			out = append(out, text[start:next]...)
 		}
 		start = end + 1
 	}
-	if !changed {
+	if out == nil {
 		return skip(in, "no numbers to normalize"), nil
 	}
-	return done(b.String()), nil
+	return done(string(out)), nil
 }
 
-// normalize replaces the numbers of one line; ok is false when none changed.
-func (n numberNode) normalize(text string) (string, bool) {
-	var b strings.Builder
+// normalize appends text to dst with its numbers replaced. When none is,
+// ok is false and dst is returned as it was.
+func (n numberNode) normalize(dst []byte, text string) (_ []byte, ok bool) {
+	at := len(dst)
 	last := 0
 	changed := false
 	for i := 0; i < len(text); {
 		c := text[i]
-		if !isHexDigit(c) || (i > 0 && isWordByte(text[i-1]) && !isDigit(c)) {
+		// Only a digit, or a hex digit that opens a word, starts a value.
+		if cl := tokClass[c]; cl&tcDigit == 0 && (cl&tcHex == 0 || (i > 0 && tokClass[text[i-1]]&tcWord != 0)) {
 			i++
 			continue
 		}
@@ -112,20 +114,12 @@ func (n numberNode) normalize(text string) (string, bool) {
 		if i == 0 || !isWordByte(text[i-1]) {
 			if end := hexLiteralEnd(text, i); end > 0 {
 				// 0x1f2e3d: keep the prefix, it says "an address".
-				if !changed {
-					b.Grow(len(text))
-				}
-				b.WriteString(text[last : i+2])
-				b.WriteString(n.opt.Placeholder)
+				dst = append(append(dst, text[last:i+2]...), n.opt.Placeholder...)
 				last, i, changed = end, end, true
 				continue
 			}
 			if end := hexTokenEnd(text, i); end > 0 {
-				if !changed {
-					b.Grow(len(text))
-				}
-				b.WriteString(text[last:i])
-				b.WriteString(n.opt.Placeholder)
+				dst = append(append(dst, text[last:i]...), n.opt.Placeholder...)
 				last, i, changed = end, end, true
 				continue
 			}
@@ -138,20 +132,15 @@ func (n numberNode) normalize(text string) (string, bool) {
 		// A number glued to letters (x86_64k, v12abc) is part of a name.
 		free := (i == 0 || !isLetter(text[i-1])) && (end == len(text) || !isLetter(text[end]))
 		if free && digitsIn(text[i:end]) >= n.opt.MinChars {
-			if !changed {
-				b.Grow(len(text))
-			}
-			b.WriteString(text[last:i])
-			b.WriteString(n.opt.Placeholder)
+			dst = append(append(dst, text[last:i]...), n.opt.Placeholder...)
 			last, changed = end, true
 		}
 		i = end
 	}
 	if !changed {
-		return text, false
+		return dst[:at], false
 	}
-	b.WriteString(text[last:])
-	return b.String(), true
+	return append(dst, text[last:]...), true
 }
 
 func digitsIn(s string) int {

@@ -284,33 +284,25 @@ func foldBase64(text string, minChars int, transcript bool, cc *canceled) (strin
 	var out strings.Builder
 	last := 0
 	// Runs shorter than minRun are words: too short to fold, and too narrow
-	// to open a wrapped block (padding adds two at most). A run of minRun
-	// starting in [i, i+minRun) covers i+minRun-1, so probing that byte
-	// skips minRun bytes at a time through text without long runs.
+	// to open a wrapped block (padding adds two at most).
 	minRun := max(1, min(minWrapWidth, minChars-2))
 	for i := 0; i+minRun <= len(text); {
-		p := i + minRun - 1
-		if !b64Alphabet[text[p]] {
-			i = p + 1
+		// No run of minRun starts in [i, j], where j is the last byte of
+		// [i, i+minRun) outside the alphabet: it would cover j. Scanning
+		// back from the end skips about minRun bytes at a time through
+		// text without long runs.
+		j := i + minRun - 1
+		for j >= i && b64Alphabet[text[j]] {
+			j--
+		}
+		if j >= i {
+			i = j + 1
 			continue
 		}
 		if err := cc.check(); err != nil {
 			return "", err
 		}
-		// i always follows a byte outside the alphabet, so the run starts
-		// at i at the earliest.
-		start, end := p, p+1
-		for start > i && b64Alphabet[text[start-1]] {
-			start--
-		}
-		for end < len(text) && b64Alphabet[text[end]] {
-			end++
-		}
-		if end-start < minRun {
-			i = end
-			continue
-		}
-		i = start
+		// A run of minRun or more starts at i.
 		r := scanB64Run(text, i)
 		if r.count >= minChars && looksBase64(text[r.start:r.end]) {
 			from, mime := dataURIStart(text, r.start)

@@ -30,22 +30,41 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 	}
 	closers := map[string]closerMemo{}
 	transcript := in.Kind.IsTranscript()
+	// In logs, JSON and HTML only a line with a '|' can open a table.
+	strictTables := in.Kind == KindLog || in.Kind == KindJSON || in.Kind == KindHTML
+	pipe := -1 // the first '|' at or after the line, len(text) for none
 	for i := 0; i < x.len(); {
 		if err := cc.check(); err != nil {
 			return "", err
 		}
-		if IsProtectedLine(x.line(i)) {
+		line := x.line(i)
+		if IsProtectedLine(line) {
 			i++
 			continue
 		}
-		folded, next, err := n.embeddedJSON(ctx, x, i, closers)
-		if err != nil {
-			return "", err
+		if opensJSON(line) {
+			folded, next, err := n.embeddedJSON(ctx, x, i, closers)
+			if err != nil {
+				return "", err
+			}
+			if next > i {
+				emit(i, next, folded)
+				i = next
+				continue
+			}
 		}
-		if next > i {
-			emit(i, next, folded)
-			i = next
-			continue
+		if strictTables {
+			start := int(x.starts[i])
+			if pipe < start {
+				pipe = len(in.Text)
+				if k := strings.IndexByte(in.Text[start:], '|'); k >= 0 {
+					pipe = start + k
+				}
+			}
+			if pipe >= start+len(line) {
+				i++
+				continue
+			}
 		}
 		if rows, next := n.foldTable(x, i, in.Kind); next > i {
 			if rows != nil {
@@ -64,6 +83,17 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 		text = w.String()
 	}
 	return foldBase64(text, n.opt.Base64MinChars, transcript, &cc)
+}
+
+// opensJSON reports a line whose first byte past blanks is '{' or '[':
+// only such a line can start a value embeddedJSON folds.
+func opensJSON(line string) bool {
+	for i := 0; i < len(line); i++ {
+		if c := line[i]; c != ' ' && c != '\t' {
+			return c == '{' || c == '['
+		}
+	}
+	return false
 }
 
 // closerMemo remembers, for one indentation and bracket, that the first

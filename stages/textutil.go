@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"slices"
 	"strings"
 )
 
@@ -85,6 +84,33 @@ func lineBreak(s string) int {
 	return -1
 }
 
+// breakFinder finds the line breaks (\r or \n) of a text in order, as
+// lineBreak does, with one scan for \n a line: the next \r is kept.
+type breakFinder struct {
+	text string
+	cr   int // the first \r at or after the last search, len(text) for none, -1 before
+}
+
+func newBreakFinder(text string) breakFinder { return breakFinder{text: text, cr: -1} }
+
+// next returns the index of the first \r or \n at or after pos, or -1.
+// pos must not decrease from call to call.
+func (f *breakFinder) next(pos int) int {
+	if f.cr < pos {
+		f.cr = len(f.text)
+		if i := strings.IndexByte(f.text[pos:], '\r'); i >= 0 {
+			f.cr = pos + i
+		}
+	}
+	if i := strings.IndexByte(f.text[pos:f.cr], '\n'); i >= 0 {
+		return pos + i
+	}
+	if f.cr < len(f.text) {
+		return f.cr
+	}
+	return -1
+}
+
 // digitRun returns the end of the run of ASCII digits starting at i.
 func digitRun(s string, i int) int {
 	for i < len(s) && isDigit(s[i]) {
@@ -102,25 +128,47 @@ func monthAt(s string) bool { return len(s) >= 4 && s[3] == ' ' && isMonthName(s
 // dayAt reports whether s starts with a weekday name and a blank.
 func dayAt(s string) bool { return len(s) >= 4 && s[3] == ' ' && isDayName(s[:3]) }
 
-// nameKey packs a three-letter name into an integer, so that a name test
-// is a few integer compares.
-func nameKey(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(s[2]) }
-
-func nameKeys(names []string) []uint32 {
-	keys := make([]uint32, len(names))
-	for i, n := range names {
-		keys[i] = nameKey(n)
+// nameIndex numbers a capital and two lower-case letters from 0 to
+// 26*26*26-1, or returns -1 for any other three bytes.
+func nameIndex(s string) int {
+	c0, c1, c2 := s[0]-'A', s[1]-'a', s[2]-'a'
+	if c0 >= 26 || c1 >= 26 || c2 >= 26 {
+		return -1
 	}
-	return keys
+	return int(c0)*26*26 + int(c1)*26 + int(c2)
 }
 
-var monthKeys, dayKeys = nameKeys(monthNames[:]), nameKeys(dayNames[:])
+// nameSet holds three-letter names as bits, so that a name test is one
+// lookup.
+type nameSet [26 * 26 * 26 / 8]byte
+
+func newNameSet(names ...[]string) *nameSet {
+	var set nameSet
+	for _, list := range names {
+		for _, n := range list {
+			k := nameIndex(n)
+			set[k/8] |= 1 << (k % 8)
+		}
+	}
+	return &set
+}
+
+// has reports whether the set holds s, 3 bytes long. Not inlined, so
+// that its callers are.
+//
+//go:noinline
+func (set *nameSet) has(s string) bool {
+	k := nameIndex(s)
+	return k >= 0 && set[k/8]>>(k%8)&1 != 0
+}
+
+var monthSet, daySet, calendarSet = newNameSet(monthNames[:]), newNameSet(dayNames[:]), newNameSet(monthNames[:], dayNames[:])
 
 // isMonthName reports one of monthNames. s must be 3 bytes long.
-func isMonthName(s string) bool { return slices.Contains(monthKeys, nameKey(s)) }
+func isMonthName(s string) bool { return monthSet.has(s) }
 
 // isDayName reports one of dayNames. s must be 3 bytes long.
-func isDayName(s string) bool { return slices.Contains(dayKeys, nameKey(s)) }
+func isDayName(s string) bool { return daySet.has(s) }
 
 // timeAt reports whether s starts with a clock time such as 7:04 or 16:49:06.
 func timeAt(s string) bool {

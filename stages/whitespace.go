@@ -186,69 +186,51 @@ func trimBlanksRight(s string) string {
 	return s[:i]
 }
 
-// hasBlankRun reports a tab, or two spaces in a row, in s. It looks at
-// eight bytes at a time: b marks the spaces of a word (a byte's high bit),
-// and a run is a space whose next byte is one too, in the same word or
-// the first byte of the next.
-func hasBlankRun(s string) bool {
-	const lo = 0x0101010101010101
-	var carry uint64 // the last byte of the previous word was a space
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := le64(s[i:])
-		if zeroBytes(w^('\t'*lo)) != 0 {
-			return true
+// blankRunIndex returns the index of the first tab, or of the first
+// space followed by a space or a tab, in s, or -1: where collapsing
+// starts to change s. That is the start of the first run of blanks with
+// a tab or two blanks in it: the first double space, or the first tab
+// with the spaces before it. Double spaces are searched 64 bytes at a
+// time (one overlapping), where strings.Index compares whole blocks.
+func blankRunIndex(s string) int {
+	i := -1
+	for off := 0; off < len(s); off += 63 {
+		if k := strings.Index(s[off:min(off+64, len(s))], "  "); k >= 0 {
+			i = off + k
+			break
 		}
-		b := zeroBytes(w ^ (' ' * lo))
-		if b&(b>>8) != 0 || (carry != 0 && b&0x80 != 0) {
-			return true
-		}
-		carry = b >> 63
 	}
-	for ; i < len(s); i++ {
-		c := s[i]
-		if c == '\t' || (c == ' ' && (carry != 0 || (i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t')))) {
-			return true
+	if t := strings.IndexByte(s, '\t'); t >= 0 && (i < 0 || t < i) {
+		for t > 0 && s[t-1] == ' ' {
+			t--
 		}
-		carry = 0
+		i = t
 	}
-	return false
-}
-
-// zeroBytes sets the high bit of each zero byte of w, and only those.
-func zeroBytes(w uint64) uint64 {
-	const low7 = 0x7f7f7f7f7f7f7f7f
-	return ^((w&low7 + low7) | w | low7)
+	return i
 }
 
 // writeCollapsed writes line, found at start in w's source, keeping its
 // leading indentation and folding later runs of spaces and tabs to one
-// space.
+// space. line has no trailing blanks.
 func writeCollapsed(w *prefixWriter, start int, line string) {
 	lead := 0
 	for lead < len(line) && (line[lead] == ' ' || line[lead] == '\t') {
 		lead++
 	}
-	body := line[lead:]
-	if !hasBlankRun(body) {
-		w.writeSrc(start, start+len(line))
-		return
-	}
 	w.writeSrc(start, start+lead)
-	w.diverge()
-	for i := 0; i < len(body); {
-		j := i
-		for j < len(body) && body[j] != ' ' && body[j] != '\t' {
-			j++
+	body, at := line[lead:], start+lead
+	for {
+		k := blankRunIndex(body)
+		if k < 0 {
+			w.writeSrc(at, at+len(body))
+			return
 		}
-		w.b.WriteString(body[i:j])
-		if j == len(body) {
-			break
-		}
-		w.b.WriteByte(' ')
+		w.writeSrc(at, at+k)
+		w.writeByte(' ')
+		j := k + 1
 		for j < len(body) && (body[j] == ' ' || body[j] == '\t') {
 			j++
 		}
-		i = j
+		body, at = body[j:], at+j
 	}
 }

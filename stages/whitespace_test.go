@@ -96,14 +96,19 @@ func FuzzWhitespaceReference(f *testing.F) {
 	})
 }
 
-func FuzzHasBlankRun(f *testing.F) {
-	for _, s := range []string{"a b c d e f g h", "abcdefg  h", "abcdefgh\tij", "a b c d  ", "1234567 89 0123456 ", "       x"} {
+func FuzzBlankRunIndex(f *testing.F) {
+	for _, s := range []string{"a b c d e f g h", "abcdefg  h", "abcdefgh\tij", "a b c d  ", "1234567 89 0123456 ", "       x", strings.Repeat("x", 62) + "  y", strings.Repeat("x", 63) + "  y", strings.Repeat("x ", 70) + "\t"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		want := strings.Contains(s, "  ") || strings.Contains(s, "\t")
-		if got := hasBlankRun(s); got != want {
-			t.Fatalf("hasBlankRun(%q) = %v", s, got)
+		want := -1
+		for _, run := range []string{"  ", " \t", "\t"} {
+			if i := strings.Index(s, run); i >= 0 && (want < 0 || i < want) {
+				want = i
+			}
+		}
+		if got := blankRunIndex(s); got != want {
+			t.Fatalf("blankRunIndex(%q) = %d, want %d", s, got, want)
 		}
 		if got, want := trimBlanksRight(s), strings.TrimRight(s, " \t\f\v"); got != want {
 			t.Fatalf("trimBlanksRight(%q) = %q", s, got)
