@@ -23,6 +23,7 @@ import (
 
 type benchOptions struct {
 	docs, size, window, latencyDocs int
+	rounds, concurrency, pullBatch  int
 	latencyLoad                     float64
 	workerBin, corpus, only         string
 }
@@ -52,36 +53,52 @@ func runBench(ctx context.Context, o benchOptions) error {
 		}
 	}
 	docs := makeDocs(o)
-	fmt.Printf("fleetbench: %d documents of %d bytes, window %d, GOMAXPROCS-bound 2-core box\n", o.docs, o.size, o.window)
+	fmt.Printf("fleetbench: %d documents of %d bytes, window %d, %d handlers and pulls of %d per consumer, %d rounds\n", o.docs, o.size, o.window, o.concurrency, o.pullBatch, o.rounds)
 	scenarios := []scenario{
 		{"a raw transport (split hops, no-op stages)", jetstream.SplitSegments(), true},
 		{"b split fleet", jetstream.SplitSegments(), false},
 		{"c fused fleet", jetstream.FusedSegments(), false},
 	}
-	results := map[string]outcome{}
-	for i, sc := range scenarios {
-		if o.only != "" && !strings.Contains(o.only, sc.name[:1]) {
-			continue
+	// Rounds run the scenarios in turn, so that a slow spell of the machine
+	// falls on all of them; each scenario's figure is its median round.
+	runs := map[string][]outcome{}
+	for round := 1; round <= o.rounds; round++ {
+		for i, sc := range scenarios {
+			if o.only != "" && !strings.Contains(o.only, sc.name[:1]) {
+				continue
+			}
+			res, err := runScenario(ctx, o, sc, filepath.Join(tmp, fmt.Sprintf("%d-%d", round, i)), docs, 0)
+			if err != nil {
+				return fmt.Errorf("%s: %w", sc.name, err)
+			}
+			runs[sc.name] = append(runs[sc.name], res)
+			fmt.Printf("round %d %-45s %8.1f MB/s  peak RSS %s\n", round, sc.name, res.mbps, formatRSS(res.peakRSS))
+			fmt.Printf("        %-45s %s\n", "", formatCPU(res.cpu, res.elapsed))
 		}
-		res, err := runScenario(ctx, o, filepath.Join(tmp, strconv.Itoa(i)), sc, docs, 0)
-		if err != nil {
-			return fmt.Errorf("%s: %w", sc.name, err)
+	}
+	median := map[string]float64{}
+	for _, sc := range scenarios {
+		if rs := runs[sc.name]; len(rs) > 0 {
+			mbps := make([]float64, len(rs))
+			for i, r := range rs {
+				mbps[i] = r.mbps
+			}
+			slices.Sort(mbps)
+			median[sc.name] = mbps[len(mbps)/2]
+			fmt.Printf("median of %d: %-38s %8.1f MB/s  (%.1f to %.1f)\n", len(mbps), sc.name, median[sc.name], mbps[0], mbps[len(mbps)-1])
 		}
-		results[sc.name] = res
-		fmt.Printf("%-45s %8.1f MB/s  peak RSS %s\n", sc.name, res.mbps, formatRSS(res.peakRSS))
-		fmt.Printf("%-45s %s\n", "", formatCPU(res.cpu, res.elapsed))
 	}
 	if o.only != "" {
 		return nil
 	}
-	a, b, c := results[scenarios[0].name].mbps, results[scenarios[1].name].mbps, results[scenarios[2].name].mbps
-	fmt.Printf("ratios: split/raw = %.2f (target >= 0.70), fused/split = %.2f (target >= 3)\n", b/a, c/b)
+	a, b, c := median[scenarios[0].name], median[scenarios[1].name], median[scenarios[2].name]
+	fmt.Printf("ratios of medians: split/raw = %.2f (target >= 0.70), fused/split = %.2f (target >= 3)\n", b/a, c/b)
 	// Each fleet is paced below its own saturation: a rate the split fleet
 	// cannot sustain would measure its queue, not its latency.
-	fmt.Printf("latency at %.0f%% of each fleet's own throughput:\n", o.latencyLoad*100)
+	fmt.Printf("latency at %.0f%% of each fleet's own median throughput:\n", o.latencyLoad*100)
 	for i, sc := range scenarios[1:] {
-		rate := o.latencyLoad * results[sc.name].mbps * 1e6 / float64(o.size)
-		if _, err := runScenario(ctx, o, filepath.Join(tmp, "lat"+strconv.Itoa(i)), sc, docs[:min(o.latencyDocs, len(docs))], rate); err != nil {
+		rate := o.latencyLoad * median[sc.name] * 1e6 / float64(o.size)
+		if _, err := runScenario(ctx, o, sc, filepath.Join(tmp, "lat"+strconv.Itoa(i)), docs[:min(o.latencyDocs, len(docs))], rate); err != nil {
 			return fmt.Errorf("%s latency: %w", sc.name, err)
 		}
 	}
@@ -116,7 +133,7 @@ func makeDocs(o benchOptions) []string {
 
 // runScenario starts a server and workers as processes, pushes docs and
 // measures. rate > 0 paces publishing and reports latency percentiles.
-func runScenario(ctx context.Context, o benchOptions, dir string, sc scenario, docs []string, rate float64) (outcome, error) {
+func runScenario(ctx context.Context, o benchOptions, sc scenario, dir string, docs []string, rate float64) (outcome, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return outcome{}, err
 	}
@@ -141,7 +158,7 @@ func runScenario(ctx context.Context, o benchOptions, dir string, sc scenario, d
 		return outcome{}, err
 	}
 	cfgPath := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(cfgPath, []byte(configYAML(sc)), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(configYAML(o, sc)), 0o600); err != nil {
 		return outcome{}, err
 	}
 	for _, seg := range sc.segments {
@@ -162,7 +179,7 @@ func runScenario(ctx context.Context, o benchOptions, dir string, sc scenario, d
 	}
 	defer nc.Close()
 	js, _ := njs.New(nc)
-	fleetCfg := benchFleetConfig(sc)
+	fleetCfg := benchFleetConfig(o, sc)
 	// Workers create the topology; wait for every consumer.
 	for _, seg := range sc.segments {
 		if err := waitConsumer(ctx, js, fleetCfg, seg[0]); err != nil {
@@ -224,18 +241,18 @@ func runScenario(ctx context.Context, o benchOptions, dir string, sc scenario, d
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-func benchFleetConfig(sc scenario) jetstream.Config {
+func benchFleetConfig(o benchOptions, sc scenario) jetstream.Config {
 	c := jetstream.DefaultConfig()
 	c.Segments = sc.segments
 	c.MaxAckPending = 512
-	c.PullBatch = 64
-	c.Concurrency = 8
+	c.PullBatch = o.pullBatch
+	c.Concurrency = o.concurrency
 	c.InlineMaxBytes = 1 << 20
 	return c
 }
 
-func configYAML(sc scenario) string {
-	c := benchFleetConfig(sc)
+func configYAML(o benchOptions, sc scenario) string {
+	c := benchFleetConfig(o, sc)
 	var segs []string
 	for _, s := range c.Segments {
 		var keys []string

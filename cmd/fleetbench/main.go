@@ -2,9 +2,10 @@
 // through (a) the raw transport (same hops, no-op stages), (b) the fully
 // split fleet and (c) the fused fleet, each worker and the nats-server in
 // their own process on loopback TCP; then per-document latency at a steady
-// rate below saturation, and peak RSS per process.
+// rate below saturation, and peak RSS per process. The scenarios run in
+// turn for -rounds rounds and each reports its median round.
 //
-//	go run ./cmd/fleetbench [-docs 3000] [-size 65536]
+//	go run ./cmd/fleetbench [-docs 3000] [-size 65536] [-rounds 3]
 package main
 
 import (
@@ -31,6 +32,9 @@ func main() {
 	flag.IntVar(&o.size, "size", 64<<10, "document size in bytes")
 	flag.IntVar(&o.window, "window", 256, "documents in flight during throughput runs")
 	flag.IntVar(&o.latencyDocs, "latency-docs", 1000, "documents in the latency run")
+	flag.IntVar(&o.rounds, "rounds", 3, "throughput rounds; each scenario reports its median")
+	flag.IntVar(&o.concurrency, "concurrency", 64, "fleet.concurrency of every worker")
+	flag.IntVar(&o.pullBatch, "pull-batch", 64, "fleet.pull_batch of every worker")
 	flag.Float64Var(&o.latencyLoad, "latency-load", 0.5, "latency run rate as a share of each fleet's own throughput")
 	flag.StringVar(&o.workerBin, "worker-bin", "", "worker binary (default: built from ./cmd/worker)")
 	flag.StringVar(&o.corpus, "corpus", "../shared/corpus/loghub", "log files to cut documents from, when present")
