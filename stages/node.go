@@ -117,23 +117,7 @@ type Node interface {
 // utf8.RuneCountInString counts them (an invalid byte is one), with ASCII
 // taken 32 or 8 bytes at a time. Every node's input and output is counted.
 func Chars(s string) int {
-	const hi = 0x8080808080808080
-	n := 0
-	for len(s) > 0 {
-		if len(s) >= 32 && (le64(s)|le64(s[8:])|le64(s[16:])|le64(s[24:]))&hi == 0 {
-			n, s = n+32, s[32:]
-			continue
-		}
-		if len(s) >= 8 && le64(s)&hi == 0 {
-			n, s = n+8, s[8:]
-			continue
-		}
-		size := 1
-		if s[0] >= utf8.RuneSelf {
-			_, size = utf8.DecodeRuneInString(s)
-		}
-		n, s = n+1, s[size:]
-	}
+	n, _ := CharsValid(s)
 	return n
 }
 
