@@ -75,6 +75,12 @@ func hostileCases() []hostileCase {
 			unit := "key=value id=12345 user=alice path=/srv/app/data.json status=ok; "
 			return strings.Repeat(unit, n/len(unit))
 		}},
+		{"tab-separated-50MB-line", func(big bool) string {
+			return strings.Repeat("field\t", scaled(big, 50<<20, 10)/6)
+		}},
+		{"double-spaced-50MB-line-tab-last", func(big bool) string {
+			return strings.Repeat("word  ", scaled(big, 50<<20, 10)/6) + "\tend"
+		}},
 		{"json-100000-deep", func(bool) string {
 			const depth = 100_000
 			return strings.Repeat(`{"a":[`, depth) + "1" + strings.Repeat("]}", depth)

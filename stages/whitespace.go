@@ -190,23 +190,24 @@ func trimBlanksRight(s string) string {
 // space followed by a space or a tab, in s, or -1: where collapsing
 // starts to change s. That is the start of the first run of blanks with
 // a tab or two blanks in it: the first double space, or the first tab
-// with the spaces before it. Double spaces are searched 64 bytes at a
-// time (one overlapping), where strings.Index compares whole blocks.
+// with the spaces before it. s is searched 64 bytes at a time (one
+// overlapping), where strings.Index compares whole blocks, and no further
+// than the first run, so that collapsing a line stays linear.
 func blankRunIndex(s string) int {
-	i := -1
 	for off := 0; off < len(s); off += 63 {
-		if k := strings.Index(s[off:min(off+64, len(s))], "  "); k >= 0 {
-			i = off + k
-			break
+		block := s[off:min(off+64, len(s))]
+		i := strings.Index(block, "  ")
+		if t := strings.IndexByte(block, '\t'); t >= 0 && (i < 0 || t < i) {
+			i = t
+			for off+i > 0 && s[off+i-1] == ' ' {
+				i--
+			}
+		}
+		if i >= 0 {
+			return off + i
 		}
 	}
-	if t := strings.IndexByte(s, '\t'); t >= 0 && (i < 0 || t < i) {
-		for t > 0 && s[t-1] == ' ' {
-			t--
-		}
-		i = t
-	}
-	return i
+	return -1
 }
 
 // writeCollapsed writes line, found at start in w's source, keeping its
