@@ -227,25 +227,8 @@ func (c *Client) submit(ctx context.Context, doc Document, attempt int, task str
 				return false, err
 			}
 		}
-		orig := nats.NewMsg(origSubject)
-		if len(doc.Text) > c.cfg.InlineMaxBytes {
-			if err := c.blobs.put(ctx, c.blobs.originals, doc.ID, []byte(doc.Text)); err != nil {
-				return false, err
-			}
-			env.Blob = doc.ID
-		} else {
-			orig.Data = []byte(doc.Text)
-		}
-		if err := env.Write(orig.Header); err != nil {
-			return false, err
-		}
-		c.prop.Inject(ctx, headerCarrier(orig.Header))
-		acks, err := c.publish(ctx, []outgoingMsg{{orig, doc.ID + ":original"}})
-		if err != nil {
-			return false, fmt.Errorf("store original %s: %w", doc.ID, err)
-		}
-		if dup = acks[0].Duplicate; task == "" {
-			return dup, nil
+		if dup, err = c.storeOriginal(ctx, doc, env); err != nil || task == "" {
+			return dup, err
 		}
 	}
 	subject, hop := c.names.WorkSubject(c.cfg.Segments[0][0]), string(c.cfg.Segments[0][0])
@@ -258,15 +241,81 @@ func (c *Client) submit(ctx context.Context, doc Document, attempt int, task str
 		return dup, err
 	}
 	c.prop.Inject(ctx, headerCarrier(m.Header))
-	if _, err := c.publish(ctx, []outgoingMsg{{m, msgID(doc.ID, attempt, stages.Key(hop))}}); err != nil {
+	if _, err := c.publish(ctx, []outgoingMsg{{msg: m, id: msgID(doc.ID, attempt, stages.Key(hop))}}); err != nil {
 		return dup, fmt.Errorf("publish %s: %w", doc.ID, err)
 	}
 	return dup, nil
 }
 
+// storeOriginal writes doc's original, with env in its headers, unless
+// the stream holds it already (dup). An id that holds a different text is
+// refused: an original is never replaced. A large text goes to the object
+// store under a name of its content, so a refused one cannot overwrite the
+// stored one's object either.
+func (c *Client) storeOriginal(ctx context.Context, doc Document, env Envelope) (dup bool, err error) {
+	orig := nats.NewMsg(env.OrigRef)
+	if len(doc.Text) > c.cfg.InlineMaxBytes {
+		env.Blob = originalBlobName(doc)
+		switch _, err := c.blobs.originals.GetInfo(ctx, env.Blob); {
+		case errors.Is(err, njs.ErrObjectNotFound):
+			if err := c.blobs.put(ctx, c.blobs.originals, env.Blob, []byte(doc.Text)); err != nil {
+				return false, err
+			}
+		case err != nil:
+			return false, fmt.Errorf("blob %s: %w", env.Blob, err)
+		}
+	} else {
+		orig.Data = []byte(doc.Text)
+	}
+	if err := env.Write(orig.Header); err != nil {
+		return false, err
+	}
+	c.prop.Inject(ctx, headerCarrier(orig.Header))
+	acks, err := c.publish(ctx, []outgoingMsg{{msg: orig, id: doc.ID + ":original", firstOnSubject: true}})
+	switch {
+	case isWrongLastSequence(err):
+		dup = true
+	case err != nil:
+		return false, fmt.Errorf("store original %s: %w", doc.ID, err)
+	default:
+		dup = acks[0].Duplicate
+	}
+	if !dup {
+		return false, nil
+	}
+	stored, err := fetchOriginal(ctx, c.names, c.blobs, doc.ID)
+	if err != nil {
+		return true, fmt.Errorf("compare with the stored original %s: %w", doc.ID, err)
+	}
+	if stored != doc.Text {
+		if env.Blob != "" {
+			_ = c.blobs.originals.Delete(ctx, env.Blob) // ours: its name is our text's
+		}
+		return true, fmt.Errorf("%w: document id %s already holds a different original (%d bytes stored, %d given); originals are never replaced, so use another id",
+			errPermanent, doc.ID, len(stored), len(doc.Text))
+	}
+	return true, nil
+}
+
+// originalBlobName names a large original's object by its id and a digest
+// of its text.
+func originalBlobName(doc Document) string {
+	sum := sha256.Sum256([]byte(doc.Text))
+	return doc.ID + "." + hex.EncodeToString(sum[:8])
+}
+
+// isWrongLastSequence reports the server refusing a publish whose subject
+// already holds a message (code 10071, or 10164 on a replicated stream).
+func isWrongLastSequence(err error) bool {
+	var apiErr *njs.APIError
+	return errors.As(err, &apiErr) && (apiErr.ErrorCode == njs.JSErrCodeStreamWrongLastSequence || apiErr.ErrorCode == njs.JSErrCodeStreamWrongLastSequenceConstant)
+}
+
 type outgoingMsg struct {
 	msg *nats.Msg
 	id  string
+	// firstOnSubject publishes only if the subject holds no message yet.
+	firstOnSubject bool
 }
 
 // ackTimeout bounds the wait for one publish acknowledgement before the
@@ -284,7 +333,7 @@ func (c *Client) publish(ctx context.Context, msgs []outgoingMsg) ([]*njs.PubAck
 		if err == nil {
 			return acks, nil
 		}
-		if ctx.Err() != nil || errors.Is(err, nats.ErrMaxPayload) || errors.Is(err, nats.ErrBadSubject) {
+		if ctx.Err() != nil || errors.Is(err, nats.ErrMaxPayload) || errors.Is(err, nats.ErrBadSubject) || isWrongLastSequence(err) {
 			return nil, err
 		}
 		select {
@@ -299,7 +348,11 @@ func (c *Client) publish(ctx context.Context, msgs []outgoingMsg) ([]*njs.PubAck
 func (c *Client) publishOnce(ctx context.Context, msgs []outgoingMsg) ([]*njs.PubAck, error) {
 	futures := make([]njs.PubAckFuture, 0, len(msgs))
 	for _, m := range msgs {
-		f, err := c.js.PublishMsgAsync(m.msg, njs.WithMsgID(m.id))
+		opts := []njs.PublishOpt{njs.WithMsgID(m.id)}
+		if m.firstOnSubject {
+			opts = append(opts, njs.WithExpectLastSequencePerSubject(0))
+		}
+		f, err := c.js.PublishMsgAsync(m.msg, opts...)
 		if err != nil {
 			return nil, err
 		}

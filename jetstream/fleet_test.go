@@ -533,6 +533,61 @@ func TestOriginalsGetAndReplay(t *testing.T) {
 	}
 }
 
+// TestAnOriginalIsNeverReplaced: a document id that holds an original
+// refuses a different text, inside the duplicate window and after it,
+// inline and through the object store; the same text is a republish.
+func TestAnOriginalIsNeverReplaced(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.InlineMaxBytes = 64 << 10
+	cfg.DuplicateWindow = time.Second
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	docs := testDocs(2)
+	for _, size := range []struct {
+		name         string
+		first, other string
+	}{
+		{"inline", docs[0], docs[1]},
+		{"object", strings.Repeat(docs[0], 8), strings.Repeat(docs[1], 8)},
+	} {
+		for _, window := range []string{"inside", "after"} {
+			id := size.name + "-" + window
+			first, err := c.Compact(ctx, Document{ID: id, Text: size.first})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if window == "after" {
+				time.Sleep(cfg.DuplicateWindow + 500*time.Millisecond)
+			}
+			_, err = c.Compact(ctx, Document{ID: id, Text: size.other})
+			if err == nil || !strings.Contains(err.Error(), "different original") {
+				t.Errorf("%s: a different text under a used id: err = %v, want a refusal", id, err)
+			}
+			if orig, err := c.Original(ctx, id); err != nil || orig != size.first {
+				t.Errorf("%s: the stored original changed (err %v)", id, err)
+			}
+			again, err := c.Compact(ctx, Document{ID: id, Text: size.first})
+			if err != nil || again.Text != first.Text {
+				t.Errorf("%s: republishing the same text: err %v, same result %v", id, err, err == nil && again.Text == first.Text)
+			}
+		}
+	}
+	objects, err := f.js.ObjectStore(ctx, Names{cfg.Prefix}.OriginalBlobBucket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := objects.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 {
+		t.Errorf("%d objects for the two large originals, want 2 (a refused text is not kept)", len(list))
+	}
+}
+
 func TestSegmentValidation(t *testing.T) {
 	bad := [][][]stages.Key{
 		{{stages.KeyDedup, stages.KeyStructured}},
