@@ -47,7 +47,8 @@ func WithClientTracerProvider(tp trace.TracerProvider) ClientOption {
 	return func(c *Client) { c.tracer = tp.Tracer(tracerName) }
 }
 
-// NewClient returns a publisher client. The topology must exist.
+// NewClient returns a publisher client. The topology must exist: a client
+// never creates or changes it, so a publisher's config cannot reset a fleet's.
 func NewClient(ctx context.Context, js njs.JetStream, cfg Config, opts ...ClientOption) (*Client, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -63,6 +64,9 @@ func NewClient(ctx context.Context, js njs.JetStream, cfg Config, opts ...Client
 	}
 	var err error
 	if c.blobs, err = openBlobs(ctx, js, c.names); err != nil {
+		if errors.Is(err, njs.ErrStreamNotFound) || errors.Is(err, njs.ErrBucketNotFound) {
+			err = fmt.Errorf("%w: no topology under prefix %q; workers create it (or `worker --setup-only` with the fleet's config)", err, cfg.Prefix)
+		}
 		return nil, err
 	}
 	if cfg.MaxBacklog > 0 {

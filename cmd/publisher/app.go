@@ -83,8 +83,9 @@ func (a *app) writeReport(name string, r pipeline.Report) {
 	_ = r.WriteText(a.stderr)
 }
 
-// connect returns a JetStream handle: the given cluster, or an embedded
-// server with in-process workers for every segment.
+// connect returns a JetStream handle: the given cluster, whose topology
+// its workers own, or an embedded server with in-process workers for
+// every segment.
 func (a *app) connect(ctx context.Context) (njs.JetStream, func(), error) {
 	cleanup := func() {}
 	if a.o.conn.URL == "" {
@@ -123,11 +124,6 @@ func (a *app) connect(ctx context.Context) (njs.JetStream, func(), error) {
 	}
 	js, err := njs.New(nc)
 	if err != nil {
-		nc.Close()
-		cleanup()
-		return nil, nil, err
-	}
-	if err := jetstream.EnsureTopology(ctx, js, a.file.Fleet); err != nil {
 		nc.Close()
 		cleanup()
 		return nil, nil, err

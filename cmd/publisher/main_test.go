@@ -9,9 +9,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jetcompact/jetcompact/embedded"
+	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
 )
 
 func runPublisher(t *testing.T, stdin string, args ...string) (string, string, error) {
@@ -164,5 +169,57 @@ func TestReadmeMainCommand(t *testing.T) {
 	}
 	if stdout.String() != localResult(t, string(in)) {
 		t.Error("the README command's output differs from the in-process pipeline")
+	}
+}
+
+// TestPublisherNeverChangesAFleetsTopology: with --nats the publisher uses
+// the topology the fleet's workers made and never rewrites it with its own
+// (here default) config; without one it says what is missing.
+func TestPublisherNeverChangesAFleetsTopology(t *testing.T) {
+	ctx := context.Background()
+	p, err := pipeline.New(pipeline.DefaultConfig(), stages.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := jetstream.DefaultConfig()
+	cfg.OriginalsMaxAge = 48 * time.Hour
+	cfg.MaxAge = 2 * time.Hour
+	fleet, err := embedded.StartFleet(ctx, embedded.FleetOptions{StoreDir: t.TempDir(), Fleet: cfg, Pipeline: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fleet.Close()
+	text := sampleLog(t)
+	out, _, err := runPublisher(t, text, "--nats", fleet.URL(), "-")
+	if err != nil || out != localResult(t, text) {
+		t.Fatalf("publish to the fleet: %v (equal to local: %v)", err, out == localResult(t, text))
+	}
+	nc, err := nats.Connect(fleet.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := njs.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := jetstream.Names{Prefix: cfg.Prefix}
+	for stream, want := range map[string]time.Duration{names.OriginalsStream(): cfg.OriginalsMaxAge, names.WorkStream(): cfg.MaxAge} {
+		st, err := js.Stream(ctx, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.CachedInfo().Config.MaxAge; got != want {
+			t.Errorf("%s max age %s after a publisher ran, want the fleet's %s", stream, got, want)
+		}
+	}
+
+	bare, err := embedded.Start(embedded.Options{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bare.Shutdown()
+	if _, _, err := runPublisher(t, text, "--nats", bare.ClientURL(), "-"); err == nil || !strings.Contains(err.Error(), "no topology") {
+		t.Errorf("a server without a topology: err = %v, want it named", err)
 	}
 }
