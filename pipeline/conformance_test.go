@@ -159,6 +159,5 @@ func clip(s string) string {
 
 // applyProtected runs a node with its protected regions stashed.
 func applyProtected(ctx context.Context, node stages.Node, in stages.Input) (stages.Outcome, error) {
-	out, _, err := applyNode(ctx, node, in, true)
-	return out, err
+	return protectedNode{node}.Apply(ctx, in)
 }

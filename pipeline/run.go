@@ -53,14 +53,15 @@ type Result struct {
 type Pipeline struct {
 	cfg   Config
 	deps  stages.Deps
-	nodes map[stages.Key]stages.Node // enabled nodes, wrapped
+	nodes map[stages.Key]stages.Node // enabled nodes: protected, then decorated
 }
 
 // Option changes how a Pipeline is built.
 type Option func(*Pipeline) error
 
 // WithDecorator wraps every node, for example to trace it. Decorators apply
-// in the order given, the first one outermost.
+// in the order given, the first one outermost; all of them see the text as
+// it is, fenced code included (see protectedNode).
 func WithDecorator(wrap func(stages.Node) stages.Node) Option {
 	return func(p *Pipeline) error {
 		if wrap == nil {
@@ -87,7 +88,7 @@ func New(cfg Config, deps stages.Deps, opts ...Option) (*Pipeline, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.nodes[s.Key] = n
+		p.nodes[s.Key] = protectedNode{n}
 	}
 	for i := len(opts) - 1; i >= 0; i-- {
 		if err := opts[i](p); err != nil {
@@ -196,8 +197,6 @@ func (p *Pipeline) RunSegment(ctx context.Context, keys []stages.Key, in stages.
 // runSegment is RunSegment with the input's character count known.
 func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.Input, chars int) (string, []NodeReport, error) {
 	reports := make([]NodeReport, 0, len(keys))
-	// Nodes never add fences, so a text without one needs no stash.
-	protect := stages.MayHaveFence(in.Text)
 	for _, k := range keys {
 		node, on := p.nodes[k]
 		if !on {
@@ -205,15 +204,18 @@ func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.
 			continue
 		}
 		start := time.Now()
-		out, outChars, err := applyNode(ctx, node, in, protect)
+		out, err := applyRecovered(ctx, node, in)
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", nil, ctx.Err()
 			}
 			out = stages.Outcome{Text: in.Text, Skipped: true, Reason: "error: " + err.Error()}
 		}
-		if out.Text == in.Text {
-			outChars = chars
+		outChars := chars
+		if out.Text != in.Text {
+			if outChars = out.Chars; outChars == 0 {
+				outChars = stages.Chars(out.Text) // a decorator that did not count
+			}
 		}
 		reports = append(reports, NodeReport{
 			Key: k, CharsIn: chars, CharsOut: outChars,
@@ -224,38 +226,46 @@ func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.
 	return in.Text, reports, nil
 }
 
-// applyNode stashes protected regions (when protect is set), runs the node
-// and restores them. A node that loses a region, returns invalid UTF-8 or
-// panics is undone. chars counts a changed text's characters.
-func applyNode(ctx context.Context, node stages.Node, in stages.Input, protect bool) (out stages.Outcome, chars int, err error) {
+// applyRecovered runs a node, decorators included, turning a panic into
+// an error.
+func applyRecovered(ctx context.Context, node stages.Node, in stages.Input) (out stages.Outcome, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("node %s panicked: %v", node.Key(), r)
 		}
 	}()
+	return node.Apply(ctx, in)
+}
+
+// protectedNode runs a node with fenced code stashed (see stages.Protect)
+// and restores it. A node that loses a stashed region or returns invalid
+// UTF-8 is undone. A changed text comes out counted (Chars).
+type protectedNode struct{ node stages.Node }
+
+func (p protectedNode) Key() stages.Key { return p.node.Key() }
+
+func (p protectedNode) Apply(ctx context.Context, in stages.Input) (out stages.Outcome, err error) {
 	orig := in.Text
-	stash := &stages.Stash{}
-	if protect {
-		in.Text, stash = stages.Protect(in.Text)
-	}
-	out, err = node.Apply(ctx, in)
+	var stash *stages.Stash
+	in.Text, stash = stages.Protect(in.Text)
+	out, err = p.node.Apply(ctx, in)
 	if err != nil {
-		return stages.Outcome{}, 0, err
+		return stages.Outcome{}, err
 	}
 	if out.Text == in.Text {
-		out.Text = orig
-		return out, 0, nil
+		out.Text, out.Chars = orig, 0
+		return out, nil
 	}
 	restored, ok := stash.Restore(out.Text)
 	if !ok {
-		return stages.Outcome{Text: orig, Skipped: true, Reason: "node lost a protected region; undone"}, 0, nil
+		return stages.Outcome{Text: orig, Skipped: true, Reason: "node lost a protected region; undone"}, nil
 	}
 	chars, valid := stages.CharsValid(restored)
 	if !valid {
-		return stages.Outcome{Text: orig, Skipped: true, Reason: "node produced invalid UTF-8; undone"}, 0, nil
+		return stages.Outcome{Text: orig, Skipped: true, Reason: "node produced invalid UTF-8; undone"}, nil
 	}
-	out.Text = restored
-	return out, chars, nil
+	out.Text, out.Chars = restored, chars
+	return out, nil
 }
 
 // Guard keeps result only when it is shorter than the original, in

@@ -103,6 +103,9 @@ type Outcome struct {
 	Skipped bool
 	Reason  string
 	LLM     *LLMUsage
+	// Chars is Text's character count when whoever made the outcome
+	// counted it, else 0. Nodes leave it 0; the pipeline fills it in.
+	Chars int
 }
 
 // Node is one compaction step. Apply must be safe for concurrent use, must

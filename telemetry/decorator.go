@@ -91,7 +91,10 @@ func (t *tracedNode) Apply(ctx context.Context, in stages.Input) (stages.Outcome
 	}
 	cout := cin
 	if out.Text != in.Text {
-		cout = stages.Chars(out.Text)
+		cout = out.Chars
+		if cout == 0 {
+			cout = stages.Chars(out.Text)
+		}
 	}
 	t.charsOut.Add(ctx, int64(cout), nodeAttr)
 	span.SetAttributes(AttrCharsOut.Int(cout), AttrSkipped.Bool(out.Skipped))
