@@ -414,6 +414,35 @@ func TestBacklogHoldsSubmissionsBack(t *testing.T) {
 	assertOneResultEach(t, f, len(docs))
 }
 
+// TestPrefixesShareACluster: two prefixes get topologies of their own, and
+// a prefix whose stream names another prefix already holds is refused
+// without touching that one's streams.
+func TestPrefixesShareACluster(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Prefix = "tenant-a"
+	f := startFleet(t, cfg)
+	ctx := context.Background()
+	other := DefaultConfig()
+	other.Prefix = "tenant-b"
+	if err := EnsureTopology(ctx, f.js, other); err != nil {
+		t.Fatalf("a second prefix: %v", err)
+	}
+	clash := DefaultConfig()
+	clash.Prefix = "tenant_a"
+	if err := EnsureTopology(ctx, f.js, clash); err == nil || !strings.Contains(err.Error(), "another prefix") {
+		t.Errorf("a prefix that maps onto tenant-a's streams: err = %v, want a refusal", err)
+	}
+	for prefix, stream := range map[string]string{"tenant-a": Names{"tenant-a"}.WorkStream(), "tenant-b": Names{"tenant-b"}.WorkStream()} {
+		st, err := f.js.Stream(ctx, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.CachedInfo().Config.Subjects; len(got) != 1 || got[0] != prefix+".work.>" {
+			t.Errorf("%s subjects %v, want %s.work.>", stream, got, prefix)
+		}
+	}
+}
+
 func TestTopologyIsIdempotentAndUpdatable(t *testing.T) {
 	cfg := DefaultConfig()
 	f := startFleet(t, cfg)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	njs "github.com/nats-io/nats.go/jetstream"
@@ -73,6 +74,9 @@ func EnsureTopology(ctx context.Context, js njs.JetStream, cfg Config) error {
 		},
 	}
 	for _, sc := range streams {
+		if err := checkOwner(ctx, js, sc.Name, n.Prefix); err != nil {
+			return err
+		}
 		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
 			return fmt.Errorf("stream %s: %w", sc.Name, err)
 		}
@@ -98,6 +102,26 @@ func EnsureTopology(ctx context.Context, js njs.JetStream, cfg Config) error {
 		}
 	}
 	return ensureIntake(ctx, js, cfg, n)
+}
+
+// checkOwner refuses a stream that exists under another prefix: "jc-a"
+// and "jc_a" name the same streams, and an update would take the other
+// pipeline's subjects away.
+func checkOwner(ctx context.Context, js njs.JetStream, stream, prefix string) error {
+	st, err := js.Stream(ctx, stream)
+	if errors.Is(err, njs.ErrStreamNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("stream %s: %w", stream, err)
+	}
+	for _, subject := range st.CachedInfo().Config.Subjects {
+		if !strings.HasPrefix(subject, prefix+".") {
+			return fmt.Errorf("stream %s belongs to another prefix (it holds %s, not %s.>): prefixes that differ only in - and _ share stream names; pick another",
+				stream, subject, prefix)
+		}
+	}
+	return nil
 }
 
 // ensureIntake creates or updates the first segment's consumer on the
