@@ -481,6 +481,9 @@ func (c *Client) decodeResult(ctx context.Context, raw *njs.RawStreamMsg) (Resul
 	if err != nil {
 		return Result{}, 0, err
 	}
+	if raw.Header.Get(HeaderGuard) == outcomeNoOriginal {
+		return Result{}, env.Attempt, fmt.Errorf("%w: document %s failed and no original is stored under its id: %s", errPermanent, env.DocID, raw.Header.Get(HeaderError))
+	}
 	text := string(raw.Data)
 	if env.Blob != "" {
 		data, err := c.blobs.get(ctx, c.blobs.work, env.Blob)

@@ -210,6 +210,64 @@ func TestMissingBlobGoesToDeadLettersWithOriginal(t *testing.T) {
 	}
 }
 
+// TestEveryDeadLetterWithAnIDAnswersItsWaiter: a hop with a broken
+// envelope comes out as its stored original, and a hop for a document
+// that has no stored original comes out as an error: neither leaves the
+// publisher waiting.
+func TestEveryDeadLetterWithAnIDAnswersItsWaiter(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxDeliver = 2
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n := Names{cfg.Prefix}
+	text := testDocs(1)[0]
+	// Stored where the intake does not take it up, so no result exists yet.
+	orig := nats.NewMsg(n.TaskOriginalSubject("broken-hop"))
+	orig.Data = []byte(text)
+	if _, err := f.js.PublishMsg(ctx, orig); err != nil {
+		t.Fatal(err)
+	}
+	waitBroken, err := c.expect(ctx, "broken-hop", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := nats.NewMsg(n.WorkSubject(stages.KeyLLMSummary))
+	broken.Header.Set(HeaderDocID, "broken-hop") // and nothing else of an envelope
+	broken.Data = []byte("half a document")
+	if _, err := f.js.PublishMsg(ctx, broken); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := waitBroken(ctx); err != nil || res.Text != text || !strings.Contains(res.Error, "bad envelope") {
+		t.Errorf("broken envelope: want the stored original with the reason, got err %v, error %q, original %v", err, res.Error, res.Text == text)
+	}
+
+	waitGhost, err := c.expect(ctx, "ghost", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ghost := nats.NewMsg(n.WorkSubject(stages.KeyStructured))
+	env := Envelope{DocID: "ghost", OrigChars: 5, OrigBytes: 5, OrigRef: n.OriginalSubject("ghost"), Blob: originalBlobPrefix + "ghost"}
+	if err := env.Write(ghost.Header); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.js.PublishMsg(ctx, ghost); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitGhost(ctx); err == nil || !strings.Contains(err.Error(), "no original is stored") {
+		t.Errorf("no original: err = %v, want it named", err)
+	}
+	dl, err := c.DeadLetters(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dl) != 2 {
+		t.Errorf("%d dead letters, want 2: %+v", len(dl), dl)
+	}
+}
+
 // TestRepublishInsideDuplicateWindow: publishing a document again under
 // the same id inside the duplicate window makes no second result; a replay
 // makes exactly one more publish of an equal result.

@@ -315,8 +315,8 @@ func (w *Worker) handle(ctx context.Context, b binding, msg njs.Msg) {
 	}
 
 	env, err := ReadEnvelope(msg.Headers())
-	if id := msg.Headers().Get(HeaderDocID); err != nil && b.stream == w.names.OriginalsStream() && ValidDocID(id) {
-		env.DocID = id // an original without a valid envelope still comes out, as itself
+	if id := msg.Headers().Get(HeaderDocID); err != nil && ValidDocID(id) {
+		env.DocID = id // a message without a valid envelope still comes out, as its original
 	}
 	if err == nil && int(meta.NumDelivered) > w.cfg.MaxDeliver {
 		err = fmt.Errorf("%w: delivered %d times, max_deliver is %d", errPermanent, meta.NumDelivered, w.cfg.MaxDeliver)
@@ -509,6 +509,10 @@ func (w *Worker) publishResult(ctx context.Context, env Envelope, text, outcome,
 	return nil
 }
 
+// outcomeNoOriginal marks the result of a dead-lettered document whose
+// original is not stored: it has no text, only its error.
+const outcomeNoOriginal = "failed, no original stored"
+
 // errOriginalMissing: no original is stored (or visible) under an id.
 var errOriginalMissing = errors.New("original missing")
 
@@ -576,13 +580,20 @@ func (w *Worker) deadLetter(ctx context.Context, b binding, env Envelope, msg nj
 	w.m.deadLetters.Add(ctx, 1, metric.WithAttributes(attribute.String("segment", segName)))
 	w.log.Warn("dead-lettered", "segment", segName, "doc", env.DocID, "reason", reason)
 	if env.DocID != "" {
-		// The document still comes out once: as its original, marked with the error.
-		if orig, err := w.Original(ctx, env.DocID); err == nil {
-			if err := w.publishResult(ctx, env, orig, "kept original: "+reason, reason); err != nil {
-				w.log.Warn("result after dead letter failed; will retry", "doc", env.DocID, "error", err.Error())
-				_ = msg.NakWithDelay(backoff(2))
-				return
-			}
+		// The document still comes out once: as its original, marked with
+		// the error, or as the error alone when no original is stored.
+		orig, err := w.Original(ctx, env.DocID)
+		outcome := "kept original: " + reason
+		if errors.Is(err, errOriginalMissing) {
+			orig, outcome, err = "", outcomeNoOriginal, nil
+		}
+		if err == nil {
+			err = w.publishResult(ctx, env, orig, outcome, reason)
+		}
+		if err != nil {
+			w.log.Warn("result after dead letter failed; will retry", "doc", env.DocID, "error", err.Error())
+			_ = msg.NakWithDelay(backoff(2))
+			return
 		}
 	}
 	_ = msg.TermWithReason(truncate(reason, 200))
