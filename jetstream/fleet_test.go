@@ -163,9 +163,17 @@ func TestTwoReplicasShareTheLoad(t *testing.T) {
 	f := startFleet(t, cfg)
 	var a, b atomic.Int64
 	wa := f.worker(cfg.Segments)
-	wa.testHookAfterPublish = func(string) { a.Add(1) }
+	wa.testHookPublish = func(_ string, published bool) {
+		if published {
+			a.Add(1)
+		}
+	}
 	wb := f.worker(cfg.Segments)
-	wb.testHookAfterPublish = func(string) { b.Add(1) }
+	wb.testHookPublish = func(_ string, published bool) {
+		if published {
+			b.Add(1)
+		}
+	}
 	c := f.client()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -219,35 +227,72 @@ func assertOneResultEach(t *testing.T, f *fleet, want int) {
 	}
 }
 
+// TestRedeliveryProducesNoDuplicate: every document's worker "crashes"
+// once at each of its three publishes (two hops and the result), half of
+// them just before the publish and half just after it, before the ack.
+// Nothing is lost (the ack waits for the publish), and the redelivered
+// work publishes nothing twice (message ids from document and stage).
 func TestRedeliveryProducesNoDuplicate(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.AckWait = time.Second
 	f := startFleet(t, cfg)
 	w := f.worker(cfg.Segments)
-	// The first time each document's guard publishes, "crash" before the ack.
-	var crashed sync.Map
+	var mu sync.Mutex
+	calls := map[string]int{}
 	var crashes atomic.Int64
-	w.testHookAfterPublish = func(doc string) {
-		if _, again := crashed.LoadOrStore(doc, true); !again {
+	w.testHookPublish = func(doc string, published bool) {
+		crashAfter := strings.HasSuffix(doc, "-after")
+		if published != crashAfter {
+			return
+		}
+		mu.Lock()
+		calls[doc]++
+		first := calls[doc]%2 == 1 // the first try at this publish
+		mu.Unlock()
+		if first {
 			crashes.Add(1)
 			panic(errSimulatedCrash)
 		}
 	}
 	c := f.client()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	docs := testDocs(4)
+	var wg sync.WaitGroup
+	errs := make(chan error, len(docs))
 	for i, d := range docs {
-		if _, err := c.Compact(ctx, Document{ID: fmt.Sprintf("r-%d", i), Text: d}); err != nil {
+		side := []string{"before", "after"}[i%2]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := c.Compact(ctx, Document{ID: fmt.Sprintf("r-%d-%s", i, side), Text: d})
+			if err == nil && res.Text != f.local(d) {
+				err = fmt.Errorf("doc %d differs from local", i)
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	if crashes.Load() == 0 {
-		t.Fatal("no crash was simulated")
+	if got, want := crashes.Load(), int64(3*len(docs)); got != want {
+		t.Fatalf("%d crashes simulated, want %d", got, want)
 	}
 	// Let redeliveries of the crashed hops happen and be deduplicated.
 	time.Sleep(2500 * time.Millisecond)
 	assertOneResultEach(t, f, len(docs))
+	st, err := f.js.Stream(ctx, Names{cfg.Prefix}.WorkStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hops := uint64(len(cfg.Segments)-1) * uint64(len(docs))
+	if info, _ := st.Info(ctx); info.State.LastSeq != hops {
+		t.Errorf("work stream received %d publishes, want %d: a redelivered hop was published again", info.State.LastSeq, hops)
+	}
 }
 
 func TestPoisonMessageGoesToDeadLetters(t *testing.T) {

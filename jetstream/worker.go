@@ -43,8 +43,9 @@ type Worker struct {
 	tasks    map[string]TaskFunc
 	pullWait time.Duration
 	ready    atomic.Bool
-	// testHookAfterPublish runs between the downstream publish and the ack.
-	testHookAfterPublish func(docID string)
+	// testHookPublish runs just before (published false) and just after
+	// (true) each downstream publish, all before the ack.
+	testHookPublish func(docID string, published bool)
 }
 
 // WorkerOption configures a Worker.
@@ -323,9 +324,7 @@ func (w *Worker) handle(ctx context.Context, b binding, msg njs.Msg) {
 	}
 	if err == nil {
 		span.SetAttributes(attribute.String("jetcompact.doc_id", env.DocID))
-		stop := w.keepAlive(msg)
-		err = b.process(ctx, env, msg)
-		stop()
+		err = w.processKeptAlive(ctx, b, env, msg)
 	}
 	switch {
 	case err == nil:
@@ -353,6 +352,15 @@ func backoff(delivery int) time.Duration {
 }
 
 // keepAlive sends InProgress while long work runs, so it never outlives the ack wait.
+// processKeptAlive runs b.process while keepAlive holds the message. The
+// keep-alive stops however process ends, a panic included, so that the
+// message is redelivered after the ack wait.
+func (w *Worker) processKeptAlive(ctx context.Context, b binding, env Envelope, msg njs.Msg) error {
+	stop := w.keepAlive(msg)
+	defer stop()
+	return b.process(ctx, env, msg)
+}
+
 func (w *Worker) keepAlive(msg njs.Msg) func() {
 	done := make(chan struct{})
 	every := max(w.cfg.AckWait/3, 100*time.Millisecond)
@@ -458,12 +466,11 @@ func (w *Worker) forward(ctx context.Context, env Envelope, text string, next st
 	if err != nil {
 		return err
 	}
+	w.hookPublish(env.DocID, false)
 	if _, err := w.js.PublishMsg(ctx, m, njs.WithMsgID(id)); err != nil {
 		return fmt.Errorf("publish to %s: %w", next, err)
 	}
-	if w.testHookAfterPublish != nil {
-		w.testHookAfterPublish(env.DocID)
-	}
+	w.hookPublish(env.DocID, true)
 	return nil
 }
 
@@ -500,13 +507,18 @@ func (w *Worker) publishResult(ctx context.Context, env Envelope, text, outcome,
 	if permanentErr != "" {
 		m.Header.Set(HeaderError, permanentErr)
 	}
+	w.hookPublish(env.DocID, false)
 	if _, err := w.js.PublishMsg(ctx, m, njs.WithMsgID(id)); err != nil {
 		return fmt.Errorf("publish result: %w", err)
 	}
-	if w.testHookAfterPublish != nil {
-		w.testHookAfterPublish(env.DocID)
-	}
+	w.hookPublish(env.DocID, true)
 	return nil
+}
+
+func (w *Worker) hookPublish(docID string, published bool) {
+	if w.testHookPublish != nil {
+		w.testHookPublish(docID, published)
+	}
 }
 
 // outcomeNoOriginal marks the result of a dead-lettered document whose
