@@ -205,22 +205,47 @@ func ParseSegmentFlag(s string) []stages.Key {
 }
 
 // SelectSegments returns the configured segments a worker should run:
-// all of them for "" or "all", else the one that matches want exactly.
+// all of them for "" or "all", else those whose stages want lists. want
+// must name whole segments (any of them, in any order): segment
+// boundaries are fleet-wide, set by fleet.segments.
 func SelectSegments(configured [][]stages.Key, want string) ([][]stages.Key, error) {
 	if want == "" || want == "all" {
 		return configured, nil
 	}
-	ws := ParseSegmentFlag(want)
+	wanted := map[stages.Key]bool{}
+	for _, k := range ParseSegmentFlag(want) {
+		wanted[k] = true
+	}
+	var picked [][]stages.Key
+	covered := 0
 	for _, seg := range configured {
-		if joinKeys(seg) == joinKeys(ws) {
-			return [][]stages.Key{seg}, nil
+		in := 0
+		for _, k := range seg {
+			if wanted[k] {
+				in++
+			}
 		}
+		if in == len(seg) {
+			picked = append(picked, seg)
+		}
+		covered += in
+	}
+	if len(picked) > 0 && covered == len(wanted) && covered == countKeys(picked) {
+		return picked, nil
 	}
 	var names []string
 	for _, seg := range configured {
 		names = append(names, joinKeys(seg))
 	}
-	return nil, fmt.Errorf("--segment %q is not a configured segment; configured: %s", want, strings.Join(names, " | "))
+	return nil, fmt.Errorf("--segment %q is not a configured segment or a set of them (segments are fleet-wide: fleet.segments); configured: %s", want, strings.Join(names, " | "))
+}
+
+func countKeys(segs [][]stages.Key) int {
+	n := 0
+	for _, seg := range segs {
+		n += len(seg)
+	}
+	return n
 }
 
 func joinKeys(keys []stages.Key) string {

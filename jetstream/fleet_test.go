@@ -662,6 +662,25 @@ func TestAnOriginalIsNeverReplaced(t *testing.T) {
 	}
 }
 
+func TestSelectSegments(t *testing.T) {
+	split := SplitSegments()
+	for want, n := range map[string]int{"all": len(split), "structured,dedup": 2, "dedup, structured": 2, "guard": 1, "llm_summary,guard,headtail": 3} {
+		got, err := SelectSegments(split, want)
+		if err != nil || len(got) != n {
+			t.Errorf("split, --segment %q: %d segments, %v; want %d", want, len(got), err, n)
+		}
+	}
+	fused := DefaultSegments()
+	if got, err := SelectSegments(fused, joinKeys(fused[0])+",guard"); err != nil || len(got) != 2 {
+		t.Errorf("fused, first segment and guard: %v, %v", got, err)
+	}
+	for _, bad := range []string{"structured,dedup", "structured,nope", "nope"} {
+		if _, err := SelectSegments(fused, bad); err == nil || !strings.Contains(err.Error(), "not a configured segment") {
+			t.Errorf("fused, --segment %q: err = %v, want a refusal", bad, err)
+		}
+	}
+}
+
 func TestSegmentValidation(t *testing.T) {
 	bad := [][][]stages.Key{
 		{{stages.KeyDedup, stages.KeyStructured}},
