@@ -1,6 +1,7 @@
 package jetstream
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -526,11 +527,18 @@ func (c *Client) Original(ctx context.Context, docID string) (string, error) {
 // Replay re-runs a stored original through the current pipeline and
 // waits for the new result. The original is not modified.
 func (c *Client) Replay(ctx context.Context, docID string, doc Document) (Result, error) {
-	text, err := c.Original(ctx, docID)
+	text, header, err := fetchStoredOriginal(ctx, c.names, c.blobs, docID)
 	if err != nil {
 		return Result{}, err
 	}
 	doc.ID, doc.Text = docID, text
+	if stored, err := ReadEnvelope(header); err == nil {
+		// As published, unless the caller says otherwise; a replay never
+		// lets the LLM see a document its publisher kept from it.
+		doc.Kind = cmp.Or(doc.Kind, stored.Kind)
+		doc.Mode = cmp.Or(doc.Mode, stored.Mode)
+		doc.AllowLLM = doc.AllowLLM && stored.AllowLLM
+	}
 	attempt := int(time.Now().UnixMilli() % (1 << 40))
 	wait, err := c.expect(ctx, docID, attempt)
 	if err != nil {

@@ -607,6 +607,40 @@ func TestOriginalsGetAndReplay(t *testing.T) {
 	}
 }
 
+// TestReplayKeepsHowTheDocumentWasPublished: a replay runs the original
+// as its publisher sent it (kind, mode), unless the caller overrides, and
+// never allows the LLM where the publisher did not.
+func TestReplayKeepsHowTheDocumentWasPublished(t *testing.T) {
+	cfg := DefaultConfig()
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	text := testDocs(1)[0]
+	if stages.Detect(text) == stages.KindProse {
+		t.Fatal("the test document must not read as prose")
+	}
+	first, err := c.Compact(ctx, Document{ID: "as-prose", Text: text, Kind: stages.KindProse, Mode: stages.ModeAlgorithmic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := c.Replay(ctx, "as-prose", Document{AllowLLM: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Report.Kind != stages.KindProse || again.Report.Mode != stages.ModeAlgorithmic || again.Text != first.Text {
+		t.Errorf("replay ran as %s/%s (same text %v), want prose/algorithmic as published", again.Report.Kind, again.Report.Mode, again.Text == first.Text)
+	}
+	override, err := c.Replay(ctx, "as-prose", Document{Kind: stages.Detect(text)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if override.Report.Kind != stages.Detect(text) {
+		t.Errorf("replay with a kind given ran as %s", override.Report.Kind)
+	}
+}
+
 // TestAnOriginalIsNeverReplaced: a document id that holds an original
 // refuses a different text, inside the duplicate window and after it,
 // inline and through the object store; the same text is a republish.

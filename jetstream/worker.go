@@ -534,6 +534,13 @@ func (w *Worker) Original(ctx context.Context, docID string) (string, error) {
 }
 
 func fetchOriginal(ctx context.Context, n Names, b *blobs, docID string) (string, error) {
+	text, _, err := fetchStoredOriginal(ctx, n, b, docID)
+	return text, err
+}
+
+// fetchStoredOriginal returns a stored original's text and headers (its
+// envelope as published).
+func fetchStoredOriginal(ctx context.Context, n Names, b *blobs, docID string) (string, nats.Header, error) {
 	var raw *njs.RawStreamMsg
 	var err error
 	// A pipeline document's original first, then a task's.
@@ -546,12 +553,13 @@ func fetchOriginal(ctx context.Context, n Names, b *blobs, docID string) (string
 		// Not permanent for a worker: a lagging replica may answer a direct
 		// get, or a hop may overtake its original. Redelivery retries it;
 		// after max_deliver the message is dead-lettered.
-		return "", fmt.Errorf("%w: original of %s not found (not visible yet, expired, or never stored)", errOriginalMissing, docID)
+		return "", nil, fmt.Errorf("%w: original of %s not found (not visible yet, expired, or never stored)", errOriginalMissing, docID)
 	}
 	if err != nil {
-		return "", fmt.Errorf("get original %s: %w", docID, err)
+		return "", nil, fmt.Errorf("get original %s: %w", docID, err)
 	}
-	return originalText(ctx, b, raw.Header, raw.Data)
+	text, err := originalText(ctx, b, raw.Header, raw.Data)
+	return text, raw.Header, err
 }
 
 // originalText is the text of a stored original: its body, or the object
