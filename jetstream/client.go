@@ -103,8 +103,7 @@ const (
 // admit returns once the backlog is below max_backlog, or when ctx ends.
 // An intake that cannot be read does not block: the originals stream's own
 // limits still apply.
-func (c *Client) admit(ctx context.Context) error {
-	g := &c.backlog
+func (g *backlogGate) admit(ctx context.Context) error {
 	if g.max <= 0 {
 		return nil
 	}
@@ -228,7 +227,7 @@ func (c *Client) submit(ctx context.Context, doc Document, attempt int, task str
 	}
 	if attempt == 0 {
 		if task == "" {
-			if err := c.admit(ctx); err != nil {
+			if err := c.backlog.admit(ctx); err != nil {
 				return false, err
 			}
 		}
