@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	promexporter "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
@@ -28,7 +29,8 @@ type Config struct {
 	// ServiceName names this process in traces (default "jetcompact").
 	ServiceName string `yaml:"service_name"`
 	// Exporter for traces: auto (OTLP when OTEL_EXPORTER_OTLP_ENDPOINT or
-	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, else none), otlp, stdout or none.
+	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, else none), otlp, stdout or
+	// none. otlp pushes metrics too (OTEL_EXPORTER_OTLP_METRICS_* apply).
 	Exporter string `yaml:"exporter"`
 	// Metrics serves Prometheus metrics on the worker's HTTP port (default true).
 	Metrics *bool `yaml:"metrics"`
@@ -98,15 +100,26 @@ func Setup(ctx context.Context, cfg Config, stdout io.Writer) (*Providers, error
 		p.TracerProvider = tp
 		p.shutdown = append(p.shutdown, tp.Shutdown)
 	}
+	readers := []sdkmetric.Option{sdkmetric.WithResource(res)}
 	if cfg.Metrics == nil || *cfg.Metrics {
 		reg := prometheus.NewRegistry()
 		exp, err := promexporter.New(promexporter.WithRegisterer(reg))
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: prometheus exporter: %w", err)
 		}
-		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp), sdkmetric.WithResource(res))
-		p.MeterProvider = mp
+		readers = append(readers, sdkmetric.WithReader(exp))
 		p.MetricsHandler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	}
+	if exporter == "otlp" {
+		exp, err := otlpmetrichttp.New(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("telemetry: otlp metric exporter: %w", err)
+		}
+		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
+	}
+	if len(readers) > 1 {
+		mp := sdkmetric.NewMeterProvider(readers...)
+		p.MeterProvider = mp
 		p.shutdown = append(p.shutdown, mp.Shutdown)
 	}
 	return p, nil
