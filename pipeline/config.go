@@ -54,6 +54,23 @@ func (c Config) NodeEnabled(k stages.Key) bool {
 	return false
 }
 
+// OverrideMode parses a --mode flag ("" = no override). Asking for a
+// mode that uses the LLM enables llm_summary: whoever asks for it expects
+// a summary.
+func (c *Config) OverrideMode(flag string) (stages.Mode, error) {
+	mode := stages.Mode(flag)
+	if flag == "" {
+		return mode, nil
+	}
+	if !mode.Valid() {
+		return "", fmt.Errorf("--mode: unknown mode %q (want algorithmic, llm or hybrid)", flag)
+	}
+	if mode.UsesLLM() {
+		c.SetNode(stages.KeyLLMSummary, true)
+	}
+	return mode, nil
+}
+
 // SetNode turns a node on or off.
 func (c *Config) SetNode(k stages.Key, on bool) {
 	for i := range c.Nodes {

@@ -185,3 +185,17 @@ func TestShippedConfigFileLoads(t *testing.T) {
 		}
 	}
 }
+
+func TestOverrideMode(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.SetNode(stages.KeyLLMSummary, false)
+	if m, err := cfg.OverrideMode(""); err != nil || m != "" || cfg.NodeEnabled(stages.KeyLLMSummary) {
+		t.Errorf("no flag: %q %v, llm_summary on %v", m, err, cfg.NodeEnabled(stages.KeyLLMSummary))
+	}
+	if _, err := cfg.OverrideMode("turbo"); err == nil || !strings.Contains(err.Error(), "--mode") {
+		t.Errorf("unknown mode: %v", err)
+	}
+	if m, err := cfg.OverrideMode("hybrid"); err != nil || m != stages.ModeHybrid || !cfg.NodeEnabled(stages.KeyLLMSummary) {
+		t.Errorf("hybrid: %q %v, llm_summary on %v", m, err, cfg.NodeEnabled(stages.KeyLLMSummary))
+	}
+}

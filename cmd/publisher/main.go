@@ -110,15 +110,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	mode := stages.Mode(o.mode)
-	if o.mode != "" {
-		if !mode.Valid() {
-			return fmt.Errorf("--mode: unknown mode %q (want algorithmic, llm or hybrid)", o.mode)
-		}
-		if mode.UsesLLM() {
-			// Whoever asks for LLM mode expects a summary.
-			file.Pipeline.SetNode(stages.KeyLLMSummary, true)
-		}
+	mode, err := file.Pipeline.OverrideMode(o.mode)
+	if err != nil {
+		return err
 	}
 	kind := stages.ParseKind(o.kind)
 	if o.kind != "" && kind == "" {

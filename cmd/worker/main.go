@@ -92,14 +92,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if f.prefix != "" {
 		file.Fleet.Prefix = f.prefix
 	}
-	mode := stages.Mode(f.mode)
-	if f.mode != "" {
-		if !mode.Valid() {
-			return fmt.Errorf("--mode: unknown mode %q (want algorithmic, llm or hybrid)", f.mode)
-		}
-		if mode.UsesLLM() {
-			file.Pipeline.SetNode(stages.KeyLLMSummary, true)
-		}
+	mode, err := file.Pipeline.OverrideMode(f.mode)
+	if err != nil {
+		return err
 	}
 	if err := file.Fleet.Validate(); err != nil {
 		return err
