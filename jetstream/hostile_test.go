@@ -326,12 +326,8 @@ func (s slowSummarizer) Summarize(ctx context.Context, r stages.SummaryRequest) 
 // TestQueuedMessagesDoNotOutliveAckWait: every message a worker has
 // pulled is kept alive, not only the ones a handler is running. With one
 // handler per segment and LLM calls longer than the ack wait, messages
-// waiting for the handler must not be redelivered.
-//
-// Fails today (reported): Run pulls up to 2×concurrency messages, but the
-// InProgress ticker starts only inside handle, so a message waiting in the
-// Consume callback for a free slot, or in nats.go's buffer behind it, gets
-// no InProgress and is redelivered after the ack wait.
+// waiting for the handler must not be redelivered (a worker pulls only
+// what it has free handlers for).
 func TestQueuedMessagesDoNotOutliveAckWait(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.AckWait = time.Second
@@ -462,10 +458,6 @@ func (p *ackDropper) cut() {
 // Republishing under the same message ids is safe (deduplicated), so
 // Submit must retry and return, not fail on a blip nor wait for its whole
 // context: the publisher's default is 10 minutes.
-//
-// Fails today (reported): Client.Submit has no retry. On a disconnect the
-// PubAck futures fail with "server is disconnected" and Compact returns
-// the error (the publisher exits); on a lost reply it waits until ctx ends.
 func TestSubmitSurvivesLostPubAck(t *testing.T) {
 	for _, cut := range []bool{true, false} {
 		name := map[bool]string{true: "connection-dropped", false: "reply-lost"}[cut]

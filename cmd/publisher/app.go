@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/jetcompact/jetcompact/config"
 	"github.com/jetcompact/jetcompact/embedded"
@@ -249,11 +250,13 @@ func readInput(name string, stdin io.Reader) (string, error) {
 	return string(data), nil
 }
 
-// progress shows a one-line status on a terminal for large inputs.
+// progress shows a one-line status on a terminal for large inputs: the
+// files done so far as a bar, and the time the current one has taken.
 type progress struct {
-	w          io.Writer
-	tty        bool
-	total, idx int
+	w             io.Writer
+	tty           bool
+	total, idx    int
+	stop, stopped chan struct{}
 }
 
 func newProgress(w io.Writer, total int) *progress {
@@ -274,11 +277,35 @@ func (p *progress) start(name string, size int) {
 	if !p.tty || size < progressMinBytes {
 		return
 	}
-	bar := strings.Repeat("#", p.idx*20/max(p.total, 1))
-	fmt.Fprintf(p.w, "\r[%-20s] %d/%d compacting %s (%.1f MB)...", bar, p.idx, p.total, name, float64(size)/1e6)
+	begin, doneBefore := time.Now(), p.idx-1
+	draw := func() {
+		bar := strings.Repeat("#", doneBefore*20/max(p.total, 1))
+		fmt.Fprintf(p.w, "\r[%-20s] %d/%d done, compacting %s (%.1f MB) %s ", bar, doneBefore, p.total, name, float64(size)/1e6,
+			time.Since(begin).Round(100*time.Millisecond))
+	}
+	draw()
+	p.stop, p.stopped = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(p.stopped)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-tick.C:
+				draw()
+			}
+		}
+	}()
 }
 
 func (p *progress) done() {
+	if p.stop != nil {
+		close(p.stop)
+		<-p.stopped
+		p.stop = nil
+	}
 	if p.tty {
 		fmt.Fprint(p.w, "\r\033[K")
 	}

@@ -223,3 +223,23 @@ func TestPublisherNeverChangesAFleetsTopology(t *testing.T) {
 		t.Errorf("a server without a topology: err = %v, want it named", err)
 	}
 }
+
+func TestProgressOnATerminal(t *testing.T) {
+	var buf bytes.Buffer
+	p := &progress{w: &buf, tty: true, total: 2}
+	p.start("small.log", 10) // below the size that shows progress
+	p.done()
+	p.start("big.log", 3<<20)
+	time.Sleep(650 * time.Millisecond) // the line is redrawn every 200 ms
+	p.done()
+	out := buf.String()
+	if strings.Contains(out, "small.log") {
+		t.Errorf("a small input showed progress: %q", out)
+	}
+	if !strings.Contains(out, "[##########          ] 1/2 done, compacting big.log (3.1 MB)") {
+		t.Errorf("no bar for the large input: %q", out)
+	}
+	if strings.Count(out, "compacting big.log") < 2 || !strings.HasSuffix(out, "\r\033[K") {
+		t.Errorf("the line is not redrawn while it runs, or not cleared after: %q", out)
+	}
+}
