@@ -6,6 +6,8 @@ require go.yaml.in/yaml/v3 v3.0.6
 
 require go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp v1.47.0
 
+require golang.org/x/sync v0.25.0 // indirect
+
 require (
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -48,6 +48,10 @@ type Config struct {
 	InlineMaxBytes int `yaml:"inline_max_bytes"`
 	// MaxDocumentBytes: larger documents are refused with a clear error.
 	MaxDocumentBytes int64 `yaml:"max_document_bytes"`
+	// MaxInflightBytes bounds the original bytes of the documents one
+	// worker processes at once, over all its segments; a document at least
+	// this large runs alone. 0 = unbounded (only concurrency applies).
+	MaxInflightBytes int64 `yaml:"max_inflight_bytes"`
 	// Segments split the stages into consumers; each is a consecutive run
 	// in code order, and together they cover every stage and the guard.
 	Segments [][]stages.Key `yaml:"segments"`
@@ -75,6 +79,7 @@ func DefaultConfig() Config {
 		Concurrency:       4,
 		InlineMaxBytes:    768 << 10,
 		MaxDocumentBytes:  512 << 20,
+		MaxInflightBytes:  64 << 20,
 		Segments:          DefaultSegments(),
 	}
 }
@@ -150,6 +155,9 @@ func (c Config) Validate() error {
 	}
 	if c.InlineMaxBytes < 1024 {
 		bad("inline_max_bytes", "%d must be at least 1024", c.InlineMaxBytes)
+	}
+	if c.MaxInflightBytes < 0 {
+		bad("max_inflight_bytes", "%d must be >= 0 (0 = unbounded)", c.MaxInflightBytes)
 	}
 	if c.MaxDocumentBytes < int64(c.InlineMaxBytes) {
 		bad("max_document_bytes", "must be at least inline_max_bytes")

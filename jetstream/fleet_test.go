@@ -607,6 +607,71 @@ func TestOriginalsGetAndReplay(t *testing.T) {
 	}
 }
 
+// overlapNode records how many documents are inside its Apply at once.
+type overlapNode struct {
+	stages.Node
+	now, peak *atomic.Int64
+}
+
+func (o overlapNode) Apply(ctx context.Context, in stages.Input) (stages.Outcome, error) {
+	n := o.now.Add(1)
+	defer o.now.Add(-1)
+	for p := o.peak.Load(); n > p && !o.peak.CompareAndSwap(p, n); p = o.peak.Load() {
+	}
+	time.Sleep(100 * time.Millisecond) // long enough for the others to arrive
+	return o.Node.Apply(ctx, in)
+}
+
+// TestInflightBytesBoundLargeDocuments: documents whose sizes add up past
+// max_inflight_bytes wait for each other; small ones still run together.
+func TestInflightBytesBoundLargeDocuments(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Segments = FusedSegments()
+	cfg.Concurrency = 4
+	cfg.MaxInflightBytes = 1 << 20
+	f := startFleet(t, cfg)
+	var now, peak atomic.Int64
+	pipe, err := pipeline.New(pipeline.DefaultConfig(), stages.Deps{}, pipeline.WithDecorator(func(n stages.Node) stages.Node {
+		if n.Key() == stages.KeyStructured {
+			return overlapNode{n, &now, &peak}
+		}
+		return n
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.pipe = pipe
+	f.worker(cfg.Segments)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for _, tc := range []struct {
+		name     string
+		size     int
+		wantPeak func(int64) bool
+	}{
+		{"600 KB each", 600 << 10, func(p int64) bool { return p == 1 }},
+		{"100 KB each", 100 << 10, func(p int64) bool { return p > 1 }},
+	} {
+		peak.Store(0)
+		var wg sync.WaitGroup
+		for i := range 4 {
+			text := strings.Repeat(testDocs(4)[i%4], tc.size/len(testDocs(4)[i%4])+1)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := c.Compact(ctx, Document{Text: text, Salt: tc.name}); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if !tc.wantPeak(peak.Load()) {
+			t.Errorf("%s: %d documents in process at once", tc.name, peak.Load())
+		}
+	}
+}
+
 // TestReplayKeepsHowTheDocumentWasPublished: a replay runs the original
 // as its publisher sent it (kind, mode), unless the caller overrides, and
 // never allows the LLM where the publisher did not.

@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
+	"golang.org/x/sync/semaphore"
 )
 
 // Worker consumes one or more segments and runs their stages. Its ack
@@ -43,6 +44,7 @@ type Worker struct {
 	tasks    map[string]TaskFunc
 	pullWait time.Duration
 	ready    atomic.Bool
+	inflight *semaphore.Weighted // original bytes in process; nil = unbounded
 	// testHookPublish runs just before (published false) and just after
 	// (true) each downstream publish, all before the ack.
 	testHookPublish func(docID string, published bool)
@@ -119,6 +121,9 @@ func NewWorker(ctx context.Context, js njs.JetStream, cfg Config, pipe *pipeline
 	}
 	if w.blobs, err = openBlobs(ctx, js, w.names); err != nil {
 		return nil, err
+	}
+	if cfg.MaxInflightBytes > 0 {
+		w.inflight = semaphore.NewWeighted(cfg.MaxInflightBytes)
 	}
 	return w, nil
 }
@@ -352,12 +357,20 @@ func backoff(delivery int) time.Duration {
 }
 
 // keepAlive sends InProgress while long work runs, so it never outlives the ack wait.
-// processKeptAlive runs b.process while keepAlive holds the message. The
-// keep-alive stops however process ends, a panic included, so that the
-// message is redelivered after the ack wait.
+// processKeptAlive runs b.process while keepAlive holds the message,
+// once the document's bytes fit in max_inflight_bytes. The keep-alive
+// stops however process ends, a panic included, so that the message is
+// redelivered after the ack wait.
 func (w *Worker) processKeptAlive(ctx context.Context, b binding, env Envelope, msg njs.Msg) error {
 	stop := w.keepAlive(msg)
 	defer stop()
+	if w.inflight != nil {
+		weight := min(max(int64(env.OrigBytes), 1), w.cfg.MaxInflightBytes)
+		if err := w.inflight.Acquire(ctx, weight); err != nil {
+			return err
+		}
+		defer w.inflight.Release(weight)
+	}
 	return b.process(ctx, env, msg)
 }
 
