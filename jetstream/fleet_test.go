@@ -2,6 +2,7 @@ package jetstream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -521,6 +522,50 @@ func TestTopologyIsIdempotentAndUpdatable(t *testing.T) {
 		if ci := cons.CachedInfo(); ci.Config.MaxAckPending != 99 {
 			t.Errorf("%s: max ack pending not updated: %d", name, ci.Config.MaxAckPending)
 		}
+	}
+}
+
+// TestChangedSegmentationRetiresOldConsumers: consumers the new
+// segmentation does not name are deleted once empty; one that still holds
+// work stops the change with its name, and is kept.
+func TestChangedSegmentationRetiresOldConsumers(t *testing.T) {
+	split := DefaultConfig()
+	split.Segments = SplitSegments()
+	f := startFleet(t, split)
+	ctx := context.Background()
+	n := Names{split.Prefix}
+	st, err := f.js.Stream(ctx, n.WorkStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.js.Publish(ctx, n.WorkSubject(stages.KeyDedup), []byte("stranded")); err != nil {
+		t.Fatal(err)
+	}
+	fused := split
+	fused.Segments = DefaultSegments()
+	err = EnsureTopology(ctx, f.js, fused)
+	if err == nil || !strings.Contains(err.Error(), n.Consumer(stages.KeyDedup)+" (1 messages)") {
+		t.Fatalf("a consumer with work left: err = %v, want it named", err)
+	}
+	if _, err := st.Consumer(ctx, n.Consumer(stages.KeyDedup)); err != nil {
+		t.Errorf("the consumer holding work went away: %v", err)
+	}
+	if _, err := st.Consumer(ctx, n.Consumer(stages.KeyWhitespace)); !errors.Is(err, njs.ErrConsumerNotFound) {
+		t.Errorf("an empty consumer of the old segmentation is still there: %v", err)
+	}
+	if err := st.Purge(ctx, njs.WithPurgeSubject(n.WorkSubject(stages.KeyDedup))); err != nil {
+		t.Fatal(err)
+	}
+	if err := EnsureTopology(ctx, f.js, fused); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	list := st.ListConsumers(ctx)
+	for info := range list.Info() {
+		names = append(names, info.Name)
+	}
+	if len(names) != len(fused.Segments)+len(fused.Tasks) {
+		t.Errorf("consumers after the change: %v, want one per segment and task", names)
 	}
 }
 
