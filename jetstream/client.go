@@ -113,7 +113,11 @@ func (g *backlogGate) admit(ctx context.Context) error {
 		if age := time.Since(g.checked); age >= backlogRefresh || (g.waiting >= uint64(g.max) && age >= backlogRecheck) {
 			info, err := g.intake.Info(ctx)
 			if err != nil {
+				waiting := g.waiting
 				g.mu.Unlock()
+				if ctx.Err() != nil {
+					return g.waitErr(ctx, waiting)
+				}
 				return nil
 			}
 			g.waiting, g.checked = info.NumPending+uint64(info.NumAckPending), time.Now()
@@ -128,10 +132,14 @@ func (g *backlogGate) admit(ctx context.Context) error {
 		select {
 		case <-time.After(delay):
 		case <-ctx.Done():
-			return fmt.Errorf("%d documents wait for the fleet (max_backlog %d): %w", waiting, g.max, ctx.Err())
+			return g.waitErr(ctx, waiting)
 		}
 		delay = min(2*delay, backlogRecheck)
 	}
+}
+
+func (g *backlogGate) waitErr(ctx context.Context, waiting uint64) error {
+	return fmt.Errorf("%d documents wait for the fleet (max_backlog %d): %w", waiting, g.max, ctx.Err())
 }
 
 // Document is one text to compact.
