@@ -2,6 +2,7 @@ package jetstream
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -14,14 +15,27 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
-// TestOneTracePerDocumentWithNodeSpans: with every stage split into its own
-// consumer, a document yields one trace from publisher to guard, with one
-// span per node carrying the right character counts.
+// TestOneTracePerDocumentWithNodeSpans: split into a consumer per stage
+// or fused into one, a document yields one trace from publisher to guard,
+// with one span per node carrying the right character counts, and the same
+// node spans either way.
 func TestOneTracePerDocumentWithNodeSpans(t *testing.T) {
+	counts := map[string]map[string][2]int64{}
+	for name, segs := range map[string][][]stages.Key{"split": SplitSegments(), "fused": FusedSegments()} {
+		t.Run(name, func(t *testing.T) { counts[name] = traceOneDocument(t, segs) })
+	}
+	if len(counts["split"]) == 0 || !reflect.DeepEqual(counts["split"], counts["fused"]) {
+		t.Errorf("node spans differ between split and fused:\nsplit %v\nfused %v", counts["split"], counts["fused"])
+	}
+}
+
+// traceOneDocument runs one document through a fleet of segs, checks its
+// trace and returns each node span's characters in and out.
+func traceOneDocument(t *testing.T, segs [][]stages.Key) map[string][2]int64 {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	cfg := DefaultConfig()
-	cfg.Segments = SplitSegments()
+	cfg.Segments = segs
 	f := startFleet(t, cfg)
 	deco, err := telemetry.Decorator(tp, metricnoop.NewMeterProvider())
 	if err != nil {
@@ -106,4 +120,13 @@ func TestOneTracePerDocumentWithNodeSpans(t *testing.T) {
 	if _, ok := nodeSpans[telemetry.SpanName(stages.KeyGuard)]; !ok {
 		t.Error("no guard span")
 	}
+	counts := map[string][2]int64{}
+	for name, s := range nodeSpans {
+		attrs := map[string]int64{}
+		for _, a := range s.Attributes() {
+			attrs[string(a.Key)] = a.Value.AsInt64()
+		}
+		counts[name] = [2]int64{attrs[string(telemetry.AttrCharsIn)], attrs[string(telemetry.AttrCharsOut)]}
+	}
+	return counts
 }
