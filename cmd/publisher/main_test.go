@@ -15,6 +15,7 @@ import (
 	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
 )
@@ -241,5 +242,58 @@ func TestProgressOnATerminal(t *testing.T) {
 	}
 	if strings.Count(out, "compacting big.log") < 2 || !strings.HasSuffix(out, "\r\033[K") {
 		t.Errorf("the line is not redrawn while it runs, or not cleared after: %q", out)
+	}
+}
+
+// TestPublisherAuthenticatesToACluster: the publisher's credential flags
+// reach the server (here user and password, the password from
+// NATS_PASSWORD); without them it is refused with the server's reason.
+func TestPublisherAuthenticatesToACluster(t *testing.T) {
+	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(),
+		Username: "alice", Password: "pw-Qx81", NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server not ready")
+	}
+	defer srv.Shutdown()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	nc, err := jetstream.Connect(jetstream.ConnectOptions{URL: srv.ClientURL(), User: "alice", Password: "pw-Qx81"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := njs.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := jetstream.DefaultConfig()
+	if err := jetstream.EnsureTopology(ctx, js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pipeline.New(pipeline.DefaultConfig(), stages.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := jetstream.NewWorker(ctx, js, cfg, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx, cfg.Segments, 5*time.Second) }()
+	defer func() { cancel(); <-done }()
+
+	text := sampleLog(t)
+	t.Setenv("NATS_PASSWORD", "")
+	if _, _, err := runPublisher(t, text, "--nats", srv.ClientURL(), "--nats-user", "alice", "-"); err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization") {
+		t.Errorf("without the password: err = %v, want the server's refusal", err)
+	}
+	t.Setenv("NATS_PASSWORD", "pw-Qx81")
+	out, _, err := runPublisher(t, text, "--nats", srv.ClientURL(), "--nats-user", "alice", "-")
+	if err != nil || out != localResult(t, text) {
+		t.Fatalf("with the password: %v (equal to local: %v)", err, out == localResult(t, text))
 	}
 }
