@@ -104,14 +104,15 @@ func EnsureTopology(ctx context.Context, js njs.JetStream, cfg Config) error {
 	if err := ensureIntake(ctx, js, cfg, n); err != nil {
 		return err
 	}
-	return retireConsumers(ctx, js, n, consumers)
+	return checkStaleConsumers(ctx, js, n, consumers)
 }
 
-// retireConsumers deletes the work stream's consumers that cfg no longer
-// names (an earlier fleet.segments, a dropped task) once they hold
-// nothing. One that still holds messages is an error naming it: no worker
-// of this config would ever take them.
-func retireConsumers(ctx context.Context, js njs.JetStream, n Names, keep []njs.ConsumerConfig) error {
+// checkStaleConsumers refuses a config while a work-stream consumer it
+// no longer names (an earlier fleet.segments, a dropped task) holds
+// messages: no worker of this config would ever take them. Empty ones are
+// left in place, since a worker of the old config may still feed them
+// during a rollout; they would then hold work and be reported here.
+func checkStaleConsumers(ctx context.Context, js njs.JetStream, n Names, keep []njs.ConsumerConfig) error {
 	wanted := map[string]bool{}
 	for _, cc := range keep {
 		wanted[cc.Durable] = true
@@ -120,25 +121,15 @@ func retireConsumers(ctx context.Context, js njs.JetStream, n Names, keep []njs.
 	if err != nil {
 		return fmt.Errorf("stream %s: %w", n.WorkStream(), err)
 	}
-	var stale []*njs.ConsumerInfo
+	var holding []string
 	list := st.ListConsumers(ctx)
 	for info := range list.Info() {
-		if !wanted[info.Name] && strings.HasPrefix(info.Name, n.Prefix+"_") {
-			stale = append(stale, info)
+		if held := info.NumPending + uint64(info.NumAckPending); !wanted[info.Name] && held > 0 {
+			holding = append(holding, fmt.Sprintf("%s (%d messages)", info.Name, held))
 		}
 	}
 	if err := list.Err(); err != nil {
 		return fmt.Errorf("list consumers of %s: %w", n.WorkStream(), err)
-	}
-	var holding []string
-	for _, info := range stale {
-		if held := info.NumPending + uint64(info.NumAckPending); held > 0 {
-			holding = append(holding, fmt.Sprintf("%s (%d messages)", info.Name, held))
-			continue
-		}
-		if err := st.DeleteConsumer(ctx, info.Name); err != nil && !errors.Is(err, njs.ErrConsumerNotFound) {
-			return fmt.Errorf("delete consumer %s: %w", info.Name, err)
-		}
 	}
 	if len(holding) > 0 {
 		return fmt.Errorf("consumers of an earlier fleet.segments or task list still hold work: %s; run workers of that config until they drain, then start this one",
