@@ -2,6 +2,7 @@ package jetstream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -702,6 +703,86 @@ func TestInflightBytesBoundLargeDocuments(t *testing.T) {
 		if !tc.wantPeak(peak.Load()) {
 			t.Errorf("%s: %d documents in process at once", tc.name, peak.Load())
 		}
+	}
+}
+
+// slowNode holds a document for a while, and says when it has one.
+type slowNode struct {
+	stages.Node
+	entered chan struct{}
+}
+
+func (s slowNode) Apply(ctx context.Context, in stages.Input) (stages.Outcome, error) {
+	select {
+	case s.entered <- struct{}{}:
+	default:
+	}
+	time.Sleep(time.Second)
+	return s.Node.Apply(ctx, in)
+}
+
+// TestShutdownDrainsInflightWork: a worker told to stop while it holds a
+// document finishes it, publishes its result and acks it before Run
+// returns; nothing is left for redelivery.
+func TestShutdownDrainsInflightWork(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Segments = FusedSegments()
+	f := startFleet(t, cfg)
+	entered := make(chan struct{}, 1)
+	pipe, err := pipeline.New(pipeline.DefaultConfig(), stages.Deps{}, pipeline.WithDecorator(func(n stages.Node) stages.Node {
+		if n.Key() == stages.KeyStructured {
+			return slowNode{n, entered}
+		}
+		return n
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWorker(context.Background(), f.js, cfg, pipe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(runCtx, cfg.Segments, 10*time.Second) }()
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	text := testDocs(1)[0]
+	results := make(chan error, 1)
+	go func() {
+		res, err := c.Compact(ctx, Document{ID: "drained", Text: text})
+		if err == nil && res.Text != f.local(text) {
+			err = errors.New("result differs from local")
+		}
+		results <- err
+	}()
+	<-entered
+	stop() // SIGTERM: stop pulling, finish what is held
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	// Checked the moment Run returns: the drain finished the work first.
+	st, err := f.js.Stream(ctx, Names{cfg.Prefix}.ResultsStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if si, err := st.Info(ctx); err != nil || si.State.Msgs != 1 {
+		t.Errorf("results when Run returned: %+v (%v), want the held document's", si.State, err)
+	}
+	cons, err := f.js.Consumer(ctx, Names{cfg.Prefix}.OriginalsStream(), Names{cfg.Prefix}.IntakeConsumer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.NumAckPending != 0 || info.NumPending != 0 || info.NumRedelivered != 0 {
+		t.Errorf("after the drain: %d unacknowledged, %d pending, %d redelivered; want none", info.NumAckPending, info.NumPending, info.NumRedelivered)
+	}
+	if err := <-results; err != nil {
+		t.Fatal(err)
 	}
 }
 
