@@ -7,9 +7,12 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime"
+	"runtime/debug"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	promexporter "go.opentelemetry.io/otel/exporters/prometheus"
@@ -100,10 +103,10 @@ func Setup(ctx context.Context, cfg Config, stdout io.Writer) (*Providers, error
 		p.TracerProvider = tp
 		p.shutdown = append(p.shutdown, tp.Shutdown)
 	}
-	readers := []sdkmetric.Option{sdkmetric.WithResource(res)}
+	readers := []sdkmetric.Option{sdkmetric.WithResource(res), sdkmetric.WithView(durationView)}
 	if cfg.Metrics == nil || *cfg.Metrics {
 		reg := prometheus.NewRegistry()
-		exp, err := promexporter.New(promexporter.WithRegisterer(reg))
+		exp, err := promexporter.New(promexporter.WithRegisterer(reg), promexporter.WithoutScopeInfo())
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: prometheus exporter: %w", err)
 		}
@@ -117,10 +120,67 @@ func Setup(ctx context.Context, cfg Config, stdout io.Writer) (*Providers, error
 		}
 		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
 	}
-	if len(readers) > 1 {
+	if len(readers) > 2 {
 		mp := sdkmetric.NewMeterProvider(readers...)
 		p.MeterProvider = mp
 		p.shutdown = append(p.shutdown, mp.Shutdown)
+		if err := registerBuildInfo(mp); err != nil {
+			return nil, errors.Join(err, p.Shutdown(ctx))
+		}
 	}
 	return p, nil
+}
+
+// DurationBuckets are the histogram boundaries, in seconds, of every
+// duration histogram: 50 µs to 30 s. OTel's default boundaries are meant
+// for milliseconds and put every sub-second observation in one bucket.
+var DurationBuckets = []float64{
+	0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+	0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+}
+
+// durationView gives every histogram measured in seconds DurationBuckets,
+// whatever package created it.
+func durationView(inst sdkmetric.Instrument) (sdkmetric.Stream, bool) {
+	if inst.Kind != sdkmetric.InstrumentKindHistogram || inst.Unit != "s" {
+		return sdkmetric.Stream{}, false
+	}
+	return sdkmetric.Stream{
+		Name: inst.Name, Description: inst.Description, Unit: inst.Unit,
+		Aggregation: sdkmetric.AggregationExplicitBucketHistogram{Boundaries: DurationBuckets},
+	}, true
+}
+
+// registerBuildInfo reports jetcompact_build_info{version,revision,go} = 1,
+// from the binary's build information.
+func registerBuildInfo(mp metric.MeterProvider) error {
+	version, revision, goVersion := BuildInfo()
+	attrs := metric.WithAttributes(
+		attribute.String("version", version), attribute.String("revision", revision), attribute.String("go_version", goVersion))
+	_, err := mp.Meter(scope).Int64ObservableGauge("jetcompact.build_info",
+		metric.WithDescription("Always 1; the labels name the build"),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			o.Observe(1, attrs)
+			return nil
+		}))
+	return err
+}
+
+// BuildInfo returns the module version, VCS revision and Go version the
+// binary was built from; "(devel)" and "unknown" where the build lacks them.
+func BuildInfo() (version, revision, goVersion string) {
+	version, revision, goVersion = "(devel)", "unknown", runtime.Version()
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return
+	}
+	if v := bi.Main.Version; v != "" {
+		version = v
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			revision = s.Value
+		}
+	}
+	return
 }
