@@ -12,9 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	promexporter "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/metric"
@@ -79,24 +78,10 @@ func Setup(ctx context.Context, cfg Config, stdout io.Writer) (*Providers, error
 		return nil, err
 	}
 	p := &Providers{TracerProvider: tracenoop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider()}
-	res := resource.NewSchemaless(semconv.ServiceName(cfg.ServiceName))
-	exporter := cfg.Exporter
-	if exporter == "auto" {
-		exporter = "none"
-		if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" {
-			exporter = "otlp"
-		}
-	}
-	var spanExp sdktrace.SpanExporter
-	var err error
-	switch exporter {
-	case "otlp":
-		spanExp, err = otlptracehttp.New(ctx)
-	case "stdout":
-		spanExp, err = stdouttrace.New(stdouttrace.WithWriter(stdout), stdouttrace.WithPrettyPrint())
-	}
+	res := resource.NewSchemaless(semconv.ServiceName(serviceName(cfg.ServiceName)))
+	spanExp, err := spanExporter(ctx, cfg.Exporter, stdout)
 	if err != nil {
-		return nil, fmt.Errorf("telemetry: %s exporter: %w", exporter, err)
+		return nil, fmt.Errorf("telemetry: trace exporter: %w", err)
 	}
 	if spanExp != nil {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(spanExp), sdktrace.WithResource(res))
@@ -113,12 +98,12 @@ func Setup(ctx context.Context, cfg Config, stdout io.Writer) (*Providers, error
 		readers = append(readers, sdkmetric.WithReader(exp))
 		p.MetricsHandler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	}
-	if exporter == "otlp" {
-		exp, err := otlpmetrichttp.New(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("telemetry: otlp metric exporter: %w", err)
-		}
-		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
+	reader, err := pushMetricReader(ctx, cfg.Exporter, spanExp != nil)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: metric exporter: %w", err)
+	}
+	if reader != nil {
+		readers = append(readers, sdkmetric.WithReader(reader))
 	}
 	if len(readers) > 2 {
 		mp := sdkmetric.NewMeterProvider(readers...)
@@ -129,6 +114,77 @@ func Setup(ctx context.Context, cfg Config, stdout io.Writer) (*Providers, error
 		}
 	}
 	return p, nil
+}
+
+// serviceName is OTEL_SERVICE_NAME unless the config names a service of
+// its own: the config file overrides the environment, the environment the
+// default.
+func serviceName(configured string) string {
+	if env := os.Getenv("OTEL_SERVICE_NAME"); env != "" && configured == DefaultConfig().ServiceName {
+		return env
+	}
+	return configured
+}
+
+// spanExporter builds the trace exporter the config names; nil for none.
+// "auto" follows the OTel SDK's environment: OTEL_TRACES_EXPORTER (otlp,
+// console, none) when set, else OTLP when an OTLP endpoint is set, else
+// none. OTLP's transport follows OTEL_EXPORTER_OTLP_PROTOCOL. Console
+// output goes to stdout, the writer given (a publisher's stdout is its
+// result, so it passes stderr).
+func spanExporter(ctx context.Context, configured string, stdout io.Writer) (sdktrace.SpanExporter, error) {
+	env := os.Getenv("OTEL_TRACES_EXPORTER")
+	switch configured {
+	case "none":
+		return nil, nil
+	case "stdout":
+		return stdouttrace.New(stdouttrace.WithWriter(stdout), stdouttrace.WithPrettyPrint())
+	case "otlp":
+		env = "otlp"
+	case "auto":
+		if env == "" && !otlpEndpointSet("TRACES") {
+			return nil, nil
+		}
+	}
+	switch env {
+	case "console":
+		return stdouttrace.New(stdouttrace.WithWriter(stdout), stdouttrace.WithPrettyPrint())
+	case "none":
+		return nil, nil
+	}
+	exp, err := autoexport.NewSpanExporter(ctx) // OTLP when the variable is unset
+	if err != nil || autoexport.IsNoneSpanExporter(exp) {
+		return nil, err
+	}
+	return exp, nil
+}
+
+// pushMetricReader builds the reader that pushes metrics, beside the
+// Prometheus scrape: OTEL_METRICS_EXPORTER when set (otlp, console, none;
+// prometheus is the scrape endpoint already), else OTLP whenever traces
+// go over OTLP.
+func pushMetricReader(ctx context.Context, configured string, tracing bool) (sdkmetric.Reader, error) {
+	env := os.Getenv("OTEL_METRICS_EXPORTER")
+	switch {
+	case configured == "none" || configured == "stdout" || env == "none" || env == "prometheus":
+		return nil, nil
+	case env == "" && configured == "auto" && !(tracing && (os.Getenv("OTEL_TRACES_EXPORTER") == "" || os.Getenv("OTEL_TRACES_EXPORTER") == "otlp")):
+		return nil, nil
+	}
+	if env == "console" {
+		return nil, errors.New(`OTEL_METRICS_EXPORTER "console" is not supported: metrics are served on /metrics`)
+	}
+	r, err := autoexport.NewMetricReader(ctx) // OTLP when the variable is unset
+	if err != nil || autoexport.IsNoneMetricReader(r) {
+		return nil, err
+	}
+	return r, nil
+}
+
+// otlpEndpointSet reports whether OTEL_EXPORTER_OTLP_ENDPOINT or the
+// signal's own endpoint variable is set.
+func otlpEndpointSet(signal string) bool {
+	return os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_"+signal+"_ENDPOINT") != ""
 }
 
 // DurationBuckets are the histogram boundaries, in seconds, of every
