@@ -3,10 +3,7 @@
 package config
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/jetcompact/jetcompact/jetstream"
@@ -62,9 +59,11 @@ func Parse(data []byte) (File, error) {
 		LLM         yaml.Node `yaml:"llm"`
 		Transcripts yaml.Node `yaml:"transcripts"`
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&root); err != nil && !errors.Is(err, io.EOF) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return File{}, err
+	}
+	if err := pipeline.DecodeStrict(&doc, &root, ""); err != nil {
 		return File{}, err
 	}
 	f := Default()
@@ -72,14 +71,14 @@ func Parse(data []byte) (File, error) {
 	if f.Pipeline, err = pipeline.ParseSection(&root.Pipeline); err != nil {
 		return File{}, err
 	}
-	if err := pipeline.DecodeStrict(&root.Fleet, &f.Fleet); err != nil {
-		return File{}, fmt.Errorf("fleet: %w", err)
+	if err := pipeline.DecodeStrict(&root.Fleet, &f.Fleet, "fleet"); err != nil {
+		return File{}, err
 	}
 	if err := f.Fleet.Validate(); err != nil {
 		return File{}, err
 	}
-	if err := pipeline.DecodeStrict(&root.Telemetry, &f.Telemetry); err != nil {
-		return File{}, fmt.Errorf("telemetry: %w", err)
+	if err := pipeline.DecodeStrict(&root.Telemetry, &f.Telemetry, "telemetry"); err != nil {
+		return File{}, err
 	}
 	if err := f.Telemetry.Validate(); err != nil {
 		return File{}, err
@@ -87,8 +86,8 @@ func Parse(data []byte) (File, error) {
 	if f.LLM, err = llm.DecodeConfig(&root.LLM); err != nil {
 		return File{}, err
 	}
-	if err := pipeline.DecodeStrict(&root.Transcripts, &f.Transcripts); err != nil {
-		return File{}, fmt.Errorf("transcripts: %w", err)
+	if err := pipeline.DecodeStrict(&root.Transcripts, &f.Transcripts, "transcripts"); err != nil {
+		return File{}, err
 	}
 	if err := f.Transcripts.Validate(); err != nil {
 		return File{}, err

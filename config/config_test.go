@@ -45,3 +45,29 @@ func TestUnknownFieldsAndBadValuesNameTheField(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsNameTheLineAndTheYAMLKey: errors point at the user's line and
+// key path, never at a Go type, and a misspelled node suggests the real one.
+func TestErrorsNameTheLineAndTheYAMLKey(t *testing.T) {
+	for _, c := range []struct{ src, want, not string }{
+		{"pipeline:\n  nodez: {}\n", "line 2: pipeline.nodez: unknown key (did you mean \"nodes\"?)", "fileSection"},
+		{"pipeline:\n  nodes:\n    headtail:\n      head_lines: many\n", "line 4: pipeline.nodes.headtail.head_lines: want a whole number, got \"many\"", "int"},
+		{"pipeline:\n  nodes:\n    keywordz: {enabled: false}\n", "line 3: pipeline.nodes.keywordz: unknown node (did you mean \"keywords\"?)", ""},
+		{"fleet:\n  prefix: jc\n  ack_wait: soon\n", "line 3: fleet.ack_wait: want a duration", "time.Duration"},
+		{"\n\nwhatever: 1\n", "line 3: whatever: unknown key", "struct"},
+		{"telemetry:\n  servce_name: x\n", "line 2: telemetry.servce_name: unknown key (did you mean \"service_name\"?)", ""},
+		{"llm:\n  model: m\n  max_retries: lots\n", "line 3: llm.max_retries", "int"},
+	} {
+		_, err := Parse([]byte(c.src))
+		if err == nil {
+			t.Errorf("%q: accepted", c.src)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q:\n got %v\nwant %s", c.src, err, c.want)
+		}
+		if c.not != "" && strings.Contains(err.Error(), c.not) {
+			t.Errorf("%q: error names a Go type (%s): %v", c.src, c.not, err)
+		}
+	}
+}

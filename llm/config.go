@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/jetcompact/jetcompact/internal/strictyaml"
 	"io"
 	"net/url"
 	"time"
@@ -207,9 +208,12 @@ func DecodeConfig(n *yaml.Node) (Config, error) {
 		c := DefaultConfig()
 		return c, c.Validate()
 	}
-	raw, err := yaml.Marshal(n)
-	if err != nil {
-		return Config{}, fmt.Errorf("llm: %w", err)
+	c := DefaultConfig()
+	if err := strictyaml.Decode(n, &c, "llm"); err != nil {
+		return Config{}, err
 	}
-	return ParseConfig(raw)
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
 }

@@ -1,10 +1,9 @@
 package pipeline
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/jetcompact/jetcompact/internal/strictyaml"
 	"os"
 	"sort"
 
@@ -147,8 +146,8 @@ func ParseSection(section *yaml.Node) (Config, error) {
 		return c, nil
 	}
 	var f fileSection
-	if err := DecodeStrict(section, &f); err != nil {
-		return Config{}, fmt.Errorf("pipeline: %w", err)
+	if err := DecodeStrict(section, &f, "pipeline"); err != nil {
+		return Config{}, err
 	}
 	if f.Enabled != nil {
 		c.Enabled = *f.Enabled
@@ -165,12 +164,16 @@ func ParseSection(section *yaml.Node) (Config, error) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		node := f.Nodes[k]
+		path := "pipeline.nodes." + k
 		var meta nodeMeta
-		if err := node.Decode(&meta); err != nil {
-			return Config{}, fmt.Errorf("pipeline.nodes.%s: %w", k, err)
+		if err := DecodeStrict(onlyKeys(&node, "enabled", "order", "label"), &meta, path); err != nil {
+			return Config{}, err
 		}
 		target, known := optsByKey[stages.Key(k)]
 		if !known {
+			if typo := misspelledNode(k); typo != "" {
+				return Config{}, fmt.Errorf("line %d: %s: unknown node (did you mean %q?)", node.Line, path, typo)
+			}
 			h := NodeState{Key: stages.Key(k), Label: k, Order: 100 + len(stages.Specs()) + len(historic) + 1, Historic: true}
 			if meta.Order != nil {
 				h.Order = *meta.Order + 100
@@ -184,8 +187,8 @@ func ParseSection(section *yaml.Node) (Config, error) {
 			historic = append(historic, h)
 			continue
 		}
-		if err := DecodeStrict(withoutKeys(&node, "enabled", "order", "label"), target); err != nil {
-			return Config{}, fmt.Errorf("pipeline.nodes.%s: %w", k, err)
+		if err := DecodeStrict(withoutKeys(&node, "enabled", "order", "label"), target, path); err != nil {
+			return Config{}, err
 		}
 		if meta.Enabled != nil {
 			c.SetNode(stages.Key(k), *meta.Enabled)
@@ -215,22 +218,39 @@ func optionTargets(o *stages.Options) map[stages.Key]any {
 	}
 }
 
-// DecodeStrict decodes a YAML section into out (over what out holds) and
-// rejects unknown fields.
-func DecodeStrict(n *yaml.Node, out any) error {
-	if n.Kind == 0 {
-		return nil
+// DecodeStrict decodes a YAML section into out (over what out holds).
+// Unknown keys and wrongly typed values are errors naming their line and
+// key path; path is the section's own ("fleet", "pipeline.nodes.dedup").
+func DecodeStrict(n *yaml.Node, out any, path string) error {
+	return strictyaml.Decode(n, out, path)
+}
+
+// misspelledNode returns the node key that name is a typo of, or "". A
+// name that is no typo of a node code has stays a historic node (seed 004:
+// a stored config may name nodes a release once had).
+func misspelledNode(name string) string {
+	keys := make([]string, 0, len(stages.Specs()))
+	for _, s := range stages.Specs() {
+		keys = append(keys, string(s.Key))
 	}
-	raw, err := yaml.Marshal(n)
-	if err != nil {
-		return err
+	return strictyaml.Closest(name, keys)
+}
+
+// onlyKeys is n with only the given keys of a mapping.
+func onlyKeys(n *yaml.Node, keys ...string) *yaml.Node {
+	if n.Kind != yaml.MappingNode {
+		return n
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(out); err != nil && !errors.Is(err, io.EOF) {
-		return err
+	cp := *n
+	cp.Content = nil
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		for _, k := range keys {
+			if n.Content[i].Value == k {
+				cp.Content = append(cp.Content, n.Content[i], n.Content[i+1])
+			}
+		}
 	}
-	return nil
+	return &cp
 }
 
 func withoutKeys(n *yaml.Node, keys ...string) *yaml.Node {

@@ -240,3 +240,13 @@ func BuildInfo() (version, revision, goVersion string) {
 	}
 	return
 }
+
+// VersionString is injected unless it is "dev"; then the module version
+// and VCS revision of the build.
+func VersionString(injected string) string {
+	if injected != "dev" && injected != "" {
+		return injected
+	}
+	v, rev, goVersion := BuildInfo()
+	return fmt.Sprintf("%s (revision %s, %s)", v, rev, goVersion)
+}

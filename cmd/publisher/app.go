@@ -190,7 +190,7 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 
 func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 	if a.o.conn.URL == "" && a.o.storeDir == "" {
-		return fmt.Errorf("%s needs stored documents: give --nats URL, or --store-dir DIR of an earlier embedded run", cmd)
+		return usagef("%s needs stored documents: give --nats URL, or --store-dir DIR of an earlier embedded run", cmd)
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.o.timeout)
 	defer cancel()
@@ -211,7 +211,7 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 		return nil
 	}
 	if len(args) != 1 {
-		return fmt.Errorf("%s takes one document id", cmd)
+		return usagef("%s takes one document id", cmd)
 	}
 	id := args[0]
 	switch cmd {

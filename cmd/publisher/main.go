@@ -19,6 +19,7 @@ import (
 	"github.com/jetcompact/jetcompact/config"
 	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/stages"
+	"github.com/jetcompact/jetcompact/telemetry"
 )
 
 var version = "dev"
@@ -26,10 +27,32 @@ var version = "dev"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "publisher:", err)
-		os.Exit(1)
+	os.Exit(exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
+}
+
+// usageError is a mistake in the command line: exit status 2, as flag
+// parsing and POSIX utilities use, with a one-line hint instead of the
+// whole usage.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// exitCode prints err once and returns the process's exit status: 0, 2
+// for a usage error, 1 for any other failure.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
 	}
+	fmt.Fprintln(stderr, "publisher:", err)
+	var u usageError
+	if errors.As(err, &u) {
+		fmt.Fprintln(stderr, "Run 'publisher --help' for usage.")
+		return 2
+	}
+	return 1
 }
 
 type options struct {
@@ -50,12 +73,24 @@ const usage = `usage:
   publisher [flags] get ID        print a stored original
   publisher [flags] replay ID     re-run a stored original through the pipeline
   publisher [flags] dead          list dead letters
+  publisher [--config F] validate check a config file, print the effective pipeline
+
+examples:
+  publisher testdata/app.log                  compact on an embedded fleet
+  publisher --local --report build.log        in process, with the per-node table
+  cat payload.json | publisher --local -      from stdin
+  publisher --nats nats://nats:4222 get ID    a stored original
+  publisher --config my.yaml validate         check a config before deploying it
+
+environment: JETCOMPACT_CONFIG (--config), NATS_URL (--nats), NATS_USER,
+NATS_PASSWORD, NATS_TOKEN, OPENAI_API_KEY, OPENAI_BASE_URL, OTEL_* (telemetry)
+
 flags:`
 
 func parse(args []string, stderr io.Writer) (options, []string, error) {
 	var o options
 	fs := flag.NewFlagSet("publisher", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // parse errors are returned and printed once by exitCode
 	fs.BoolVar(&o.local, "local", false, "compact in process, without NATS")
 	fs.BoolVar(&o.report, "report", false, "write the per-node table to stderr")
 	fs.BoolVar(&o.describe, "describe", false, "print the nodes that will run, and why others will not, then exit")
@@ -74,25 +109,35 @@ func parse(args []string, stderr io.Writer) (options, []string, error) {
 	fs.StringVar(&o.messages, "messages", "", "with --session: JSON array of messages to append first (file or -)")
 	fs.BoolVar(&o.compactNow, "compact-now", false, "with --session: compact even below the usage threshold")
 	o.conn.RegisterFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, usage)
-		fs.PrintDefaults()
+	// The flag package calls Usage on every parse error too; the full
+	// usage is printed for --help only.
+	fs.Usage = func() {}
+	parseError := func(err error) error {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, usage)
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+			return err
+		}
+		return usageError{err}
 	}
 	if err := fs.Parse(args); err != nil {
-		return o, nil, err
+		return o, nil, parseError(err)
 	}
 	rest := fs.Args()
 	// Flags may also follow a subcommand: publisher get --nats URL ID.
 	if len(rest) > 0 && isSubcommand(rest[0]) {
 		if err := fs.Parse(rest[1:]); err != nil {
-			return o, nil, err
+			return o, nil, parseError(err)
 		}
 		rest = append([]string{rest[0]}, fs.Args()...)
 	}
 	return o, rest, nil
 }
 
-func isSubcommand(s string) bool { return s == "get" || s == "replay" || s == "dead" }
+func isSubcommand(s string) bool {
+	return s == "get" || s == "replay" || s == "dead" || s == "validate"
+}
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	o, rest, err := parse(args, stderr)
@@ -103,8 +148,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	if o.version {
-		fmt.Fprintln(stdout, version)
+		fmt.Fprintln(stdout, telemetry.VersionString(version))
 		return nil
+	}
+	if len(rest) > 0 && rest[0] == "validate" {
+		return validate(o, rest[1:], stdout)
 	}
 	file, err := config.Load(o.config)
 	if err != nil {
@@ -116,7 +164,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	kind := stages.ParseKind(o.kind)
 	if o.kind != "" && kind == "" {
-		return fmt.Errorf("--kind: unknown kind %q (want log, json, html, transcript or prose)", o.kind)
+		return usagef("--kind: unknown kind %q (want log, json, html, transcript or prose)", o.kind)
 	}
 	app := &app{o: o, file: file, mode: mode, kind: kind, stdin: stdin, stdout: stdout, stderr: stderr}
 	if err := app.buildPipeline(ctx); err != nil {
@@ -132,13 +180,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if name != "" {
 		if len(rest) > 0 {
-			return fmt.Errorf("--%s takes its input from its own flag; unexpected arguments %v", name, rest)
+			return usagef("--%s takes its input from its own flag; unexpected arguments %v", name, rest)
 		}
 		return app.runTranscriptJob(ctx, name, body)
 	}
 	if len(rest) > 0 && isSubcommand(rest[0]) {
 		if o.local {
-			return fmt.Errorf("%s needs the fleet: drop --local", rest[0])
+			return usagef("%s needs the fleet: drop --local", rest[0])
 		}
 		return app.subcommand(ctx, rest[0], rest[1:])
 	}
@@ -147,7 +195,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		inputs = []string{"-"}
 	}
 	if o.id != "" && len(inputs) > 1 {
-		return errors.New("--id names one document; give one input")
+		return usagef("--id names one document; give one input")
 	}
 	if o.local {
 		return app.compactLocal(ctx, inputs)

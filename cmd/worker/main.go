@@ -75,7 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *v {
-		fmt.Fprintln(stdout, version)
+		fmt.Fprintln(stdout, telemetry.VersionString(version))
 		return nil
 	}
 	if f.gcPercent < 25 {

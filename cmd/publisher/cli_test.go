@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// exitOf runs the publisher as main does and returns its exit status and
+// what it printed.
+func exitOf(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = exitCode(run(context.Background(), args, strings.NewReader(""), &out, &errb), &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestHelpExitsZeroAndShowsExamples(t *testing.T) {
+	code, _, stderr := exitOf(t, "--help")
+	if code != 0 {
+		t.Errorf("--help exit %d", code)
+	}
+	for _, want := range []string{"examples:", "environment:", "NATS_URL", "-local"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("--help lacks %q", want)
+		}
+	}
+}
+
+func TestUsageErrorExitsTwoWithOneLine(t *testing.T) {
+	for _, args := range [][]string{{"--no-such-flag"}, {"--kind", "spreadsheet", "-"}, {"--local", "get", "x"}} {
+		code, _, stderr := exitOf(t, args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+		if strings.Contains(stderr, "-store-dir") {
+			t.Errorf("%v: printed the whole usage:\n%s", args, stderr)
+		}
+		if n := strings.Count(stderr, "publisher:"); n != 1 {
+			t.Errorf("%v: error printed %d times:\n%s", args, n, stderr)
+		}
+		if !strings.Contains(stderr, "--help") {
+			t.Errorf("%v: no hint:\n%s", args, stderr)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	code, stdout, _ := exitOf(t, "--config", "../../configs/jetcompact.yaml", "validate")
+	if code != 0 || !strings.Contains(stdout, "is valid") || !strings.Contains(stdout, "keywords") {
+		t.Errorf("shipped config: exit %d\n%s", code, stdout)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("pipeline:\n  mode: hybrid\n  nodes:\n    keywordz: {enabled: false}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := exitOf(t, "--config", bad, "validate")
+	if code != 1 || !strings.Contains(stderr, "line 4") || !strings.Contains(stderr, `did you mean "keywords"`) {
+		t.Errorf("misspelled node: exit %d\n%s", code, stderr)
+	}
+}
+
+func TestVersionFallsBackToBuildInfo(t *testing.T) {
+	code, stdout, _ := exitOf(t, "--version")
+	if code != 0 || !strings.Contains(stdout, "revision") || !strings.Contains(stdout, "go1.") {
+		t.Errorf("--version: exit %d %q", code, stdout)
+	}
+}
