@@ -64,11 +64,12 @@ func (a *app) compactLocal(ctx context.Context, inputs []string) error {
 		if err != nil {
 			return err
 		}
+		start := time.Now()
 		res, err := a.pipe.Run(ctx, a.request(text))
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if _, err := io.WriteString(a.stdout, res.Text); err != nil {
+		if err := a.emit(newResult(name, jetstream.DocumentID(text, a.salt()), res.Report, res.Text, time.Since(start), len(inputs))); err != nil {
 			return err
 		}
 		a.writeReport(name, res.Report)
@@ -167,6 +168,7 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 			return err
 		}
 		prog.start(name, len(text))
+		start := time.Now()
 		res, err := client.Compact(ctx, jetstream.Document{
 			ID: a.o.id, Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM, Salt: a.salt(),
 		})
@@ -177,7 +179,9 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 		if res.Error != "" {
 			fmt.Fprintf(a.stderr, "publisher: %s (doc %s): permanent error, original emitted: %s\n", name, res.DocID, res.Error)
 		}
-		if _, err := io.WriteString(a.stdout, res.Text); err != nil {
+		out := newResult(name, res.DocID, res.Report, res.Text, time.Since(start), len(inputs))
+		out.Error = res.Error
+		if err := a.emit(out); err != nil {
 			return err
 		}
 		if a.o.report {
@@ -206,6 +210,12 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 			return err
 		}
 		for _, d := range dl {
+			if a.o.output == "json" {
+				if err := writeJSON(a.stdout, deadLetter{d.Sequence, d.DocID, d.Stage, d.Reason}); err != nil {
+					return err
+				}
+				continue
+			}
 			fmt.Fprintf(a.stdout, "%d\t%s\t%s\t%s\n", d.Sequence, d.DocID, d.Stage, d.Reason)
 		}
 		return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,5 +68,46 @@ func TestVersionFallsBackToBuildInfo(t *testing.T) {
 	code, stdout, _ := exitOf(t, "--version")
 	if code != 0 || !strings.Contains(stdout, "revision") || !strings.Contains(stdout, "go1.") {
 		t.Errorf("--version: exit %d %q", code, stdout)
+	}
+}
+
+func TestOutputJSONAndFileHeaders(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.log"), filepath.Join(dir, "b.log")
+	log := sampleLog(t)
+	if err := os.WriteFile(a, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte("just one line\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := exitOf(t, "--local", "--output", "json", a, b)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want one JSON object per input, got %d lines", len(lines))
+	}
+	var first result
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
+		t.Fatal(err)
+	}
+	if first.File != a || first.ID == "" || first.Kind != "log" || first.CharsIn == 0 || first.Report == nil ||
+		len(first.Report.Nodes) == 0 || first.Text != localResult(t, log) || first.Ratio >= 1 {
+		t.Errorf("first result: %+v", first)
+	}
+	_, stdout, _ = exitOf(t, "--local", a, b)
+	if !strings.HasPrefix(stdout, "==> "+a+" <==\n") || !strings.Contains(stdout, "\n==> "+b+" <==\njust one line\n") {
+		t.Errorf("text output lacks ==> FILE <== headers:\n%.300s", stdout)
+	}
+	_, stdout, _ = exitOf(t, "--local", "--quiet", a, b)
+	if strings.Contains(stdout, "==> ") {
+		t.Error("--quiet printed headers")
+	}
+	_, stdout, _ = exitOf(t, "--describe", "--output", "json")
+	var d map[string]any
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil || d["nodes"] == nil {
+		t.Errorf("--describe --output json: %v %.200s", err, stdout)
 	}
 }

@@ -66,6 +66,8 @@ type options struct {
 	meeting                        string
 	messages                       string
 	compactNow                     bool
+	output                         string
+	quiet                          bool
 }
 
 const usage = `usage:
@@ -108,6 +110,8 @@ func parse(args []string, stderr io.Writer) (options, []string, error) {
 	fs.StringVar(&o.session, "session", "", "session id: append --messages, auto-compact, print the compacted view")
 	fs.StringVar(&o.messages, "messages", "", "with --session: JSON array of messages to append first (file or -)")
 	fs.BoolVar(&o.compactNow, "compact-now", false, "with --session: compact even below the usage threshold")
+	fs.StringVar(&o.output, "output", "text", "text, or json: one JSON object per input (id, file, kind, mode, ratio, chars, text, report)")
+	fs.BoolVar(&o.quiet, "quiet", false, "with several inputs, no ==> FILE <== header before each result")
 	o.conn.RegisterFlags(fs)
 	// The flag package calls Usage on every parse error too; the full
 	// usage is printed for --help only.
@@ -151,6 +155,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, telemetry.VersionString(version))
 		return nil
 	}
+	if o.output != "text" && o.output != "json" {
+		return usagef("--output: %q is neither text nor json", o.output)
+	}
 	if len(rest) > 0 && rest[0] == "validate" {
 		return validate(o, rest[1:], stdout)
 	}
@@ -172,7 +179,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer app.tel.Shutdown(context.WithoutCancel(ctx))
 	if o.describe {
-		return app.pipe.Describe(!o.noLLM, mode).WriteText(stdout)
+		d := app.pipe.Describe(!o.noLLM, mode)
+		if o.output == "json" {
+			return writeJSON(stdout, d)
+		}
+		return d.WriteText(stdout)
 	}
 	name, body, err := app.transcriptJob()
 	if err != nil {
