@@ -50,7 +50,8 @@ func Load(path string) (File, error) {
 }
 
 // Parse merges YAML over the defaults. Unknown top-level sections and
-// unknown fields are errors that name the field.
+// unknown fields are errors that name the field. ${NAME} and
+// ${NAME:-default} in values are taken from the environment.
 func Parse(data []byte) (File, error) {
 	var root struct {
 		Pipeline    yaml.Node `yaml:"pipeline"`
@@ -61,6 +62,9 @@ func Parse(data []byte) (File, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return File{}, err
+	}
+	if err := expandEnv(&doc); err != nil {
 		return File{}, err
 	}
 	if err := pipeline.DecodeStrict(&doc, &root, ""); err != nil {

@@ -71,3 +71,19 @@ func TestErrorsNameTheLineAndTheYAMLKey(t *testing.T) {
 		}
 	}
 }
+
+func TestEnvironmentReferencesExpand(t *testing.T) {
+	t.Setenv("JC_PREFIX", "edge")
+	t.Setenv("JC_PENDING", "512")
+	f, err := Parse([]byte("fleet:\n  prefix: ${JC_PREFIX}\n  max_ack_pending: ${JC_PENDING}\n  storage: ${JC_UNSET_STORAGE:-memory}\nllm:\n  model: \"$${LITERAL}\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Fleet.Prefix != "edge" || f.Fleet.MaxAckPending != 512 || f.Fleet.Storage != "memory" || f.LLM.Model != "${LITERAL}" {
+		t.Errorf("expanded: prefix %q pending %d storage %q model %q", f.Fleet.Prefix, f.Fleet.MaxAckPending, f.Fleet.Storage, f.LLM.Model)
+	}
+	_, err = Parse([]byte("fleet:\n  prefix: jc\n  storage: ${JC_NEVER_SET}\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 3") || !strings.Contains(err.Error(), "JC_NEVER_SET") {
+		t.Errorf("unset variable: %v", err)
+	}
+}

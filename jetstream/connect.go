@@ -86,9 +86,20 @@ func (o *ConnectOptions) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.CredsFile, "nats-creds", os.Getenv("NATS_CREDS"), "NATS credentials file (env NATS_CREDS)")
 	fs.StringVar(&o.NKeyFile, "nats-nkey", os.Getenv("NATS_NKEY"), "NATS NKey seed file (env NATS_NKEY)")
 	fs.StringVar(&o.User, "nats-user", os.Getenv("NATS_USER"), "NATS user; the password comes from env NATS_PASSWORD")
-	fs.StringVar(&o.TLSCA, "tls-ca", os.Getenv("NATS_TLS_CA"), "CA bundle that signs the server certificate")
-	fs.StringVar(&o.TLSCert, "tls-cert", os.Getenv("NATS_TLS_CERT"), "client certificate for mutual TLS")
-	fs.StringVar(&o.TLSKey, "tls-key", os.Getenv("NATS_TLS_KEY"), "client key for mutual TLS")
+	fs.StringVar(&o.TLSCA, "tls-ca", firstEnv("NATS_CA", "NATS_TLS_CA"), "CA bundle that signs the server certificate (env NATS_CA)")
+	fs.StringVar(&o.TLSCert, "tls-cert", firstEnv("NATS_CERT", "NATS_TLS_CERT"), "client certificate for mutual TLS (env NATS_CERT)")
+	fs.StringVar(&o.TLSKey, "tls-key", firstEnv("NATS_KEY", "NATS_TLS_KEY"), "client key for mutual TLS (env NATS_KEY)")
 	o.Password = os.Getenv("NATS_PASSWORD")
 	o.Token = os.Getenv("NATS_TOKEN")
+}
+
+// firstEnv is the first of the named variables that is set: natscli's
+// names (NATS_CA, NATS_CERT, NATS_KEY) before this project's older ones.
+func firstEnv(names ...string) string {
+	for _, n := range names {
+		if v := os.Getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
 }
