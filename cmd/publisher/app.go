@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -177,7 +178,7 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if res.Error != "" {
-			fmt.Fprintf(a.stderr, "publisher: %s (doc %s): permanent error, original emitted: %s\n", name, res.DocID, res.Error)
+			slog.Warn("permanent error; original emitted", "file", name, "doc", res.DocID, "reason", res.Error)
 		}
 		out := newResult(name, res.DocID, res.Report, res.Text, time.Since(start), len(inputs))
 		out.Error = res.Error

@@ -68,6 +68,7 @@ type options struct {
 	compactNow                     bool
 	output                         string
 	quiet                          bool
+	logs                           telemetry.LogFlags
 }
 
 const usage = `usage:
@@ -113,6 +114,7 @@ func parse(args []string, stderr io.Writer) (options, []string, error) {
 	fs.StringVar(&o.output, "output", "text", "text, or json: one JSON object per input (id, file, kind, mode, ratio, chars, text, report)")
 	fs.BoolVar(&o.quiet, "quiet", false, "with several inputs, no ==> FILE <== header before each result")
 	o.conn.RegisterFlags(fs)
+	o.logs.RegisterFlags(fs)
 	// The flag package calls Usage on every parse error too; the full
 	// usage is printed for --help only.
 	fs.Usage = func() {}
@@ -154,6 +156,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if o.version {
 		fmt.Fprintln(stdout, telemetry.VersionString(version))
 		return nil
+	}
+	if _, err := o.logs.NewLogger(stderr); err != nil {
+		return usageError{err}
 	}
 	if o.output != "text" && o.output != "json" {
 		return usagef("--output: %q is neither text nor json", o.output)

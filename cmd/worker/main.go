@@ -50,6 +50,7 @@ type flags struct {
 	setupOnly                     bool
 	drain                         time.Duration
 	gcPercent                     int
+	logs                          telemetry.LogFlags
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -70,6 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.setupOnly, "setup-only", false, "create or update streams and consumers, then exit")
 	fs.DurationVar(&f.drain, "drain-timeout", 30*time.Second, "on shutdown, wait this long for in-flight work")
 	fs.IntVar(&f.gcPercent, "gc-percent", 400, "Go GC target when GOGC is unset: the live heap is small, so collecting less often saves CPU for little memory")
+	f.logs.RegisterFlags(fs)
 	v := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -84,7 +86,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(f.gcPercent)
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log, err := f.logs.NewLogger(stderr)
+	if err != nil {
+		return err
+	}
 	file, err := config.Load(f.config)
 	if err != nil {
 		return err
