@@ -1,14 +1,18 @@
 package jetstream
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
+	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
 )
 
 // ConnectOptions say how to reach and authenticate to NATS. Secrets come
@@ -24,20 +28,42 @@ type ConnectOptions struct {
 	TLSCA     string // CA bundle to verify the server
 	TLSCert   string // client certificate, for mutual TLS
 	TLSKey    string
+	// ConnectTimeout keeps retrying the first connection this long (0: one
+	// try), as a worker started before its server needs.
+	ConnectTimeout time.Duration
 }
 
 // Connect dials NATS with reconnects that never give up, so a restarted
-// server is rejoined and in-flight work resumes.
+// server is rejoined and in-flight work resumes. Disconnects, reconnects
+// and the close are logged with the server's URL (credentials removed).
 func Connect(o ConnectOptions) (*nats.Conn, error) {
 	if o.URL == "" {
-		return nil, errors.New("nats: no server URL")
+		return nil, errors.New("nats: no server URL: give --nats URL or set NATS_URL (the worker can also start its own with --embedded)")
 	}
+	where := RedactURL(o.URL)
 	opts := []nats.Option{
 		nats.Name(o.Name),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(250 * time.Millisecond),
 		nats.ReconnectBufSize(64 << 20),
 		nats.Timeout(5 * time.Second),
+		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+			attrs := []any{"url", where}
+			if err != nil {
+				attrs = append(attrs, "error", redact(err, o).Error())
+			}
+			slog.Warn("nats disconnected", attrs...)
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			slog.Info("nats reconnected", "url", nc.ConnectedUrlRedacted())
+		}),
+		nats.ClosedHandler(func(nc *nats.Conn) {
+			attrs := []any{"url", where}
+			if err := nc.LastError(); err != nil {
+				attrs = append(attrs, "error", redact(err, o).Error())
+			}
+			slog.Info("nats connection closed", attrs...)
+		}),
 	}
 	if o.CredsFile != "" {
 		opts = append(opts, nats.UserCredentials(o.CredsFile))
@@ -61,11 +87,59 @@ func Connect(o ConnectOptions) (*nats.Conn, error) {
 	if o.TLSCert != "" || o.TLSKey != "" {
 		opts = append(opts, nats.ClientCert(o.TLSCert, o.TLSKey))
 	}
-	nc, err := nats.Connect(o.URL, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("nats: connect: %w", redact(err, o))
+	deadline := time.Now().Add(o.ConnectTimeout)
+	delay := 250 * time.Millisecond
+	for {
+		nc, err := nats.Connect(o.URL, opts...)
+		if err == nil {
+			return nc, nil
+		}
+		if !time.Now().Before(deadline) || errors.Is(err, nats.ErrAuthorization) {
+			return nil, fmt.Errorf("nats: connect to %s: %w", where, redact(err, o))
+		}
+		slog.Warn("nats not reachable; retrying", "url", where, "in", delay.String(), "error", redact(err, o).Error())
+		time.Sleep(delay)
+		delay = min(2*delay, 5*time.Second)
 	}
-	return nc, nil
+}
+
+// RedactURL is a server URL (or a comma-separated list) without user
+// information, for errors and logs.
+func RedactURL(raw string) string {
+	parts := strings.Split(raw, ",")
+	for i, p := range parts {
+		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
+			u.User = nil
+			parts[i] = u.String()
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// CheckJetStream asks the server for the account's JetStream info once
+// and names a server without JetStream as such. Any other failure (a
+// client whose permissions do not cover the info request) is left to the
+// calls that follow.
+func CheckJetStream(ctx context.Context, js njs.JetStream) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := js.AccountInfo(ctx); jetStreamMissing(err) {
+		return ExplainJetStream(err, js.Conn())
+	}
+	return nil
+}
+
+// ExplainJetStream returns err, or for the errors of a server without
+// JetStream ("no responders") one that says so and names the server.
+func ExplainJetStream(err error, nc *nats.Conn) error {
+	if jetStreamMissing(err) {
+		return fmt.Errorf("JetStream is not enabled on %s (start nats-server with -js, or enable it for this account): %w", nc.ConnectedUrlRedacted(), err)
+	}
+	return err
+}
+
+func jetStreamMissing(err error) bool {
+	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, njs.ErrJetStreamNotEnabled) || errors.Is(err, njs.ErrJetStreamNotEnabledForAccount)
 }
 
 // redact drops any secret that an underlying error might echo.

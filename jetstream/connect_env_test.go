@@ -1,8 +1,17 @@
 package jetstream
 
 import (
+	"context"
 	"flag"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
 )
 
 // TestNatscliTLSVariables: natscli's NATS_CA, NATS_CERT and NATS_KEY set
@@ -21,4 +30,89 @@ func TestNatscliTLSVariables(t *testing.T) {
 	if o.TLSCA != "/etc/nats/ca.pem" || o.TLSCert != "/etc/nats/client.pem" || o.TLSKey != "/old/client.key" {
 		t.Errorf("TLS from env: ca %q cert %q key %q", o.TLSCA, o.TLSCert, o.TLSKey)
 	}
+}
+
+// syncBuffer is a strings.Builder safe for a logger and a test to share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestConnectionTroubleIsNamed: no URL points at the flags, an unreachable
+// server is named (without its password), a server without JetStream says
+// so, and a disconnect is logged with the URL.
+func TestConnectionTroubleIsNamed(t *testing.T) {
+	if _, err := Connect(ConnectOptions{}); err == nil || !strings.Contains(err.Error(), "--nats") || !strings.Contains(err.Error(), "NATS_URL") {
+		t.Errorf("no URL: %v", err)
+	}
+	_, err := Connect(ConnectOptions{URL: "nats://alice:s3cret-pw@127.0.0.1:1"})
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") || strings.Contains(err.Error(), "s3cret-pw") {
+		t.Errorf("unreachable: %v", err)
+	}
+
+	plain, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go plain.Start()
+	if !plain.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server not ready")
+	}
+	defer plain.Shutdown()
+	nc, err := Connect(ConnectOptions{URL: plain.ClientURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := njs.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = CheckJetStream(context.Background(), js)
+	if err == nil || !strings.Contains(err.Error(), "JetStream is not enabled on "+plain.ClientURL()) {
+		t.Errorf("server without JetStream: %v", err)
+	}
+
+	var logs syncBuffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	defer slog.SetDefault(prev)
+	srv := startServer(t)
+	nc2, err := Connect(ConnectOptions{URL: srv.ClientURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc2.Close()
+	if err := CheckJetStream(context.Background(), mustJS(t, nc2)); err != nil {
+		t.Errorf("JetStream server: %v", err)
+	}
+	srv.Shutdown()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(logs.String(), "nats disconnected") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := logs.String(); !strings.Contains(got, "nats disconnected") || !strings.Contains(got, srv.ClientURL()) {
+		t.Errorf("disconnect not logged with its URL:\n%s", got)
+	}
+}
+
+func mustJS(t *testing.T, nc *nats.Conn) njs.JetStream {
+	t.Helper()
+	js, err := njs.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/jetcompact/jetcompact/telemetry"
 	"github.com/jetcompact/jetcompact/transcripts"
+	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
 )
 
@@ -31,6 +32,7 @@ type app struct {
 	pipe           *pipeline.Pipeline
 	tel            *telemetry.Providers
 	chatModel      transcripts.ChatModel // nil without a configured model
+	nc             *nats.Conn            // the fleet connection, once made
 }
 
 func (a *app) buildPipeline(ctx context.Context) error {
@@ -131,7 +133,21 @@ func (a *app) connect(ctx context.Context) (njs.JetStream, func(), error) {
 		cleanup()
 		return nil, nil, err
 	}
+	a.nc = nc
 	return js, func() { nc.Close(); cleanup() }, nil
+}
+
+// explain names the reason behind a fleet error a user cannot act on
+// alone: a server without JetStream, or a wait that timed out while the
+// connection was down.
+func (a *app) explain(err error) error {
+	if a.nc == nil {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) && !a.nc.IsConnected() {
+		return fmt.Errorf("gave up after --timeout %s while disconnected from NATS at %s: %w", a.o.timeout, jetstream.RedactURL(a.o.conn.URL), err)
+	}
+	return jetstream.ExplainJetStream(err, a.nc)
 }
 
 // salt makes the derived document id depend on everything that shapes the result.
@@ -175,7 +191,7 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 		})
 		prog.done()
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s: %w", name, a.explain(err))
 		}
 		if res.Error != "" {
 			slog.Warn("permanent error; original emitted", "file", name, "doc", res.DocID, "reason", res.Error)

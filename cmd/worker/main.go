@@ -64,6 +64,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.tasks, "tasks", "auto", "transcript tasks to serve: auto (all with --segment all), all, none, or a list such as debate,evidence")
 	fs.StringVar(&f.prefix, "prefix", "", "subject/stream prefix (default: config fleet.prefix)")
 	f.conn.RegisterFlags(fs)
+	fs.DurationVar(&f.conn.ConnectTimeout, "connect-timeout", time.Minute, "keep retrying the first connection to NATS this long")
 	fs.StringVar(&f.httpAddr, "http-addr", ":8080", "serve /healthz, /readyz and /metrics here (empty: off)")
 	fs.BoolVar(&f.embedded, "embedded", false, "start an embedded nats-server with JetStream (single binary)")
 	fs.StringVar(&f.storeDir, "store-dir", "", "embedded JetStream store directory (default: a cache dir)")
@@ -142,6 +143,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer nc.Close()
 	js, err := njs.New(nc)
 	if err != nil {
+		return err
+	}
+	if err := jetstream.CheckJetStream(ctx, js); err != nil {
 		return err
 	}
 	if err := retrySetup(ctx, log, "topology", func() error { return jetstream.EnsureTopology(ctx, js, file.Fleet) }); err != nil {
