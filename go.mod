@@ -2,7 +2,10 @@ module github.com/jetcompact/jetcompact
 
 go 1.26.0
 
-require go.yaml.in/yaml/v3 v3.0.6
+require (
+	go.opentelemetry.io/contrib/instrumentation/runtime v0.72.0
+	go.yaml.in/yaml/v3 v3.0.6
+)
 
 require (
 	go.opentelemetry.io/contrib/exporters/autoexport v0.72.0

@@ -18,6 +18,8 @@ const scope = "github.com/jetcompact/jetcompact/telemetry"
 // Span attribute keys. No text ever goes into a span: counts, keys and reasons only.
 const (
 	AttrNode     = attribute.Key("jetcompact.node")
+	// MetricNode labels node metrics: short, as Prometheus labels are.
+	MetricNode = attribute.Key("node")
 	AttrCharsIn  = attribute.Key("jetcompact.chars_in")
 	AttrCharsOut = attribute.Key("jetcompact.chars_out")
 	AttrSkipped  = attribute.Key("jetcompact.skipped")
@@ -57,6 +59,8 @@ func Decorator(tp trace.TracerProvider, mp metric.MeterProvider) (func(stages.No
 		return nil, err
 	}
 	return func(n stages.Node) stages.Node {
+		// Series start at zero, so a rate over a node's errors exists before its first one.
+		errs.Add(context.Background(), 0, metric.WithAttributes(MetricNode.String(string(n.Key()))))
 		return &tracedNode{next: n, tracer: tracer, charsIn: charsIn, charsOut: charsOut, errs: errs, dur: dur}
 	}, nil
 }
@@ -80,7 +84,7 @@ func (t *tracedNode) Apply(ctx context.Context, in stages.Input) (stages.Outcome
 	start := time.Now()
 	cin := stages.Chars(in.Text)
 	out, err := t.next.Apply(ctx, in)
-	nodeAttr := metric.WithAttributes(AttrNode.String(string(key)))
+	nodeAttr := metric.WithAttributes(MetricNode.String(string(key)))
 	t.dur.Record(ctx, time.Since(start).Seconds(), nodeAttr)
 	t.charsIn.Add(ctx, int64(cin), nodeAttr)
 	span.SetAttributes(AttrCharsIn.Int(cin))

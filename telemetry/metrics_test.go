@@ -46,6 +46,15 @@ func TestDurationHistogramHasSubSecondBuckets(t *testing.T) {
 		}
 	}
 	body := scrape(t, p)
+	for _, want := range []string{
+		`jetcompact_node_errors_total{node="dedup"} 0`, // zero-initialised, labelled "node"
+		"process_resident_memory_bytes",
+		"go_goroutine_count",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("scrape lacks %s", want)
+		}
+	}
 	bucket := regexp.MustCompile(`(?m)^jetcompact_node_duration_seconds_bucket\{[^}]*le="([0-9.e+-]+)"[^}]*\} (\d+)`)
 	found := false
 	for _, m := range bucket.FindAllStringSubmatch(body, -1) {

@@ -11,8 +11,10 @@ import (
 	"runtime/debug"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/contrib/exporters/autoexport"
+	otelruntime "go.opentelemetry.io/contrib/instrumentation/runtime"
 	"go.opentelemetry.io/otel/attribute"
 	promexporter "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
@@ -96,6 +98,7 @@ func Setup(ctx context.Context, cfg Config, stdout io.Writer) (*Providers, error
 			return nil, fmt.Errorf("telemetry: prometheus exporter: %w", err)
 		}
 		readers = append(readers, sdkmetric.WithReader(exp))
+		reg.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		p.MetricsHandler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	}
 	reader, err := pushMetricReader(ctx, cfg.Exporter, spanExp != nil)
@@ -111,6 +114,9 @@ func Setup(ctx context.Context, cfg Config, stdout io.Writer) (*Providers, error
 		p.shutdown = append(p.shutdown, mp.Shutdown)
 		if err := registerBuildInfo(mp); err != nil {
 			return nil, errors.Join(err, p.Shutdown(ctx))
+		}
+		if err := otelruntime.Start(otelruntime.WithMeterProvider(mp)); err != nil {
+			return nil, errors.Join(fmt.Errorf("telemetry: runtime metrics: %w", err), p.Shutdown(ctx))
 		}
 	}
 	return p, nil
