@@ -21,7 +21,9 @@ type File struct {
 	Telemetry   telemetry.Config
 	LLM         llm.Config
 	Transcripts transcripts.Config
-	Source      string
+	// Sources are users' streams of raw events that workers compact in windows.
+	Sources []jetstream.SourceConfig
+	Source  string
 }
 
 // Default is the configuration code ships.
@@ -59,6 +61,7 @@ func Parse(data []byte) (File, error) {
 		Telemetry   yaml.Node `yaml:"telemetry"`
 		LLM         yaml.Node `yaml:"llm"`
 		Transcripts yaml.Node `yaml:"transcripts"`
+		Sources     yaml.Node `yaml:"sources"`
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -94,6 +97,12 @@ func Parse(data []byte) (File, error) {
 		return File{}, err
 	}
 	if err := f.Transcripts.Validate(); err != nil {
+		return File{}, err
+	}
+	if err := pipeline.DecodeStrict(&root.Sources, &f.Sources, "sources"); err != nil {
+		return File{}, err
+	}
+	if err := jetstream.ValidateSources(f.Sources); err != nil {
 		return File{}, err
 	}
 	return f, nil

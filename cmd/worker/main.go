@@ -42,7 +42,7 @@ func main() {
 
 type flags struct {
 	config, segment, mode, prefix string
-	tasks                         string
+	tasks, sources                string
 	conn                          jetstream.ConnectOptions
 	httpAddr                      string
 	embedded                      bool
@@ -62,6 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.segment, "stages", "all", "alias of --segment")
 	fs.StringVar(&f.mode, "mode", "", "override the mode: algorithmic, llm or hybrid")
 	fs.StringVar(&f.tasks, "tasks", "auto", "transcript tasks to serve: auto (all with --segment all), all, none, or a list such as debate,evidence")
+	fs.StringVar(&f.sources, "sources", "none", "sources of raw events to compact in windows: none, all, or a list of configured source names")
 	fs.StringVar(&f.prefix, "prefix", "", "subject/stream prefix (default: config fleet.prefix)")
 	f.conn.RegisterFlags(fs)
 	fs.DurationVar(&f.conn.ConnectTimeout, "connect-timeout", time.Minute, "keep retrying the first connection to NATS this long")
@@ -203,6 +204,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		defer srv.Close()
 	}
+	srcs, err := selectSources(file.Sources, f.sources)
+	if err != nil {
+		return err
+	}
+	waitSources, err := startSources(ctx, js, file, srcs, tel.MeterProvider, log)
+	if err != nil {
+		return err
+	}
+	defer waitSources()
 	log.Info("worker running", "version", version, "segment", f.segment, "prefix", file.Fleet.Prefix)
 	err = w.Run(ctx, segs, f.drain)
 	log.Info("worker stopped", "drained", err == nil)

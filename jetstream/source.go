@@ -1,0 +1,718 @@
+package jetstream
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+)
+
+// Source output headers, besides Jc-Doc-Id and Jc-Guard.
+const (
+	HeaderSource    = "Jc-Source"
+	HeaderKey       = "Jc-Key"
+	HeaderFirstSeq  = "Jc-First-Seq"
+	HeaderLastSeq   = "Jc-Last-Seq"
+	HeaderEvents    = "Jc-Events"
+	HeaderFirstTime = "Jc-First-Time"
+	HeaderLastTime  = "Jc-Last-Time"
+)
+
+// Why a window closed, as metrics name it.
+const (
+	closedBySize   = "size"
+	closedByEvents = "events"
+	closedByAge    = "age"
+	closedByMemory = "memory"
+	closedByStop   = "stop"
+	closedByOrder  = "order"
+)
+
+// Names of the source consumer and of the window record bucket.
+func (n Names) SourceConsumer(source string) string { return n.Prefix + "_source_" + source }
+func (n Names) WindowBucket() string                { return n.upper() + "_WINDOWS" }
+
+// windowRecord is the durable record of a closed window: written after its
+// original is stored and before its events are acked, so a redelivered
+// event is known to belong to it; Done once its result went out.
+type windowRecord struct {
+	DocID     string      `json:"doc_id"`
+	Key       string      `json:"key"`
+	Seqs      [][2]uint64 `json:"seqs"` // stream sequences, as inclusive runs
+	Events    int         `json:"events"`
+	FirstTime time.Time   `json:"first_time"`
+	LastTime  time.Time   `json:"last_time"`
+	Closed    time.Time   `json:"closed"`
+	Done      bool        `json:"done"`
+}
+
+func (r windowRecord) firstSeq() uint64 { return r.Seqs[0][0] }
+func (r windowRecord) lastSeq() uint64  { return r.Seqs[len(r.Seqs)-1][1] }
+
+// window is a key's open window.
+type window struct {
+	key    string
+	msgs   []njs.Msg
+	seqs   []uint64
+	times  []time.Time
+	bytes  int
+	opened time.Time
+	// redelivered: its events came again after a crash. Such events never
+	// share a window with first deliveries, so ranges stay apart.
+	redelivered bool
+}
+
+// SourceRunner compacts one source's raw events in windows. See
+// SourceConfig; delivery guarantees are in the README ("Sources").
+type SourceRunner struct {
+	src    SourceConfig
+	key    sourceKey
+	js     njs.JetStream
+	client *Client
+	names  Names
+	log    *slog.Logger
+	pull   time.Duration
+
+	cons    njs.Consumer
+	records njs.KeyValue
+
+	mu        sync.Mutex
+	open      map[string]*window
+	closing   map[*window]bool   // taken from open, events not yet acked
+	openSeqs  map[uint64]*window // events held now, by stream sequence
+	held      int64
+	heldMsgs  int
+	committed map[uint64]string      // seq → doc id of a recorded window
+	ranges    map[string][][2]uint64 // key → the recorded windows' sequence ranges, sorted
+	inflight  sync.WaitGroup
+	// deliveries is cancelled when Run has waited long enough for results
+	// at stop: what is not out by then goes out at the next start.
+	deliveries  context.Context
+	stopDeliver context.CancelFunc
+
+	events, closed metric.Int64Counter
+	lag            int64
+}
+
+// SourceOption configures a SourceRunner.
+type SourceOption func(*SourceRunner)
+
+// WithSourceLogger sets the logger (default slog.Default()).
+func WithSourceLogger(l *slog.Logger) SourceOption { return func(r *SourceRunner) { r.log = l } }
+
+// WithSourceMeterProvider sets where source metrics go.
+func WithSourceMeterProvider(mp metric.MeterProvider) SourceOption {
+	return func(r *SourceRunner) { r.initMetrics(mp) }
+}
+
+// NewSourceRunner prepares src: its durable consumer on the user's stream
+// (the stream itself is left as it is) and the window record bucket.
+// client submits the windows and waits for their results.
+func NewSourceRunner(ctx context.Context, js njs.JetStream, client *Client, src SourceConfig, opts ...SourceOption) (*SourceRunner, error) {
+	src = src.WithDefaults()
+	if err := src.Validate(0); err != nil {
+		return nil, err
+	}
+	key, _ := parseSourceKey(src.Key)
+	r := &SourceRunner{
+		src: src, key: key, js: js, client: client, names: client.names, log: slog.Default(),
+		open: map[string]*window{}, closing: map[*window]bool{}, openSeqs: map[uint64]*window{}, committed: map[uint64]string{}, ranges: map[string][][2]uint64{},
+		pull: min(time.Second, max(50*time.Millisecond, src.Window.MaxAge/4)),
+	}
+	r.deliveries, r.stopDeliver = context.WithCancel(context.Background())
+	r.initMetrics(metricnoop.NewMeterProvider())
+	for _, o := range opts {
+		o(r)
+	}
+	stream, err := js.Stream(ctx, src.Stream)
+	if err != nil {
+		return nil, fmt.Errorf("source %s: stream %s: %w (sources read an existing stream; jetcompact never creates it)", src.Name, src.Stream, err)
+	}
+	r.cons, err = stream.CreateOrUpdateConsumer(ctx, njs.ConsumerConfig{
+		Durable:        r.names.SourceConsumer(src.Name),
+		FilterSubjects: src.Subjects,
+		AckPolicy:      njs.AckExplicitPolicy,
+		DeliverPolicy:  njs.DeliverAllPolicy,
+		AckWait:        sourceAckWait,
+		MaxAckPending:  src.MaxAckPending,
+		MaxDeliver:     -1,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("source %s: consumer on %s: %w", src.Name, src.Stream, err)
+	}
+	storage := njs.FileStorage
+	if client.cfg.Storage == "memory" {
+		storage = njs.MemoryStorage
+	}
+	r.records, err = js.CreateOrUpdateKeyValue(ctx, njs.KeyValueConfig{
+		Bucket: r.names.WindowBucket(), Description: "jetcompact: closed source windows",
+		History: 1, TTL: 24 * time.Hour, Storage: storage, Replicas: client.cfg.Replicas,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("source %s: window records: %w", src.Name, err)
+	}
+	return r, nil
+}
+
+func (r *SourceRunner) initMetrics(mp metric.MeterProvider) {
+	m := mp.Meter(tracerName)
+	attrs := metric.WithAttributes(attribute.String("source", r.src.Name))
+	r.events, _ = m.Int64Counter("jetcompact.source.events", metric.WithDescription("Raw events read from the source"))
+	r.closed, _ = m.Int64Counter("jetcompact.source.windows_closed", metric.WithDescription("Windows closed, by reason"))
+	_, _ = m.Int64ObservableGauge("jetcompact.source.open_windows", metric.WithDescription("Windows open now"),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			o.Observe(int64(len(r.open)), attrs)
+			return nil
+		}))
+	_, _ = m.Int64ObservableGauge("jetcompact.source.held_bytes", metric.WithUnit("By"), metric.WithDescription("Event bytes held in open windows"),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			o.Observe(r.held, attrs)
+			return nil
+		}))
+	_, _ = m.Int64ObservableGauge("jetcompact.source.lag", metric.WithDescription("Events in the source not yet read (consumer pending)"),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			o.Observe(r.lag, attrs)
+			return nil
+		}))
+}
+
+// sourceAckWait is the source consumer's ack wait; held events are kept
+// alive every sourceAckWait/3, so a window may stay open (or wait for
+// max_backlog) for as long as it takes.
+var sourceAckWait = time.Minute
+
+// Run reads events until ctx ends, then closes the open windows it holds
+// and waits for their results to go out.
+func (r *SourceRunner) Run(ctx context.Context) error {
+	pending, err := r.watchRecords(ctx)
+	if err != nil {
+		return err
+	}
+	if err := r.redeliver(ctx, pending); err != nil {
+		return err
+	}
+	r.awaitRedeliveries(ctx)
+	keepAlive, stopKeepAlive := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopKeepAlive()
+	go r.keepHeldAlive(keepAlive)
+	var refreshed time.Time
+	batch := min(512, r.src.MaxAckPending/4+1)
+	for ctx.Err() == nil {
+		msgs, err := r.cons.Fetch(batch, njs.FetchMaxWait(r.pull))
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			r.log.Warn("source fetch failed; retrying", "source", r.src.Name, "error", err.Error())
+			sleepCtx(ctx, time.Second)
+			continue
+		}
+		for m := range msgs.Messages() {
+			if err := r.add(ctx, m); err != nil {
+				r.log.Warn("source event not taken; it will be redelivered", "source", r.src.Name, "error", err.Error())
+			}
+		}
+		if err := msgs.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
+			r.log.Warn("source fetch ended", "source", r.src.Name, "error", err.Error())
+		}
+		if err := r.closeDue(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			r.log.Warn("source window not closed; its events will be redelivered", "source", r.src.Name, "error", err.Error())
+		}
+		if time.Since(refreshed) > 2*time.Second {
+			refreshed = time.Now()
+			r.refresh(ctx)
+		}
+	}
+	// Stopping: close what is open, so nothing waits for redelivery, and
+	// give the results a moment to go out.
+	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), sourceDrain)
+	defer cancel()
+	for _, w := range r.oldestFirst() {
+		if err := r.closeWindow(stop, w, closedByStop); err != nil {
+			r.log.Warn("source window not closed at stop; its events will be redelivered", "source", r.src.Name, "error", err.Error())
+		}
+	}
+	done := make(chan struct{})
+	go func() { r.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-stop.Done():
+		r.log.Warn("source results still pending at stop; they go out at the next start", "source", r.src.Name)
+	}
+	r.stopDeliver()
+	r.inflight.Wait()
+	return nil
+}
+
+// sourceDrain bounds the wait at stop for windows to close and their
+// results to go out.
+var sourceDrain = 15 * time.Second
+
+// add puts one event in its key's window, or acks it when a recorded
+// window holds it already (redelivered after a crash).
+func (r *SourceRunner) add(ctx context.Context, m njs.Msg) error {
+	meta, err := m.Metadata()
+	if err != nil {
+		return m.Term()
+	}
+	seq := meta.Sequence.Stream
+	if meta.NumDelivered > 1 {
+		r.mu.Lock()
+		if w := r.openSeqs[seq]; w != nil { // held already: ack the newest delivery
+			for i, s := range w.seqs {
+				if s == seq {
+					w.msgs[i] = m
+				}
+			}
+			r.mu.Unlock()
+			return nil
+		}
+		r.mu.Unlock()
+		if r.isCommitted(seq) {
+			return m.Ack()
+		}
+	}
+	r.events.Add(ctx, 1, metric.WithAttributes(attribute.String("source", r.src.Name)))
+	key := r.key.of(m.Subject(), m.Headers())
+	r.mu.Lock()
+	w := r.open[key]
+	again := meta.NumDelivered > 1
+	if w != nil && (r.outOfOrder(w, seq) || w.redelivered != again) {
+		r.mu.Unlock()
+		if err := r.closeWindow(ctx, w, closedByOrder); err != nil {
+			_ = m.NakWithDelay(time.Second)
+			return err
+		}
+		r.mu.Lock()
+		w = r.open[key]
+	}
+	if w == nil {
+		w = &window{key: key, opened: time.Now(), redelivered: again}
+		r.open[key] = w
+	}
+	size := len(m.Data()) + 1
+	w.msgs, w.seqs, w.times = append(w.msgs, m), append(w.seqs, seq), append(w.times, meta.Timestamp)
+	w.bytes += size
+	r.openSeqs[seq] = w
+	r.held += int64(size)
+	r.heldMsgs++
+	full := ""
+	switch {
+	case w.bytes >= r.src.Window.MaxBytes:
+		full = closedBySize
+	case r.src.Window.MaxEvents > 0 && len(w.msgs) >= r.src.Window.MaxEvents:
+		full = closedByEvents
+	}
+	r.mu.Unlock()
+	if full != "" {
+		return r.closeWindow(ctx, w, full)
+	}
+	return r.closeForMemory(ctx)
+}
+
+// outOfOrder reports that seq cannot join w without two windows' sequence
+// ranges overlapping: it is older than w's last event (an event redelivered
+// after a crash), or a recorded window of the key lies between them.
+func (r *SourceRunner) outOfOrder(w *window, seq uint64) bool {
+	last := w.seqs[len(w.seqs)-1]
+	if seq < last {
+		return true
+	}
+	rs := r.ranges[w.key]
+	i := sort.Search(len(rs), func(i int) bool { return rs[i][0] > last })
+	return i < len(rs) && rs[i][1] < seq
+}
+
+// closeForMemory closes the oldest windows while the held bytes or events
+// are over their bounds.
+func (r *SourceRunner) closeForMemory(ctx context.Context) error {
+	for {
+		r.mu.Lock()
+		over := r.held > r.src.MaxHeldBytes || r.heldMsgs >= r.src.MaxAckPending*3/4
+		r.mu.Unlock()
+		if !over {
+			return nil
+		}
+		ws := r.oldestFirst()
+		if len(ws) == 0 {
+			return nil
+		}
+		if err := r.closeWindow(ctx, ws[0], closedByMemory); err != nil {
+			return err
+		}
+	}
+}
+
+// closeDue closes the windows whose first event waited max_age.
+func (r *SourceRunner) closeDue(ctx context.Context, now time.Time) error {
+	for _, w := range r.oldestFirst() {
+		if now.Sub(w.opened) < r.src.Window.MaxAge {
+			break
+		}
+		if err := r.closeWindow(ctx, w, closedByAge); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *SourceRunner) oldestFirst() []*window {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ws := make([]*window, 0, len(r.open))
+	for _, w := range r.open {
+		ws = append(ws, w)
+	}
+	for i := 1; i < len(ws); i++ { // few windows: insertion sort
+		for j := i; j > 0 && ws[j].opened.Before(ws[j-1].opened); j-- {
+			ws[j], ws[j-1] = ws[j-1], ws[j]
+		}
+	}
+	return ws
+}
+
+// WindowDocID derives a window's document id from the source, the key and
+// its first and last stream sequences, so a window formed again after a
+// crash is the same document.
+func WindowDocID(source, key string, first, last uint64) string {
+	h := sha256.Sum256([]byte(source + "\x00" + key + "\x00" + strconv.FormatUint(first, 10) + "\x00" + strconv.FormatUint(last, 10)))
+	return "src-" + hex.EncodeToString(h[:15])
+}
+
+// closeWindow turns w into a document: its original is stored (and the
+// fleet takes it from there), then its record is written, then its events
+// are acked; its result goes out in the background. A failure before the
+// acks leaves the events to be redelivered.
+func (r *SourceRunner) closeWindow(ctx context.Context, w *window, reason string) error {
+	r.mu.Lock()
+	if r.open[w.key] != w {
+		r.mu.Unlock()
+		return nil
+	}
+	delete(r.open, w.key)
+	r.closing[w] = true
+	r.held -= int64(w.bytes)
+	r.heldMsgs -= len(w.msgs)
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.closing, w)
+		for _, s := range w.seqs {
+			delete(r.openSeqs, s)
+		}
+		r.mu.Unlock()
+	}()
+	r.closed.Add(ctx, 1, metric.WithAttributes(attribute.String("source", r.src.Name), attribute.String("reason", reason)))
+
+	var text strings.Builder
+	text.Grow(w.bytes)
+	for i, m := range w.msgs {
+		if i > 0 {
+			text.WriteByte('\n')
+		}
+		text.Write(trimOneNewline(m.Data()))
+	}
+	rec := windowRecord{
+		DocID: WindowDocID(r.src.Name, w.key, w.seqs[0], w.seqs[len(w.seqs)-1]),
+		Key:   w.key, Seqs: runsOf(w.seqs), Events: len(w.msgs),
+		FirstTime: w.times[0], LastTime: w.times[len(w.times)-1], Closed: time.Now(),
+	}
+	doc := Document{ID: rec.DocID, Text: text.String(), Kind: r.src.Kind}
+	wait, err := r.client.expect(ctx, doc.ID, 0)
+	if err != nil {
+		r.nakAll(w)
+		return err
+	}
+	dup, err := r.client.submit(ctx, doc, 0, "")
+	if err != nil {
+		r.client.forget(doc.ID)
+		r.nakAll(w)
+		return fmt.Errorf("window %s: %w", doc.ID, err)
+	}
+	if err := r.putRecord(ctx, rec); err != nil {
+		r.client.forget(doc.ID)
+		r.nakAll(w)
+		return err
+	}
+	for _, m := range w.msgs {
+		_ = m.Ack() // a lost ack is redelivered and then found in the record
+	}
+	if dup {
+		r.client.offerStoredResult(ctx, doc.ID)
+	}
+	r.inflight.Add(1)
+	go func() {
+		defer r.inflight.Done()
+		r.deliver(r.deliveries, rec, wait)
+	}()
+	return nil
+}
+
+// deliver waits for the window's result and publishes it to the output
+// subject, with the window's headers and its document id as message id.
+func (r *SourceRunner) deliver(ctx context.Context, rec windowRecord, wait func(context.Context) (Result, error)) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+	defer cancel()
+	res, err := wait(ctx)
+	if err != nil {
+		r.log.Warn("source window result not received; retried at the next start", "source", r.src.Name, "doc", rec.DocID, "error", err.Error())
+		return
+	}
+	m := nats.NewMsg(r.src.outputSubject(r.names.Prefix, rec.Key))
+	m.Data = []byte(res.Text)
+	m.Header.Set(HeaderDocID, rec.DocID)
+	m.Header.Set(HeaderGuard, res.Report.Guard)
+	m.Header.Set(HeaderSource, r.src.Name)
+	m.Header.Set(HeaderKey, rec.Key)
+	m.Header.Set(HeaderFirstSeq, strconv.FormatUint(rec.firstSeq(), 10))
+	m.Header.Set(HeaderLastSeq, strconv.FormatUint(rec.lastSeq(), 10))
+	m.Header.Set(HeaderEvents, strconv.Itoa(rec.Events))
+	m.Header.Set(HeaderFirstTime, rec.FirstTime.UTC().Format(time.RFC3339Nano))
+	m.Header.Set(HeaderLastTime, rec.LastTime.UTC().Format(time.RFC3339Nano))
+	if res.Error != "" {
+		m.Header.Set(HeaderError, res.Error)
+	}
+	if err := r.publishOutput(ctx, m, rec.DocID); err != nil {
+		r.log.Warn("source result not published; retried at the next start", "source", r.src.Name, "doc", rec.DocID, "error", err.Error())
+		return
+	}
+	rec.Done = true
+	if err := r.putRecord(ctx, rec); err != nil {
+		r.log.Warn("source window record not updated", "source", r.src.Name, "doc", rec.DocID, "error", err.Error())
+	}
+}
+
+// publishOutput publishes through JetStream when a stream captures the
+// output subject (the message id drops a repeat), else on core NATS.
+func (r *SourceRunner) publishOutput(ctx context.Context, m *nats.Msg, id string) error {
+	for delay := 100 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
+		_, err := r.js.PublishMsg(ctx, m, njs.WithMsgID(id))
+		if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, njs.ErrNoStreamResponse) {
+			return r.js.Conn().PublishMsg(m)
+		}
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		sleepCtx(ctx, delay)
+	}
+}
+
+func (r *SourceRunner) recordKey(docID string) string { return r.src.Name + "." + docID }
+
+func (r *SourceRunner) putRecord(ctx context.Context, rec windowRecord) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if _, err := r.records.Put(ctx, r.recordKey(rec.DocID), data); err != nil {
+		return fmt.Errorf("window record %s: %w", rec.DocID, err)
+	}
+	r.remember(rec)
+	return nil
+}
+
+func (r *SourceRunner) remember(rec windowRecord) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	span := [2]uint64{rec.firstSeq(), rec.lastSeq()}
+	rs := r.ranges[rec.Key]
+	i := sort.Search(len(rs), func(i int) bool { return rs[i][0] >= span[0] })
+	if i == len(rs) || rs[i] != span {
+		r.ranges[rec.Key] = slices.Insert(rs, i, span)
+	}
+	for _, run := range rec.Seqs {
+		for s := run[0]; s <= run[1]; s++ {
+			r.committed[s] = rec.DocID
+		}
+	}
+}
+
+func (r *SourceRunner) isCommitted(seq uint64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.committed[seq]
+	return ok
+}
+
+// watchRecords reads this source's window records, and keeps reading the
+// ones other workers write: the events they hold are taken. It returns the
+// records whose result did not go out (a crash), to be delivered again.
+func (r *SourceRunner) watchRecords(ctx context.Context) ([]windowRecord, error) {
+	w, err := r.records.WatchFiltered(ctx, []string{r.src.Name + ".>"}, njs.IgnoreDeletes())
+	if err != nil {
+		return nil, fmt.Errorf("source %s: window records: %w", r.src.Name, err)
+	}
+	var pending []windowRecord
+	for e := range w.Updates() {
+		if e == nil {
+			break // the records stored so far are read
+		}
+		if rec, ok := parseRecord(e); ok {
+			r.remember(rec)
+			if !rec.Done {
+				pending = append(pending, rec)
+			}
+		}
+	}
+	go func() {
+		defer w.Stop()
+		for e := range w.Updates() {
+			if rec, ok := parseRecord(e); ok {
+				r.remember(rec)
+			}
+		}
+	}()
+	return pending, nil
+}
+
+func parseRecord(e njs.KeyValueEntry) (windowRecord, bool) {
+	var rec windowRecord
+	if e == nil || json.Unmarshal(e.Value(), &rec) != nil || len(rec.Seqs) == 0 {
+		return rec, false
+	}
+	return rec, true
+}
+
+// redeliver sends the results of windows recorded but not delivered.
+func (r *SourceRunner) redeliver(ctx context.Context, pending []windowRecord) error {
+	for _, rec := range pending {
+		wait, err := r.client.expect(ctx, rec.DocID, 0)
+		if err != nil {
+			return err
+		}
+		r.client.offerStoredResult(ctx, rec.DocID)
+		r.inflight.Add(1)
+		go func() {
+			defer r.inflight.Done()
+			r.deliver(r.deliveries, rec, wait)
+		}()
+	}
+	return nil
+}
+
+// awaitRedeliveries waits, when the consumer holds events delivered and
+// not acked (a worker crashed holding them), until their ack wait has run
+// out, so they come again before the events after them and windows keep
+// to stream order.
+func (r *SourceRunner) awaitRedeliveries(ctx context.Context) {
+	deadline := time.Now().Add(sourceAckWait)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		info, err := r.cons.Info(ctx)
+		if err != nil || info.NumAckPending == 0 {
+			return
+		}
+		sleepCtx(ctx, 100*time.Millisecond)
+	}
+}
+
+// keepHeldAlive tells the server, every third of the ack wait, that the
+// events held in open and closing windows are still being worked on.
+func (r *SourceRunner) keepHeldAlive(ctx context.Context) {
+	t := time.NewTicker(sourceAckWait / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		r.mu.Lock()
+		var msgs []njs.Msg
+		for _, w := range r.open {
+			msgs = append(msgs, w.msgs...)
+		}
+		for w := range r.closing {
+			msgs = append(msgs, w.msgs...)
+		}
+		r.mu.Unlock()
+		for _, m := range msgs {
+			_ = m.InProgress()
+		}
+	}
+}
+
+// refresh reads the consumer's lag, and forgets the records of windows
+// whose events all lie below the ack floor: they cannot come again.
+func (r *SourceRunner) refresh(ctx context.Context) {
+	info, err := r.cons.Info(ctx)
+	if err != nil {
+		return
+	}
+	floor := info.AckFloor.Stream
+	r.mu.Lock()
+	r.lag = int64(info.NumPending)
+	for s := range r.committed {
+		if s <= floor {
+			delete(r.committed, s)
+		}
+	}
+	for k, rs := range r.ranges {
+		i := 0
+		for i < len(rs) && rs[i][1] <= floor {
+			i++
+		}
+		if i == len(rs) {
+			delete(r.ranges, k)
+		} else {
+			r.ranges[k] = rs[i:]
+		}
+	}
+	r.mu.Unlock()
+}
+
+func (r *SourceRunner) nakAll(w *window) {
+	for _, m := range w.msgs {
+		_ = m.NakWithDelay(time.Second)
+	}
+}
+
+// runsOf compresses ascending sequences into inclusive runs.
+func runsOf(seqs []uint64) [][2]uint64 {
+	var out [][2]uint64
+	for _, s := range seqs {
+		if n := len(out); n > 0 && out[n-1][1]+1 == s {
+			out[n-1][1] = s
+			continue
+		}
+		out = append(out, [2]uint64{s, s})
+	}
+	return out
+}
+
+func trimOneNewline(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+		if n > 1 && b[n-2] == '\r' {
+			b = b[:n-2]
+		}
+	}
+	return b
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	select {
+	case <-time.After(d):
+	case <-ctx.Done():
+	}
+}

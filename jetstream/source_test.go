@@ -1,0 +1,373 @@
+package jetstream
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
+)
+
+// sourceBench is a fleet with a user's LOGS stream on logs.> and an OUT
+// stream capturing the source's results.
+type sourceBench struct {
+	f       *fleet
+	logs    njs.Stream
+	out     njs.Stream
+	events  map[uint64]string // stream sequence → service
+	planted map[string]string // planted error message → service
+}
+
+func newSourceBench(t *testing.T) *sourceBench {
+	t.Helper()
+	f := startFleet(t, DefaultConfig())
+	f.worker(FusedSegments())
+	ctx := context.Background()
+	logs, err := f.js.CreateStream(ctx, njs.StreamConfig{Name: "LOGS", Subjects: []string{"logs.>"}, Storage: njs.FileStorage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := f.js.CreateStream(ctx, njs.StreamConfig{Name: "OUT", Subjects: []string{"jc.compacted.>"}, Duplicates: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &sourceBench{f: f, logs: logs, out: out, events: map[uint64]string{}, planted: map[string]string{}}
+}
+
+// publish sends n events from three services, JSON lines and plain lines
+// mixed, with five planted errors, and records each event's sequence.
+func (b *sourceBench) publish(t *testing.T, n int) {
+	t.Helper()
+	services := []string{"api", "db", "web"}
+	r := rand.New(rand.NewPCG(7, 11))
+	plantAt := map[int]bool{n / 7: true, n / 3: true, n / 2: true, 2 * n / 3: true, n - 5: true}
+	var futures []njs.PubAckFuture
+	var svcOf []string
+	settle := func() {
+		for i, fut := range futures {
+			select {
+			case ack := <-fut.Ok():
+				b.events[ack.Sequence] = svcOf[i]
+			case err := <-fut.Err():
+				t.Fatal(err)
+			case <-time.After(30 * time.Second):
+				t.Fatal("publish ack timed out")
+			}
+		}
+		futures, svcOf = futures[:0], svcOf[:0]
+	}
+	for i := range n {
+		if len(futures) == 1000 {
+			settle()
+		}
+		svc := services[r.IntN(len(services))]
+		var line string
+		switch {
+		case plantAt[i]:
+			msg := fmt.Sprintf("ERROR %s: %s", svc, plantedErrors[len(b.planted)])
+			line = fmt.Sprintf("2025-03-01T10:%02d:%02dZ %s", i/60%60, i%60, msg)
+			b.planted[msg] = svc // the message, whatever happens to the time
+		case svc == "api":
+			line = fmt.Sprintf(`{"time":"2025-03-01T10:%02d:%02dZ","level":"info","msg":"request served","path":"/v1/items/%d","status":200,"ms":%d}`, i/60%60, i%60, r.IntN(900), r.IntN(80))
+		default:
+			line = fmt.Sprintf("2025-03-01T10:%02d:%02dZ INFO %s heartbeat seq=%d load=%d", i/60%60, i%60, svc, i, r.IntN(100))
+		}
+		fut, err := b.f.js.PublishAsync("logs."+svc, []byte(line+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		futures = append(futures, fut)
+		svcOf = append(svcOf, svc)
+	}
+	settle()
+}
+
+// plantedErrors are five failures of different shapes.
+var plantedErrors = []string{
+	"disk quota exceeded on volume vol-7",
+	"replica set lost quorum; writes refused",
+	"TLS handshake with upstream billing failed: certificate expired",
+	"panic: runtime error: index out of range [3] with length 3",
+	"OutOfMemoryError while rendering report 42",
+}
+
+type outWindow struct {
+	key         string
+	first, last uint64
+	docID       string
+	text        string
+}
+
+// results reads every message of OUT.
+func (b *sourceBench) results(t *testing.T) []outWindow {
+	t.Helper()
+	ctx := context.Background()
+	info, err := b.out.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []outWindow
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
+		m, err := b.out.GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _ := strconv.ParseUint(m.Header.Get(HeaderFirstSeq), 10, 64)
+		last, _ := strconv.ParseUint(m.Header.Get(HeaderLastSeq), 10, 64)
+		out = append(out, outWindow{key: m.Header.Get(HeaderKey), first: first, last: last, docID: m.Header.Get(HeaderDocID), text: string(m.Data)})
+	}
+	return out
+}
+
+// covered waits until every event is in a result, then checks that each
+// is in exactly one window of its key and that no window came out twice.
+func (b *sourceBench) covered(t *testing.T, within time.Duration) []outWindow {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		ws := b.results(t)
+		missing := 0
+		for seq, svc := range b.events {
+			n := 0
+			for _, w := range ws {
+				if w.key == svc && w.first <= seq && seq <= w.last {
+					n++
+				}
+			}
+			if n > 1 {
+				for _, w := range ws {
+					if w.key == svc && w.first <= seq && seq <= w.last {
+						t.Logf("window %s %s [%d..%d]", w.docID, w.key, w.first, w.last)
+					}
+				}
+				t.Fatalf("event %d (%s) is in %d windows", seq, svc, n)
+			}
+			if n == 0 {
+				missing++
+			}
+		}
+		if missing == 0 {
+			ids := map[string]bool{}
+			for _, w := range ws {
+				if ids[w.docID] {
+					t.Fatalf("window %s came out twice", w.docID)
+				}
+				ids[w.docID] = true
+			}
+			return ws
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d events in no window after %s (%d windows out)", missing, len(b.events), within, len(ws))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (b *sourceBench) checkContent(t *testing.T, ws []outWindow) {
+	t.Helper()
+	for line, svc := range b.planted {
+		found := false
+		for _, w := range ws {
+			if w.key == svc && strings.Contains(w.text, line) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("planted error of %s lost: %q", svc, line)
+		}
+	}
+	client := b.f.client()
+	for i, w := range ws {
+		if i%3 != 0 { // a third of the windows is plenty
+			continue
+		}
+		orig, err := client.Original(context.Background(), w.docID)
+		if err != nil {
+			t.Fatalf("original of window %s: %v", w.docID, err)
+		}
+		if got := b.f.local(orig); got != w.text {
+			t.Errorf("window %s: result differs from the pipeline run on its original", w.docID)
+		}
+	}
+}
+
+func testSource() SourceConfig {
+	return SourceConfig{Name: "app", Stream: "LOGS", Subjects: []string{"logs.>"}, Key: "subject:1",
+		Window: WindowConfig{MaxBytes: 64 << 10, MaxAge: 400 * time.Millisecond}}
+}
+
+// runSource starts a runner on its own connection; stop ends it as a
+// crash would: the connection goes first, so nothing is acked on the way out.
+func runSource(t *testing.T, b *sourceBench, src SourceConfig) (stop func(crash bool)) {
+	t.Helper()
+	nc, err := nats.Connect(b.f.srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := njs.New(nc)
+	client, err := NewClient(context.Background(), js, b.f.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewSourceRunner(context.Background(), js, client, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := r.Run(ctx); err != nil {
+			t.Errorf("source: %v", err)
+		}
+	}()
+	var once sync.Once
+	stop = func(crash bool) {
+		once.Do(func() {
+			if crash {
+				nc.Close()
+			}
+			cancel()
+			wg.Wait()
+			client.Close()
+			nc.Close()
+		})
+	}
+	t.Cleanup(func() { stop(false) })
+	return stop
+}
+
+// TestSourceWindowsCoverEveryEventOnce: 30,000 raw events of three
+// services become windows whose sequence ranges cover each event once per
+// key; planted errors survive; a window's result is the pipeline's result
+// on its stored original; the user's stream is left as it was.
+func TestSourceWindowsCoverEveryEventOnce(t *testing.T) {
+	n := 30000
+	if testing.Short() || raceEnabled {
+		n = 6000
+	}
+	b := newSourceBench(t)
+	b.publish(t, n)
+	before, err := b.logs.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runSource(t, b, testSource())
+	ws := b.covered(t, 2*time.Minute)
+	b.checkContent(t, ws)
+	after, err := b.logs.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(before.Config, after.Config) || before.State.Msgs != after.State.Msgs || before.State.LastSeq != after.State.LastSeq {
+		t.Errorf("the user's stream changed: %+v → %+v", before.State, after.State)
+	}
+}
+
+// TestSourceSurvivesCrashes: the runner is cut off twice mid-run, as by a
+// SIGKILL; every event is still in exactly one window and no result comes
+// out twice.
+func TestSourceSurvivesCrashes(t *testing.T) {
+	defer func(ack, drain time.Duration) { sourceAckWait, sourceDrain = ack, drain }(sourceAckWait, sourceDrain)
+	sourceAckWait, sourceDrain = 2*time.Second, 500*time.Millisecond
+	b := newSourceBench(t)
+	b.publish(t, 8000)
+	src := testSource()
+	src.Window.MaxBytes = 16 << 10
+	for range 2 {
+		stop := runSource(t, b, src)
+		time.Sleep(300 * time.Millisecond)
+		stop(true)
+	}
+	runSource(t, b, src)
+	ws := b.covered(t, 2*time.Minute)
+	b.checkContent(t, ws)
+}
+
+// TestSourceMaxAgeClosesAQuietKey: one event on a quiet key goes out
+// within max_age plus a pull wait.
+func TestSourceMaxAgeClosesAQuietKey(t *testing.T) {
+	b := newSourceBench(t)
+	src := testSource()
+	src.Window.MaxAge = time.Second
+	runSource(t, b, src)
+	time.Sleep(200 * time.Millisecond) // the runner is pulling
+	start := time.Now()
+	ack, err := b.f.js.Publish(context.Background(), "logs.quiet", []byte("2025-03-01T10:00:00Z WARN quiet: one event only"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.events[ack.Sequence] = "quiet"
+	b.covered(t, 10*time.Second)
+	if took := time.Since(start); took > src.Window.MaxAge+2*time.Second {
+		t.Errorf("quiet key's window went out after %s (max_age %s)", took, src.Window.MaxAge)
+	}
+}
+
+// TestSourceMemoryBoundClosesWindowsEarly: with max_held_bytes far below
+// a window's max_bytes, windows close by memory, small, and still cover
+// every event once.
+func TestSourceMemoryBoundClosesWindowsEarly(t *testing.T) {
+	b := newSourceBench(t)
+	b.publish(t, 3000)
+	src := testSource()
+	src.Window.MaxBytes = 1 << 20
+	src.Window.MaxAge = 3 * time.Second
+	src.MaxHeldBytes = 8 << 10
+	runSource(t, b, src)
+	ws := b.covered(t, time.Minute)
+	for _, w := range ws {
+		if len(w.text) > 64<<10 {
+			t.Errorf("window %s holds %d bytes with max_held_bytes 8 KiB", w.docID, len(w.text))
+		}
+	}
+	if len(ws) < 5 {
+		t.Errorf("only %d windows: the memory bound did not close any early", len(ws))
+	}
+}
+
+func TestSourceConfigValidation(t *testing.T) {
+	good := testSource()
+	if err := ValidateSources([]SourceConfig{good}); err != nil {
+		t.Fatal(err)
+	}
+	for field, mutate := range map[string]func(*SourceConfig){
+		"name":     func(s *SourceConfig) { s.Name = "a.b" },
+		"stream":   func(s *SourceConfig) { s.Stream = "" },
+		"subjects": func(s *SourceConfig) { s.Subjects = nil },
+		"key":      func(s *SourceConfig) { s.Key = "subject:x" },
+		"kind":     func(s *SourceConfig) { s.Kind = "csv" },
+		"output":   func(s *SourceConfig) { s.Output = "out.>" },
+	} {
+		s := good
+		mutate(&s)
+		if err := ValidateSources([]SourceConfig{s}); err == nil || !strings.Contains(err.Error(), "sources[0]."+field) {
+			t.Errorf("%s: %v", field, err)
+		}
+	}
+	if err := ValidateSources([]SourceConfig{good, good}); err == nil {
+		t.Error("a repeated name was accepted")
+	}
+	k, _ := parseSourceKey("subject:1")
+	if got := k.of("logs.api.v2", nil); got != "api" {
+		t.Errorf("subject:1 of logs.api.v2 = %q", got)
+	}
+	if got := k.of("logs", nil); got != "_" {
+		t.Errorf("subject:1 of logs = %q", got)
+	}
+	h, _ := parseSourceKey("header:X-Service")
+	if got := h.of("logs", nats.Header{"X-Service": {"billing"}}); got != "billing" {
+		t.Errorf("header key = %q", got)
+	}
+	if got := good.outputSubject("jc", "a.b*c"); got != "jc.compacted.app.a_b_c" {
+		t.Errorf("output subject = %q", got)
+	}
+}
