@@ -306,6 +306,28 @@ func ChairmanView(d Debate) []string {
 	return out
 }
 
+// ChairmanText is the text the chairman reads: the question, then each
+// answer's chairman view (response_compressed ?? response_raw) under a
+// heading with its model, in answer order.
+func ChairmanText(d Debate) string {
+	var b strings.Builder
+	if d.Question != "" {
+		b.WriteString("Question: ")
+		b.WriteString(d.Question)
+		b.WriteString("\n\n")
+	}
+	for i, a := range d.Answers {
+		fmt.Fprintf(&b, "## Answer %d", i+1)
+		if a.Model != "" {
+			fmt.Fprintf(&b, " (%s)", a.Model)
+		}
+		b.WriteString("\n\n")
+		b.WriteString(strings.TrimRight(chairmanText(a), "\n"))
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
 // AnswerChars is one answer's size before and after compression.
 type AnswerChars struct {
 	Model      string `json:"model"`

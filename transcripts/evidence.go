@@ -53,18 +53,17 @@ func (c EvidenceConfig) Validate() error {
 
 // The rules a Violation can name.
 const (
-	RuleEmpty    = "empty"
-	RuleName     = "author name"
-	RuleLabel    = "turn label"
-	RuleTally    = "supporter count"
-	RuleMajority = "majority phrasing"
-	RuleTable    = "missing table"
-	RuleLength   = "too long"
+	RuleEmpty  = "empty"
+	RuleName   = "author name"
+	RuleLabel  = "turn label"
+	RuleTable  = "missing table"
+	RuleLength = "too long"
 )
 
-// Violation is one reason a summary was rejected. Match is the offending
-// text; for RuleName it is a speaker's name, so it must never be shown to
-// the model or the decider.
+// Violation is one reason a summary was rejected, by kind (Rule). Match is
+// the offending text; for RuleName it is a speaker's name, so it is never
+// shown to a model or a decider, and output drops it (WithoutMatches)
+// unless an operator asks for it (--debug).
 type Violation struct {
 	Rule  string `json:"rule"`
 	Match string `json:"match,omitempty"`
@@ -123,7 +122,7 @@ func SummarizerPrompt(req EvidenceRequest, c EvidenceConfig) (system, user strin
 	if c.StrictInconvenientFacts {
 		rules = append(rules, "Facts that count against an option carry the same weight as facts in its favour. List every one of them, even when a single turn raised it and the rest of the discussion went the other way. When unsure whether a fact matters, keep it.")
 	}
-	rules = append(rules, `Do not say who said what: no names, no turn numbers. Do not count supporters ("N participants", "said it twice") and do not write "everyone agreed", "the majority", "most people" or "consensus". One fact, one line.`)
+	rules = append(rules, `Do not say who said what: no names, no turn numbers, no "a participant said". Never reveal how many people held a view: no numbers attached to people ("three of us", "2 analysts"), no "both", "all", "most", "many", "several" or "few" about people, no "everyone agreed", "nobody disagreed", "the majority" or "consensus", no "repeatedly" or "said twice". One fact, one line.`)
 	if c.Table {
 		rules = append(rules, "After the facts, end with a markdown table whose header is | option | for | against |, with one row per option listing the numbers of the facts for and against it.")
 	} else {
@@ -165,11 +164,8 @@ func ValidateSummary(req EvidenceRequest, c EvidenceConfig, summary string) []Vi
 	for _, m := range turnLabel.FindAllString(summary, 1) {
 		v = append(v, Violation{Rule: RuleLabel, Match: m})
 	}
-	for _, m := range Tallies(summary) {
-		v = append(v, Violation{Rule: RuleTally, Match: m})
-	}
-	for _, m := range MajorityPhrases(summary) {
-		v = append(v, Violation{Rule: RuleMajority, Match: m})
+	for _, f := range FindCounts(summary) {
+		v = append(v, Violation{Rule: f.Rule, Match: f.Match})
 	}
 	if c.Table {
 		if missing := tableProblem(summary, req.Options); missing != "" {
@@ -245,8 +241,8 @@ func optionShortName(o string) string {
 	return strings.TrimSpace(o)
 }
 
-// feedback tells the model why its summary was rejected without repeating
-// any name.
+// feedback tells the model why its summary was rejected, by kind only:
+// never a name, never the matched text.
 func feedback(v []Violation) string {
 	seen := map[string]bool{}
 	var parts []string
@@ -263,13 +259,19 @@ func feedback(v []Violation) string {
 		case RuleLabel:
 			parts = append(parts, "it referred to turn numbers")
 		case RuleTally:
-			parts = append(parts, "it counted supporters ("+x.Match+")")
+			parts = append(parts, "it counted the people who held a view")
+		case RuleQuantifier:
+			parts = append(parts, "it said how many held a view (words like both, all, most, many, several, few)")
 		case RuleMajority:
-			parts = append(parts, "it appealed to a majority ("+x.Match+")")
+			parts = append(parts, "it appealed to agreement, consensus or a majority")
+		case RuleRepetition:
+			parts = append(parts, "it said a point was made repeatedly or several times")
+		case RuleAttribution:
+			parts = append(parts, "it attributed a point to more than one anonymous participant")
 		case RuleTable:
-			parts = append(parts, "the closing table was missing or incomplete ("+x.Match+")")
+			parts = append(parts, "the closing table was missing or incomplete")
 		case RuleLength:
-			parts = append(parts, "it was too long ("+x.Match+")")
+			parts = append(parts, "it was too long")
 		}
 	}
 	return "Your previous summary was rejected because " + strings.Join(parts, "; ") + ". Write it again following every rule."
@@ -306,6 +308,27 @@ type EvidenceResult struct {
 	// Violations is non-empty only if the returned summary still breaks a
 	// rule (possible only for the extractive summary under a tight limit).
 	Violations []Violation `json:"violations,omitempty"`
+}
+
+// WithoutMatches returns r with every violation's matched text removed, so
+// only the kinds remain: what output carries unless an operator debugs.
+func (r EvidenceResult) WithoutMatches() EvidenceResult {
+	strip := func(vs []Violation) []Violation {
+		if vs == nil {
+			return nil
+		}
+		out := make([]Violation, len(vs))
+		for i, v := range vs {
+			out[i] = Violation{Rule: v.Rule}
+		}
+		return out
+	}
+	r.Attempts = append([]EvidenceAttempt(nil), r.Attempts...)
+	for i := range r.Attempts {
+		r.Attempts[i].Violations = strip(r.Attempts[i].Violations)
+	}
+	r.Violations = strip(r.Violations)
+	return r
 }
 
 // EvidenceSummarizer writes evidence-balanced summaries. Safe for concurrent use.

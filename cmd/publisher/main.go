@@ -43,6 +43,7 @@ type options struct {
 	meeting                        string
 	messages                       string
 	compactNow                     bool
+	tx                             transcriptFlags
 }
 
 const usage = `usage:
@@ -73,6 +74,7 @@ func parse(args []string, stderr io.Writer) (options, []string, error) {
 	fs.StringVar(&o.session, "session", "", "session id: append --messages, auto-compact, print the compacted view")
 	fs.StringVar(&o.messages, "messages", "", "with --session: JSON array of messages to append first (file or -)")
 	fs.BoolVar(&o.compactNow, "compact-now", false, "with --session: compact even below the usage threshold")
+	o.tx.register(fs)
 	o.conn.RegisterFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, usage)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -144,7 +145,7 @@ func TestSessionCompactionWithAModel(t *testing.T) {
 	data, _ := json.Marshal(msgs)
 	mfile := writeFile(t, "m.json", string(data))
 	for _, local := range []bool{true, false} {
-		args := []string{"--config", cfg, "--session", "chat-1", "--messages", mfile, "--compact-now"}
+		args := []string{"--config", cfg, "--mode", "llm", "--session", "chat-1", "--messages", mfile, "--compact-now"}
 		if local {
 			args = append(args, "--local")
 		}
@@ -206,5 +207,165 @@ func TestMeetingContextLocalAndFleet(t *testing.T) {
 	fleet, _, err := runPublisher(t, "", "--meeting", file)
 	if err != nil || fleet != local {
 		t.Errorf("fleet meeting differs: %v", err)
+	}
+}
+
+// recordingLLM speaks chat completions, answers with answer(n, user) and
+// records every request's system and user messages.
+type recordingLLM struct {
+	srv   *httptest.Server
+	mu    sync.Mutex
+	calls []recordedCall
+}
+
+type recordedCall struct{ Model, System, User string }
+
+func newRecordingLLM(t *testing.T, answer func(n int, c recordedCall) string) *recordingLLM {
+	r := &recordingLLM{}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var body struct {
+			Model    string `json:"model"`
+			Messages []struct{ Role, Content string }
+		}
+		_ = json.NewDecoder(req.Body).Decode(&body)
+		c := recordedCall{Model: body.Model}
+		for _, m := range body.Messages {
+			switch m.Role {
+			case "system":
+				c.System = m.Content
+			case "user":
+				c.User = m.Content
+			}
+		}
+		r.mu.Lock()
+		n := len(r.calls)
+		r.calls = append(r.calls, c)
+		r.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"x","object":"chat.completion","model":"fake","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%q}}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`, answer(n, c))
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *recordingLLM) recorded() []recordedCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]recordedCall(nil), r.calls...)
+}
+
+const evidenceWithNames = `{"decision":"Pick a supplier","options":["PackPro","BoxWest"],"criteria":["price"],
+"transcript":[{"speaker":"Maria Lopez","text":"PackPro is cheaper than BoxWest."},{"speaker":"Chen Wei","text":"BoxWest ships faster. Three of us think PackPro had damaged boxes."}]}`
+
+// --decide: the decider is a separate call that sees only the task, the
+// options and the balanced summary; violations are reported by kind only.
+func TestEvidenceDecideLocalAndFleet(t *testing.T) {
+	llmSrv := newRecordingLLM(t, func(n int, c recordedCall) string {
+		if strings.Contains(c.System, "choose between options") {
+			return "PackPro"
+		}
+		return "Maria Lopez said PackPro is cheaper. Three of us agreed." // rejected every time
+	})
+	t.Setenv("OPENAI_API_KEY", "test-key-123456")
+	cfg := writeFile(t, "c.yaml", "llm:\n  base_url: "+llmSrv.srv.URL+"/v1\n  model: fake\n")
+	file := writeFile(t, "ev.json", evidenceWithNames)
+	for _, local := range []bool{true, false} {
+		args := []string{"--config", cfg, "--mode", "llm", "--evidence", file, "--decide"}
+		if local {
+			args = append(args, "--local")
+		}
+		before := len(llmSrv.recorded())
+		out, _, err := runPublisher(t, "", args...)
+		if err != nil {
+			t.Fatalf("local=%v: %v", local, err)
+		}
+		var res struct {
+			Summary  string `json:"summary"`
+			Source   string `json:"source"`
+			Decision string `json:"decision"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Decision != "PackPro" || res.Source != "extractive" {
+			t.Errorf("local=%v: %s", local, out)
+		}
+		if strings.Contains(out, "Maria") || strings.Contains(out, "three of us") || strings.Contains(out, `"match"`) {
+			t.Errorf("local=%v: output carries matched text:\n%s", local, out)
+		}
+		calls := llmSrv.recorded()[before:]
+		last := calls[len(calls)-1]
+		if !strings.Contains(last.System, "choose between options") {
+			t.Fatalf("local=%v: last call is not the decider: %+v", local, last)
+		}
+		for _, leak := range []string{"Maria", "Chen", "Turn 1", "Three of us"} {
+			if strings.Contains(last.User, leak) || strings.Contains(last.System, leak) {
+				t.Errorf("local=%v: the decider read %q:\n%s", local, leak, last.User)
+			}
+		}
+		if !strings.Contains(last.User, "Pick a supplier") || !strings.Contains(last.User, "BoxWest") || !strings.Contains(last.User, res.Summary[:20]) {
+			t.Errorf("local=%v: decider prompt lacks task, options or summary:\n%s", local, last.User)
+		}
+	}
+	// --debug keeps the matched text for operators.
+	out, _, err := runPublisher(t, "", "--config", cfg, "--mode", "llm", "--local", "--evidence", file, "--debug")
+	if err != nil || !strings.Contains(out, `"match"`) {
+		t.Errorf("--debug: %v\n%s", err, out)
+	}
+	// Algorithmic mode never calls a model, even with one configured.
+	before := len(llmSrv.recorded())
+	if _, _, err := runPublisher(t, "", "--config", cfg, "--local", "--evidence", file); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runPublisher(t, "", "--config", cfg, "--local", "--evidence", file, "--decide"); err == nil || !strings.Contains(err.Error(), "mode") {
+		t.Errorf("--decide in algorithmic mode: %v", err)
+	}
+	if n := len(llmSrv.recorded()) - before; n != 0 {
+		t.Errorf("algorithmic mode made %d model calls", n)
+	}
+}
+
+// A session on the fleet never returns a stale view: append, view,
+// append, view; and a second identical --compact-now is a new operation.
+func TestSessionNeverStale(t *testing.T) {
+	llmSrv := newRecordingLLM(t, func(int, recordedCall) string { return "Summary: blue page." })
+	t.Setenv("OPENAI_API_KEY", "test-key-123456")
+	cfg := writeFile(t, "c.yaml", "llm:\n  base_url: "+llmSrv.srv.URL+"/v1\n  model: fake\n")
+	dir := t.TempDir()
+	msgs := func(from, n int) string {
+		var ms []map[string]string
+		for i := from; i < from+n; i++ {
+			ms = append(ms, map[string]string{"id": fmt.Sprint(i), "role": "user", "text": fmt.Sprintf("message %d %s", i, strings.Repeat("please make it bluer. ", 10))})
+		}
+		data, _ := json.Marshal(ms)
+		return writeFile(t, fmt.Sprintf("m%d.json", from), string(data))
+	}
+	view := func(args ...string) (int, string) {
+		t.Helper()
+		out, _, err := runPublisher(t, "", append([]string{"--config", cfg, "--mode", "llm", "--store-dir", dir, "--session", "s1"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var resp struct {
+			Result struct{ Outcome string } `json:"result"`
+			View   []struct{ ID string }    `json:"view"`
+		}
+		if err := json.Unmarshal([]byte(out), &resp); err != nil {
+			t.Fatal(err)
+		}
+		return len(resp.View), resp.Result.Outcome
+	}
+	view("--messages", msgs(1, 3))
+	n1, _ := view()
+	view("--messages", msgs(4, 2))
+	n2, _ := view()
+	if n1 != 3 || n2 != 5 {
+		t.Errorf("views of %d then %d messages, want 3 then 5", n1, n2)
+	}
+	view("--messages", msgs(6, 8))
+	_, first := view("--compact-now")
+	_, second := view("--compact-now")
+	if first != "applied" || second == "applied" {
+		t.Errorf("two --compact-now: %q then %q; want applied, then not applied again", first, second)
 	}
 }
