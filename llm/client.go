@@ -185,9 +185,10 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	}
 	cfg.BaseURL = base
 
-	system := cfg.Prompt
-	if system == "" {
-		system = DefaultSystemPrompt
+	system := DefaultSystemPrompt
+	if cfg.Prompt != "" {
+		// A custom prompt still says that the marked content is data.
+		system = stages.SystemPrompt(cfg.Prompt)
 	}
 	return &Client{
 		cfg:    cfg,

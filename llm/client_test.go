@@ -69,7 +69,7 @@ func TestPromptOverride(t *testing.T) {
 	if _, _, err := summarize(t, h.client, longText("x")); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.fake.req(0).Body.Messages[0].Content; got != "Summarise tersely." {
+	if got := h.fake.req(0).Body.Messages[0].Content; got != "Summarise tersely.\n\n"+stages.PromptDataRule {
 		t.Errorf("system prompt = %q", got)
 	}
 }

@@ -101,18 +101,15 @@ const summarizerSystem = `You write a neutral summary of a discussion for the pe
 // an evidence-balanced summary of req under c. The transcript is rendered
 // by RenderTranscript: the prompt carries no speaker name.
 func SummarizerPrompt(req EvidenceRequest, c EvidenceConfig) (system, user string) {
-	var b strings.Builder
-	b.WriteString("<Task>\nDecision: ")
-	b.WriteString(req.Decision)
-	b.WriteString("\nOptions: ")
-	b.WriteString(strings.Join(quoteAll(req.Options), ", "))
-	if len(req.Criteria) > 0 {
-		b.WriteString("\nCriteria: ")
-		b.WriteString(strings.Join(req.Criteria, ", "))
+	docs := []stages.PromptDoc{
+		{Label: "decision", Text: req.Decision},
+		{Label: "options", Text: strings.Join(quoteAll(req.Options), ", ")},
 	}
-	b.WriteString("\n</Task>\n\n<Discussion>\n")
-	b.WriteString(RenderTranscript(req))
-	b.WriteString("\n</Discussion>\n\n<Rules>\n")
+	if len(req.Criteria) > 0 {
+		docs = append(docs, stages.PromptDoc{Label: "criteria", Text: strings.Join(req.Criteria, ", ")})
+	}
+	docs = append(docs, stages.PromptDoc{Label: "discussion", Text: RenderTranscript(req)})
+	var b strings.Builder
 	rules := []string{
 		"Put every distinct fact about the options on its own numbered line.",
 		"After each fact, say which option it supports and which option it counts against.",
@@ -132,11 +129,13 @@ func SummarizerPrompt(req EvidenceRequest, c EvidenceConfig) (system, user strin
 	if c.MaxSummaryChars > 0 {
 		rules = append(rules, fmt.Sprintf("Keep the whole summary under %d characters.", c.MaxSummaryChars))
 	}
+	b.WriteString("<Rules>\n")
 	for i, r := range rules {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, r)
 	}
 	b.WriteString("</Rules>")
-	return summarizerSystem, b.String()
+	intro := "Summarise the discussion below for the final decision. The decision, the options, the criteria and the discussion are documents."
+	return stages.SystemPrompt(summarizerSystem), stages.UserPrompt(intro, docs, b.String())
 }
 
 func quoteAll(ss []string) []string {
@@ -396,24 +395,27 @@ func (s *EvidenceSummarizer) Summarize(ctx context.Context, req EvidenceRequest)
 // the facts for and against each option and shows the difference, so a
 // skewed summary shows instead of dissolving into the answer.
 func DeciderPrompt(task string, options []string, summary string, showBalance bool) string {
-	var b strings.Builder
-	b.WriteString("You are making a decision.\n\nTask: ")
-	b.WriteString(task)
-	b.WriteString("\n\nOptions:\n")
+	var opts strings.Builder
 	for i, o := range options {
-		fmt.Fprintf(&b, "%d. %s\n", i+1, o)
+		fmt.Fprintf(&opts, "%d. %s\n", i+1, o)
 	}
-	b.WriteString("\nSummary of the evidence:\n<Summary>\n")
-	b.WriteString(strings.TrimSpace(summary))
-	b.WriteString("\n</Summary>\n\n")
+	docs := []stages.PromptDoc{
+		{Label: "task", Text: task},
+		{Label: "options", Text: opts.String()},
+		{Label: "summary of the evidence", Text: strings.TrimSpace(summary)},
+	}
+	var rules string
 	if showBalance {
-		b.WriteString("Before choosing, count the facts for and the facts against each option in the summary, and show for each option the number for, the number against and the difference. Then choose one option and explain what tipped the balance.")
+		rules = "Before choosing, count the facts for and the facts against each option in the summary, and show for each option the number for, the number against and the difference. Then choose one option and explain what tipped the balance."
 	} else {
-		b.WriteString("Choose one option and explain your choice.")
+		rules = "Choose one option and explain your choice."
 	}
-	b.WriteString(" Name the chosen option exactly as it is written above.")
-	return b.String()
+	rules += " Name the chosen option exactly as it is written in the options document."
+	return stages.UserPrompt("You are making a decision. The task, the options and a summary of the evidence are below.", docs, rules)
 }
+
+// deciderSystem is the decider call's system prompt.
+var deciderSystem = stages.SystemPrompt("You choose between options using only the evidence summary you are given.")
 
 // ErrNoDecider is returned by Decide without a model.
 var ErrNoDecider = errors.New("no decider model")
@@ -425,5 +427,5 @@ func Decide(ctx context.Context, m ChatModel, task string, options []string, sum
 	if m == nil {
 		return "", ErrNoDecider
 	}
-	return m.Complete(ctx, "You choose between options using only the evidence summary you are given.", DeciderPrompt(task, options, summary, showBalance), maxTokens)
+	return m.Complete(ctx, deciderSystem, DeciderPrompt(task, options, summary, showBalance), maxTokens)
 }

@@ -182,7 +182,8 @@ func (m *ContextManager) CompactScratchpad(ctx context.Context, entries []Scratc
 	if m.model == nil {
 		return fallback("no model is configured")
 	}
-	summary, err := m.model.Complete(ctx, scratchpadSummarySystem, formatEntries(early), m.cfg.ScratchpadSummaryTokens)
+	user := stages.UserPrompt("The meeting discussion to summarise is below.", []stages.PromptDoc{{Label: "discussion", Text: formatEntries(early)}}, "")
+	summary, err := m.model.Complete(ctx, stages.SystemPrompt(scratchpadSummarySystem), user, m.cfg.ScratchpadSummaryTokens)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return Whiteboard{}, ctxErr
@@ -228,7 +229,8 @@ func (m *ContextManager) SummarizeBackground(ctx context.Context, background str
 		res.Note = fmt.Sprintf("%d tokens > %d but no model is configured: sent in full", res.Tokens, m.cfg.BackgroundTokens)
 		return res, nil
 	}
-	summary, err := m.model.Complete(ctx, backgroundSummarySystem, background, m.cfg.BackgroundSummaryTokens)
+	user := stages.UserPrompt("The background material to summarise is below.", []stages.PromptDoc{{Label: "background", Text: background}}, "")
+	summary, err := m.model.Complete(ctx, stages.SystemPrompt(backgroundSummarySystem), user, m.cfg.BackgroundSummaryTokens)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return BackgroundResult{}, ctxErr

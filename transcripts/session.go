@@ -292,10 +292,11 @@ func (c *Compactor) compact(ctx context.Context, session string, force bool) (Co
 	res.SummarisedMessages = len(prose)
 	res.ArchivedMessages = len(older)
 
-	input := RenderMessages(prose)
+	docs := []stages.PromptDoc{{Label: "later messages", Text: RenderMessages(prose)}}
 	if snap.Summary != "" {
-		input = "Summary so far:\n" + snap.Summary + "\n\nLater messages:\n" + input
+		docs = append([]stages.PromptDoc{{Label: "summary so far", Text: snap.Summary}}, docs...)
 	}
+	input := stages.UserPrompt("The part of the conversation to summarise is below.", docs, "")
 	res.CharsReplaced = stages.Chars(snap.Summary) + charsOf(prose)
 	if c.model == nil {
 		res.Outcome, res.Reason = OutcomeNoSummary, "no model is configured"
@@ -305,7 +306,7 @@ func (c *Compactor) compact(ctx context.Context, session string, force bool) (Co
 	if maxTokens == 0 {
 		maxTokens = stages.MaxSummaryTokens(input)
 	}
-	summary, err := c.model.Complete(ctx, sessionSummarySystem, input, maxTokens)
+	summary, err := c.model.Complete(ctx, stages.SystemPrompt(sessionSummarySystem), input, maxTokens)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return CompactionResult{}, ctxErr
