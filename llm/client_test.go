@@ -122,7 +122,7 @@ func TestGatesThroughNode(t *testing.T) {
 			if n := h.fake.count(); n != 0 {
 				t.Errorf("%d requests made", n)
 			}
-			warnings := strings.Count(h.log.String(), "no summary_model and no model configured")
+			warnings := strings.Count(h.log.String(), "no model configured: set llm.model")
 			if want := map[bool]int{true: 1, false: 0}[tc.noLLM]; warnings != want {
 				t.Errorf("%d missing-model warnings, want %d:\n%s", warnings, want, h.log.String())
 			}

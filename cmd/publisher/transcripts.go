@@ -19,6 +19,7 @@ type transcriptFlags struct {
 	decide   bool // --evidence: then ask the separate decider
 	debug    bool // --evidence: keep the matched text of violations
 	history  bool // --session: print the full history, archived marked
+	model    string
 }
 
 func (f *transcriptFlags) register(fs *flag.FlagSet) {
@@ -26,6 +27,7 @@ func (f *transcriptFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.decide, "decide", false, "with --evidence: then run the decider, which sees only the task, the options and the summary")
 	fs.BoolVar(&f.debug, "debug", false, "with --evidence: show the matched text of violations (may hold participants' names)")
 	fs.BoolVar(&f.history, "history", false, "with --session: print the full history, archived messages marked")
+	fs.StringVar(&f.model, "model", "", "default chat model (llm.model); default: the config's, else $OPENAI_MODEL")
 }
 
 // transcriptJob turns --debate, --evidence, --meeting and --session into a

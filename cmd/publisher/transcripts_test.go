@@ -369,3 +369,36 @@ func TestSessionNeverStale(t *testing.T) {
 		t.Errorf("two --compact-now: %q then %q; want applied, then not applied again", first, second)
 	}
 }
+
+// With no config file, OPENAI_MODEL (or --model) names the model, as
+// OpenAI-compatible tools do; with none at all, one line says how.
+func TestModelFromEnvOrFlag(t *testing.T) {
+	llmSrv := newRecordingLLM(t, func(int, recordedCall) string { return "Short summary." })
+	t.Setenv("OPENAI_API_KEY", "test-key-123456")
+	t.Setenv("OPENAI_BASE_URL", llmSrv.srv.URL+"/v1")
+	var tb strings.Builder
+	for i := 0; i < 12; i++ {
+		fmt.Fprintf(&tb, "Deploy %d of service %c failed because config file %d was missing on host %c%d. ", i, 'a'+i, i*7, 'k'+i, i*3)
+	}
+	text := tb.String()
+	t.Setenv("OPENAI_MODEL", "env-model")
+	out, _, err := runPublisher(t, text, "--local", "--mode", "llm", "-")
+	if err != nil || out != "Short summary." {
+		t.Fatalf("OPENAI_MODEL: %q %v", out, err)
+	}
+	if _, _, err := runPublisher(t, text, "--local", "--mode", "llm", "--model", "flag-model", "-"); err != nil {
+		t.Fatal(err)
+	}
+	calls := llmSrv.recorded()
+	if len(calls) != 2 || calls[0].Model != "env-model" || calls[1].Model != "flag-model" {
+		t.Errorf("models asked: %+v", calls)
+	}
+	t.Setenv("OPENAI_MODEL", "")
+	_, stderr, err := runPublisher(t, text, "--local", "--mode", "hybrid", "-")
+	if err != nil || len(llmSrv.recorded()) != 2 {
+		t.Fatalf("no model: %v", err)
+	}
+	if n := strings.Count(stderr, "OPENAI_MODEL"); n != 1 {
+		t.Errorf("want one line naming how to set the model, got:\n%s", stderr)
+	}
+}
