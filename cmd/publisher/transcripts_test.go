@@ -402,3 +402,56 @@ func TestModelFromEnvOrFlag(t *testing.T) {
 		t.Errorf("want one line naming how to set the model, got:\n%s", stderr)
 	}
 }
+
+// --session ID --history shows every message, archived ones marked, so
+// "archived, never deleted" can be checked.
+func TestSessionHistoryShowsArchived(t *testing.T) {
+	llmSrv := newRecordingLLM(t, func(int, recordedCall) string { return "Summary: bluer." })
+	t.Setenv("OPENAI_API_KEY", "test-key-123456")
+	cfg := writeFile(t, "c.yaml", "llm:\n  base_url: "+llmSrv.srv.URL+"/v1\n  model: fake\n")
+	var ms []map[string]string
+	for i := 1; i <= 10; i++ {
+		ms = append(ms, map[string]string{"id": fmt.Sprint(i), "role": "user", "text": fmt.Sprintf("turn %d: %s", i, strings.Repeat("make it bluer. ", 10))})
+	}
+	data, _ := json.Marshal(ms)
+	mfile := writeFile(t, "m.json", string(data))
+	dir := t.TempDir()
+	base := []string{"--config", cfg, "--mode", "llm", "--store-dir", dir, "--session", "h1"}
+	if _, _, err := runPublisher(t, "", append(base, "--messages", mfile, "--compact-now")...); err != nil {
+		t.Fatal(err)
+	}
+	for _, local := range []bool{false, true} {
+		args := append(append([]string{}, base...), "--history")
+		if local {
+			args = append(args, "--local", "--messages", mfile, "--compact-now")
+		}
+		out, stderr, err := runPublisher(t, "", args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var resp struct {
+			View    []struct{ ID string } `json:"view"`
+			History []struct {
+				ID       string `json:"id"`
+				Archived bool   `json:"archived"`
+			} `json:"history"`
+		}
+		if err := json.Unmarshal([]byte(out), &resp); err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.History) != 10 {
+			t.Fatalf("local=%v: history of %d messages, want all 10", local, len(resp.History))
+		}
+		for i, m := range resp.History {
+			if m.Archived != (i < 4) {
+				t.Errorf("local=%v: message %s archived=%v", local, m.ID, m.Archived)
+			}
+		}
+		if len(resp.View) != 1+6 {
+			t.Errorf("local=%v: view of %d, want summary + 6", local, len(resp.View))
+		}
+		if local != strings.Contains(stderr, "per-process") && local {
+			t.Errorf("--local session without the per-process note: %q", stderr)
+		}
+	}
+}
