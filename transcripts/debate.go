@@ -129,6 +129,9 @@ type DebateReport struct {
 	LLMGate  string `json:"llm_gate,omitempty"`
 	CharsIn  int    `json:"chars_in"`
 	CharsOut int    `json:"chars_out"`
+	// Overflow says what was done when the compressed answers still
+	// exceeded the window; empty when they fit.
+	Overflow string `json:"overflow,omitempty"`
 }
 
 // EffectiveMode returns d.Mode, or when it is empty, ModeDebate if any
@@ -229,7 +232,68 @@ func CompressDebate(ctx context.Context, d Debate, c DebateConfig, models ModelL
 		rep.CharsOut += ar.CharsOut
 		rep.Answers = append(rep.Answers, ar)
 	}
+	if rep.Gate.Compress && rep.CharsOut > c.WindowChars {
+		fitWindow(&out, &rep, c)
+	}
 	return out, rep, nil
+}
+
+// fitWindow runs when the compressed answers still exceed the chairman's
+// window: it compresses the answers that are still long, the third and
+// lower seats first (folded tighter), then the top seats from the second
+// up, until the total fits. Code blocks are never touched, so it can still
+// end over the window; Overflow says what happened either way.
+func fitWindow(d *Debate, rep *DebateReport, c DebateConfig) {
+	before := rep.CharsOut
+	tight := c
+	tight.HeadLines, tight.TailLines = min(c.HeadLines, 5), min(c.TailLines, 3)
+	order := make([]int, 0, len(rep.Answers))
+	for i := len(rep.Answers) - 1; i >= 0; i-- {
+		if rep.Answers[i].Seat > c.KeepVerbatim {
+			order = append([]int{i}, order...)
+		}
+	}
+	for i := min(c.KeepVerbatim, len(rep.Answers)) - 1; i >= 0; i-- {
+		order = append(order, i)
+	}
+	var seats []string
+	for _, i := range order {
+		if rep.CharsOut <= c.WindowChars {
+			break
+		}
+		ar := &rep.Answers[i]
+		a := &d.Answers[ar.Index]
+		cur := stages.Chars(chairmanText(*a))
+		best, how := "", ""
+		for _, try := range []struct {
+			cfg  DebateConfig
+			name string
+		}{{c, fmt.Sprintf("head %d / tail %d", c.HeadLines, c.TailLines)}, {tight, fmt.Sprintf("head %d / tail %d", tight.HeadLines, tight.TailLines)}} {
+			res := CompressStructural(a.ResponseRaw, try.cfg)
+			if res.Changed && stages.Chars(res.Text) < cur {
+				best, how, cur = res.Text, try.name, stages.Chars(res.Text)
+				ar.CodeBlocks = res.CodeBlocks
+			}
+			if rep.CharsOut-ar.CharsOut+cur <= c.WindowChars {
+				break
+			}
+		}
+		if best == "" {
+			continue
+		}
+		a.ResponseCompressed = best
+		ar.Method = MethodStructural
+		ar.Reason = joinReasons(ar.Reason, "over the window after compression: folded to "+how)
+		rep.CharsOut += cur - ar.CharsOut
+		ar.CharsOut = cur
+		seats = append(seats, fmt.Sprintf("%d", ar.Seat))
+	}
+	state := "fits"
+	if rep.CharsOut > c.WindowChars {
+		state = "still over the window (code blocks are never folded)"
+	}
+	rep.Overflow = fmt.Sprintf("compressed total %d chars > window %d: recompressed seats [%s], now %d chars, %s",
+		before, c.WindowChars, strings.Join(seats, " "), rep.CharsOut, state)
 }
 
 // llmGate returns why the LLM path is closed for every answer, or "".

@@ -60,7 +60,7 @@ func TestInjectionInEveryPrompt(t *testing.T) {
 			{Model: "c", Priority: 3, ResponseRaw: strings.Join(long, "\n")},
 		}}
 		cfg := transcripts.DefaultDebateConfig()
-		cfg.WindowChars, cfg.GateRatio, cfg.Mode, cfg.AllowLLM = 1, 1, stages.ModeLLM, true
+		cfg.GateRatio, cfg.Mode, cfg.AllowLLM = 1e-9, stages.ModeLLM, true
 		if _, _, err := transcripts.CompressDebate(ctx, d, cfg, transcripts.SameModel(model)); err != nil {
 			t.Fatal(err)
 		}

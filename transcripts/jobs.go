@@ -118,6 +118,9 @@ func (j Jobs) Debate(ctx context.Context, req JobRequest) ([]byte, []pipeline.No
 		Key: "debate.gate", CharsIn: rep.CharsIn, CharsOut: rep.CharsOut,
 		Skipped: !rep.Gate.Compress, Reason: rep.Gate.Reason, Duration: time.Since(start),
 	}}
+	if rep.Overflow != "" {
+		reports = append(reports, pipeline.NodeReport{Key: "debate.window", CharsIn: rep.CharsIn, CharsOut: rep.CharsOut, Reason: rep.Overflow})
+	}
 	for _, a := range rep.Answers {
 		reason := a.Method
 		if a.Reason != "" {

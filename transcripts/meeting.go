@@ -9,6 +9,24 @@ import (
 	"github.com/jetcompact/jetcompact/stages"
 )
 
+// MeetingTokens is seed 003's token estimator, exactly as the seed has it:
+// characters in U+4E00–U+9FFF and U+3400–U+4DBF count 1.5 characters per
+// token, every other character 4, and the sum is truncated. The meeting
+// levels and the background threshold use it, since the seed is their spec.
+// Everything else in jetcompact uses stages.EstimateTokens, which also
+// counts kana, Hangul and the other Han blocks (Ext-B, radicals) as CJK.
+func MeetingTokens(text string) int {
+	cjk, other := 0, 0
+	for _, r := range text {
+		if r >= 0x4e00 && r <= 0x9fff || r >= 0x3400 && r <= 0x4dbf {
+			cjk++
+		} else {
+			other++
+		}
+	}
+	return int(float64(cjk)/1.5 + float64(other)/4.0)
+}
+
 // ScratchpadEntry is one agent's contribution to a meeting's whiteboard.
 type ScratchpadEntry struct {
 	Agent   string `json:"agent"`
@@ -145,7 +163,7 @@ func (m *ContextManager) CompactScratchpad(ctx context.Context, entries []Scratc
 		return Whiteboard{Text: "No discussion yet."}, nil
 	}
 	full := formatEntries(entries)
-	wb := Whiteboard{FullTokens: stages.EstimateTokens(full)}
+	wb := Whiteboard{FullTokens: MeetingTokens(full)}
 	if wb.FullTokens <= m.cfg.BudgetTokens {
 		wb.Text, wb.Tokens = full, wb.FullTokens
 		return wb, nil
@@ -157,7 +175,7 @@ func (m *ContextManager) CompactScratchpad(ctx context.Context, entries []Scratc
 	}
 	early, late := entries[:len(entries)-recent], entries[len(entries)-recent:]
 	recentText := formatEntries(late)
-	earlyBudget := max(0, m.cfg.BudgetTokens-stages.EstimateTokens(recentText))
+	earlyBudget := max(0, m.cfg.BudgetTokens-MeetingTokens(recentText))
 
 	cut := make([]ScratchpadEntry, len(early))
 	for i, e := range early {
@@ -167,15 +185,15 @@ func (m *ContextManager) CompactScratchpad(ctx context.Context, entries []Scratc
 		}
 	}
 	level1 := joinNonEmpty("\n", formatEntries(cut), recentText)
-	if earlyBudget > 0 && stages.EstimateTokens(formatEntries(cut)) <= earlyBudget {
+	if earlyBudget > 0 && MeetingTokens(formatEntries(cut)) <= earlyBudget {
 		wb.Level, wb.Text = 1, level1
-		wb.Tokens = stages.EstimateTokens(wb.Text)
+		wb.Tokens = MeetingTokens(wb.Text)
 		return wb, nil
 	}
 
 	fallback := func(why string) (Whiteboard, error) {
 		wb.Level, wb.Text = 1, level1
-		wb.Tokens = stages.EstimateTokens(wb.Text)
+		wb.Tokens = MeetingTokens(wb.Text)
 		wb.Note = "level 2 needed but " + why + ": level 1 text returned, over budget"
 		return wb, nil
 	}
@@ -199,7 +217,7 @@ func (m *ContextManager) CompactScratchpad(ctx context.Context, entries []Scratc
 	} else {
 		wb.Text = "[Discussion, summarised]\n" + summary
 	}
-	wb.Tokens = stages.EstimateTokens(wb.Text)
+	wb.Tokens = MeetingTokens(wb.Text)
 	return wb, nil
 }
 
@@ -217,7 +235,7 @@ func joinNonEmpty(sep string, parts ...string) string {
 // BackgroundTokens tokens. Shorter material, a missing model or a failing
 // model leave Summary empty, and the background is then sent in full.
 func (m *ContextManager) SummarizeBackground(ctx context.Context, background string) (BackgroundResult, error) {
-	res := BackgroundResult{Tokens: stages.EstimateTokens(background)}
+	res := BackgroundResult{Tokens: MeetingTokens(background)}
 	switch {
 	case background == "":
 		res.Note = "no background"
@@ -249,7 +267,7 @@ func (m *ContextManager) SummarizeBackground(ctx context.Context, background str
 // background needs one.
 func (m *ContextManager) PrepareBackground(ctx context.Context, s *MeetingState) (BackgroundResult, error) {
 	if s.BackgroundSummary != "" {
-		return BackgroundResult{Summary: s.BackgroundSummary, Tokens: stages.EstimateTokens(s.Background), Note: "already summarised"}, nil
+		return BackgroundResult{Summary: s.BackgroundSummary, Tokens: MeetingTokens(s.Background), Note: "already summarised"}, nil
 	}
 	res, err := m.SummarizeBackground(ctx, s.Background)
 	if err == nil && res.Summary != "" {

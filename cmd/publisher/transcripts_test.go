@@ -455,3 +455,28 @@ func TestSessionHistoryShowsArchived(t *testing.T) {
 		}
 	}
 }
+
+// --debate --chairman prints what the chairman reads; --report shows the
+// real ratio of a compressed debate.
+func TestDebateChairmanAndRealRatio(t *testing.T) {
+	file := writeFile(t, "debate.json", debateJSON(t))
+	for _, local := range []bool{true, false} {
+		args := []string{"--report", "--debate", file, "--chairman"}
+		if local {
+			args = append(args, "--local")
+		}
+		out, report, err := runPublisher(t, "", args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(strings.TrimSpace(out), "{") || !strings.Contains(out, "## Answer 1 (m0)") || !strings.Contains(out, "lines compressed") {
+			t.Errorf("local=%v: not the chairman's text:\n%.300s", local, out)
+		}
+		if !strings.Contains(out, "Question: How do we cut latency?") || strings.Count(out, "func shard(id int) int { return id % 8 }") != 4 {
+			t.Errorf("local=%v: question or code blocks missing", local)
+		}
+		if strings.Contains(report, "ratio 1.0000") || !strings.Contains(report, "ratio 0.") {
+			t.Errorf("local=%v: report does not show the real ratio:\n%s", local, report)
+		}
+	}
+}
