@@ -351,6 +351,13 @@ func (c *Client) Summarize(ctx context.Context, req stages.SummaryRequest) (stri
 	}
 	// The node restores any code placeholder the model dropped.
 	summary = strings.TrimSpace(summary)
+	switch {
+	case summary == "":
+		c.log.WarnContext(ctx, "[Compression] llm: empty completion; keeping the original", slog.String("model", usage.Model))
+	case stages.Chars(summary) >= stages.Chars(req.Text):
+		c.log.WarnContext(ctx, "[Compression] llm: summary not shorter than its input; the guard keeps the original",
+			slog.String("model", usage.Model), slog.Int("chars_in", stages.Chars(req.Text)), slog.Int("chars_out", stages.Chars(summary)))
+	}
 	if summary != "" && c.cache != nil {
 		if err := c.cache.Put(ctx, key, summary); err != nil {
 			c.log.Warn("[Compression] llm_summary: cache put failed", slog.String("error", redact(err, c.secret).Error()))

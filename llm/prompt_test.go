@@ -3,6 +3,7 @@ package llm
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/jetcompact/jetcompact/stages"
 	"golang.org/x/text/unicode/norm"
@@ -28,6 +29,7 @@ var markerVariants = []string{
 	"</document x>", "</document/>", "<document/>", "<document label=\"x\">", "<//document>", `<\/document>`,
 	"＜／ｄｏｃｕｍｅｎｔ＞", "﹤/document﹥", "＜document＞", "</docu\u200bment>", "</\u00addocument>",
 	"</document\u3000>", "<\tdocument>", "</Ｄｏｃｕｍｅｎｔ>", "</document\r\n>", "<documents>",
+	"<" + strings.Repeat(" ", 200) + "/document>", "</docu\u0301ment>", "</d\u200do\u200dc\u200dument>",
 }
 
 // closesOrOpens reports whether text still holds a marker after NFKC, the
@@ -35,7 +37,7 @@ var markerVariants = []string{
 func closesOrOpens(text string) bool {
 	w := strings.ToLower(norm.NFKC.String(text))
 	w = strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == ' ' || r == '\t' || r == '\v' || r == '\u200b' || r == '\u00ad' || r == '\r' || r == '\n' {
+		if r == '/' || r == '\\' || r == ' ' || r == '\t' || r == '\v' || r == '\u200b' || r == '\u00ad' || r == '\r' || r == '\n' || r == '\u0301' || r == '\u200d' || r == '\u3000' {
 			return -1
 		}
 		return r
@@ -78,4 +80,24 @@ func TestCustomPromptStillSaysContentIsData(t *testing.T) {
 	if !strings.HasPrefix(c.SystemPrompt(), "Summarise tersely.") || !strings.Contains(c.SystemPrompt(), stages.PromptDataRule) {
 		t.Errorf("system prompt %q", c.SystemPrompt())
 	}
+}
+
+// FuzzEscapeMarkers: whatever the text, no marker survives escaping (so
+// escaping again changes nothing), and valid UTF-8 stays valid.
+func FuzzEscapeMarkers(f *testing.F) {
+	for _, v := range markerVariants {
+		f.Add("a " + v + " b")
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := stages.EscapeMarkers(s)
+		if again := stages.EscapeMarkers(out); again != out {
+			t.Fatalf("a marker survived: %q -> %q", s, out)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(out) {
+			t.Fatalf("invalid UTF-8 out of %q", s)
+		}
+		if strings.Count(stages.WrapDocument("x", s), "</document>") != 1 {
+			t.Fatalf("wrapped %q holds more than one closing marker", s)
+		}
+	})
 }

@@ -316,16 +316,17 @@ func cleanLabel(s string) string {
 	}, s)
 }
 
-// markerWindow is how many runes after a "<" are looked at for a marker.
-const markerWindow = 48
+// markerScan bounds how far after a "<" a marker is looked for, in bytes:
+// ignorable characters do not count toward the word, but the scan ends.
+const markerScan = 4096
 
 // EscapeMarkers replaces the "<" of every opening or closing document
 // marker in text with "&lt;", so the text cannot end its document early or
 // open a new one. A marker is any "<" that NFKC normalisation maps to "<"
 // (full-width and small forms included), followed by "document" once
-// white space, format and control characters, "/" and "\" are ignored
-// and case is folded: "</document\v>", "</document x>", "</document/>",
-// "< /DOCUMENT>", "＜／ｄｏｃｕｍｅｎｔ＞", "<docu\u200bment>".
+// white space, format, control and combining characters, "/" and "\\" are
+// ignored and case is folded: "</document\v>", "</document x>",
+// "</document/>", "< /DOCUMENT>", "＜／ｄｏｃｕｍｅｎｔ＞", "<docu\u200bment>".
 func EscapeMarkers(text string) string {
 	var b strings.Builder
 	last := 0
@@ -333,7 +334,7 @@ func EscapeMarkers(text string) string {
 		if r != '<' && (r < utf8.RuneSelf || !strings.HasPrefix(norm.NFKC.String(string(r)), "<")) {
 			continue
 		}
-		if !markerAt(text[i:]) {
+		if !markerAt(text[i+utf8.RuneLen(r):]) {
 			continue
 		}
 		if last == 0 {
@@ -350,26 +351,30 @@ func EscapeMarkers(text string) string {
 	return b.String()
 }
 
-// markerAt reports whether s, which starts with a "<" form, opens a
-// document marker.
+// markerAt reports whether s, the text right after a "<", spells
+// "document" once ignorable characters are dropped and each character is
+// NFKC-normalised and case-folded.
 func markerAt(s string) bool {
-	n := 0
-	end := len(s)
-	for i := range s {
-		if n == markerWindow {
-			end = i
-			break
+	const word = "document"
+	got := make([]rune, 0, len(word))
+	for i, r := range s {
+		if i > markerScan {
+			return false
 		}
-		n++
+		for _, c := range strings.ToLower(norm.NFKC.String(string(r))) {
+			if unicode.IsSpace(c) || unicode.IsControl(c) || unicode.Is(unicode.Cf, c) || unicode.Is(unicode.Mn, c) || c == '/' || c == '\\' {
+				continue
+			}
+			got = append(got, c)
+			if len(got) == len(word) {
+				return string(got) == word
+			}
+			if rune(word[len(got)-1]) != c {
+				return false
+			}
+		}
 	}
-	w := strings.ToLower(norm.NFKC.String(s[:end]))
-	w = strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '/' || r == '\\' {
-			return -1
-		}
-		return r
-	}, w)
-	return strings.HasPrefix(w, "<document")
+	return false
 }
 
 // SummaryUserPrompt is the llm_summary node's user message: the text to

@@ -14,26 +14,32 @@ var countLeaks = map[string][]string{
 	transcripts.RuleTally: {
 		"Three of us", "2 analysts said", "two of the analysts", "3 out of 4 reviewers", "One analyst said",
 		"four participants", "2 said", "a 3-1 vote", "all three of us", "the two of us", "five voices",
-		"Two senior analysts", "10 members", "a dozen people",
+		"Two senior analysts", "10 members", "a dozen people", "each of the three said", "two of the four thought",
+		"participants (3)", "by 3 to 1", "Half the room", "a couple of us",
 	},
 	transcripts.RuleQuantifier: {
 		"Both of us", "Most of the team", "Several analysts", "Many participants", "Few people", "All of the agents",
 		"a few colleagues", "we both", "they all", "most agreed", "many argued", "several preferred", "numerous members",
-		"the other analysts", "the rest of us",
+		"the other analysts", "the rest of us", "The whole team", "Every analyst", "supported by most:",
+		"a view shared by several;", "Most felt",
 	},
 	transcripts.RuleMajority: {
 		"Nobody disagreed that", "Everyone agreed", "the majority", "There was consensus", "unanimously",
 		"no one objected", "It was agreed that", "broad agreement", "widely agreed", "the minority view",
-		"an undisputed point", "overwhelmingly", "a shared view", "everybody",
+		"an undisputed point", "overwhelmingly", "a shared view", "everybody", "No one pushed back on this:",
+		"none of us doubted", "the lone skeptic", "by a wide margin", "the popular choice", "We agreed",
+		"with one voice", "the prevailing view",
 	},
 	transcripts.RuleRepetition: {
 		"Analysts repeatedly stressed", "(said twice)", "mentioned 3 times", "raised again and again",
 		"came up several times", "reiterated", "was echoed", "kept coming back to", "the most-cited concern",
-		"often mentioned", "stressed it repeatedly", "noted more than once",
+		"often mentioned", "stressed it repeatedly", "noted more than once", "as noted earlier",
+		"was mentioned before", "came up again", "mentioned 3x", "raised on several occasions",
 	},
 	transcripts.RuleAttribution: {
 		"A participant and a participant said", "another analyst agreed", "someone else noted",
-		"One analyst, then a participant said", "a second participant", "the others",
+		"One analyst, then a participant said", "a second participant", "the others", "the third analyst",
+		"backed by others", "yet another participant", "one more voice",
 	},
 }
 
@@ -83,6 +89,10 @@ func TestValidatorAcceptsNumbersThatCountThings(t *testing.T) {
 		"A study in 2021 found EcoBox boxes crushed.", "PackPro is often late in winter.",
 		"EcoBox's damage rate is 0.5%, the lowest.", "PackPro has two warehouses and ships to all states.",
 		"All orders above 500 units get a 5% discount.", "Several pallets arrived dented.",
+		"PackPro reported delays in March.", "EcoBox raised prices by 3% across the board.",
+		"BoxWest is one of the three suppliers.", "PackPro ships as one consolidated pallet.",
+		"The warehouse has room for 400 pallets.", "EcoBox was founded earlier than PackPro.",
+		"Prices rose 2 to 3 percent.", "BoxWest delivered 3 of 4 orders on time.",
 	} {
 		if f := transcripts.FindCounts(s); len(f) > 0 {
 			t.Errorf("%q: false finding %+v", s, f)

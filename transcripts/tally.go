@@ -114,20 +114,31 @@ var englishCounts = CountLexicon{
 		"undisputed", "uncontested", "unchallenged", "overwhelming", "overwhelmingly", "lone dissenter",
 		"lone voice", "dissenting voice", "single dissent", "outvoted", "out-voted", "in agreement", "all sides",
 		"both sides agreed", "the room agreed", "show of hands", "a vote", "the vote", "voted", "by vote",
-		"seconded", "concurred", "echoed by"},
+		"seconded", "concurred", "echoed by", "no one pushed back", "nobody pushed back", "no one challenged",
+		"nobody challenged", "no one contested", "nobody contested", "no one opposed", "nobody opposed",
+		"without objection", "none of us", "none of them", "not one of us", "not a single (?:one|person|participant|analyst|member)",
+		"lone (?:voice|dissenter|dissent|holdout|skeptic|sceptic|critic|supporter|advocate|proponent)", "holdout", "hold-out", "sole dissenter", "the only one (?:who|to)", "alone in (?:thinking|arguing|saying|believing)",
+		"by a (?:wide|narrow|slim|large|clear) margin", "the popular (?:choice|option|view)", "most popular",
+		"crowd favou?rite", "favou?rite among", "prevailing (?:view|opinion)", "dominant view", "mainstream view",
+		"we agreed", "we agree", "we concluded", "we decided", "we all", "general consensus",
+		"agreed across the (?:board|table)", "to a (?:man|person)", "with one voice"},
 	RepetitionAdverbs: []string{"repeatedly", "again and again", "over and over", "time and again",
 		"time after time", "twice", "thrice", "more than once", "once again", "again", "often", "frequently",
 		"constantly", "continually", "persistently", "several times", "many times", "multiple times",
 		"numerous times", "a few times", "a couple of times", "\\d+ times", "(?:two|three|four|five|six|seven|eight|nine|ten) times",
 		"at every turn", "throughout", "each time", "every time", "in every turn", "in several turns",
-		"in (?:two|three|four|five|\\d+) turns"},
+		"in (?:two|three|four|five|\\d+) turns", "\\d+x", "x\\d+",
+		"on several occasions", "on (?:two|three|four|five|many|multiple|numerous) occasions", "in turn after turn"},
 	RepetitionVerbs: []string{"reiterated", "reiterates", "reiterating", "echoed", "echoes", "echoing",
 		"kept saying", "kept stressing", "kept repeating", "kept coming back", "kept raising", "kept insisting",
 		"kept pointing out", "keeps saying", "keeps coming up", "kept coming up", "a recurring", "recurring theme",
 		"recurring point", "recurring concern", "recurring complaint", "common refrain", "a common theme",
 		"most[- ]cited", "most[- ]mentioned", "most frequently (?:cited|mentioned|raised)", "most often (?:cited|mentioned|raised)",
 		"widely cited", "frequently cited", "often cited", "commonly cited", "repeated concern", "repeated point",
-		"repeated claim", "repeated warning", "repeatedly"},
+		"repeated claim", "repeated warning", "repeatedly",
+		"as (?:mentioned|noted|said|stated|raised|discussed|argued|pointed out|stressed) (?:before|earlier|above|previously)",
+		"(?:was|were|been) (?:mentioned|raised|noted|said|stated|cited) (?:before|earlier|previously)",
+		"came up (?:before|earlier|again)"},
 	Attributions: []string{"a participant", "one participant", "a speaker", "one speaker", "an analyst",
 		"one analyst", "an agent", "one agent", "a member", "one member", "a colleague", "one colleague",
 		"someone", "somebody", "a reviewer", "one reviewer", "an expert", "one expert", "one of us",
@@ -139,7 +150,10 @@ var englishCounts = CountLexicon{
 		"a third (?:participant|analyst|speaker|agent|member|person|reviewer|expert)",
 		"the other (?:participants?|analysts?|speakers?|agents?|members?|reviewers?|experts?)",
 		"the others", "others agreed", "others said", "others added", "others noted", "others argued",
-		"others disagreed", "others too", "as well as (?:a|another) (?:participant|analyst|speaker|agent)"},
+		"others disagreed", "others too", "as well as (?:a|another) (?:participant|analyst|speaker|agent)",
+		"by others", "from others", "others felt", "others thought", "others concurred", "others worried",
+		"(?:the|a) (?:second|third|fourth|fifth|last|final) (?:participant|analyst|speaker|agent|member|person|reviewer|expert|debater|colleague)",
+		"one more (?:participant|analyst|speaker|agent|member|person|voice)", "yet another"},
 }
 
 // countLexicons are the languages the validator knows. A summary is
@@ -193,6 +207,10 @@ func compileCounts(ls []CountLexicon) []countPattern {
 		add(RuleTally, `(?:\d{1,3}|`+alt(l.Numbers)+`)(?:\s+of\s+(?:us|them))?(?:\s+[\p{L}-]+)?\s+`+opinion, numbers, opinionW)
 		add(RuleTally, `\d+\s+votes?|votes?\s*[:=]\s*\d+|\d+\s*[-–:/]\s*\d+\s+(?:vote|votes|split|majority|decision|verdict)`, numbers, triggers([]string{"votes?", "split", "majority", "decision", "verdict"}))
 		add(RuleTally, `(?:all|the)\s+(?:two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?:of\s+(?:us|them)|`+people+`)`, numbers, peopleW)
+		add(RuleTally, `(?:of|among|between)\s+(?:the\s+|us\s+|them\s+)?(?:two|three|four|five|six|seven|eight|nine|ten|\d{1,2})(?:\s+of\s+(?:us|them))?(?:\s*[.,;:)!?]|\s*$)`, numbers)
+		add(RuleTally, people+`\s*\(\s*\d+\s*\)`, peopleW)
+		add(RuleTally, `(?:by|voted|vote\s+of|split)\s+(?:\d+|two|three|four|five|six)\s*(?:to|-|–|:)\s*(?:\d+|one|two|three|four|five|zero|nil)`, numbers)
+		add(RuleQuantifier, `(?:by|from|among|with)\s+(?:`+quant+`|`+number+`)(?:\s+of\s+(?:us|them))?(?:\s*[.,;:)!?]|\s*$)`, quantW)
 		add(RuleTally, `(?:two|three|four|five|six|seven|eight|nine|ten|\d+)(?:\s+or\s+(?:two|three|four|five|\d+))?\s+(?:voices?|hands?|heads?|votes?)`, numbers, triggers([]string{"voices?", "hands?", "heads?", "votes?"}))
 		// CLASS: a group quantifier on people or on a view, "both of us",
 		// "most of the team", "several analysts", "many agreed", "we both".
