@@ -344,9 +344,10 @@ func NewEvidenceSummarizer(c EvidenceConfig, model ChatModel) (*EvidenceSummariz
 	return &EvidenceSummarizer{cfg: c, model: model}, nil
 }
 
-// Summarize asks the model for a summary and validates it; a rejected or
-// failed summary is asked for again up to Retries times, with the reasons,
-// and then replaced by the extractive summary. Only an invalid request or
+// Summarize asks the model for a summary and validates it; a rejected
+// summary is asked for again up to Retries times, with the reasons, and
+// then replaced by the extractive summary. A failed call goes straight to
+// the extractive summary: the model client has retried it already. Only an invalid request or
 // ctx yield an error.
 func (s *EvidenceSummarizer) Summarize(ctx context.Context, req EvidenceRequest) (EvidenceResult, error) {
 	if err := req.Validate(); err != nil {
@@ -367,10 +368,11 @@ func (s *EvidenceSummarizer) Summarize(ctx context.Context, req EvidenceRequest)
 				if ctxErr := ctx.Err(); ctxErr != nil {
 					return EvidenceResult{}, ctxErr
 				}
+				// The client already retried what a retry can fix, under its
+				// own time budget: asking again would only multiply a hang.
 				att.Error = err.Error()
 				res.Attempts = append(res.Attempts, att)
-				prompt = user
-				continue
+				break
 			}
 			out = strings.TrimSpace(out)
 			att.Violations = ValidateSummary(req, s.cfg, out)

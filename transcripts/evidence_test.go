@@ -127,9 +127,9 @@ func TestSummarizerPromptsCarryNoAuthorNames(t *testing.T) {
 		case 1:
 			return "Maria Lopez showed PackPro is cheapest.\n" + cleanSummary, nil // rejected: name
 		case 2:
-			return "", errors.New("HTTP 500")
+			return "Three analysts prefer BoxWest.\n" + cleanSummary, nil // rejected: tally
 		}
-		return "Three analysts prefer BoxWest.\n" + cleanSummary, nil // rejected: tally
+		return "", errors.New("HTTP 500") // a failed call ends the retries
 	}}
 	s, err := transcripts.NewEvidenceSummarizer(transcripts.DefaultEvidenceConfig(), model)
 	if err != nil {
@@ -308,5 +308,19 @@ func TestTranscriptJSONForms(t *testing.T) {
 	rendered := transcripts.RenderTranscript(text)
 	if rendered != "Turn 1: A is cheap.\nstill another participant\n\nTurn 2: B is slow." {
 		t.Errorf("rendered %q", rendered)
+	}
+}
+
+// A failed call is not asked again: the client retried it under its own
+// time budget, so a hung endpoint costs one budget, not one per retry.
+func TestFailedCallGoesStraightToExtractive(t *testing.T) {
+	model := &fakeChat{answer: func(int, string, string) (string, error) { return "", context.DeadlineExceeded }}
+	s, _ := transcripts.NewEvidenceSummarizer(transcripts.DefaultEvidenceConfig(), model)
+	res, err := s.Summarize(context.Background(), supplierRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(model.users) != 1 || res.Source != transcripts.SourceExtractive || len(res.Attempts) != 1 {
+		t.Errorf("%d calls, source %s, %d attempts", len(model.users), res.Source, len(res.Attempts))
 	}
 }
