@@ -44,8 +44,17 @@ func (j Jobs) log() *slog.Logger {
 // skipped logs that a job could not use its model, when the mode wanted one.
 func (j Jobs) skipped(ctx context.Context, job string, req JobRequest, reason string) {
 	if req.AllowLLM && req.Mode.UsesLLM() {
-		j.log().WarnContext(ctx, "[Compression] "+job+": model skipped", slog.String("reason", reason))
+		j.log().WarnContext(ctx, "[Compression] "+job+": model skipped", slog.String("reason", reasonKind(reason)))
 	}
+}
+
+// reasonKind keeps a reason's lead, before any detail that may quote a
+// server's error or a model's words: logs carry kinds, never text.
+func reasonKind(r string) string {
+	if i := strings.IndexAny(r, ":(\"["); i >= 0 {
+		r = r[:i]
+	}
+	return strings.TrimSpace(r)
 }
 
 // JobRequest is one request body with the entry point's LLM gates.
@@ -107,7 +116,7 @@ func (j Jobs) Debate(ctx context.Context, req JobRequest) ([]byte, []pipeline.No
 	}
 	for _, a := range rep.Answers {
 		if a.Method != MethodLLM && a.Method != MethodVerbatim && rep.LLMGate == "" && a.Reason != "" {
-			j.log().WarnContext(ctx, "[Compression] debate: model summary not used", slog.Int("seat", a.Seat), slog.String("reason", a.Reason))
+			j.log().WarnContext(ctx, "[Compression] debate: model summary not used", slog.Int("seat", a.Seat), slog.String("reason", reasonKind(a.Reason)))
 		}
 	}
 	body, err := json.MarshalIndent(out, "", "  ")
@@ -169,6 +178,9 @@ func (j Jobs) Evidence(ctx context.Context, req JobRequest) ([]byte, []pipeline.
 		return nil, nil, err
 	}
 	for _, a := range res.Attempts {
+		if a.Error == "" && len(a.Violations) == 0 {
+			continue // the accepted one
+		}
 		kinds := make([]string, 0, len(a.Violations))
 		for _, v := range a.Violations {
 			kinds = append(kinds, v.Rule)
@@ -263,6 +275,9 @@ type SessionRequest struct {
 	Force    bool      `json:"force,omitempty"`
 	// History asks for the full history too, archived messages marked.
 	History bool `json:"history,omitempty"`
+	// Edit names the page under edit, sent verbatim in the view; other
+	// pages are digests. Default: the page of the latest state message.
+	Edit string `json:"edit,omitempty"`
 }
 
 // SessionResponse is the outcome and what the model would be sent now.
@@ -315,7 +330,7 @@ func (j Jobs) Session(ctx context.Context, req JobRequest) ([]byte, []pipeline.N
 	if err != nil {
 		return nil, nil, err
 	}
-	view := CompactedView(snap)
+	view := CompactedViewFor(snap, sr.Edit, nil)
 	resp := SessionResponse{Result: res, Revision: snap.Revision, View: view}
 	if sr.History {
 		resp.History = FullHistory(snap)

@@ -20,6 +20,7 @@ type transcriptFlags struct {
 	debug    bool // --evidence: keep the matched text of violations
 	history  bool // --session: print the full history, archived marked
 	model    string
+	edit     string // --session: the page under edit
 }
 
 func (f *transcriptFlags) register(fs *flag.FlagSet) {
@@ -27,12 +28,40 @@ func (f *transcriptFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.decide, "decide", false, "with --evidence: then run the decider, which sees only the task, the options and the summary")
 	fs.BoolVar(&f.debug, "debug", false, "with --evidence: show the matched text of violations (may hold participants' names)")
 	fs.BoolVar(&f.history, "history", false, "with --session: print the full history, archived messages marked")
+	fs.StringVar(&f.edit, "edit", "", "with --session: the page under edit, sent whole (default: the page of the latest state message); other pages become digests")
 	fs.StringVar(&f.model, "model", "", "default chat model (llm.model); default: the config's, else $OPENAI_MODEL")
+}
+
+// check refuses a refining flag without the job it refines.
+func (f transcriptFlags) check(o options) error {
+	for _, c := range []struct {
+		set      bool
+		flag     string
+		needs    string
+		needsSet bool
+	}{
+		{f.chairman, "--chairman", "--debate", o.debate != ""},
+		{f.decide, "--decide", "--evidence", o.evidence != ""},
+		{f.debug, "--debug", "--evidence", o.evidence != ""},
+		{f.history, "--history", "--session", o.session != ""},
+		{f.edit != "", "--edit", "--session", o.session != ""},
+	} {
+		if c.set && !c.needsSet {
+			return fmt.Errorf("%s needs %s", c.flag, c.needs)
+		}
+	}
+	return nil
 }
 
 // transcriptJob turns --debate, --evidence, --meeting and --session into a
 // job name and its JSON request body.
 func (a *app) transcriptJob() (string, []byte, error) {
+	if err := a.o.tx.check(a.o); err != nil {
+		return "", nil, err
+	}
+	if a.o.tx.decide && (a.o.noLLM || !a.effectiveMode().UsesLLM()) {
+		return "", nil, fmt.Errorf("--decide calls a model (the decider), and mode %s with --no-llm=%v never does: use --mode llm or hybrid", a.effectiveMode(), a.o.noLLM)
+	}
 	switch {
 	case a.o.debate != "":
 		body, err := readInput(a.o.debate, a.stdin)
@@ -53,7 +82,7 @@ func (a *app) transcriptJob() (string, []byte, error) {
 		body, err := readInput(a.o.meeting, a.stdin)
 		return transcripts.JobMeeting, []byte(body), err
 	case a.o.session != "":
-		req := transcripts.SessionRequest{Session: a.o.session, Force: a.o.compactNow, History: a.o.tx.history}
+		req := transcripts.SessionRequest{Session: a.o.session, Force: a.o.compactNow, History: a.o.tx.history, Edit: a.o.tx.edit}
 		if a.o.messages != "" {
 			data, err := readInput(a.o.messages, a.stdin)
 			if err != nil {

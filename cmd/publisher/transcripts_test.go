@@ -543,3 +543,11 @@ func TestInjectionThroughEveryJob(t *testing.T) {
 		}
 	}
 }
+
+func TestRefiningFlagsNeedTheirJob(t *testing.T) {
+	for _, args := range [][]string{{"--chairman"}, {"--decide"}, {"--debug"}, {"--history"}, {"--edit", "home"}} {
+		if _, _, err := runPublisher(t, "", append([]string{"--local"}, args...)...); err == nil || !strings.Contains(err.Error(), "needs --") {
+			t.Errorf("%v alone: %v", args, err)
+		}
+	}
+}
