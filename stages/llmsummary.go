@@ -327,6 +327,8 @@ const markerScan = 4096
 // white space, format, control and combining characters, "/" and "\\" are
 // ignored and case is folded: "</document\v>", "</document x>",
 // "</document/>", "< /DOCUMENT>", "＜／ｄｏｃｕｍｅｎｔ＞", "<docu\u200bment>".
+// Chat-template control tokens ("<|im_end|>", "<|system|>") are escaped
+// the same way, since some servers read them in message content.
 func EscapeMarkers(text string) string {
 	var b strings.Builder
 	last := 0
@@ -334,7 +336,7 @@ func EscapeMarkers(text string) string {
 		if r != '<' && (r < utf8.RuneSelf || !strings.HasPrefix(norm.NFKC.String(string(r)), "<")) {
 			continue
 		}
-		if !markerAt(text[i+utf8.RuneLen(r):]) {
+		if rest := text[i+utf8.RuneLen(r):]; !markerAt(rest) && !strings.HasPrefix(rest, "|") {
 			continue
 		}
 		if last == 0 {

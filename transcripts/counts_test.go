@@ -174,6 +174,10 @@ func TestDirectionsPerOption(t *testing.T) {
 		{"PackPro raised its surcharge.", "", "PackPro"},
 		{"EcoBox is as reliable as PackPro.", "EcoBox", ""},
 		{"BoxWest is cheap, but it breaks in winter and had late deliveries.", "BoxWest", "BoxWest"},
+		{"PackPro charges more.", "", "PackPro"},
+		{"EcoBox costs less than BoxWest.", "EcoBox", "BoxWest"},
+		{"PackPro's delays were minimal.", "PackPro", ""},
+		{"BoxWest is twice as expensive as EcoBox.", "EcoBox", "BoxWest"},
 	} {
 		req := transcripts.EvidenceRequest{Decision: "d", Options: opts, Transcript: transcripts.Transcript{{Speaker: "X", Text: tc.s}}}
 		ex := transcripts.ExtractiveSummary(req, transcripts.EvidenceConfig{})
@@ -225,5 +229,22 @@ func TestOutputReportsViolationsByKindOnly(t *testing.T) {
 	}
 	if res.Attempts[0].Violations[0].Match != "Maria" {
 		t.Error("WithoutMatches changed its receiver")
+	}
+}
+
+func TestStripCountsInsideTheSentence(t *testing.T) {
+	for in, want := range map[string]string{
+		"EcoBox, which three of us tested, broke in winter.":   "EcoBox broke in winter.",
+		"In the view of most analysts, PackPro is cheaper.":    "PackPro is cheaper.",
+		"PackPro is cheaper, which everyone agreed on.":        "PackPro is cheaper.",
+		"PackPro is cheaper according to both of us.":          "PackPro is cheaper.",
+		"Three of us flagged EcoBox's breakage.":               "EcoBox's breakage.",
+		"BoxWest, a point raised several times, ships faster.": "BoxWest ships faster.",
+		"PackPro ships 1,000 units a day, as two of us noted.": "PackPro ships 1,000 units a day.",
+	} {
+		got, ok := transcripts.StripCounts(in)
+		if !ok || got != want {
+			t.Errorf("StripCounts(%q) = %q, %v; want %q", in, got, ok, want)
+		}
 	}
 }

@@ -211,6 +211,7 @@ func CompressDebate(ctx context.Context, d Debate, c DebateConfig, models ModelL
 	}
 	rep := DebateReport{Mode: mode, Gate: CheckGate(d, c)}
 	rep.LLMGate = llmGate(c, models)
+	modelFailed := false
 	for seat, idx := range Seating(d, mode) {
 		if err := ctx.Err(); err != nil {
 			return d, DebateReport{}, err
@@ -223,9 +224,16 @@ func CompressDebate(ctx context.Context, d Debate, c DebateConfig, models ModelL
 		case seat < c.KeepVerbatim:
 			ar.Method, ar.Reason = MethodVerbatim, fmt.Sprintf("seat %d of the top %d", seat+1, c.KeepVerbatim)
 		default:
-			if err := compressAnswer(ctx, d.Question, a, &ar, c, rep.LLMGate, models); err != nil {
+			gate := rep.LLMGate
+			if gate == "" && modelFailed {
+				// A failed call was retried by the client under its time
+				// budget; asking again per answer would multiply a hang.
+				gate = "the model failed on an earlier answer of this debate"
+			}
+			if err := compressAnswer(ctx, d.Question, a, &ar, c, gate, models); err != nil {
 				return d, DebateReport{}, err
 			}
+			modelFailed = modelFailed || strings.HasPrefix(ar.Reason, "llm failed")
 		}
 		ar.CharsOut = stages.Chars(chairmanText(*a))
 		rep.CharsIn += ar.CharsIn

@@ -182,7 +182,7 @@ var (
 	highWords = wordSet(`high higher highest more most increased rose rising long longer longest large larger largest up grew growing`)
 	// badMeasures are quantities where less is better (price, damage rate);
 	// alone they carry no direction. goodMeasures are the reverse.
-	badMeasures  = wordSet(`price prices cost costs fee fees rate rates quote quotes time times latency turnaround lead-time wait`)
+	badMeasures  = wordSet(`price prices pricing cost costs charge charges fee fees rate rates quote quotes time times latency turnaround lead-time wait`)
 	goodMeasures = wordSet(`rating ratings reliability quality score scores capacity durability satisfaction uptime speed margin margins availability stock`)
 	// lessWords before a cue flip it: "less reliable", "fewer delays".
 	lessWords = wordSet(`less least fewer fewest lower lowest reduced`)

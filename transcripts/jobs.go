@@ -390,6 +390,13 @@ func (j Jobs) Meeting(ctx context.Context, req JobRequest) ([]byte, []pipeline.N
 	if bg.Summary == "" && bg.Tokens > j.Config.Meeting.BackgroundTokens {
 		j.skipped(ctx, "meeting", req, "background: "+bg.Note)
 	}
+	if bg.ModelFailed {
+		// The client already retried under its time budget: a second call
+		// for the whiteboard would only double a hang.
+		if m, err = NewContextManager(j.Config.Meeting, nil); err != nil {
+			return nil, nil, err
+		}
+	}
 	var text string
 	var rep MeetingReport
 	switch mr.For {

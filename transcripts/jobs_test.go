@@ -52,3 +52,28 @@ func TestJobsFollowTheModeGate(t *testing.T) {
 		}
 	}
 }
+
+// A model that fails is not asked again within one job: the client already
+// retried under its time budget, so a hang costs one budget per job.
+func TestFailedModelIsNotAskedAgainInAJob(t *testing.T) {
+	ctx := context.Background()
+	failing := func() *fakeChat {
+		return &fakeChat{answer: func(int, string, string) (string, error) { return "", context.DeadlineExceeded }}
+	}
+	var answers []string
+	for i := 0; i < 5; i++ {
+		answers = append(answers, `{"model":"m`+string(rune('a'+i))+`","priority":`+string(rune('1'+i))+`,"response_raw":"`+strings.Repeat("a line of reasoning\\n", 2000)+`"}`)
+	}
+	debate := `{"question":"q","answers":[` + strings.Join(answers, ",") + `]}`
+	meeting := `{"state":{"topic":"t","round":1,"background":"` + strings.Repeat("fact ", 3000) + `","scratchpad":[{"agent":"a","content":"` + strings.Repeat("point ", 6000) + `"},{"agent":"b","content":"x"},{"agent":"c","content":"y"}]},"for":"chair"}`
+	for name, body := range map[string]string{transcripts.JobDebate: debate, transcripts.JobMeeting: meeting} {
+		model := failing()
+		jobs := transcripts.Jobs{Config: transcripts.DefaultConfig(), Model: model, Log: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))}
+		if _, _, err := jobs.Run(ctx, name, transcripts.JobRequest{Body: []byte(body), Mode: stages.ModeLLM, AllowLLM: true}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(model.users) != 1 {
+			t.Errorf("%s: %d calls to a failing model, want 1", name, len(model.users))
+		}
+	}
+}

@@ -113,6 +113,8 @@ type BackgroundResult struct {
 	Summary string `json:"summary,omitempty"`
 	Tokens  int    `json:"tokens"`
 	Note    string `json:"note,omitempty"`
+	// ModelFailed: the model was called and failed.
+	ModelFailed bool `json:"model_failed,omitempty"`
 }
 
 // MeetingReport says how one context was built.
@@ -254,6 +256,7 @@ func (m *ContextManager) SummarizeBackground(ctx context.Context, background str
 			return BackgroundResult{}, ctxErr
 		}
 		res.Note = "the model failed (" + err.Error() + "): sent in full"
+		res.ModelFailed = true
 		return res, nil
 	}
 	res.Summary = strings.TrimSpace(summary)

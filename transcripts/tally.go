@@ -503,27 +503,95 @@ var holderPatterns = func() []*regexp.Regexp {
 	return out
 }()
 
+// holderFiller are the words a holder phrase may hold besides counts,
+// attributions and people ("and", "the", "of", "who").
+var holderFiller = wordSet(`and or the a an of that who which also too we they i us them you he she some other others
+	in view opinion according to as like per earlier later then again still all both on with from by among`)
+
 // holderPhrase reports whether s names who held a view rather than what
-// the view is: a count, a quantifier, an attribution or people.
+// the view is: counts, quantifiers, attributions and people, and nothing
+// else but filler words.
 func holderPhrase(s string) bool {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return false
-	}
-	if len(FindCounts(s)) > 0 {
-		return true
-	}
-	for _, re := range attributionPatterns {
-		if re.MatchString(s) {
-			return true
-		}
 	}
 	for _, re := range holderPatterns {
 		if re.MatchString(s) {
 			return true
 		}
 	}
-	return false
+	rest := []byte(s)
+	found := false
+	for _, f := range FindCounts(s) {
+		found = true
+		for i := f.Start; i < f.End; i++ {
+			rest[i] = ' '
+		}
+	}
+	for _, re := range attributionPatterns {
+		for _, loc := range re.FindAllStringSubmatchIndex(s, -1) {
+			found = true
+			for i := loc[2]; i < loc[3]; i++ {
+				rest[i] = ' '
+			}
+		}
+	}
+	if !found {
+		return false
+	}
+	for _, w := range words(string(rest)) {
+		if !holderFiller[w] && !holderPatterns[0].MatchString(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// countClause is a comma-delimited clause ("EcoBox, which three of us
+// tested, broke") or a trailing attribution ("... according to most of us").
+var trailingHolder = regexp.MustCompile(`(?i)\s+(?:according\s+to|in\s+the\s+(?:view|opinion)\s+of|per|for)\s+(.{1,60}?)\s*([.!?]*)$`)
+
+// dropCountClauses removes the comma clauses of s that hold a count leak,
+// and a trailing "according to" holder, keeping the rest of the sentence.
+func dropCountClauses(s string) string {
+	if m := trailingHolder.FindStringSubmatchIndex(s); m != nil && holderPhrase(s[m[2]:m[3]]) {
+		s = s[:m[0]] + s[m[4]:m[5]]
+	}
+	// Clauses end at ", " (a comma in "1,000" is not a clause break).
+	parts := strings.Split(s, ", ")
+	if len(parts) < 2 {
+		return s
+	}
+	var b strings.Builder
+	kept, dropped := 0, false
+	for _, p := range parts {
+		if len(FindCounts(p)) > 0 {
+			dropped = true
+			continue
+		}
+		if kept > 0 {
+			if dropped {
+				b.WriteString(" ") // an appositive went: "EcoBox broke"
+			} else {
+				b.WriteString(", ")
+			}
+		}
+		b.WriteString(strings.TrimSpace(p))
+		kept++
+		dropped = false
+	}
+	if kept == 0 {
+		return s
+	}
+	out := strings.TrimSpace(b.String())
+	if last := parts[len(parts)-1]; len(FindCounts(last)) > 0 {
+		// The dropped clause ended the sentence: keep its end mark.
+		if end := strings.TrimRight(last, " "); strings.HasSuffix(end, ".") && !strings.HasSuffix(out, ".") {
+			out += "."
+		}
+	}
+	return out
 }
 
 // StripCounts removes from one sentence whatever says who or how many held
@@ -550,6 +618,9 @@ func StripCounts(s string) (string, bool) {
 			break
 		}
 	}
+	if len(FindCounts(s)) > 0 {
+		s = dropCountClauses(s)
+	}
 	for _, f := range FindCounts(s) {
 		if f.Rule != RuleRepetition {
 			continue
@@ -562,7 +633,7 @@ func StripCounts(s string) (string, bool) {
 		break
 	}
 	s = strings.TrimSpace(s)
-	if s != orig && len(strings.Fields(s)) < 3 {
+	if s != orig && len(strings.Fields(s)) < 2 {
 		// What is left ("BoxWest.") is a vote, not a claim.
 		return "", false
 	}

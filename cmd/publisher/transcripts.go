@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"log/slog"
 
 	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/pipeline"
@@ -118,7 +119,7 @@ func (r *jobRunner) run(ctx context.Context, name string, body []byte) ([]byte, 
 		if r.store == nil {
 			r.store = transcripts.NewMemoryStore()
 		}
-		jobs := transcripts.Jobs{Config: a.file.Transcripts, Model: a.chatModel, Store: r.store}
+		jobs := transcripts.Jobs{Config: a.file.Transcripts, Model: a.chatModel, Store: r.store, Log: slog.New(slog.NewTextHandler(a.stderr, nil))}
 		out, reports, err := jobs.Run(ctx, name, transcripts.JobRequest{Body: body, Mode: a.effectiveMode(), AllowLLM: !a.o.noLLM})
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
