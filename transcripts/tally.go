@@ -318,9 +318,13 @@ func tokenSet(s string) map[string]bool {
 
 func hasAll(toks map[string]bool, needs []map[string]bool) bool {
 	for _, set := range needs {
+		small, big := toks, set
+		if len(set) < len(toks) {
+			small, big = set, toks
+		}
 		found := false
-		for w := range set {
-			if toks[w] {
+		for w := range small {
+			if big[w] {
 				found = true
 				break
 			}
