@@ -39,6 +39,7 @@ type Client struct {
 	br       *breaker
 
 	noModel sync.Once
+	skipped sync.Map // gate number -> logged
 }
 
 var _ stages.Summarizer = (*Client)(nil)
@@ -310,6 +311,19 @@ func (c *Client) Model() (string, bool) {
 	}
 	return c.model, true
 }
+
+// LogSkip logs, at WARN, the first skip at each gate of the llm_summary
+// node (stages.SkipLogger): a mode or entry point that keeps the model off,
+// texts under the length threshold. Later skips at the same gate are only
+// in the report, so a run of short texts does not flood the log.
+func (c *Client) LogSkip(ctx context.Context, gate int, reason string) {
+	if _, seen := c.skipped.LoadOrStore(gate, true); seen {
+		return
+	}
+	c.log.WarnContext(ctx, "[Compression] llm_summary: skipped (logged once per gate)", slog.Int("gate", gate), slog.String("reason", reason))
+}
+
+var _ stages.SkipLogger = (*Client)(nil)
 
 // HasModel reports whether a model is configured, without the warning.
 func (c *Client) HasModel() bool { return c.model != "" }

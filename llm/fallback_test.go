@@ -124,3 +124,26 @@ func TestNoModelIsOneClearLine(t *testing.T) {
 		t.Errorf("want one line saying how to set a model, got:\n%s", h.log.String())
 	}
 }
+
+// Gate skips of the node are logged at WARN, once per gate.
+func TestGateSkipsLoggedOncePerGate(t *testing.T) {
+	h := newHarness(t, always("s"), nil)
+	node := stages.NewLLMSummary(stages.DefaultLLMSummaryOptions(), h.client)
+	for i := 0; i < 3; i++ {
+		for _, in := range []stages.Input{
+			{Text: longText("g"), Mode: stages.ModeAlgorithmic, AllowLLM: true}, // gate 2
+			{Text: "short", Mode: stages.ModeLLM, AllowLLM: true},               // gate 3
+		} {
+			if _, err := node.Apply(context.Background(), in); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	log := h.log.String()
+	if strings.Count(log, "gate=2") != 1 || strings.Count(log, "gate=3") != 1 || strings.Count(log, "level=WARN") != 2 {
+		t.Errorf("want one WARN per gate:\n%s", log)
+	}
+	if h.fake.count() != 0 {
+		t.Errorf("%d requests", h.fake.count())
+	}
+}

@@ -43,6 +43,13 @@ type Summarizer interface {
 	Summarize(ctx context.Context, req SummaryRequest) (string, LLMUsage, error)
 }
 
+// SkipLogger is implemented by a Summarizer that logs the node's gate
+// skips (gates 1 to 3; gate 4 is the Summarizer's own Model warning).
+// The reason holds counts and the mode, never text.
+type SkipLogger interface {
+	LogSkip(ctx context.Context, gate int, reason string)
+}
+
 // Gate numbers, in seed order.
 const (
 	GateEntryPoint = 1
@@ -94,6 +101,9 @@ func (n llmSummaryNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	chars := Chars(in.Text)
 	g := CheckGates(in.AllowLLM, in.Mode, chars, n.opt, n.llm)
 	if !g.Open {
+		if l, ok := n.llm.(SkipLogger); ok && g.Gate != GateModel {
+			l.LogSkip(ctx, g.Gate, g.Reason)
+		}
 		return skip(in, g.Reason), nil
 	}
 	if err := ctx.Err(); err != nil {
