@@ -22,6 +22,7 @@ const (
 	sessionHdrID   = "Jc-Session-Msg-Id"
 	sessionHdrRole = "Jc-Session-Role"
 	sessionHdrKind = "Jc-Session-Kind"
+	sessionHdrPage = "Jc-Session-Page"
 )
 
 // SessionStoreConfig names and sizes the session store.
@@ -231,6 +232,7 @@ func decodeSessionMsg(raw *njs.RawStreamMsg) transcripts.Message {
 		ID:   raw.Header.Get(sessionHdrID),
 		Role: raw.Header.Get(sessionHdrRole),
 		Kind: transcripts.MessageKind(raw.Header.Get(sessionHdrKind)),
+		Page: raw.Header.Get(sessionHdrPage),
 		Text: string(raw.Data),
 	}
 	if m.ID == "" {
@@ -264,6 +266,9 @@ func (s *SessionStore) Append(ctx context.Context, session string, m transcripts
 	msg.Header.Set(sessionHdrID, m.ID)
 	msg.Header.Set(sessionHdrRole, m.Role)
 	msg.Header.Set(sessionHdrKind, string(m.Kind))
+	if m.Page != "" {
+		msg.Header.Set(sessionHdrPage, m.Page)
+	}
 	ack, err := s.js.PublishMsg(ctx, msg, njs.WithMsgID(session+"/"+m.ID), njs.WithExpectStream(s.cfg.SessionStream()))
 	if err != nil {
 		return transcripts.Message{}, fmt.Errorf("append to session %s: %w", session, err)

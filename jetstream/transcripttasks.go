@@ -2,15 +2,18 @@ package jetstream
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 
 	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/stages"
 	"github.com/jetcompact/jetcompact/transcripts"
 )
 
-// TranscriptTasks exposes the transcript jobs (debate, evidence, session)
-// as fleet tasks. Invalid requests are permanent errors.
+// TranscriptTasks exposes the transcript jobs (debate, evidence, session,
+// meeting, decide) as fleet tasks. Invalid requests are permanent errors.
 func TranscriptTasks(jobs transcripts.Jobs) map[string]TaskFunc {
 	tasks := map[string]TaskFunc{}
 	for _, name := range transcripts.JobNames() {
@@ -23,4 +26,22 @@ func TranscriptTasks(jobs transcripts.Jobs) map[string]TaskFunc {
 		}
 	}
 	return tasks
+}
+
+// TranscriptDocument is the fleet document for one transcript job. The
+// pure jobs (debate, evidence, meeting, decide) derive their id from the
+// body and salt, so a republished request returns its stored result. A
+// session job reads and changes a session: the same body later is a new
+// operation on a newer session, so its id carries a fresh nonce and its
+// result is never deduplicated (no stale view, no second "applied").
+func TranscriptDocument(job string, body []byte, mode stages.Mode, allowLLM bool, salt string) (Document, error) {
+	doc := Document{Text: string(body), Mode: mode, AllowLLM: allowLLM, Salt: salt}
+	if job == transcripts.JobSession {
+		var nonce [12]byte
+		if _, err := rand.Read(nonce[:]); err != nil {
+			return Document{}, err
+		}
+		doc.ID = DocumentID(doc.Text, "task:"+job+"|"+salt+"|"+hex.EncodeToString(nonce[:]))
+	}
+	return doc, nil
 }

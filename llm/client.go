@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -22,19 +23,23 @@ import (
 // worker process shares its concurrency limit and breaker across all the
 // documents that worker handles.
 type Client struct {
-	cfg    Config
-	model  string // summary_model, else model, else ""
-	system string // the system prompt in use
-	api    *openai.Client
-	secret string // only for redaction; never printed
-	cache  Cache
-	log    *slog.Logger
-	now    func() time.Time
-	sleep  func(context.Context, time.Duration) error
-	sem    chan struct{}
-	br     *breaker
+	cfg   Config
+	model string // summary_model, else model, else ""
+	// fallback is model when a summary_model is tried first, else "".
+	fallback string
+	system   string // the system prompt in use
+	api      *openai.Client
+	secret   *regexp.Regexp // matches the key as a whole token; nil when unset or short
+	keySet   bool
+	cache    Cache
+	log      *slog.Logger
+	now      func() time.Time
+	sleep    func(context.Context, time.Duration) error
+	sem      chan struct{}
+	br       *breaker
 
 	noModel sync.Once
+	skipped sync.Map // gate number -> logged
 }
 
 var _ stages.Summarizer = (*Client)(nil)
@@ -184,23 +189,35 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		oc.HTTPClient = o.httpClient
 	}
 	cfg.BaseURL = base
+	if cfg.Model == "" {
+		if v, ok := o.lookupEnv(EnvModel); ok {
+			cfg.Model = strings.TrimSpace(v)
+		}
+	}
+	fallback := ""
+	if cfg.SummaryModel != "" && cfg.Model != "" && cfg.Model != cfg.SummaryModel {
+		fallback = cfg.Model
+	}
 
-	system := cfg.Prompt
-	if system == "" {
-		system = DefaultSystemPrompt
+	system := DefaultSystemPrompt
+	if cfg.Prompt != "" {
+		// A custom prompt still says that the marked content is data.
+		system = stages.SystemPrompt(cfg.Prompt)
 	}
 	return &Client{
-		cfg:    cfg,
-		model:  cfg.summaryModel(),
-		system: system,
-		api:    openai.NewClientWithConfig(oc),
-		secret: key,
-		cache:  o.cache,
-		log:    o.log,
-		now:    o.now,
-		sleep:  o.sleep,
-		sem:    make(chan struct{}, cfg.MaxConcurrency),
-		br:     newBreaker(cfg.Breaker),
+		cfg:      cfg,
+		model:    cfg.summaryModel(),
+		fallback: fallback,
+		system:   system,
+		api:      openai.NewClientWithConfig(oc),
+		secret:   secretPattern(key),
+		keySet:   key != "",
+		cache:    o.cache,
+		log:      o.log,
+		now:      o.now,
+		sleep:    o.sleep,
+		sem:      make(chan struct{}, cfg.MaxConcurrency),
+		br:       newBreaker(cfg.Breaker),
 	}, nil
 }
 
@@ -268,7 +285,7 @@ func (c *Client) String() string {
 		model = "none"
 	}
 	key := "unset"
-	if c.secret != "" {
+	if c.keySet {
 		key = "set"
 	}
 	return fmt.Sprintf("llm.Client{api_type: %s, base_url: %s, model: %s, key: %s}", c.cfg.APIType, c.cfg.BaseURL, model, key)
@@ -280,18 +297,36 @@ func (c *Client) GoString() string { return c.String() }
 // Format makes every fmt verb print String, so no verb reaches the fields.
 func (c *Client) Format(f fmt.State, _ rune) { io.WriteString(f, c.String()) }
 
+// NoModelMessage is the one line that says how to name a model.
+const NoModelMessage = "[Compression] llm: no model configured: set llm.model (or llm.summary_model) in the config, $" + EnvModel + " or --model; keeping original texts"
+
 // Model returns summary_model, else model. When neither is set it returns
-// false and logs one warning for the life of the client.
+// false and logs one warning (NoModelMessage) for the life of the client.
 func (c *Client) Model() (string, bool) {
 	if c.model == "" {
 		c.noModel.Do(func() {
-			c.log.Warn("[Compression] llm_summary: no summary_model and no model configured; keeping original texts",
-				slog.String("node", string(stages.KeyLLMSummary)))
+			c.log.Warn(NoModelMessage, slog.String("node", string(stages.KeyLLMSummary)))
 		})
 		return "", false
 	}
 	return c.model, true
 }
+
+// LogSkip logs, at WARN, the first skip at each gate of the llm_summary
+// node (stages.SkipLogger): a mode or entry point that keeps the model off,
+// texts under the length threshold. Later skips at the same gate are only
+// in the report, so a run of short texts does not flood the log.
+func (c *Client) LogSkip(ctx context.Context, gate int, reason string) {
+	if _, seen := c.skipped.LoadOrStore(gate, true); seen {
+		return
+	}
+	c.log.WarnContext(ctx, "[Compression] llm_summary: skipped (logged once per gate)", slog.Int("gate", gate), slog.String("reason", reason))
+}
+
+var _ stages.SkipLogger = (*Client)(nil)
+
+// HasModel reports whether a model is configured, without the warning.
+func (c *Client) HasModel() bool { return c.model != "" }
 
 // Summarize asks the model for a summary of req.Text. A cached summary is
 // returned without a request. While the breaker is open it fails at once
@@ -323,13 +358,20 @@ func (c *Client) Summarize(ctx context.Context, req stages.SummaryRequest) (stri
 		}
 	}
 
-	summary, err := c.guarded(ctx, &usage, c.system, userMessage(req.Text, req.Kind), req.MaxOutputTokens)
+	summary, err := c.withFallback(ctx, &usage, c.system, userMessage(req.Text, req.Kind), req.MaxOutputTokens)
 	usage.LatencyMS = latency()
 	if err != nil {
 		return "", usage, err
 	}
 	// The node restores any code placeholder the model dropped.
 	summary = strings.TrimSpace(summary)
+	switch {
+	case summary == "":
+		c.log.WarnContext(ctx, "[Compression] llm: empty completion; keeping the original", slog.String("model", usage.Model))
+	case stages.Chars(summary) >= stages.Chars(req.Text):
+		c.log.WarnContext(ctx, "[Compression] llm: summary not shorter than its input; the guard keeps the original",
+			slog.String("model", usage.Model), slog.Int("chars_in", stages.Chars(req.Text)), slog.Int("chars_out", stages.Chars(summary)))
+	}
 	if summary != "" && c.cache != nil {
 		if err := c.cache.Put(ctx, key, summary); err != nil {
 			c.log.Warn("[Compression] llm_summary: cache put failed", slog.String("error", redact(err, c.secret).Error()))
@@ -347,12 +389,74 @@ func (c *Client) Complete(ctx context.Context, system, user string, maxTokens in
 		return "", ErrNoModel
 	}
 	usage := stages.LLMUsage{Model: c.model}
-	out, err := c.guarded(ctx, &usage, system, user, maxTokens)
+	out, err := c.withFallback(ctx, &usage, system, user, maxTokens)
 	return strings.TrimSpace(out), err
 }
 
+// withFallback runs the call under call_timeout: summary_model first, and
+// when that fails, model once (seed 004's fallback, for runtime failures
+// too). The first model leaves one request timeout of the budget for the
+// fallback. Every failure is logged at WARN, without text.
+func (c *Client) withFallback(ctx context.Context, usage *stages.LLMUsage, system, user string, maxTokens int) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.CallTimeout)
+	defer cancel()
+	first := ctx
+	if c.fallback != "" {
+		var cancelFirst context.CancelFunc
+		first, cancelFirst = context.WithTimeout(ctx, c.cfg.CallTimeout-c.cfg.Timeout)
+		defer cancelFirst()
+	}
+	out, err := c.guarded(first, usage, c.model, c.cfg.MaxRetries, system, user, maxTokens)
+	if err == nil {
+		return out, nil
+	}
+	c.warnFailure(ctx, c.model, err)
+	if c.fallback == "" || ctx.Err() != nil || errors.Is(err, stages.ErrCircuitOpen) {
+		return "", err
+	}
+	usage.Model = c.fallback
+	out, ferr := c.guarded(ctx, usage, c.fallback, 0, system, user, maxTokens)
+	if ferr != nil {
+		c.warnFailure(ctx, c.fallback, ferr)
+		return "", fmt.Errorf("%w; fallback to model %s: %w", err, c.fallback, ferr)
+	}
+	return out, nil
+}
+
+func (c *Client) warnFailure(ctx context.Context, model string, err error) {
+	if context.Cause(ctx) == context.Canceled {
+		return
+	}
+	c.log.WarnContext(context.WithoutCancel(ctx), "[Compression] llm: call failed",
+		slog.String("model", model), slog.String("kind", errKind(err)))
+}
+
+// errKind names a failure without its text.
+func errKind(err error) string {
+	var he *HTTPError
+	switch {
+	case errors.As(err, &he):
+		return fmt.Sprintf("http %d", he.StatusCode)
+	case errors.Is(err, stages.ErrCircuitOpen):
+		return "circuit open"
+	case errors.Is(err, ErrTruncated):
+		return "truncated"
+	case errors.Is(err, ErrMalformedResponse):
+		return "malformed response"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	var te *transportError
+	if errors.As(err, &te) {
+		return "network"
+	}
+	return "other"
+}
+
 // guarded runs one call through the breaker and the concurrency limit.
-func (c *Client) guarded(ctx context.Context, usage *stages.LLMUsage, system, user string, maxTokens int) (string, error) {
+func (c *Client) guarded(ctx context.Context, usage *stages.LLMUsage, model string, maxRetries int, system, user string, maxTokens int) (string, error) {
 	ok, probe, retryAt := c.br.allow(c.now())
 	if !ok {
 		return "", fmt.Errorf("llm: %w: %s is failing, next try after %s", stages.ErrCircuitOpen, c.cfg.BaseURL, retryAt.Format(time.RFC3339))
@@ -377,22 +481,29 @@ func (c *Client) guarded(ctx context.Context, usage *stages.LLMUsage, system, us
 	if !probe && c.br.stillOpen(c.now()) {
 		return "", fmt.Errorf("llm: %w: %s is failing", stages.ErrCircuitOpen, c.cfg.BaseURL)
 	}
-	out, err := c.call(ctx, system, user, maxTokens, usage, &o)
+	out, err := c.call(ctx, model, maxRetries, system, user, maxTokens, usage, &o)
 	if err != nil {
 		return "", redact(err, c.secret)
 	}
 	return out, nil
 }
 
+// outgoing builds the messages sent to the endpoint. Every message content
+// that leaves this client passes here, and only here: this is the one
+// place for a hook over outgoing text (secret redaction).
+func (c *Client) outgoing(system, user string) []openai.ChatCompletionMessage {
+	return []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: system},
+		{Role: openai.ChatMessageRoleUser, Content: user},
+	}
+}
+
 // call sends the request, retrying transient failures. It sets *o for the
 // breaker and the token counts and retries in *usage.
-func (c *Client) call(ctx context.Context, system, user string, maxTokens int, usage *stages.LLMUsage, o *outcome) (string, error) {
+func (c *Client) call(ctx context.Context, model string, maxRetries int, system, user string, maxTokens int, usage *stages.LLMUsage, o *outcome) (string, error) {
 	creq := openai.ChatCompletionRequest{
-		Model: c.model,
-		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: system},
-			{Role: openai.ChatMessageRoleUser, Content: user},
-		},
+		Model:     model,
+		Messages:  c.outgoing(system, user),
 		MaxTokens: maxTokens,
 	}
 	// Reasoning models refuse max_tokens and want max_completion_tokens.
@@ -414,13 +525,13 @@ func (c *Client) call(ctx context.Context, system, user string, maxTokens int, u
 		}
 		cerr, retry, oc := classify(ctx, err, resp.Header(), c.now())
 		*o = oc
-		if he, ok := cerr.(*HTTPError); ok && c.secret != "" {
-			he.Message = strings.ReplaceAll(he.Message, c.secret, "[REDACTED]")
+		if he, ok := cerr.(*HTTPError); ok {
+			he.Message = redactText(he.Message, c.secret)
 		}
 		if !retry {
 			return "", fmt.Errorf("llm: chat completion: %w", cerr)
 		}
-		if attempt >= c.cfg.MaxRetries {
+		if attempt >= maxRetries {
 			if attempt == 0 {
 				return "", fmt.Errorf("llm: chat completion: %w", cerr)
 			}

@@ -69,7 +69,7 @@ func TestPromptOverride(t *testing.T) {
 	if _, _, err := summarize(t, h.client, longText("x")); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.fake.req(0).Body.Messages[0].Content; got != "Summarise tersely." {
+	if got := h.fake.req(0).Body.Messages[0].Content; got != "Summarise tersely.\n\n"+stages.PromptDataRule {
 		t.Errorf("system prompt = %q", got)
 	}
 }
@@ -122,7 +122,7 @@ func TestGatesThroughNode(t *testing.T) {
 			if n := h.fake.count(); n != 0 {
 				t.Errorf("%d requests made", n)
 			}
-			warnings := strings.Count(h.log.String(), "no summary_model and no model configured")
+			warnings := strings.Count(h.log.String(), "no model configured: set llm.model")
 			if want := map[bool]int{true: 1, false: 0}[tc.noLLM]; warnings != want {
 				t.Errorf("%d missing-model warnings, want %d:\n%s", warnings, want, h.log.String())
 			}

@@ -31,6 +31,9 @@ const (
 const (
 	EnvAPIKey  = "OPENAI_API_KEY"
 	EnvBaseURL = "OPENAI_BASE_URL"
+	// EnvModel names the default chat model when the config names none, as
+	// OpenAI-compatible tools do.
+	EnvModel = "OPENAI_MODEL"
 )
 
 // DefaultBaseURL is used when neither base_url nor $OPENAI_BASE_URL is set.
@@ -54,10 +57,10 @@ type Config struct {
 	// 2024-10-21 for azure and azure_ad.
 	APIVersion string `yaml:"api_version"`
 	// Model is the default chat model (for Azure: the deployment name).
-	// Default: "" (none).
+	// Default: "" (none): then $OPENAI_MODEL, if set.
 	Model string `yaml:"model"`
 	// SummaryModel is preferred for summaries; empty falls back to Model.
-	// Default: "".
+	// A call to it that fails is tried once more with Model. Default: "".
 	SummaryModel string `yaml:"summary_model"`
 	// Prompt replaces the built-in system prompt (DefaultSystemPrompt).
 	// Default: "" (built-in).
@@ -66,8 +69,12 @@ type Config struct {
 	// summaries, for example when the model behind a name changes.
 	// Default: v1.
 	PromptVersion string `yaml:"prompt_version"`
-	// Timeout bounds each HTTP request (each retry has its own). Default: 30s.
+	// Timeout bounds each HTTP request (each retry has its own). Default: 10s.
 	Timeout time.Duration `yaml:"timeout"`
+	// CallTimeout bounds a whole call: every retry, every backoff wait and
+	// the fallback to Model, so a hung endpoint costs at most this much per
+	// text. Default: 30s.
+	CallTimeout time.Duration `yaml:"call_timeout"`
 	// MaxRetries is how many times a failed request is retried (429, 5xx,
 	// network errors and timeouts only); 0 disables retries. Default: 3.
 	MaxRetries int `yaml:"max_retries"`
@@ -120,7 +127,8 @@ func DefaultConfig() Config {
 	return Config{
 		APIType:        APITypeOpenAI,
 		PromptVersion:  "v1",
-		Timeout:        30 * time.Second,
+		Timeout:        10 * time.Second,
+		CallTimeout:    30 * time.Second,
 		MaxRetries:     3,
 		Backoff:        BackoffConfig{Base: 500 * time.Millisecond, Max: 20 * time.Second},
 		Breaker:        BreakerConfig{Failures: 5, OpenFor: 30 * time.Second, HalfOpenProbes: 1},
@@ -148,6 +156,9 @@ func (c Config) Validate() error {
 	}
 	if c.Timeout <= 0 {
 		bad("timeout", "%s: must be > 0, got %s", c.Timeout)
+	}
+	if c.CallTimeout < c.Timeout {
+		bad("call_timeout", "%s: must be >= timeout (%s), got %s", c.Timeout, c.CallTimeout)
 	}
 	if c.MaxRetries < 0 || c.MaxRetries > 20 {
 		bad("max_retries", "%s: must be in [0, 20], got %d", c.MaxRetries)

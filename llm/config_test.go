@@ -68,7 +68,7 @@ func TestDecodeConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, err := DecodeConfig(&root.LLM)
-	if err != nil || c.Model != "m" || c.MaxConcurrency != 8 || c.Timeout != 30*time.Second {
+	if err != nil || c.Model != "m" || c.MaxConcurrency != 8 || c.Timeout != 10*time.Second || c.CallTimeout != 30*time.Second {
 		t.Errorf("%+v, %v", c, err)
 	}
 	if c, err := DecodeConfig(nil); err != nil || c != DefaultConfig() {

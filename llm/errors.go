@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -171,17 +172,42 @@ func backoffWait(b BackoffConfig, n int) time.Duration {
 	return half + rand.N(d-half+1)
 }
 
+// minSecretLen is the shortest key that is redacted: a shorter one would
+// match inside ordinary words ("x" in "exceeded").
+const minSecretLen = 8
+
+// secretPattern matches key as a whole token (no letter, digit, "-" or "_"
+// on either side), or is nil for a key too short to redact safely.
+func secretPattern(key string) *regexp.Regexp {
+	if len(key) < minSecretLen {
+		return nil
+	}
+	return regexp.MustCompile(`(^|[^A-Za-z0-9_-])` + regexp.QuoteMeta(key) + `($|[^A-Za-z0-9_-])`)
+}
+
+// redactText replaces every whole-token occurrence of the secret.
+func redactText(s string, secret *regexp.Regexp) string {
+	if secret == nil {
+		return s
+	}
+	// Adjacent occurrences share a boundary: repeat until none is left.
+	for i := 0; i < 4 && secret.MatchString(s); i++ {
+		s = secret.ReplaceAllString(s, "${1}[REDACTED]${2}")
+	}
+	return s
+}
+
 // redacted hides a secret that a server or proxy echoed into an error.
 type redacted struct {
 	err    error
-	secret string
+	secret *regexp.Regexp
 }
 
-func (e *redacted) Error() string { return strings.ReplaceAll(e.err.Error(), e.secret, "[REDACTED]") }
+func (e *redacted) Error() string { return redactText(e.err.Error(), e.secret) }
 func (e *redacted) Unwrap() error { return e.err }
 
-func redact(err error, secret string) error {
-	if err == nil || secret == "" || !strings.Contains(err.Error(), secret) {
+func redact(err error, secret *regexp.Regexp) error {
+	if err == nil || secret == nil || !secret.MatchString(err.Error()) {
 		return err
 	}
 	return &redacted{err: err, secret: secret}

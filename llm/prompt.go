@@ -1,9 +1,6 @@
 package llm
 
 import (
-	"regexp"
-	"strings"
-
 	"github.com/jetcompact/jetcompact/stages"
 )
 
@@ -25,39 +22,8 @@ Some lines consist only of private-use characters (U+E000 to U+E01F). Each stand
 
 Reply with the summary only: no preamble, no closing remark, and no <document> markers.`
 
-const (
-	docOpen  = "<document>"
-	docClose = "</document>"
-)
-
-// closingTag finds anything a model could read as the closing marker.
-var closingTag = regexp.MustCompile(`(?i)</\s*document\s*>`)
-
-// escapeDocument neutralises closing markers inside the untrusted text so
-// it cannot end the document early and speak as the user.
-func escapeDocument(text string) string {
-	return closingTag.ReplaceAllStringFunc(text, func(m string) string {
-		return "<\\/" + m[2:]
-	})
-}
-
-// userMessage wraps the untrusted text in the document markers.
+// userMessage wraps the untrusted text in escaped document markers
+// (stages.SummaryUserPrompt, the one prompt builder).
 func userMessage(text string, kind stages.Kind) string {
-	var b strings.Builder
-	b.Grow(len(text) + 128)
-	b.WriteString("Summarise the document below following the system rules.")
-	if kind != "" {
-		b.WriteString(" Content type: ")
-		b.WriteString(string(kind))
-		b.WriteString(".")
-	}
-	b.WriteString("\n\n")
-	b.WriteString(docOpen)
-	b.WriteString("\n")
-	b.WriteString(escapeDocument(text))
-	if !strings.HasSuffix(text, "\n") {
-		b.WriteString("\n")
-	}
-	b.WriteString(docClose)
-	return b.String()
+	return stages.SummaryUserPrompt(text, kind)
 }

@@ -129,6 +129,9 @@ type DebateReport struct {
 	LLMGate  string `json:"llm_gate,omitempty"`
 	CharsIn  int    `json:"chars_in"`
 	CharsOut int    `json:"chars_out"`
+	// Overflow says what was done when the compressed answers still
+	// exceeded the window; empty when they fit.
+	Overflow string `json:"overflow,omitempty"`
 }
 
 // EffectiveMode returns d.Mode, or when it is empty, ModeDebate if any
@@ -208,6 +211,7 @@ func CompressDebate(ctx context.Context, d Debate, c DebateConfig, models ModelL
 	}
 	rep := DebateReport{Mode: mode, Gate: CheckGate(d, c)}
 	rep.LLMGate = llmGate(c, models)
+	modelFailed := false
 	for seat, idx := range Seating(d, mode) {
 		if err := ctx.Err(); err != nil {
 			return d, DebateReport{}, err
@@ -220,16 +224,84 @@ func CompressDebate(ctx context.Context, d Debate, c DebateConfig, models ModelL
 		case seat < c.KeepVerbatim:
 			ar.Method, ar.Reason = MethodVerbatim, fmt.Sprintf("seat %d of the top %d", seat+1, c.KeepVerbatim)
 		default:
-			if err := compressAnswer(ctx, d.Question, a, &ar, c, rep.LLMGate, models); err != nil {
+			gate := rep.LLMGate
+			if gate == "" && modelFailed {
+				// A failed call was retried by the client under its time
+				// budget; asking again per answer would multiply a hang.
+				gate = "the model failed on an earlier answer of this debate"
+			}
+			if err := compressAnswer(ctx, d.Question, a, &ar, c, gate, models); err != nil {
 				return d, DebateReport{}, err
 			}
+			modelFailed = modelFailed || strings.HasPrefix(ar.Reason, "llm failed")
 		}
 		ar.CharsOut = stages.Chars(chairmanText(*a))
 		rep.CharsIn += ar.CharsIn
 		rep.CharsOut += ar.CharsOut
 		rep.Answers = append(rep.Answers, ar)
 	}
+	if rep.Gate.Compress && rep.CharsOut > c.WindowChars {
+		fitWindow(&out, &rep, c)
+	}
 	return out, rep, nil
+}
+
+// fitWindow runs when the compressed answers still exceed the chairman's
+// window: it compresses the answers that are still long, the third and
+// lower seats first (folded tighter), then the top seats from the second
+// up, until the total fits. Code blocks are never touched, so it can still
+// end over the window; Overflow says what happened either way.
+func fitWindow(d *Debate, rep *DebateReport, c DebateConfig) {
+	before := rep.CharsOut
+	tight := c
+	tight.HeadLines, tight.TailLines = min(c.HeadLines, 5), min(c.TailLines, 3)
+	order := make([]int, 0, len(rep.Answers))
+	for i := len(rep.Answers) - 1; i >= 0; i-- {
+		if rep.Answers[i].Seat > c.KeepVerbatim {
+			order = append([]int{i}, order...)
+		}
+	}
+	for i := min(c.KeepVerbatim, len(rep.Answers)) - 1; i >= 0; i-- {
+		order = append(order, i)
+	}
+	var seats []string
+	for _, i := range order {
+		if rep.CharsOut <= c.WindowChars {
+			break
+		}
+		ar := &rep.Answers[i]
+		a := &d.Answers[ar.Index]
+		cur := stages.Chars(chairmanText(*a))
+		best, how := "", ""
+		for _, try := range []struct {
+			cfg  DebateConfig
+			name string
+		}{{c, fmt.Sprintf("head %d / tail %d", c.HeadLines, c.TailLines)}, {tight, fmt.Sprintf("head %d / tail %d", tight.HeadLines, tight.TailLines)}} {
+			res := CompressStructural(a.ResponseRaw, try.cfg)
+			if res.Changed && stages.Chars(res.Text) < cur {
+				best, how, cur = res.Text, try.name, stages.Chars(res.Text)
+				ar.CodeBlocks = res.CodeBlocks
+			}
+			if rep.CharsOut-ar.CharsOut+cur <= c.WindowChars {
+				break
+			}
+		}
+		if best == "" {
+			continue
+		}
+		a.ResponseCompressed = best
+		ar.Method = MethodStructural
+		ar.Reason = joinReasons(ar.Reason, "over the window after compression: folded to "+how)
+		rep.CharsOut += cur - ar.CharsOut
+		ar.CharsOut = cur
+		seats = append(seats, fmt.Sprintf("%d", ar.Seat))
+	}
+	state := "fits"
+	if rep.CharsOut > c.WindowChars {
+		state = "still over the window (code blocks are never folded)"
+	}
+	rep.Overflow = fmt.Sprintf("compressed total %d chars > window %d: recompressed seats [%s], now %d chars, %s",
+		before, c.WindowChars, strings.Join(seats, " "), rep.CharsOut, state)
 }
 
 // llmGate returns why the LLM path is closed for every answer, or "".
@@ -304,6 +376,28 @@ func ChairmanView(d Debate) []string {
 		out[i] = chairmanText(a)
 	}
 	return out
+}
+
+// ChairmanText is the text the chairman reads: the question, then each
+// answer's chairman view (response_compressed ?? response_raw) under a
+// heading with its model, in answer order.
+func ChairmanText(d Debate) string {
+	var b strings.Builder
+	if d.Question != "" {
+		b.WriteString("Question: ")
+		b.WriteString(d.Question)
+		b.WriteString("\n\n")
+	}
+	for i, a := range d.Answers {
+		fmt.Fprintf(&b, "## Answer %d", i+1)
+		if a.Model != "" {
+			fmt.Fprintf(&b, " (%s)", a.Model)
+		}
+		b.WriteString("\n\n")
+		b.WriteString(strings.TrimRight(chairmanText(a), "\n"))
+		b.WriteString("\n\n")
+	}
+	return b.String()
 }
 
 // AnswerChars is one answer's size before and after compression.

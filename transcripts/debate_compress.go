@@ -293,8 +293,9 @@ func llmCompress(ctx context.Context, question, raw string, m ChatModel, c Debat
 	if maxTokens == 0 {
 		maxTokens = stages.MaxSummaryTokens(raw)
 	}
-	user := "Question:\n" + question + "\n\nYour answer:\n" + raw
-	summary, callErr := m.Complete(ctx, debateSummarySystem, user, maxTokens)
+	user := stages.UserPrompt("The debated question and your answer are below.",
+		[]stages.PromptDoc{{Label: "question", Text: question}, {Label: "your answer", Text: raw}}, "")
+	summary, callErr := m.Complete(ctx, stages.SystemPrompt(debateSummarySystem), user, maxTokens)
 	if callErr != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return "", 0, "", ctxErr

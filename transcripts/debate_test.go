@@ -231,7 +231,7 @@ func TestCodeBlocksSurviveByteExact(t *testing.T) {
 		{Model: "c", Priority: 3, ResponseRaw: raw},
 	}}
 	c := transcripts.DefaultDebateConfig()
-	c.WindowChars = 100 // force the gate open
+	c.GateRatio = 1e-9 // force the gate open; the window stays large
 	out, rep := compress(t, d, c)
 	got := out.Answers[2].ResponseCompressed
 	if got == "" {
@@ -287,7 +287,7 @@ func TestRawNeverModified(t *testing.T) {
 	}
 	before, _ := json.Marshal(d)
 	c := transcripts.DefaultDebateConfig()
-	c.WindowChars = 10
+	c.GateRatio = 1e-9
 	out, _ := compress(t, d, c)
 	after, _ := json.Marshal(d)
 	if string(before) != string(after) {
@@ -317,7 +317,7 @@ func TestCharCounts(t *testing.T) {
 		{Model: "c", Priority: 3, ResponseRaw: raw},
 	}}
 	c := transcripts.DefaultDebateConfig()
-	c.WindowChars = 10
+	c.GateRatio = 1e-9
 	out, rep := compress(t, d, c)
 	counts := transcripts.CharCounts(out)
 	if counts[0].CharsIn != 4 || counts[0].CharsOut != 4 || counts[0].Compressed {
@@ -418,7 +418,7 @@ func TestLLMPathBehindGates(t *testing.T) {
 		{Model: "c", Priority: 3, ResponseRaw: raw},
 	}}
 	c := transcripts.DefaultDebateConfig()
-	c.WindowChars = 10
+	c.GateRatio = 1e-9
 	good := &fakeChat{answer: func(int, string, string) (string, error) {
 		return "- Core argument: run the tests first.\n- Risk: flaky suite.", nil
 	}}

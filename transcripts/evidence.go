@@ -53,18 +53,17 @@ func (c EvidenceConfig) Validate() error {
 
 // The rules a Violation can name.
 const (
-	RuleEmpty    = "empty"
-	RuleName     = "author name"
-	RuleLabel    = "turn label"
-	RuleTally    = "supporter count"
-	RuleMajority = "majority phrasing"
-	RuleTable    = "missing table"
-	RuleLength   = "too long"
+	RuleEmpty  = "empty"
+	RuleName   = "author name"
+	RuleLabel  = "turn label"
+	RuleTable  = "missing table"
+	RuleLength = "too long"
 )
 
-// Violation is one reason a summary was rejected. Match is the offending
-// text; for RuleName it is a speaker's name, so it must never be shown to
-// the model or the decider.
+// Violation is one reason a summary was rejected, by kind (Rule). Match is
+// the offending text; for RuleName it is a speaker's name, so it is never
+// shown to a model or a decider, and output drops it (WithoutMatches)
+// unless an operator asks for it (--debug).
 type Violation struct {
 	Rule  string `json:"rule"`
 	Match string `json:"match,omitempty"`
@@ -102,18 +101,15 @@ const summarizerSystem = `You write a neutral summary of a discussion for the pe
 // an evidence-balanced summary of req under c. The transcript is rendered
 // by RenderTranscript: the prompt carries no speaker name.
 func SummarizerPrompt(req EvidenceRequest, c EvidenceConfig) (system, user string) {
-	var b strings.Builder
-	b.WriteString("<Task>\nDecision: ")
-	b.WriteString(req.Decision)
-	b.WriteString("\nOptions: ")
-	b.WriteString(strings.Join(quoteAll(req.Options), ", "))
-	if len(req.Criteria) > 0 {
-		b.WriteString("\nCriteria: ")
-		b.WriteString(strings.Join(req.Criteria, ", "))
+	docs := []stages.PromptDoc{
+		{Label: "decision", Text: req.Decision},
+		{Label: "options", Text: strings.Join(quoteAll(req.Options), ", ")},
 	}
-	b.WriteString("\n</Task>\n\n<Discussion>\n")
-	b.WriteString(RenderTranscript(req))
-	b.WriteString("\n</Discussion>\n\n<Rules>\n")
+	if len(req.Criteria) > 0 {
+		docs = append(docs, stages.PromptDoc{Label: "criteria", Text: strings.Join(req.Criteria, ", ")})
+	}
+	docs = append(docs, stages.PromptDoc{Label: "discussion", Text: RenderTranscript(req)})
+	var b strings.Builder
 	rules := []string{
 		"Put every distinct fact about the options on its own numbered line.",
 		"After each fact, say which option it supports and which option it counts against.",
@@ -123,7 +119,7 @@ func SummarizerPrompt(req EvidenceRequest, c EvidenceConfig) (system, user strin
 	if c.StrictInconvenientFacts {
 		rules = append(rules, "Facts that count against an option carry the same weight as facts in its favour. List every one of them, even when a single turn raised it and the rest of the discussion went the other way. When unsure whether a fact matters, keep it.")
 	}
-	rules = append(rules, `Do not say who said what: no names, no turn numbers. Do not count supporters ("N participants", "said it twice") and do not write "everyone agreed", "the majority", "most people" or "consensus". One fact, one line.`)
+	rules = append(rules, `Do not say who said what: no names, no turn numbers, no "a participant said". Never reveal how many people held a view: no numbers attached to people ("three of us", "2 analysts"), no "both", "all", "most", "many", "several" or "few" about people, no "everyone agreed", "nobody disagreed", "the majority" or "consensus", no "repeatedly" or "said twice". One fact, one line.`)
 	if c.Table {
 		rules = append(rules, "After the facts, end with a markdown table whose header is | option | for | against |, with one row per option listing the numbers of the facts for and against it.")
 	} else {
@@ -133,11 +129,13 @@ func SummarizerPrompt(req EvidenceRequest, c EvidenceConfig) (system, user strin
 	if c.MaxSummaryChars > 0 {
 		rules = append(rules, fmt.Sprintf("Keep the whole summary under %d characters.", c.MaxSummaryChars))
 	}
+	b.WriteString("<Rules>\n")
 	for i, r := range rules {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, r)
 	}
 	b.WriteString("</Rules>")
-	return summarizerSystem, b.String()
+	intro := "Summarise the discussion below for the final decision. The decision, the options, the criteria and the discussion are documents."
+	return stages.SystemPrompt(summarizerSystem), stages.UserPrompt(intro, docs, b.String())
 }
 
 func quoteAll(ss []string) []string {
@@ -165,11 +163,8 @@ func ValidateSummary(req EvidenceRequest, c EvidenceConfig, summary string) []Vi
 	for _, m := range turnLabel.FindAllString(summary, 1) {
 		v = append(v, Violation{Rule: RuleLabel, Match: m})
 	}
-	for _, m := range Tallies(summary) {
-		v = append(v, Violation{Rule: RuleTally, Match: m})
-	}
-	for _, m := range MajorityPhrases(summary) {
-		v = append(v, Violation{Rule: RuleMajority, Match: m})
+	for _, f := range FindCounts(summary) {
+		v = append(v, Violation{Rule: f.Rule, Match: f.Match})
 	}
 	if c.Table {
 		if missing := tableProblem(summary, req.Options); missing != "" {
@@ -245,8 +240,8 @@ func optionShortName(o string) string {
 	return strings.TrimSpace(o)
 }
 
-// feedback tells the model why its summary was rejected without repeating
-// any name.
+// feedback tells the model why its summary was rejected, by kind only:
+// never a name, never the matched text.
 func feedback(v []Violation) string {
 	seen := map[string]bool{}
 	var parts []string
@@ -263,13 +258,19 @@ func feedback(v []Violation) string {
 		case RuleLabel:
 			parts = append(parts, "it referred to turn numbers")
 		case RuleTally:
-			parts = append(parts, "it counted supporters ("+x.Match+")")
+			parts = append(parts, "it counted the people who held a view")
+		case RuleQuantifier:
+			parts = append(parts, "it said how many held a view (words like both, all, most, many, several, few)")
 		case RuleMajority:
-			parts = append(parts, "it appealed to a majority ("+x.Match+")")
+			parts = append(parts, "it appealed to agreement, consensus or a majority")
+		case RuleRepetition:
+			parts = append(parts, "it said a point was made repeatedly or several times")
+		case RuleAttribution:
+			parts = append(parts, "it attributed a point to more than one anonymous participant")
 		case RuleTable:
-			parts = append(parts, "the closing table was missing or incomplete ("+x.Match+")")
+			parts = append(parts, "the closing table was missing or incomplete")
 		case RuleLength:
-			parts = append(parts, "it was too long ("+x.Match+")")
+			parts = append(parts, "it was too long")
 		}
 	}
 	return "Your previous summary was rejected because " + strings.Join(parts, "; ") + ". Write it again following every rule."
@@ -308,6 +309,27 @@ type EvidenceResult struct {
 	Violations []Violation `json:"violations,omitempty"`
 }
 
+// WithoutMatches returns r with every violation's matched text removed, so
+// only the kinds remain: what output carries unless an operator debugs.
+func (r EvidenceResult) WithoutMatches() EvidenceResult {
+	strip := func(vs []Violation) []Violation {
+		if vs == nil {
+			return nil
+		}
+		out := make([]Violation, len(vs))
+		for i, v := range vs {
+			out[i] = Violation{Rule: v.Rule}
+		}
+		return out
+	}
+	r.Attempts = append([]EvidenceAttempt(nil), r.Attempts...)
+	for i := range r.Attempts {
+		r.Attempts[i].Violations = strip(r.Attempts[i].Violations)
+	}
+	r.Violations = strip(r.Violations)
+	return r
+}
+
 // EvidenceSummarizer writes evidence-balanced summaries. Safe for concurrent use.
 type EvidenceSummarizer struct {
 	cfg   EvidenceConfig
@@ -322,9 +344,10 @@ func NewEvidenceSummarizer(c EvidenceConfig, model ChatModel) (*EvidenceSummariz
 	return &EvidenceSummarizer{cfg: c, model: model}, nil
 }
 
-// Summarize asks the model for a summary and validates it; a rejected or
-// failed summary is asked for again up to Retries times, with the reasons,
-// and then replaced by the extractive summary. Only an invalid request or
+// Summarize asks the model for a summary and validates it; a rejected
+// summary is asked for again up to Retries times, with the reasons, and
+// then replaced by the extractive summary. A failed call goes straight to
+// the extractive summary: the model client has retried it already. Only an invalid request or
 // ctx yield an error.
 func (s *EvidenceSummarizer) Summarize(ctx context.Context, req EvidenceRequest) (EvidenceResult, error) {
 	if err := req.Validate(); err != nil {
@@ -345,10 +368,11 @@ func (s *EvidenceSummarizer) Summarize(ctx context.Context, req EvidenceRequest)
 				if ctxErr := ctx.Err(); ctxErr != nil {
 					return EvidenceResult{}, ctxErr
 				}
+				// The client already retried what a retry can fix, under its
+				// own time budget: asking again would only multiply a hang.
 				att.Error = err.Error()
 				res.Attempts = append(res.Attempts, att)
-				prompt = user
-				continue
+				break
 			}
 			out = strings.TrimSpace(out)
 			att.Violations = ValidateSummary(req, s.cfg, out)
@@ -373,24 +397,27 @@ func (s *EvidenceSummarizer) Summarize(ctx context.Context, req EvidenceRequest)
 // the facts for and against each option and shows the difference, so a
 // skewed summary shows instead of dissolving into the answer.
 func DeciderPrompt(task string, options []string, summary string, showBalance bool) string {
-	var b strings.Builder
-	b.WriteString("You are making a decision.\n\nTask: ")
-	b.WriteString(task)
-	b.WriteString("\n\nOptions:\n")
+	var opts strings.Builder
 	for i, o := range options {
-		fmt.Fprintf(&b, "%d. %s\n", i+1, o)
+		fmt.Fprintf(&opts, "%d. %s\n", i+1, o)
 	}
-	b.WriteString("\nSummary of the evidence:\n<Summary>\n")
-	b.WriteString(strings.TrimSpace(summary))
-	b.WriteString("\n</Summary>\n\n")
+	docs := []stages.PromptDoc{
+		{Label: "task", Text: task},
+		{Label: "options", Text: opts.String()},
+		{Label: "summary of the evidence", Text: strings.TrimSpace(summary)},
+	}
+	var rules string
 	if showBalance {
-		b.WriteString("Before choosing, count the facts for and the facts against each option in the summary, and show for each option the number for, the number against and the difference. Then choose one option and explain what tipped the balance.")
+		rules = "Before choosing, count the facts for and the facts against each option in the summary, and show for each option the number for, the number against and the difference. Then choose one option and explain what tipped the balance."
 	} else {
-		b.WriteString("Choose one option and explain your choice.")
+		rules = "Choose one option and explain your choice."
 	}
-	b.WriteString(" Name the chosen option exactly as it is written above.")
-	return b.String()
+	rules += " Name the chosen option exactly as it is written in the options document."
+	return stages.UserPrompt("You are making a decision. The task, the options and a summary of the evidence are below.", docs, rules)
 }
+
+// deciderSystem is the decider call's system prompt.
+var deciderSystem = stages.SystemPrompt("You choose between options using only the evidence summary you are given.")
 
 // ErrNoDecider is returned by Decide without a model.
 var ErrNoDecider = errors.New("no decider model")
@@ -402,5 +429,5 @@ func Decide(ctx context.Context, m ChatModel, task string, options []string, sum
 	if m == nil {
 		return "", ErrNoDecider
 	}
-	return m.Complete(ctx, "You choose between options using only the evidence summary you are given.", DeciderPrompt(task, options, summary, showBalance), maxTokens)
+	return m.Complete(ctx, deciderSystem, DeciderPrompt(task, options, summary, showBalance), maxTokens)
 }

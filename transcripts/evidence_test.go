@@ -92,10 +92,10 @@ func TestValidatorCases(t *testing.T) {
 		{"3 agents", on, "3 agents prefer PackPro.\n" + cleanSummary, transcripts.RuleTally},
 		{"two of the analysts", on, "Two of the analysts flagged delays.\n" + cleanSummary, transcripts.RuleTally},
 		{"N said", on, "PackPro is cheap, 2 said.\n" + cleanSummary, transcripts.RuleTally},
-		{"said N times", on, "Delays were mentioned 3 times.\n" + cleanSummary, transcripts.RuleTally},
+		{"said N times", on, "Delays were mentioned 3 times.\n" + cleanSummary, transcripts.RuleRepetition},
 		{"everyone agreed", on, "Everyone agreed EcoBox is green.\n" + cleanSummary, transcripts.RuleMajority},
 		{"the majority", on, "The majority favours BoxWest.\n" + cleanSummary, transcripts.RuleMajority},
-		{"most people", on, "Most people like PackPro.\n" + cleanSummary, transcripts.RuleMajority},
+		{"most people", on, "Most people like PackPro.\n" + cleanSummary, transcripts.RuleQuantifier},
 		{"consensus", on, "There was consensus on EcoBox.\n" + cleanSummary, transcripts.RuleMajority},
 		{"no table", on, "1. PackPro is cheaper than BoxWest.", transcripts.RuleTable},
 		{"table misses an option", on, strings.Replace(cleanSummary, "| EcoBox | - | 3, 4 |", "", 1), transcripts.RuleTable},
@@ -127,9 +127,9 @@ func TestSummarizerPromptsCarryNoAuthorNames(t *testing.T) {
 		case 1:
 			return "Maria Lopez showed PackPro is cheapest.\n" + cleanSummary, nil // rejected: name
 		case 2:
-			return "", errors.New("HTTP 500")
+			return "Three analysts prefer BoxWest.\n" + cleanSummary, nil // rejected: tally
 		}
-		return "Three analysts prefer BoxWest.\n" + cleanSummary, nil // rejected: tally
+		return "", errors.New("HTTP 500") // a failed call ends the retries
 	}}
 	s, err := transcripts.NewEvidenceSummarizer(transcripts.DefaultEvidenceConfig(), model)
 	if err != nil {
@@ -215,11 +215,11 @@ func TestExtractiveSummary(t *testing.T) {
 	check("PackPro also had delays in March.", nil, []string{"PackPro"}, nil)
 	check("EcoBox is not reliable in winter.", nil, []string{"EcoBox"}, nil)
 	// Names are scrubbed, the crowd lead-in is cut, the claim stays.
-	check("A participant is right that BoxWest is fast.", []string{"BoxWest"}, nil, []int{3})
-	check("EcoBox offers the only recycled material.", nil, nil, []int{4})
+	check("BoxWest is fast.", []string{"BoxWest"}, nil, []int{3})
+	check("EcoBox offers the only recycled material.", []string{"EcoBox"}, nil, []int{4})
 	// "two audits" is not a supporter count, but "two of the analysts" would be.
 	check("EcoBox had damaged shipments in two audits.", nil, []string{"EcoBox"}, nil)
-	if !strings.Contains(ex.Summary, "| option | for | against |") || !strings.Contains(ex.Summary, "| EcoBox | - |") {
+	if !strings.Contains(ex.Summary, "| option | for | against |") || !strings.Contains(ex.Summary, "| EcoBox | 8 |") {
 		t.Errorf("table missing:\n%s", ex.Summary)
 	}
 	for n, turns := range ex.Trace {
@@ -308,5 +308,19 @@ func TestTranscriptJSONForms(t *testing.T) {
 	rendered := transcripts.RenderTranscript(text)
 	if rendered != "Turn 1: A is cheap.\nstill another participant\n\nTurn 2: B is slow." {
 		t.Errorf("rendered %q", rendered)
+	}
+}
+
+// A failed call is not asked again: the client retried it under its own
+// time budget, so a hung endpoint costs one budget, not one per retry.
+func TestFailedCallGoesStraightToExtractive(t *testing.T) {
+	model := &fakeChat{answer: func(int, string, string) (string, error) { return "", context.DeadlineExceeded }}
+	s, _ := transcripts.NewEvidenceSummarizer(transcripts.DefaultEvidenceConfig(), model)
+	res, err := s.Summarize(context.Background(), supplierRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(model.users) != 1 || res.Source != transcripts.SourceExtractive || len(res.Attempts) != 1 {
+		t.Errorf("%d calls, source %s, %d attempts", len(model.users), res.Source, len(res.Attempts))
 	}
 }

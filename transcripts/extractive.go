@@ -34,9 +34,6 @@ var (
 	sentenceEnd = regexp.MustCompile(`[.!?]+(?:["')\]]+)?\s+`)
 	thanWord    = regexp.MustCompile(`\bthan\b`)
 	listMarker  = regexp.MustCompile(`^\s*(?:[-*•]|\d{1,3}[.)])\s+`)
-	// crowdLeadIn is an appeal to the crowd that can be cut from the front
-	// of a sentence without changing the claim.
-	crowdLeadIn = regexp.MustCompile(`(?i)\b(?:everyone|everybody|we\s+all|all\s+of\s+us)\s+(?:agrees?|agreed|thinks?|thought|believes?|believed|says?|said)\s+(?:that\s+)?`)
 )
 
 // sentences splits a turn into trimmed sentences, one list item or line at
@@ -77,12 +74,12 @@ func ExtractiveSummary(req EvidenceRequest, c EvidenceConfig) Extractive {
 	for ti, turn := range req.Transcript {
 		for _, s := range sentences(turn.Text) {
 			s = names.scrub(s, "a participant")
-			s = crowdLeadIn.ReplaceAllString(s, "")
 			s = turnLabel.ReplaceAllString(s, "an earlier point")
-			s = capitalise(strings.TrimSpace(s))
-			if len(Tallies(s)) > 0 || len(MajorityPhrases(s)) > 0 {
+			s, ok := StripCounts(s)
+			if !ok {
 				continue
 			}
+			s = capitalise(strings.TrimSpace(s))
 			supports, hurts, mentioned := judge(s, req.Options)
 			if !mentioned {
 				continue
@@ -163,17 +160,35 @@ func listOrDash(ss []string) string {
 
 // Keyword cues for the direction of a fact. They are deliberately simple:
 // the extractive summary is the fallback, and its table is a rough guide.
+// The lists are English; other languages get facts without a direction.
 var (
 	positiveCues = wordSet(`affordable benefit benefits best better certified cheap cheaper cheapest consistent
 		discount discounts durable excellent experienced fast faster fastest flexible good great
 		advantage advantages on-time positive praised proven punctual quick quicker recommended
-		reliable reliably responsive safe safer secure strong stronger sturdy trusted well`)
+		reliable reliably responsive safe safer secure strong stronger sturdy trusted well
+		damage-free delay-free intact robust efficient accurate lightweight sustainable recyclable
+		recycled eco-friendly green greener compliant insured guaranteed`)
 	negativeCues = wordSet(`bad breakage broke broken complaint complaints concern concerns costly crushed
 		damage damaged damages defect defective defects delay delayed delays dented downside
-		drawback drawbacks expensive fail failed failure fails inconsistent issue issues late
+		drawback drawbacks expensive fail failed failure failures fails inconsistent issue issues late
 		lawsuit missing negative penalty poor poorly pricey pricier problem problems recall
-		risk risks risky shortage slow slower slowest surcharge unreliable weak weaker worse worst`)
-	negators = wordSet(`not no never without hardly lacks lack isn't aren't wasn't weren't doesn't don't didn't cannot can't won't`)
+		risk risks risky shortage slow slower slowest surcharge unreliable weak weaker worse worst
+		leak leaks leaking torn crack cracked cracks errors error returns refunds overdue backlog
+		fragile flimsy lost`)
+	negators = wordSet(`not no never without hardly lacks lack isn't aren't wasn't weren't doesn't don't didn't cannot can't won't zero none nor`)
+	// lowWords and highWords give a measure its direction: "the lowest
+	// damage rate" is good, "a higher price" is bad.
+	lowWords  = wordSet(`low lower lowest less least fewer fewest reduced minimal minimum small smaller smallest short shorter shortest dropped fell decreased declining down cut`)
+	highWords = wordSet(`high higher highest more most increased rose rising long longer longest large larger largest up grew growing`)
+	// badMeasures are quantities where less is better (price, damage rate);
+	// alone they carry no direction. goodMeasures are the reverse.
+	badMeasures  = wordSet(`price prices pricing cost costs charge charges fee fees rate rates quote quotes time times latency turnaround lead-time wait`)
+	goodMeasures = wordSet(`rating ratings reliability quality score scores capacity durability satisfaction uptime speed margin margins availability stock`)
+	// lessWords before a cue flip it: "less reliable", "fewer delays".
+	lessWords = wordSet(`less least fewer fewest lower lowest reduced`)
+	// clauseBreak separates clauses that can judge different options.
+	clauseBreak  = regexp.MustCompile(`(?i)\s*(?:;|\bbut\b|\bhowever\b|\bwhereas\b|\bwhile\b|\balthough\b|\bthough\b|\byet\b|\bon the other hand\b|\bmeanwhile\b)\s*`)
+	asComparison = regexp.MustCompile(`(?i)\bas\s+[\p{L}-]+\s+as\b`)
 )
 
 func wordSet(s string) map[string]bool {
@@ -190,19 +205,41 @@ func words(s string) []string {
 	})
 }
 
-// polarity sums the cues of ws; a negator up to three words before a cue
-// flips it.
+// polarity sums the cues of ws. A negator up to three words before a cue
+// flips it, as does "less" or "fewer" right before it. A measure (price,
+// damage rate, rating) takes its direction from a low or high word in the
+// same clause; a bad event (damage, delays) next to a low word is good news.
 func polarity(ws []string) int {
+	low, high := false, false
+	for _, w := range ws {
+		low = low || lowWords[w]
+		high = high || highWords[w]
+	}
 	p := 0
 	for i, w := range ws {
 		v := 0
-		if positiveCues[w] {
+		switch {
+		case positiveCues[w]:
 			v = 1
-		} else if negativeCues[w] {
+		case negativeCues[w]:
 			v = -1
+			if low && !high {
+				v = 1 // "the lowest damage", "fewer delays"
+			}
+		case badMeasures[w] && (w != "time" && w != "times" || i > 0 && (ws[i-1] == "lead" || ws[i-1] == "delivery" || ws[i-1] == "shipping" || ws[i-1] == "transit" || ws[i-1] == "turnaround")):
+			if low != high {
+				v = map[bool]int{true: 1, false: -1}[low]
+			}
+		case goodMeasures[w]:
+			if low != high {
+				v = map[bool]int{true: -1, false: 1}[low]
+			}
 		}
 		if v == 0 {
 			continue
+		}
+		if i > 0 && lessWords[ws[i-1]] && (positiveCues[w] || negativeCues[w]) && !(negativeCues[w] && low) {
+			v = -v
 		}
 		for j := max(0, i-3); j < i; j++ {
 			if negators[ws[j]] {
@@ -216,46 +253,76 @@ func polarity(ws []string) int {
 }
 
 // judge returns the options sentence s supports and hurts, and whether it
-// mentions any option. In a comparison ("A is cheaper than B") the options
-// after "than" take the opposite direction.
+// mentions any option. Each clause ("A is cheap, but B is late") judges the
+// options it names by its own cues; a clause that names none ("... but it
+// breaks in winter") judges the options named before it. In a comparison
+// ("A is cheaper than B", "A is as fast as B") the options after "than" or
+// the second "as" take the opposite direction. An option judged both ways
+// by different clauses is listed on both sides.
 func judge(s string, options []string) (supports, hurts []string, mentioned bool) {
-	lower := strings.ToLower(s)
-	than := -1
-	if loc := thanWord.FindStringIndex(lower); loc != nil {
-		than = loc[0]
-	}
-	p := polarity(words(s))
 	type hit struct {
 		option string
 		at     int
 	}
-	var hits []hit
-	for _, o := range options {
-		at := -1
-		for _, alias := range []string{o, optionShortName(o)} {
-			if loc := wordPattern(alias).FindStringIndex(s); loc != nil {
-				at = loc[0]
-				break
+	var current []hit
+	score := map[string][2]bool{} // option -> {for, against}
+	var order []string
+	for _, clause := range clauseBreak.Split(s, -1) {
+		var hits []hit
+		for _, o := range options {
+			at := -1
+			for _, alias := range []string{o, optionShortName(o)} {
+				if loc := wordPattern(alias).FindStringIndex(clause); loc != nil {
+					at = loc[0]
+					break
+				}
+			}
+			if at >= 0 {
+				hits = append(hits, hit{o, at})
+				if _, seen := score[o]; !seen {
+					score[o] = [2]bool{}
+					order = append(order, o)
+				}
 			}
 		}
-		if at >= 0 {
-			hits = append(hits, hit{o, at})
+		sort.SliceStable(hits, func(i, j int) bool { return hits[i].at < hits[j].at })
+		pivot := -1
+		if loc := thanWord.FindStringIndex(strings.ToLower(clause)); loc != nil {
+			pivot = loc[0]
+		} else if loc := asComparison.FindStringIndex(clause); loc != nil {
+			pivot = loc[1] - 2
+		}
+		p := polarity(words(clause))
+		if len(hits) == 0 {
+			hits = current
+			pivot = -1
+		} else {
+			current = hits
+		}
+		for _, h := range hits {
+			d := p
+			if pivot >= 0 && h.at > pivot {
+				d = -d
+			}
+			sc := score[h.option]
+			switch {
+			case d > 0:
+				sc[0] = true
+			case d < 0:
+				sc[1] = true
+			}
+			score[h.option] = sc
 		}
 	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].at < hits[j].at })
-	for _, h := range hits {
-		d := p
-		if than >= 0 && h.at > than {
-			d = -d
+	for _, o := range order {
+		if score[o][0] {
+			supports = append(supports, o)
 		}
-		switch {
-		case d > 0:
-			supports = append(supports, h.option)
-		case d < 0:
-			hurts = append(hurts, h.option)
+		if score[o][1] {
+			hurts = append(hurts, o)
 		}
 	}
-	return supports, hurts, len(hits) > 0
+	return supports, hurts, len(order) > 0
 }
 
 // traceLLMSummary estimates, for each numbered fact of a model summary, the

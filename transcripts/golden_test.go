@@ -28,7 +28,7 @@ func TestDebateGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := transcripts.DefaultDebateConfig()
-	c.WindowChars = 1000
+	c.WindowChars, c.GateRatio = 100000, 0.006 // gate 600, window large
 	out, rep, err := transcripts.CompressDebate(context.Background(), d, c, nil)
 	if err != nil {
 		t.Fatal(err)

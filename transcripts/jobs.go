@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/jetcompact/jetcompact/pipeline"
@@ -17,6 +19,42 @@ type Jobs struct {
 	Config Config
 	Model  ChatModel // nil: no model; every behaviour falls back
 	Store  Store     // sessions; required by Session
+	// Log gets a WARN line for every model failure, rejected answer and
+	// fallback (counts, kinds and reasons; never the text). nil: slog.Default().
+	Log *slog.Logger
+}
+
+// model returns the model a job may call: none unless the entry point
+// allows model calls and the mode is llm or hybrid, the same gates as the
+// llm_summary node (seed 004). Algorithmic mode never calls a model.
+func (j Jobs) model(req JobRequest) ChatModel {
+	if !req.AllowLLM || !req.Mode.UsesLLM() {
+		return nil
+	}
+	return j.Model
+}
+
+func (j Jobs) log() *slog.Logger {
+	if j.Log != nil {
+		return j.Log
+	}
+	return slog.Default()
+}
+
+// skipped logs that a job could not use its model, when the mode wanted one.
+func (j Jobs) skipped(ctx context.Context, job string, req JobRequest, reason string) {
+	if req.AllowLLM && req.Mode.UsesLLM() {
+		j.log().WarnContext(ctx, "[Compression] "+job+": model skipped", slog.String("reason", reasonKind(reason)))
+	}
+}
+
+// reasonKind keeps a reason's lead, before any detail that may quote a
+// server's error or a model's words: logs carry kinds, never text.
+func reasonKind(r string) string {
+	if i := strings.IndexAny(r, ":(\"["); i >= 0 {
+		r = r[:i]
+	}
+	return strings.TrimSpace(r)
 }
 
 // JobRequest is one request body with the entry point's LLM gates.
@@ -32,10 +70,11 @@ const (
 	JobEvidence = "evidence"
 	JobSession  = "session"
 	JobMeeting  = "meeting"
+	JobDecide   = "decide"
 )
 
 // JobNames lists every job.
-func JobNames() []string { return []string{JobDebate, JobEvidence, JobSession, JobMeeting} }
+func JobNames() []string { return []string{JobDebate, JobEvidence, JobSession, JobMeeting, JobDecide} }
 
 // Run dispatches to the named job.
 func (j Jobs) Run(ctx context.Context, name string, req JobRequest) ([]byte, []pipeline.NodeReport, error) {
@@ -48,6 +87,8 @@ func (j Jobs) Run(ctx context.Context, name string, req JobRequest) ([]byte, []p
 		return j.Session(ctx, req)
 	case JobMeeting:
 		return j.Meeting(ctx, req)
+	case JobDecide:
+		return j.Decide(ctx, req)
 	}
 	return nil, nil, fmt.Errorf("%w: unknown job %q", ErrInvalid, name)
 }
@@ -63,21 +104,32 @@ func (j Jobs) Debate(ctx context.Context, req JobRequest) ([]byte, []pipeline.No
 	cfg := j.Config.Debate
 	cfg.Mode, cfg.AllowLLM = req.Mode, req.AllowLLM
 	var lookup ModelLookup
-	if j.Model != nil {
-		lookup = SameModel(j.Model)
+	if m := j.model(req); m != nil {
+		lookup = SameModel(m)
 	}
 	out, rep, err := CompressDebate(ctx, d, cfg, lookup)
 	if err != nil {
 		return nil, nil, err
+	}
+	if rep.LLMGate != "" {
+		j.skipped(ctx, "debate", req, rep.LLMGate)
+	}
+	for _, a := range rep.Answers {
+		if a.Method != MethodLLM && a.Method != MethodVerbatim && rep.LLMGate == "" && a.Reason != "" {
+			j.log().WarnContext(ctx, "[Compression] debate: model summary not used", slog.Int("seat", a.Seat), slog.String("reason", reasonKind(a.Reason)))
+		}
 	}
 	body, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return nil, nil, err
 	}
 	reports := []pipeline.NodeReport{{
-		Key: "debate.gate", CharsIn: rep.Gate.TotalChars, CharsOut: rep.Gate.TotalChars,
+		Key: "debate.gate", CharsIn: rep.CharsIn, CharsOut: rep.CharsOut,
 		Skipped: !rep.Gate.Compress, Reason: rep.Gate.Reason, Duration: time.Since(start),
 	}}
+	if rep.Overflow != "" {
+		reports = append(reports, pipeline.NodeReport{Key: "debate.window", CharsIn: rep.CharsIn, CharsOut: rep.CharsOut, Reason: rep.Overflow})
+	}
 	for _, a := range rep.Answers {
 		reason := a.Method
 		if a.Reason != "" {
@@ -92,17 +144,30 @@ func (j Jobs) Debate(ctx context.Context, req JobRequest) ([]byte, []pipeline.No
 	return append(body, '\n'), reports, nil
 }
 
+// EvidenceJob is the evidence job's request: an EvidenceRequest, and
+// Debug to keep the matched text of violations in the output (operators
+// only: it may hold a participant's name).
+type EvidenceJob struct {
+	EvidenceRequest
+	Debug bool `json:"debug,omitempty"`
+}
+
 // Evidence writes the evidence-balanced summary for a final decider. Only
-// its "summary" field is for the decider; "trace" maps facts to turns.
+// its "summary" field is for the decider; "trace" maps facts to turns, and
+// violations are reported by kind only unless the request asks for debug.
 func (j Jobs) Evidence(ctx context.Context, req JobRequest) ([]byte, []pipeline.NodeReport, error) {
 	start := time.Now()
-	er, err := ParseEvidenceRequest(bytes.NewReader(req.Body))
-	if err != nil {
+	var ej EvidenceJob
+	if err := json.Unmarshal(req.Body, &ej); err != nil {
+		return nil, nil, fmt.Errorf("%w: evidence request JSON: %w", ErrInvalid, err)
+	}
+	er := ej.EvidenceRequest
+	if err := er.Validate(); err != nil {
 		return nil, nil, err
 	}
-	var model ChatModel
-	if req.AllowLLM {
-		model = j.Model
+	model := j.model(req)
+	if model == nil {
+		j.skipped(ctx, "evidence", req, "no model configured")
 	}
 	s, err := NewEvidenceSummarizer(j.Config.Evidence, model)
 	if err != nil {
@@ -111,6 +176,23 @@ func (j Jobs) Evidence(ctx context.Context, req JobRequest) ([]byte, []pipeline.
 	res, err := s.Summarize(ctx, er)
 	if err != nil {
 		return nil, nil, err
+	}
+	for _, a := range res.Attempts {
+		if a.Error == "" && len(a.Violations) == 0 {
+			continue // the accepted one
+		}
+		kinds := make([]string, 0, len(a.Violations))
+		for _, v := range a.Violations {
+			kinds = append(kinds, v.Rule)
+		}
+		j.log().WarnContext(ctx, "[Compression] evidence: model summary rejected",
+			slog.Int("attempt", a.Attempt), slog.Bool("call_failed", a.Error != ""), slog.Any("violations", kinds))
+	}
+	if model != nil && res.Source == SourceExtractive {
+		j.log().WarnContext(ctx, "[Compression] evidence: extractive fallback used", slog.Int("attempts", len(res.Attempts)))
+	}
+	if !ej.Debug {
+		res = res.WithoutMatches()
 	}
 	body, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
@@ -123,12 +205,79 @@ func (j Jobs) Evidence(ctx context.Context, req JobRequest) ([]byte, []pipeline.
 	return append(body, '\n'), []pipeline.NodeReport{rep}, nil
 }
 
+// DecideRequest is the decider's whole input (seed 002, step 3): the task,
+// the options and the balanced summary, nothing else.
+type DecideRequest struct {
+	Task    string   `json:"task"`
+	Options []string `json:"options"`
+	Summary string   `json:"summary"`
+	// ShowBalance asks the decider to count the facts for and against each
+	// option before choosing. Default true.
+	ShowBalance *bool `json:"show_balance,omitempty"`
+}
+
+// DecideResponse is the decider's answer.
+type DecideResponse struct {
+	Decision string `json:"decision"`
+}
+
+// Decide is the separate decider call. It needs a model, so it fails
+// (permanently) when the mode or the entry point forbids model calls.
+func (j Jobs) Decide(ctx context.Context, req JobRequest) ([]byte, []pipeline.NodeReport, error) {
+	start := time.Now()
+	var dr DecideRequest
+	dec := json.NewDecoder(bytes.NewReader(req.Body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&dr); err != nil {
+		return nil, nil, fmt.Errorf("%w: decide request: %v", ErrInvalid, err)
+	}
+	if strings.TrimSpace(dr.Task) == "" || len(dr.Options) < 2 || strings.TrimSpace(dr.Summary) == "" {
+		return nil, nil, fmt.Errorf("%w: decide request: want a task, at least 2 options and a summary", ErrInvalid)
+	}
+	model := j.model(req)
+	switch {
+	case !req.AllowLLM:
+		return nil, nil, fmt.Errorf("%w: decide calls a model, and this entry point allows none (drop --no-llm)", ErrInvalid)
+	case !req.Mode.UsesLLM():
+		return nil, nil, fmt.Errorf("%w: decide calls a model, and mode %s never does (use --mode llm or hybrid)", ErrInvalid, modeName(req.Mode))
+	case model == nil:
+		return nil, nil, fmt.Errorf("%w: decide: %w (set llm.model, $OPENAI_MODEL or --model)", ErrInvalid, ErrNoDecider)
+	}
+	show := dr.ShowBalance == nil || *dr.ShowBalance
+	answer, err := Decide(ctx, model, dr.Task, dr.Options, dr.Summary, show, 0)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		j.log().WarnContext(ctx, "[Compression] decide: model failed")
+		return nil, nil, fmt.Errorf("decide: %w", err)
+	}
+	body, err := json.MarshalIndent(DecideResponse{Decision: answer}, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	rep := pipeline.NodeReport{Key: "decide", CharsIn: stages.Chars(dr.Summary), CharsOut: stages.Chars(answer), Duration: time.Since(start)}
+	return append(body, '\n'), []pipeline.NodeReport{rep}, nil
+}
+
+func modeName(m stages.Mode) string {
+	if m == "" {
+		return string(stages.ModeAlgorithmic)
+	}
+	return string(m)
+}
+
 // SessionRequest appends messages to a session, then compacts it when its
 // usage has reached the threshold (or at once with Force).
 type SessionRequest struct {
 	Session  string    `json:"session"`
 	Messages []Message `json:"messages,omitempty"`
 	Force    bool      `json:"force,omitempty"`
+	// History asks for the full history too, archived messages marked.
+	History bool `json:"history,omitempty"`
+	// Edit names the page under edit, sent verbatim in the view; other
+	// pages are digests. Default: the page of the latest state message.
+	Edit string `json:"edit,omitempty"`
 }
 
 // SessionResponse is the outcome and what the model would be sent now.
@@ -136,6 +285,9 @@ type SessionResponse struct {
 	Result   CompactionResult `json:"result"`
 	Revision uint64           `json:"revision"`
 	View     []Message        `json:"view"`
+	// History is every message, archived ones marked "archived": true
+	// (only when the request asked for it).
+	History []Message `json:"history,omitempty"`
 }
 
 // Session runs auto-compaction for one session.
@@ -158,10 +310,7 @@ func (j Jobs) Session(ctx context.Context, req JobRequest) ([]byte, []pipeline.N
 			return nil, nil, err
 		}
 	}
-	var model ChatModel
-	if req.AllowLLM {
-		model = j.Model
-	}
+	model := j.model(req)
 	c, err := NewCompactor(j.Config.Session, j.Store, model)
 	if err != nil {
 		return nil, nil, err
@@ -174,12 +323,19 @@ func (j Jobs) Session(ctx context.Context, req JobRequest) ([]byte, []pipeline.N
 	if err != nil {
 		return nil, nil, err
 	}
+	if res.Outcome == OutcomeNoSummary || res.Outcome == OutcomeDeclined {
+		j.skipped(ctx, "session", req, res.Outcome+": "+res.Reason)
+	}
 	snap, err := j.Store.Load(ctx, sr.Session)
 	if err != nil {
 		return nil, nil, err
 	}
-	view := CompactedView(snap)
-	body, err := json.MarshalIndent(SessionResponse{Result: res, Revision: snap.Revision, View: view}, "", "  ")
+	view := CompactedViewFor(snap, sr.Edit, nil)
+	resp := SessionResponse{Result: res, Revision: snap.Revision, View: view}
+	if sr.History {
+		resp.History = FullHistory(snap)
+	}
+	body, err := json.MarshalIndent(resp, "", "  ")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -222,16 +378,24 @@ func (j Jobs) Meeting(ctx context.Context, req JobRequest) ([]byte, []pipeline.N
 	if err := dec.Decode(&mr); err != nil {
 		return nil, nil, fmt.Errorf("%w: meeting request: %v", ErrInvalid, err)
 	}
-	var model ChatModel
-	if req.AllowLLM {
-		model = j.Model
-	}
+	model := j.model(req)
 	m, err := NewContextManager(j.Config.Meeting, model)
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := m.PrepareBackground(ctx, &mr.State); err != nil {
+	bg, err := m.PrepareBackground(ctx, &mr.State)
+	if err != nil {
 		return nil, nil, err
+	}
+	if bg.Summary == "" && bg.Tokens > j.Config.Meeting.BackgroundTokens {
+		j.skipped(ctx, "meeting", req, "background: "+bg.Note)
+	}
+	if bg.ModelFailed {
+		// The client already retried under its time budget: a second call
+		// for the whiteboard would only double a hang.
+		if m, err = NewContextManager(j.Config.Meeting, nil); err != nil {
+			return nil, nil, err
+		}
 	}
 	var text string
 	var rep MeetingReport
@@ -245,6 +409,9 @@ func (j Jobs) Meeting(ctx context.Context, req JobRequest) ([]byte, []pipeline.N
 	}
 	if err != nil {
 		return nil, nil, err
+	}
+	if rep.Whiteboard.Note != "" {
+		j.skipped(ctx, "meeting", req, rep.Whiteboard.Note)
 	}
 	body, err := json.MarshalIndent(MeetingResponse{Context: text, Report: rep, BackgroundSummary: mr.State.BackgroundSummary}, "", "  ")
 	if err != nil {

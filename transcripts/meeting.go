@@ -9,6 +9,24 @@ import (
 	"github.com/jetcompact/jetcompact/stages"
 )
 
+// MeetingTokens is seed 003's token estimator, exactly as the seed has it:
+// characters in U+4E00–U+9FFF and U+3400–U+4DBF count 1.5 characters per
+// token, every other character 4, and the sum is truncated. The meeting
+// levels and the background threshold use it, since the seed is their spec.
+// Everything else in jetcompact uses stages.EstimateTokens, which also
+// counts kana, Hangul and the other Han blocks (Ext-B, radicals) as CJK.
+func MeetingTokens(text string) int {
+	cjk, other := 0, 0
+	for _, r := range text {
+		if r >= 0x4e00 && r <= 0x9fff || r >= 0x3400 && r <= 0x4dbf {
+			cjk++
+		} else {
+			other++
+		}
+	}
+	return int(float64(cjk)/1.5 + float64(other)/4.0)
+}
+
 // ScratchpadEntry is one agent's contribution to a meeting's whiteboard.
 type ScratchpadEntry struct {
 	Agent   string `json:"agent"`
@@ -95,6 +113,8 @@ type BackgroundResult struct {
 	Summary string `json:"summary,omitempty"`
 	Tokens  int    `json:"tokens"`
 	Note    string `json:"note,omitempty"`
+	// ModelFailed: the model was called and failed.
+	ModelFailed bool `json:"model_failed,omitempty"`
 }
 
 // MeetingReport says how one context was built.
@@ -145,7 +165,7 @@ func (m *ContextManager) CompactScratchpad(ctx context.Context, entries []Scratc
 		return Whiteboard{Text: "No discussion yet."}, nil
 	}
 	full := formatEntries(entries)
-	wb := Whiteboard{FullTokens: stages.EstimateTokens(full)}
+	wb := Whiteboard{FullTokens: MeetingTokens(full)}
 	if wb.FullTokens <= m.cfg.BudgetTokens {
 		wb.Text, wb.Tokens = full, wb.FullTokens
 		return wb, nil
@@ -157,7 +177,7 @@ func (m *ContextManager) CompactScratchpad(ctx context.Context, entries []Scratc
 	}
 	early, late := entries[:len(entries)-recent], entries[len(entries)-recent:]
 	recentText := formatEntries(late)
-	earlyBudget := max(0, m.cfg.BudgetTokens-stages.EstimateTokens(recentText))
+	earlyBudget := max(0, m.cfg.BudgetTokens-MeetingTokens(recentText))
 
 	cut := make([]ScratchpadEntry, len(early))
 	for i, e := range early {
@@ -167,22 +187,23 @@ func (m *ContextManager) CompactScratchpad(ctx context.Context, entries []Scratc
 		}
 	}
 	level1 := joinNonEmpty("\n", formatEntries(cut), recentText)
-	if earlyBudget > 0 && stages.EstimateTokens(formatEntries(cut)) <= earlyBudget {
+	if earlyBudget > 0 && MeetingTokens(formatEntries(cut)) <= earlyBudget {
 		wb.Level, wb.Text = 1, level1
-		wb.Tokens = stages.EstimateTokens(wb.Text)
+		wb.Tokens = MeetingTokens(wb.Text)
 		return wb, nil
 	}
 
 	fallback := func(why string) (Whiteboard, error) {
 		wb.Level, wb.Text = 1, level1
-		wb.Tokens = stages.EstimateTokens(wb.Text)
+		wb.Tokens = MeetingTokens(wb.Text)
 		wb.Note = "level 2 needed but " + why + ": level 1 text returned, over budget"
 		return wb, nil
 	}
 	if m.model == nil {
 		return fallback("no model is configured")
 	}
-	summary, err := m.model.Complete(ctx, scratchpadSummarySystem, formatEntries(early), m.cfg.ScratchpadSummaryTokens)
+	user := stages.UserPrompt("The meeting discussion to summarise is below.", []stages.PromptDoc{{Label: "discussion", Text: formatEntries(early)}}, "")
+	summary, err := m.model.Complete(ctx, stages.SystemPrompt(scratchpadSummarySystem), user, m.cfg.ScratchpadSummaryTokens)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return Whiteboard{}, ctxErr
@@ -198,7 +219,7 @@ func (m *ContextManager) CompactScratchpad(ctx context.Context, entries []Scratc
 	} else {
 		wb.Text = "[Discussion, summarised]\n" + summary
 	}
-	wb.Tokens = stages.EstimateTokens(wb.Text)
+	wb.Tokens = MeetingTokens(wb.Text)
 	return wb, nil
 }
 
@@ -216,7 +237,7 @@ func joinNonEmpty(sep string, parts ...string) string {
 // BackgroundTokens tokens. Shorter material, a missing model or a failing
 // model leave Summary empty, and the background is then sent in full.
 func (m *ContextManager) SummarizeBackground(ctx context.Context, background string) (BackgroundResult, error) {
-	res := BackgroundResult{Tokens: stages.EstimateTokens(background)}
+	res := BackgroundResult{Tokens: MeetingTokens(background)}
 	switch {
 	case background == "":
 		res.Note = "no background"
@@ -228,12 +249,14 @@ func (m *ContextManager) SummarizeBackground(ctx context.Context, background str
 		res.Note = fmt.Sprintf("%d tokens > %d but no model is configured: sent in full", res.Tokens, m.cfg.BackgroundTokens)
 		return res, nil
 	}
-	summary, err := m.model.Complete(ctx, backgroundSummarySystem, background, m.cfg.BackgroundSummaryTokens)
+	user := stages.UserPrompt("The background material to summarise is below.", []stages.PromptDoc{{Label: "background", Text: background}}, "")
+	summary, err := m.model.Complete(ctx, stages.SystemPrompt(backgroundSummarySystem), user, m.cfg.BackgroundSummaryTokens)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return BackgroundResult{}, ctxErr
 		}
 		res.Note = "the model failed (" + err.Error() + "): sent in full"
+		res.ModelFailed = true
 		return res, nil
 	}
 	res.Summary = strings.TrimSpace(summary)
@@ -247,7 +270,7 @@ func (m *ContextManager) SummarizeBackground(ctx context.Context, background str
 // background needs one.
 func (m *ContextManager) PrepareBackground(ctx context.Context, s *MeetingState) (BackgroundResult, error) {
 	if s.BackgroundSummary != "" {
-		return BackgroundResult{Summary: s.BackgroundSummary, Tokens: stages.EstimateTokens(s.Background), Note: "already summarised"}, nil
+		return BackgroundResult{Summary: s.BackgroundSummary, Tokens: MeetingTokens(s.Background), Note: "already summarised"}, nil
 	}
 	res, err := m.SummarizeBackground(ctx, s.Background)
 	if err == nil && res.Summary != "" {

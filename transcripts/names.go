@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -86,8 +87,30 @@ func (s nameSet) scrub(text, repl string) string {
 	return text
 }
 
+// wordPatterns caches wordPattern, bounded: names and options are matched
+// against every sentence of a transcript, and a worker serves many.
+var wordPatterns = struct {
+	sync.Mutex
+	m map[string]*regexp.Regexp
+}{m: map[string]*regexp.Regexp{}}
+
+const maxWordPatterns = 4096
+
 func wordPattern(w string) *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(^|[^\p{L}\p{N}_])(` + regexp.QuoteMeta(w) + `)($|[^\p{L}\p{N}_])`)
+	wordPatterns.Lock()
+	re, ok := wordPatterns.m[w]
+	wordPatterns.Unlock()
+	if ok {
+		return re
+	}
+	re = regexp.MustCompile(`(?i)(^|[^\p{L}\p{N}_])(` + regexp.QuoteMeta(w) + `)($|[^\p{L}\p{N}_])`)
+	wordPatterns.Lock()
+	if len(wordPatterns.m) >= maxWordPatterns {
+		wordPatterns.m = map[string]*regexp.Regexp{}
+	}
+	wordPatterns.m[w] = re
+	wordPatterns.Unlock()
+	return re
 }
 
 // containsWord reports whether w occurs in text, ignoring case, with no

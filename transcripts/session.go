@@ -30,10 +30,16 @@ type Message struct {
 	ID   string      `json:"id"`
 	Role string      `json:"role"`
 	Kind MessageKind `json:"kind"`
-	Text string      `json:"text"`
+	// Page names the page (file, canvas) a state message is a version of;
+	// "" is one unnamed page. Prose leaves it empty.
+	Page string `json:"page,omitempty"`
+	Text string `json:"text"`
 	// Archived messages are covered by the session summary. They are never
 	// deleted, so a bad summary can always be rebuilt from them.
 	Archived bool `json:"archived,omitempty"`
+	// Digest marks a view's structural digest of a page not under edit
+	// (views only; stores never hold it).
+	Digest bool `json:"digest,omitempty"`
 }
 
 // Snapshot is a session as a Store holds it: the full history and the
@@ -91,10 +97,60 @@ func NormalizeMessage(m Message) (Message, error) {
 	return m, nil
 }
 
-// CompactedView is what is sent to the model for s: the summary first (when
-// there is one), then the latest state message if it is archived, then
-// every message that is not archived, in order.
-func CompactedView(s Snapshot) []Message {
+// CompactedView is CompactedViewFor(s, "", nil): the page under edit is
+// the page of the latest state message.
+func CompactedView(s Snapshot) []Message { return CompactedViewFor(s, "", nil) }
+
+// PageDigest reduces a page to its structural digest (seed 001: custom
+// properties, landmarks, recurring class names, headings).
+type PageDigest func(page string) string
+
+// StructuralDigest is the default PageDigest: the structured node's fold
+// (the HTML digest for pages, the JSON skeleton for JSON), or the page
+// itself when that is not shorter.
+func StructuralDigest(page string) string {
+	o := stages.DefaultStructuredOptions()
+	o.MinChars = 1
+	kind := stages.Kind("")
+	if strings.HasPrefix(strings.TrimSpace(page), "<") {
+		kind = stages.KindHTML
+	}
+	out, err := stages.NewStructured(o).Apply(context.Background(), stages.Input{Text: page, Kind: kind})
+	if err != nil || out.Skipped {
+		return page
+	}
+	return out.Text
+}
+
+// CompactedViewFor is what is sent to the model for s: the summary first
+// (when there is one), then each page's latest version, and every message
+// that is not archived, in order. State is selected, never summarised: the
+// latest version of the page under edit (edit; "" means the page of the
+// latest state message) is sent verbatim, the latest version of every
+// other page as its structural digest (digest; nil means
+// StructuralDigest), and superseded versions are left out. A page whose
+// latest version is archived comes right after the summary.
+func CompactedViewFor(s Snapshot, edit string, digest PageDigest) []Message {
+	if digest == nil {
+		digest = StructuralDigest
+	}
+	latest := map[string]int{}
+	lastState := -1
+	for i, m := range s.Messages {
+		if m.Kind == KindState {
+			latest[m.Page] = i
+			lastState = i
+		}
+	}
+	if edit == "" && lastState >= 0 {
+		edit = s.Messages[lastState].Page
+	}
+	page := func(m Message) Message {
+		if m.Page != edit {
+			m.Text, m.Digest = digest(m.Text), true
+		}
+		return m
+	}
 	var out []Message
 	if s.Summary != "" {
 		out = append(out, Message{
@@ -104,21 +160,36 @@ func CompactedView(s Snapshot) []Message {
 			Text: "Summary of the earlier conversation:\n" + s.Summary,
 		})
 	}
-	latest := -1
 	for i, m := range s.Messages {
-		if m.Kind == KindState {
-			latest = i
+		if m.Kind == KindState && m.Archived && latest[m.Page] == i {
+			out = append(out, page(m))
 		}
 	}
-	if latest >= 0 && s.Messages[latest].Archived {
-		out = append(out, s.Messages[latest])
-	}
-	for _, m := range s.Messages {
-		if !m.Archived {
+	for i, m := range s.Messages {
+		switch {
+		case m.Archived:
+		case m.Kind == KindState:
+			if latest[m.Page] == i {
+				out = append(out, page(m))
+			}
+		default:
 			out = append(out, m)
 		}
 	}
 	return out
+}
+
+// HistoryTokens is the estimated tokens of the history (prose and the
+// summary) in view: what compaction can save. State is left out: it is
+// what makes a payload large and what compaction never touches (seed 001).
+func HistoryTokens(view []Message) int {
+	var prose []Message
+	for _, m := range view {
+		if m.Kind != KindState {
+			prose = append(prose, m)
+		}
+	}
+	return stages.EstimateTokens(RenderMessages(prose))
 }
 
 // FullHistory returns every message of s in order, archived ones included
@@ -147,8 +218,9 @@ type CompactionConfig struct {
 	// WindowTokens is the model's context window. Default 128000; set it to
 	// the model's.
 	WindowTokens int `yaml:"window_tokens" json:"window_tokens"`
-	// AutoRatio: compaction starts when the compacted view reaches this share
-	// of the window. Default 0.8.
+	// AutoRatio: compaction starts when the history in the compacted view
+	// (prose and summary; state is not counted) reaches this share of the
+	// window. Default 0.8.
 	AutoRatio float64 `yaml:"auto_ratio" json:"auto_ratio"`
 	// KeepRecent messages are never summarised. Default 6.
 	KeepRecent int `yaml:"keep_recent" json:"keep_recent"`
@@ -198,9 +270,12 @@ const (
 type CompactionResult struct {
 	Outcome string `json:"outcome"`
 	Reason  string `json:"reason,omitempty"`
-	// UsageTokens is the estimated size of the compacted view before the
-	// attempt; ThresholdTokens is where compaction starts.
+	// UsageTokens is the estimated size of the history (prose and summary)
+	// in the compacted view before the attempt, StateTokens that of the
+	// state in it; ThresholdTokens is where compaction starts, measured
+	// against UsageTokens only.
 	UsageTokens     int `json:"usage_tokens"`
+	StateTokens     int `json:"state_tokens,omitempty"`
 	ThresholdTokens int `json:"threshold_tokens"`
 	// BaseRevision is the revision the attempt loaded.
 	BaseRevision uint64 `json:"base_revision"`
@@ -255,14 +330,16 @@ func (c *Compactor) compact(ctx context.Context, session string, force bool) (Co
 	if err != nil {
 		return CompactionResult{}, err
 	}
+	view := CompactedView(snap)
 	res := CompactionResult{
-		UsageTokens:     stages.EstimateTokens(RenderMessages(CompactedView(snap))),
+		UsageTokens:     HistoryTokens(view),
 		ThresholdTokens: c.cfg.ThresholdTokens(),
 		BaseRevision:    snap.Revision,
 	}
+	res.StateTokens = stages.EstimateTokens(RenderMessages(view)) - res.UsageTokens
 	if !force && res.UsageTokens < res.ThresholdTokens {
 		res.Outcome = OutcomeNotNeeded
-		res.Reason = fmt.Sprintf("%d tokens < %d (%.0f%% of %d)", res.UsageTokens, res.ThresholdTokens, c.cfg.AutoRatio*100, c.cfg.WindowTokens)
+		res.Reason = fmt.Sprintf("history %d tokens < %d (%.0f%% of %d); state is not counted", res.UsageTokens, res.ThresholdTokens, c.cfg.AutoRatio*100, c.cfg.WindowTokens)
 		return res, nil
 	}
 	var live []Message
@@ -292,10 +369,11 @@ func (c *Compactor) compact(ctx context.Context, session string, force bool) (Co
 	res.SummarisedMessages = len(prose)
 	res.ArchivedMessages = len(older)
 
-	input := RenderMessages(prose)
+	docs := []stages.PromptDoc{{Label: "later messages", Text: RenderMessages(prose)}}
 	if snap.Summary != "" {
-		input = "Summary so far:\n" + snap.Summary + "\n\nLater messages:\n" + input
+		docs = append([]stages.PromptDoc{{Label: "summary so far", Text: snap.Summary}}, docs...)
 	}
+	input := stages.UserPrompt("The part of the conversation to summarise is below.", docs, "")
 	res.CharsReplaced = stages.Chars(snap.Summary) + charsOf(prose)
 	if c.model == nil {
 		res.Outcome, res.Reason = OutcomeNoSummary, "no model is configured"
@@ -305,7 +383,7 @@ func (c *Compactor) compact(ctx context.Context, session string, force bool) (Co
 	if maxTokens == 0 {
 		maxTokens = stages.MaxSummaryTokens(input)
 	}
-	summary, err := c.model.Complete(ctx, sessionSummarySystem, input, maxTokens)
+	summary, err := c.model.Complete(ctx, stages.SystemPrompt(sessionSummarySystem), input, maxTokens)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return CompactionResult{}, ctxErr

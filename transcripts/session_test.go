@@ -121,7 +121,7 @@ func TestStateIsSelectedNeverSummarised(t *testing.T) {
 	if _, err := cp.CompactNow(ctx, "s"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(model.users[1], "Summary so far:\nthey discussed the page") {
+	if !strings.Contains(model.users[1], "<document label=\"summary so far\">\nthey discussed the page") {
 		t.Errorf("second summary did not build on the first:\n%s", model.users[1])
 	}
 }

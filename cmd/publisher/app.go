@@ -45,12 +45,17 @@ func (a *app) buildPipeline(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	summarizer, err := llm.New(a.file.LLM)
+	if a.o.tx.model != "" {
+		a.file.LLM.Model = a.o.tx.model
+	}
+	summarizer, err := llm.New(a.file.LLM, llm.WithLogger(slog.New(slog.NewTextHandler(a.stderr, nil))))
 	if err != nil {
 		return err
 	}
-	if a.file.LLM.HasModel() {
+	if summarizer.HasModel() {
 		a.chatModel = summarizer
+	} else if a.effectiveMode().UsesLLM() && !a.o.noLLM {
+		summarizer.Model() // the one line saying how to name a model
 	}
 	deps := stages.Deps{Summarizer: summarizer}
 	a.pipe, err = pipeline.New(a.file.Pipeline, deps, pipeline.WithDecorator(deco))

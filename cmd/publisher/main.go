@@ -69,6 +69,7 @@ type options struct {
 	output                         string
 	quiet                          bool
 	logs                           telemetry.LogFlags
+	tx                             transcriptFlags
 }
 
 const usage = `usage:
@@ -113,6 +114,7 @@ func parse(args []string, stderr io.Writer) (options, []string, error) {
 	fs.BoolVar(&o.compactNow, "compact-now", false, "with --session: compact even below the usage threshold")
 	fs.StringVar(&o.output, "output", "text", "text, or json: one JSON object per input (id, file, kind, mode, ratio, chars, text, report)")
 	fs.BoolVar(&o.quiet, "quiet", false, "with several inputs, no ==> FILE <== header before each result")
+	o.tx.register(fs)
 	o.conn.RegisterFlags(fs)
 	o.logs.RegisterFlags(fs)
 	// The flag package calls Usage on every parse error too; the full

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"log/slog"
 
 	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/pipeline"
@@ -11,21 +14,76 @@ import (
 	"github.com/jetcompact/jetcompact/transcripts"
 )
 
-// transcriptJob turns --debate, --evidence and --session into a job name
-// and its JSON request body.
+// transcriptFlags are the flags that refine a transcript job.
+type transcriptFlags struct {
+	chairman bool // --debate: print the text the chairman reads
+	decide   bool // --evidence: then ask the separate decider
+	debug    bool // --evidence: keep the matched text of violations
+	history  bool // --session: print the full history, archived marked
+	model    string
+	edit     string // --session: the page under edit
+}
+
+func (f *transcriptFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.chairman, "chairman", false, "with --debate: print the text the chairman reads instead of the JSON")
+	fs.BoolVar(&f.decide, "decide", false, "with --evidence: then run the decider, which sees only the task, the options and the summary")
+	fs.BoolVar(&f.debug, "debug", false, "with --evidence: show the matched text of violations (may hold participants' names)")
+	fs.BoolVar(&f.history, "history", false, "with --session: print the full history, archived messages marked")
+	fs.StringVar(&f.edit, "edit", "", "with --session: the page under edit, sent whole (default: the page of the latest state message); other pages become digests")
+	fs.StringVar(&f.model, "model", "", "default chat model (llm.model); default: the config's, else $OPENAI_MODEL")
+}
+
+// check refuses a refining flag without the job it refines.
+func (f transcriptFlags) check(o options) error {
+	for _, c := range []struct {
+		set      bool
+		flag     string
+		needs    string
+		needsSet bool
+	}{
+		{f.chairman, "--chairman", "--debate", o.debate != ""},
+		{f.decide, "--decide", "--evidence", o.evidence != ""},
+		{f.debug, "--debug", "--evidence", o.evidence != ""},
+		{f.history, "--history", "--session", o.session != ""},
+		{f.edit != "", "--edit", "--session", o.session != ""},
+	} {
+		if c.set && !c.needsSet {
+			return fmt.Errorf("%s needs %s", c.flag, c.needs)
+		}
+	}
+	return nil
+}
+
+// transcriptJob turns --debate, --evidence, --meeting and --session into a
+// job name and its JSON request body.
 func (a *app) transcriptJob() (string, []byte, error) {
+	if err := a.o.tx.check(a.o); err != nil {
+		return "", nil, err
+	}
+	if a.o.tx.decide && (a.o.noLLM || !a.effectiveMode().UsesLLM()) {
+		return "", nil, fmt.Errorf("--decide calls a model (the decider), and mode %s with --no-llm=%v never does: use --mode llm or hybrid", a.effectiveMode(), a.o.noLLM)
+	}
 	switch {
 	case a.o.debate != "":
 		body, err := readInput(a.o.debate, a.stdin)
 		return transcripts.JobDebate, []byte(body), err
 	case a.o.evidence != "":
 		body, err := readInput(a.o.evidence, a.stdin)
-		return transcripts.JobEvidence, []byte(body), err
+		if err != nil || !a.o.tx.debug {
+			return transcripts.JobEvidence, []byte(body), err
+		}
+		var req map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(body), &req); err != nil {
+			return "", nil, fmt.Errorf("--evidence %s: %w", a.o.evidence, err)
+		}
+		req["debug"] = json.RawMessage("true")
+		data, err := json.Marshal(req)
+		return transcripts.JobEvidence, data, err
 	case a.o.meeting != "":
 		body, err := readInput(a.o.meeting, a.stdin)
 		return transcripts.JobMeeting, []byte(body), err
 	case a.o.session != "":
-		req := transcripts.SessionRequest{Session: a.o.session, Force: a.o.compactNow}
+		req := transcripts.SessionRequest{Session: a.o.session, Force: a.o.compactNow, History: a.o.tx.history, Edit: a.o.tx.edit}
 		if a.o.messages != "" {
 			data, err := readInput(a.o.messages, a.stdin)
 			if err != nil {
@@ -41,43 +99,128 @@ func (a *app) transcriptJob() (string, []byte, error) {
 	return "", nil, nil
 }
 
-func (a *app) runTranscriptJob(ctx context.Context, name string, body []byte) error {
-	var (
-		out     []byte
-		reports []pipeline.NodeReport
-		err     error
-	)
+// jobRunner runs transcript jobs in process or on one fleet connection.
+type jobRunner struct {
+	a        *app
+	client   *jetstream.Client
+	closeAll func()
+	store    transcripts.Store
+}
+
+func (r *jobRunner) close() {
+	if r.closeAll != nil {
+		r.closeAll()
+	}
+}
+
+func (r *jobRunner) run(ctx context.Context, name string, body []byte) ([]byte, []pipeline.NodeReport, error) {
+	a := r.a
 	if a.o.local {
-		jobs := transcripts.Jobs{Config: a.file.Transcripts, Model: a.chatModel, Store: transcripts.NewMemoryStore()}
-		out, reports, err = jobs.Run(ctx, name, transcripts.JobRequest{Body: body, Mode: a.effectiveMode(), AllowLLM: !a.o.noLLM})
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+		if r.store == nil {
+			r.store = transcripts.NewMemoryStore()
 		}
-	} else {
-		ctx, cancel := context.WithTimeout(ctx, a.o.timeout)
-		defer cancel()
+		jobs := transcripts.Jobs{Config: a.file.Transcripts, Model: a.chatModel, Store: r.store, Log: slog.New(slog.NewTextHandler(a.stderr, nil))}
+		out, reports, err := jobs.Run(ctx, name, transcripts.JobRequest{Body: body, Mode: a.effectiveMode(), AllowLLM: !a.o.noLLM})
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return out, reports, nil
+	}
+	if r.client == nil {
 		client, closeAll, err := a.fleetClient(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		r.client, r.closeAll = client, closeAll
+	}
+	doc, err := jetstream.TranscriptDocument(name, body, a.mode, !a.o.noLLM, a.salt())
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := r.client.RunTask(ctx, name, doc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if res.Error != "" {
+		return nil, nil, fmt.Errorf("%s (doc %s): %s", name, res.DocID, res.Error)
+	}
+	return []byte(res.Text), res.Report.Nodes, nil
+}
+
+func (a *app) runTranscriptJob(ctx context.Context, name string, body []byte) error {
+	if a.o.local && name == transcripts.JobSession {
+		fmt.Fprintln(a.stderr, "publisher: note: --local sessions are per-process: they live in memory and end with this run; drop --local to keep them in JetStream (with --store-dir DIR across runs)")
+	}
+	if !a.o.local {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, a.o.timeout)
+		defer cancel()
+	}
+	r := &jobRunner{a: a}
+	defer r.close()
+	out, reports, err := r.run(ctx, name, body)
+	if err != nil {
+		return err
+	}
+	a.writeJobReport(name, reports)
+	switch {
+	case name == transcripts.JobEvidence && a.o.tx.decide:
+		if out, err = a.decide(ctx, r, body, out); err != nil {
+			return err
+		}
+	case name == transcripts.JobDebate && a.o.tx.chairman:
+		d, err := transcripts.ParseDebate(bytesReader(out))
 		if err != nil {
 			return err
 		}
-		defer closeAll()
-		res, err := client.RunTask(ctx, name, jetstream.Document{Text: string(body), Mode: a.mode, AllowLLM: !a.o.noLLM, Salt: a.salt()})
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		if res.Error != "" {
-			return fmt.Errorf("%s (doc %s): %s", name, res.DocID, res.Error)
-		}
-		out, reports = []byte(res.Text), res.Report.Nodes
+		out = []byte(transcripts.ChairmanText(d))
 	}
-	if _, err := a.stdout.Write(out); err != nil {
-		return err
+	_, err = a.stdout.Write(out)
+	return err
+}
+
+// decide runs the decider on the evidence summary: a separate call that
+// sees only the task, the options and the summary.
+func (a *app) decide(ctx context.Context, r *jobRunner, reqBody, evidence []byte) ([]byte, error) {
+	var req transcripts.EvidenceRequest
+	if err := json.Unmarshal(reqBody, &req); err != nil {
+		return nil, err
 	}
-	if a.o.report {
-		fmt.Fprintf(a.stderr, "== %s\n", name)
-		_ = pipeline.Report{Nodes: reports, Mode: a.effectiveMode(), Guard: "not applied to " + name}.WriteText(a.stderr)
+	var res map[string]any
+	if err := json.Unmarshal(evidence, &res); err != nil {
+		return nil, err
 	}
-	return nil
+	summary, _ := res["summary"].(string)
+	body, err := json.Marshal(transcripts.DecideRequest{Task: req.Decision, Options: req.Options, Summary: summary})
+	if err != nil {
+		return nil, err
+	}
+	out, reports, err := r.run(ctx, transcripts.JobDecide, body)
+	if err != nil {
+		return nil, err
+	}
+	a.writeJobReport(transcripts.JobDecide, reports)
+	var dr transcripts.DecideResponse
+	if err := json.Unmarshal(out, &dr); err != nil {
+		return nil, err
+	}
+	res["decision"] = dr.Decision
+	data, err := json.MarshalIndent(res, "", "  ")
+	return append(data, '\n'), err
+}
+
+// writeJobReport prints a job's steps; the first step is the whole job, so
+// its characters in and out give the ratio.
+func (a *app) writeJobReport(name string, reports []pipeline.NodeReport) {
+	if !a.o.report {
+		return
+	}
+	rep := pipeline.Report{Nodes: reports, Mode: a.effectiveMode(), Guard: "not applied to " + name}
+	if len(reports) > 0 {
+		rep.CharsIn, rep.CharsOut = reports[0].CharsIn, reports[0].CharsOut
+	}
+	fmt.Fprintf(a.stderr, "== %s\n", name)
+	_ = rep.WriteText(a.stderr)
 }
 
 func (a *app) effectiveMode() stages.Mode {
@@ -86,3 +229,5 @@ func (a *app) effectiveMode() stages.Mode {
 	}
 	return a.file.Pipeline.Mode
 }
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

@@ -172,7 +172,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var chat transcripts.ChatModel
-	if file.LLM.HasModel() {
+	if summarizer.HasModel() { // the config's model, else $OPENAI_MODEL
 		chat = summarizer
 	}
 	var taskOpt []jetstream.WorkerOption

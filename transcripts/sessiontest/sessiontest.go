@@ -30,6 +30,7 @@ func Run(t *testing.T, newStore Factory) {
 	t.Run("BadCommitsChangeNothing", func(t *testing.T) { badCommits(t, newStore) })
 	t.Run("RacingCompactorsOneWins", func(t *testing.T) { racingCompactors(t, newStore) })
 	t.Run("ReplayAfterReopen", func(t *testing.T) { replayAfterReopen(t, newStore) })
+	t.Run("PagesSurviveReopen", func(t *testing.T) { pagesSurvive(t, newStore) })
 }
 
 func ctx(t *testing.T) context.Context {
@@ -353,5 +354,28 @@ func replayAfterReopen(t *testing.T, newStore Factory) {
 	}
 	if view[0].Kind != transcripts.KindSummary || !strings.Contains(view[0].Text, "short summary") {
 		t.Errorf("view starts with %+v, want the summary", view[0])
+	}
+}
+
+// pagesSurvive: a state message's page name is stored and loaded, so views
+// can tell the page under edit from the others.
+func pagesSurvive(t *testing.T, newStore Factory) {
+	s, reopen := newStore(t)
+	for _, m := range []transcripts.Message{
+		{ID: "p1", Role: "assistant", Kind: transcripts.KindState, Page: "home", Text: "<p>home</p>"},
+		{ID: "p2", Role: "assistant", Kind: transcripts.KindState, Page: "about", Text: "<p>about</p>"},
+		{ID: "p3", Role: "user", Text: "edit about"},
+	} {
+		if _, err := s.Append(ctx(t), "pages", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := load(t, reopen(t), "pages")
+	var pages []string
+	for _, m := range snap.Messages {
+		pages = append(pages, m.Page)
+	}
+	if strings.Join(pages, ",") != "home,about," {
+		t.Errorf("pages after reopen %q, want home,about and none", pages)
 	}
 }
