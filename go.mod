@@ -6,7 +6,14 @@ require go.yaml.in/yaml/v3 v3.0.6
 
 require go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp v1.47.0
 
-require golang.org/x/sync v0.25.0 // indirect
+require (
+	codeberg.org/readeck/go-readability/v2 v2.1.3 // indirect
+	github.com/andybalholm/cascadia v1.3.3 // indirect
+	github.com/go-shiori/dom v0.0.0-20230515143342-73569d674e1c // indirect
+	github.com/gogs/chardet v0.0.0-20211120154057-b7413eaefb8f // indirect
+	github.com/itlightning/dateparse v0.2.1 // indirect
+	golang.org/x/sync v0.25.0 // indirect
+)
 
 require (
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect

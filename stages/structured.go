@@ -36,6 +36,10 @@ type StructuredOptions struct {
 	HTMLTopClasses int `yaml:"html_top_classes"`
 	// HTMLMaxProperties: how many CSS custom properties the HTML digest lists.
 	HTMLMaxProperties int `yaml:"html_max_properties"`
+	// HTML: "article" renders a page's main content as Markdown and adds
+	// the digest in a few lines; "digest" gives the structural digest
+	// alone (for pages that are not the one under edit).
+	HTML string `yaml:"html"`
 }
 
 // DefaultStructuredOptions returns the shipped defaults.
@@ -51,6 +55,7 @@ func DefaultStructuredOptions() StructuredOptions {
 		TableEdgeRows:     3,
 		HTMLTopClasses:    15,
 		HTMLMaxProperties: 20,
+		HTML:              HTMLArticle,
 	}
 }
 
@@ -70,6 +75,9 @@ func (o StructuredOptions) Validate() error {
 		mustBePositive("table_edge_rows", o.TableEdgeRows),
 		mustBePositive("html_top_classes", o.HTMLTopClasses),
 		mustBeNonNegative("html_max_properties", o.HTMLMaxProperties),
+	}
+	if o.HTML != HTMLArticle && o.HTML != HTMLDigest {
+		errs = append(errs, &fieldError{"html", fmt.Sprintf("must be %q or %q, got %q", HTMLArticle, HTMLDigest, o.HTML)})
 	}
 	if o.MaxDepth > structuredMaxDepth {
 		errs = append(errs, &fieldError{"max_depth", fmt.Sprintf("must be <= %d, got %d", structuredMaxDepth, o.MaxDepth)})
@@ -140,7 +148,7 @@ func (n structuredNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		return skip(in, "malformed JSON: passed through"), nil
 	}
 	if in.Kind == KindHTML || looksHTMLText(trimmed) {
-		out, ok, err := n.htmlDigest(ctx, in.Text)
+		out, ok, err := n.htmlPage(ctx, in.Text)
 		if err != nil {
 			return Outcome{}, err
 		}

@@ -486,7 +486,9 @@ func TestStructuredHTMLDigest(t *testing.T) {
 	}
 	page.WriteString(`<h5>Kleingedrucktes</h5></main><aside><h2>a &lt; b</h2></aside><footer style="--footer-h: 3rem">Ende</footer></body></html>`)
 	text := page.String()
-	node := NewStructured(DefaultStructuredOptions())
+	opt := DefaultStructuredOptions()
+	opt.HTML = HTMLDigest
+	node := NewStructured(opt)
 	out, got := runStructured(t, node, text, KindHTML)
 	if out.Skipped {
 		t.Fatalf("skipped: %s", out.Reason)
