@@ -47,7 +47,7 @@ func DefaultStructuredOptions() StructuredOptions {
 	return StructuredOptions{
 		MinChars:          1000,
 		ArraySamples:      2,
-		MaxStringChars:    64,
+		MaxStringChars:    160,
 		MaxDepth:          32,
 		MaxObjectKeys:     200,
 		Base64MinChars:    200,
@@ -100,9 +100,6 @@ func (o StructuredOptions) Validate() error {
 
 type structuredNode struct {
 	opt StructuredOptions
-	// stdJSON forces the encoding/json walk even where simdjson-go runs.
-	// Tests set it to check that both walks give the same output.
-	stdJSON bool
 }
 
 // NewStructured builds the structured-folding node. It folds long payloads

@@ -92,7 +92,7 @@ func (n structuredNode) htmlDigest(ctx context.Context, text string) (string, bo
 	}
 	excerpt := ""
 	if from != nil {
-		excerpt = textExcerpt(from, 3*n.opt.MaxStringChars)
+		excerpt = textExcerpt(from, 192)
 	}
 	return d.render(Chars(text), text, excerpt, n.opt.HTMLTopClasses), true, nil
 }
