@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
-
 )
 
 var updateStructured = flag.Bool("update-structured", false, "rewrite testdata/structured/*.golden")
