@@ -238,11 +238,42 @@ func isDataKey(k string) bool {
 	return false
 }
 
+// keySkeleton is k with each run of digits as one '#': numbered keys
+// ("k17", "item_3") share one. ok is false when k has no digits.
+func keySkeleton(k string, buf []byte) ([]byte, bool) {
+	buf = buf[:0]
+	digits := false
+	for i := 0; i < len(k); i++ {
+		if isDigit(k[i]) {
+			if !digits || buf[len(buf)-1] != '#' {
+				buf = append(buf, '#')
+			}
+			digits = true
+			continue
+		}
+		buf = append(buf, k[i])
+	}
+	return buf, digits
+}
+
 func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 	nd := &jnode{kind: kObject}
 	var values *jschema // once the object turns out to be a map
-	var data []bool     // per kept entry: its key is data
-	n, dataKeys, keptData, omitted := 0, 0, 0, 0
+	var probe []string  // the first key names, for the verdict
+	skeleton := ""      // a map of numbered keys: their shared skeleton
+	var buf []byte
+	isData := func(name string) bool {
+		if isDataKey(name) {
+			return true
+		}
+		if skeleton == "" {
+			return false
+		}
+		var ok bool
+		buf, ok = keySkeleton(name, buf)
+		return ok && string(buf) == skeleton
+	}
+	n, keptData, omitted := 0, 0, 0
 	var list []string
 	listChars, listFull := 0, false
 	foldedMap := false // this object is the output of a map fold: "_keys" stays as it is
@@ -268,32 +299,44 @@ func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 		}
 		n++
 		lit, name := f.src.text(), f.src.str()
-		isData := isDataKey(name)
-		if isData {
-			dataKeys++
+		if n <= mapProbeKeys {
+			probe = append(probe, name)
 		}
 		vt, err := f.src.next()
 		if err != nil {
 			return nil, err
 		}
-		if values == nil && n == mapProbeKeys && dataKeys*10 >= n*9 {
-			// A map: keep array_samples data entries; the rest become a schema.
-			values = &jschema{}
-			keys, kids, flags := nd.keys, nd.kids, data
-			nd.keys, nd.kids, data = nil, nil, nil
-			for i := range keys {
-				if flags[i] {
-					f.mergeNode(values, kids[i])
-					if keptData >= f.opt.ArraySamples {
-						omit(unquoteJSON(keys[i][1 : len(keys[i])-1]))
-						continue
-					}
-					keptData++
+		if values == nil && n == mapProbeKeys {
+			skeleton = sharedSkeleton(probe)
+			dataKeys := 0
+			for _, k := range probe {
+				if isData(k) {
+					dataKeys++
 				}
-				nd.keys, nd.kids, data = append(nd.keys, keys[i]), append(nd.kids, kids[i]), append(data, flags[i])
+			}
+			if dataKeys*10 >= n*9 {
+				// A map: keep array_samples data entries; the rest become a schema.
+				values = &jschema{}
+				keys, kids := nd.keys, nd.kids
+				nd.keys, nd.kids = nil, nil
+				for i := range keys {
+					flag := isData(probe[i])
+					if flag {
+						f.mergeNode(values, kids[i])
+						if keptData >= f.opt.ArraySamples {
+							omit(probe[i])
+							continue
+						}
+						keptData++
+					}
+					nd.keys, nd.kids = append(nd.keys, keys[i]), append(nd.kids, kids[i])
+				}
+			} else {
+				skeleton = ""
 			}
 		}
-		if values != nil && isData && keptData >= f.opt.ArraySamples {
+		keyIsData := values != nil && isData(name)
+		if keyIsData && keptData >= f.opt.ArraySamples {
 			omit(name)
 			if err := f.scan(vt, depth+1, values); err != nil {
 				return nil, err
@@ -309,13 +352,12 @@ func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 		if name == "_omitted_keys" {
 			foldedMap = true
 		}
-		if values != nil && isData {
+		if keyIsData {
 			keptData++
 			f.mergeNode(values, kid)
 		}
 		nd.keys = append(nd.keys, lit)
 		nd.kids = append(nd.kids, kid)
-		data = append(data, isData)
 	}
 	if values != nil {
 		nd.add("_omitted_keys", scalarNode(kInt, strconv.Itoa(omitted)))
@@ -326,6 +368,25 @@ func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 		nd.add("_value_schema", f.render(values, depth+1, nil))
 	}
 	return nd, nil
+}
+
+// sharedSkeleton returns the skeleton of numbered keys that 90% of keys
+// share, or "".
+func sharedSkeleton(keys []string) string {
+	count := map[string]int{}
+	var buf []byte
+	for _, k := range keys {
+		var ok bool
+		if buf, ok = keySkeleton(k, buf); ok {
+			count[string(buf)]++
+		}
+	}
+	for sk, c := range count {
+		if c*10 >= len(keys)*9 {
+			return sk
+		}
+	}
+	return ""
 }
 
 func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
