@@ -123,6 +123,13 @@ func (n structuredNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		return skip(in, "shorter than min_chars"), nil
 	}
 	trimmed := strings.TrimSpace(in.Text)
+	if in.Kind == KindTranscript && looksJSONText(trimmed) {
+		// A chat or agent trajectory: a transcript to read, its final
+		// patch kept byte for byte.
+		if out, ok := renderChatJSON(trimmed); ok && shorter(out, in.Text) {
+			return done(out), nil
+		}
+	}
 	if looksJSONText(trimmed) {
 		out, ok, err := n.foldJSONText(ctx, trimmed, false, "")
 		if err != nil {
@@ -156,12 +163,18 @@ func (n structuredNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			return skip(in, "HTML digest not shorter"), nil
 		}
 	}
+	orig := in
+	if in.Kind == KindTranscript {
+		// Tool output quoted in a Markdown chat ("> " lines, as aider
+		// writes them) keeps its head, failures and tail.
+		in.Text = foldToolRuns(in.Text)
+	}
 	out, err := n.foldLines(ctx, in)
 	if err != nil {
 		return Outcome{}, err
 	}
-	if out == in.Text || !shorter(out, in.Text) {
-		return skip(in, "nothing to fold"), nil
+	if out == orig.Text || !shorter(out, orig.Text) {
+		return skip(orig, "nothing to fold"), nil
 	}
 	return done(out), nil
 }
