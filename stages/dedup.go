@@ -115,7 +115,8 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 				return Outcome{}, err
 			}
 			trimmed := strings.TrimSpace(l)
-			if keepAll && (userTurn || isRequestLine(l)) {
+			if (keepAll && (userTurn || isRequestLine(l))) || (in.Kind == KindTranscript && isTurnHeading(l)) {
+				// Requests, and the headings that say who speaks, stay.
 				emit(l)
 				continue
 			}

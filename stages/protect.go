@@ -65,7 +65,8 @@ func placeholder(i int) string {
 // MayHaveFence reports whether text could hold a protected region at all.
 func MayHaveFence(text string) bool {
 	return strings.Contains(text, "```") || strings.Contains(text, "~~~") || strings.Contains(text, "<source") ||
-		strings.Contains(text, "<<<<<<< ") || strings.Contains(text, "*** Begin Patch") || strings.Contains(text, "diff --git ")
+		strings.Contains(text, "<<<<<<< ") || strings.Contains(text, "*** Begin Patch") || strings.Contains(text, "diff --git ") ||
+		strings.Contains(text, "#### ") || strings.Contains(text, "# User") || strings.Contains(text, "# user") || strings.Contains(text, "# Human")
 }
 
 // Protect replaces each protected region with a one-line placeholder:
@@ -76,7 +77,9 @@ func MayHaveFence(text string) bool {
 //   - a <source> … </source> block;
 //   - outside those, a SEARCH/REPLACE block (<<<<<<< … >>>>>>>), an
 //     apply_patch envelope (*** Begin Patch … *** End Patch) and a git diff
-//     (from "diff --git" while lines read as diff lines).
+//     (from "diff --git" while lines read as diff lines);
+//   - a user's request: a run of aider "#### " lines, or a Markdown user
+//     turn ("## User" to the next heading).
 //
 // An edit block takes its file-name line with it: a line right above the
 // region that names a file. Unclosed openers are left as text. Protect is
@@ -114,14 +117,14 @@ func ProtectContext(ctx context.Context, text string) (string, *Stash, error) {
 		} else {
 			lineEnd += lineStart
 		}
-		closeEnd, ok := idx.regionEnd(text, lineStart, lineEnd)
+		closeEnd, edit, ok := idx.regionEnd(text, lineStart, lineEnd)
 		if !ok {
 			prevStart = lineStart
 			lineStart = lineEnd + 1
 			continue
 		}
 		start := lineStart
-		if prevStart >= pos && isFileNameLine(text[prevStart:lineStart-1]) {
+		if edit && prevStart >= pos && isFileNameLine(text[prevStart:lineStart-1]) {
 			start = prevStart
 		}
 		out.WriteString(text[pos:start])
@@ -300,50 +303,98 @@ func lineEndAt(text string, s int) int {
 }
 
 // regionEnd reports whether the line [start, end) opens a protected
-// region and, if so, the offset just past the region's last line.
-func (idx *closerIndex) regionEnd(text string, start, end int) (int, bool) {
+// region and, if so, the offset just past the region's last line; edit
+// tells an edit block (which takes its file-name line) from a request.
+func (idx *closerIndex) regionEnd(text string, start, end int) (int, bool, bool) {
 	line := text[start:end]
 	if line == "" {
-		return 0, false
+		return 0, false, false
 	}
 	switch c := line[0]; {
 	case c == '`' || c == '~':
 		marker := fenceMarker(line)
 		if marker == "" {
-			return 0, false
+			return 0, false, false
 		}
 		f := &idx.fence[fenceSlot(c)]
 		from := after(f.at, start)
 		if from < 0 {
-			return 0, false
+			return 0, false, false
 		}
 		// after gives an offset; find its index among the closers.
 		i := indexOf(f.at, from)
 		if k := f.first(i, len(marker)); k >= 0 {
-			return f.end[k], true
+			return f.end[k], true, true
 		}
 	case c == '<':
 		if strings.HasPrefix(line, "<source") {
 			if s := after(idx.source, start); s >= 0 {
-				return lineEndAt(text, s), true
+				return lineEndAt(text, s), true, true
 			}
 		} else if strings.HasPrefix(line, "<<<<<<< ") {
 			if s := after(idx.merge, start); s >= 0 {
-				return lineEndAt(text, s), true
+				return lineEndAt(text, s), true, true
 			}
 		}
 	case c == '*':
 		if strings.TrimRight(line, " \t\r") == "*** Begin Patch" {
 			if s := after(idx.patch, start); s >= 0 {
-				return lineEndAt(text, s), true
+				return lineEndAt(text, s), true, true
 			}
 		}
 	case c == 'd':
 		if strings.HasPrefix(line, "diff --git ") {
-			return diffEnd(text, end), true
+			return diffEnd(text, end), true, true
+		}
+	case c == '#':
+		if isRequestLine(line) {
+			// aider's user requests: each short, each carries intent.
+			return requestEnd(text, end), false, true
+		}
+		if isUserHeading(line) {
+			return userTurnEnd(text, end), false, true
 		}
 	}
-	return 0, false
+	return 0, false, false
+}
+
+// requestEnd returns the end of a run of request lines whose first ends at end.
+func requestEnd(text string, end int) int {
+	for pos := end + 1; pos < len(text); {
+		e := lineEndAt(text, pos)
+		if !isRequestLine(text[pos:e]) {
+			break
+		}
+		end, pos = e, e+1
+	}
+	return end
+}
+
+// isUserHeading reports a Markdown heading that opens a user's turn.
+func isUserHeading(line string) bool {
+	if !strings.HasPrefix(line, "#") || !isTurnHeading(line) {
+		return false
+	}
+	role := strings.ToLower(strings.Trim(strings.TrimSpace(strings.TrimLeft(line, "#")), "*: \r"))
+	return role == "user" || role == "human"
+}
+
+// userTurnEnd returns the end of the last non-blank line of a user turn
+// whose heading ends at end: the turn runs to the next heading.
+func userTurnEnd(text string, end int) int {
+	last := end
+	for pos := end + 1; pos < len(text); {
+		e := lineEndAt(text, pos)
+		l := text[pos:e]
+		if strings.HasPrefix(l, "#") && (isTurnHeading(l) || strings.HasPrefix(l, "## ") || isRequestLine(l)) {
+			break
+		}
+		if strings.TrimSpace(l) != "" {
+			last = e
+		}
+		pos = e + 1
+	}
+	return last
 }
 
 func indexOf(starts []int, v int) int {

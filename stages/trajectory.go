@@ -10,6 +10,7 @@ import (
 // model can read and act on:
 //
 //	## system
+//
 //	…head and tail of the prompt…
 //	## user
 //	…the request, whole…
@@ -68,7 +69,9 @@ func renderChatJSON(text string) (string, bool) {
 		if t.tool && role == "user" {
 			role = "observation" // the environment answering, not the user asking
 		}
-		b.WriteString("## " + role + "\n" + body + "\n\n")
+		// The heading is a paragraph of its own: nodes that merge similar
+		// paragraphs never take a turn's heading with its text.
+		b.WriteString("## " + role + "\n\n" + body + "\n\n")
 	}
 	if final != "" {
 		head := "## submission"
@@ -90,7 +93,7 @@ func renderChatJSON(text string) (string, bool) {
 func chatTurns(v any) (turns []chatTurn, final, status string) {
 	switch x := v.(type) {
 	case []any:
-		return eventTurns(x), "", ""
+		return eventTurns(x, false), "", ""
 	case map[string]any:
 		if info, ok := x["info"].(map[string]any); ok {
 			final, _ = info["submission"].(string)
@@ -101,7 +104,8 @@ func chatTurns(v any) (turns []chatTurn, final, status string) {
 		}
 		for _, key := range []string{"history", "messages", "events", "conversation"} {
 			if list, ok := x[key].([]any); ok && len(list) > 0 {
-				return eventTurns(list), final, status
+				_, agentRun := x["trajectory"]
+				return eventTurns(list, agentRun), final, status
 			}
 		}
 		if steps, ok := x["trajectory"].([]any); ok {
@@ -123,9 +127,9 @@ func chatTurns(v any) (turns []chatTurn, final, status string) {
 }
 
 // eventTurns turns a list of messages or events into turns. In an agent
-// run, a user message after the agent's first turn is the environment
-// answering its action: tool output.
-func eventTurns(list []any) []chatTurn {
+// run (agentRun: a SWE-agent trajectory), a user message after the
+// agent's first turn is the environment answering its action: tool output.
+func eventTurns(list []any, agentRun bool) []chatTurn {
 	var turns []chatTurn
 	agentSpoke := false
 	for _, e := range list {
@@ -154,7 +158,7 @@ func eventTurns(list []any) []chatTurn {
 		}
 		kind := str(m["message_type"])
 		tool := role == "tool" || role == "environment" || role == "function" || kind == "observation" ||
-			str(m["observation"]) != "" || (role == "user" && agentSpoke && kind != "user")
+			str(m["observation"]) != "" || (agentRun && role == "user" && agentSpoke && kind != "user")
 		if role == "assistant" || role == "agent" {
 			agentSpoke = true
 		}
