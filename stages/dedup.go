@@ -76,6 +76,7 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		first = false
 	}
 	userTurn := false // in a transcript: inside a user's turn
+	codeKept := in.Kind == KindTranscript || in.Kind == KindProse
 	it := lineIter{text: text}
 	line, at, ok := it.next()
 	for ok {
@@ -117,6 +118,12 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			trimmed := strings.TrimSpace(l)
 			if (keepAll && (userTurn || isRequestLine(l))) || (in.Kind == KindTranscript && isTurnHeading(l)) {
 				// Requests, and the headings that say who speaks, stay.
+				emit(l)
+				continue
+			}
+			if codeKept && isIndentedCode(l) {
+				// A snippet outside fences: its repeated lines ("return
+				// None", "}") are structure, not repetition.
 				emit(l)
 				continue
 			}
@@ -219,4 +226,21 @@ func userTurnAfter(para string, inUser bool) bool {
 		}
 	}
 	return inUser
+}
+
+// isIndentedCode reports an indented line that reads as code: it ends like
+// a statement, holds an assignment or a call, returns or comments.
+func isIndentedCode(l string) bool {
+	if !strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, "\t") {
+		return false
+	}
+	t := strings.TrimSpace(l)
+	if t == "" {
+		return false
+	}
+	switch t[len(t)-1] {
+	case ';', '{', '}', ')', ':', ',', '(', '[', ']':
+		return true
+	}
+	return strings.ContainsAny(t, "=(") || strings.HasPrefix(t, "return") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//")
 }

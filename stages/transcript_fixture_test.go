@@ -174,3 +174,26 @@ func TestRoleContentChat(t *testing.T) {
 		t.Errorf("not rendered as turns:\n%s", out[:min(len(out), 600)])
 	}
 }
+
+// TestTranscriptCodeOutsideFences: snippets written without fences keep
+// every line and its indentation, even lines that repeat.
+func TestTranscriptCodeOutsideFences(t *testing.T) {
+	var b strings.Builder
+	var snippets []string
+	for i := range 12 {
+		fmt.Fprintf(&b, "#### make handler %d return early when the input is empty\n\n", i)
+		snip := fmt.Sprintf("    def handler_%d(self, data):\n        if not data:\n            return None\n\tfor item in data:\n\t\tself.total += item\n        return self.total", i)
+		snippets = append(snippets, snip)
+		fmt.Fprintf(&b, "Sure. The handler becomes:\n\n%s\n\n> Applied edit to app/handlers.py\n\n", snip)
+	}
+	out, kind := compactAll(t, b.String())
+	if kind != stages.KindTranscript {
+		t.Errorf("detected as %s", kind)
+	}
+	for _, s := range snippets {
+		if !strings.Contains(out, s) {
+			t.Errorf("snippet changed:\n%s\n--- output:\n%s", s, out)
+			break
+		}
+	}
+}
