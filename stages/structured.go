@@ -13,16 +13,19 @@ type StructuredOptions struct {
 	// MinChars: only texts, JSON values and HTML pages at least this many
 	// characters long are folded.
 	MinChars int `yaml:"min_chars"`
-	// ArraySamples: how many items of a long JSON array are kept as samples;
-	// the rest are described by a count and a schema of every item.
+	// ArraySamples: a JSON array of more than ArraySamples+1 items is
+	// folded to its first ArraySamples-1 items (at least one), its
+	// outliers and its last item, then a count and a schema of every item
+	// with per-field summaries. A map keeps this many data-keyed entries.
 	ArraySamples int `yaml:"array_samples"`
-	// MaxStringChars: longer JSON strings are cut to this many characters
-	// and marked with their original length.
+	// MaxStringChars: longer JSON strings are compacted by what they hold:
+	// patches and code stay whole, output keeps head, failures and tail,
+	// prose keeps head and tail within about this many characters.
 	MaxStringChars int `yaml:"max_string_chars"`
 	// MaxDepth: JSON containers nested deeper than this become a marker.
 	MaxDepth int `yaml:"max_depth"`
-	// MaxObjectKeys: a JSON object with more keys is folded like an array
-	// (a map keyed by data): a few entries and a schema of the values.
+	// MaxObjectKeys bounds the keys one schema lists. Whether an object
+	// is a map (keys that are data) is decided by its keys, not its size.
 	MaxObjectKeys int `yaml:"max_object_keys"`
 	// Base64MinChars: runs of base64 at least this long (data: URIs
 	// included) become a marker with their length and content kind.
@@ -103,14 +106,17 @@ type structuredNode struct {
 }
 
 // NewStructured builds the structured-folding node. It folds long payloads
-// to a skeleton: a JSON document (or a large JSON value on its own lines)
-// to its values with long arrays reduced to samples, a count and a schema
-// and long strings cut; an HTML page to a digest of its title, headings,
-// landmarks, recurring classes and custom properties; base64 runs and
-// data: URIs to a marker with their length and kind; long Markdown, CSV
-// and TSV tables to their header, first and last rows. Every JSON key name
-// and every title and heading survives. Malformed JSON passes through. The
-// output of the node is a fixed point: running it again changes nothing.
+// by what they mean: a JSON document (or a large JSON value on its own
+// lines) keeps its named fields and every kept value byte for byte, folds
+// maps keyed by data, long arrays (first, last and outlying items, a count
+// and a summarized schema) and long strings by kind; a JSON chat or agent
+// trajectory becomes a readable transcript with its final patch whole; an
+// HTML page becomes its article as Markdown plus a short digest (or the
+// digest alone, html: digest); base64 runs and data: URIs become a marker;
+// long Markdown, CSV and TSV tables keep their header, first and last
+// rows; aider tool output keeps its head, failures and tail. Malformed
+// JSON passes through. Running the node again on its output changes
+// nothing.
 func NewStructured(o StructuredOptions) Node { return structuredNode{opt: o} }
 
 func (structuredNode) Key() Key { return KeyStructured }
