@@ -78,8 +78,10 @@ const (
 	maxOutliers = 5
 	// maxDistinct bounds the distinct values counted per field.
 	maxDistinct = 1024
-	// mapKeyListChars: omitted map keys are listed when all fit in this.
-	mapKeyListChars = 4000
+	// mapKeyListChars: omitted map keys are listed when all fit in this,
+	// or in 1/32 of the document when that is more: the paths of a large
+	// API description are worth their room, a million ids are not.
+	mapKeyListChars = 16000
 )
 
 // jnode is one value of the folded output.
@@ -116,10 +118,11 @@ type jschema struct {
 }
 
 type jsonFolder struct {
-	opt    StructuredOptions
-	src    *jsonSource
-	cc     canceled
-	fields int
+	opt      StructuredOptions
+	src      *jsonSource
+	cc       canceled
+	fields   int
+	keyChars int // room for the names of omitted map keys
 }
 
 // foldJSONText folds one JSON document. ok is false when text is not one
@@ -144,7 +147,7 @@ func (n structuredNode) foldJSONText(ctx context.Context, text string, inline bo
 }
 
 func (n structuredNode) foldJSON(ctx context.Context, src *jsonSource) (*jnode, error) {
-	f := &jsonFolder{opt: n.opt, src: src, cc: canceled{ctx: ctx}}
+	f := &jsonFolder{opt: n.opt, src: src, cc: canceled{ctx: ctx}, keyChars: max(mapKeyListChars, len(src.s)/32)}
 	t, err := src.next()
 	if err != nil {
 		return nil, err
@@ -234,6 +237,8 @@ func isDataKey(k string) bool {
 		return true // dates with words after
 	case digits*2 >= len(k) && digits >= 3:
 		return true // ids: mostly digits
+	case strings.ContainsAny(k, " \t?!,;"):
+		return true // phrases: a dictionary's entries, not field names
 	}
 	return false
 }
@@ -279,7 +284,7 @@ func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 	foldedMap := false // this object is the output of a map fold: "_keys" stays as it is
 	omit := func(name string) {
 		omitted++
-		if !listFull && listChars+len(name)+2 <= mapKeyListChars {
+		if !listFull && listChars+len(name)+2 <= f.keyChars {
 			list = append(list, name)
 			listChars += len(name) + 2
 		} else {
