@@ -469,13 +469,15 @@ func escapeReserved(text string) (string, int) {
 			base = max(base, idx+1)
 			b.WriteString(line)
 		} else {
-			for _, r := range line {
+			for i := 0; i < len(line); {
+				r, size := utf8.DecodeRuneInString(line[i:])
 				if r >= reservedLo && r <= reservedHi {
 					b.WriteRune(protectEscape)
 					b.WriteRune(rune(protectEscLo + (r - reservedLo)))
-					continue
+				} else {
+					b.WriteString(line[i : i+size]) // invalid bytes stay as they are
 				}
-				b.WriteRune(r)
+				i += size
 			}
 		}
 		if end < len(text) {
