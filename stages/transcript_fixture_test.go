@@ -197,3 +197,41 @@ func TestTranscriptCodeOutsideFences(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenHandsEvents: an OpenHands-style event list reads as turns, the
+// user's message whole, the patch in test_result byte for byte.
+func TestOpenHandsEvents(t *testing.T) {
+	patch := "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+	events := []map[string]any{{"id": 0, "source": "user", "action": "message", "message": "Fix the off-by-one in x.py so that the counter starts at two."}}
+	for i := range 10 {
+		events = append(events,
+			map[string]any{"id": 2*i + 1, "source": "agent", "action": "run", "message": fmt.Sprintf("Running the tests, try %d.", i), "args": map[string]any{"command": "pytest -q"}},
+			map[string]any{"id": 2*i + 2, "source": "environment", "observation": "run", "content": strings.Repeat("collected 200 items ...... ok\n", 60) + fmt.Sprintf("FAILED test_x.py::test_count - assert 1 == 2 (try %d)\n", i)})
+	}
+	raw, _ := json.Marshal(map[string]any{"instance_id": "x-1", "history": events, "test_result": map[string]any{"git_patch": patch}})
+	out, kind := compactAll(t, string(raw))
+	if kind != stages.KindTranscript {
+		t.Errorf("detected as %s", kind)
+	}
+	for _, s := range []string{"Fix the off-by-one in x.py so that the counter starts at two.", patch, "pytest -q", "FAILED test_x.py::test_count - assert 1 == 2 (try 9)"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("lost %q", s)
+		}
+	}
+	if len(out)*4 > len(raw) {
+		t.Errorf("ratio %.2f", float64(len(out))/float64(len(raw)))
+	}
+}
+
+// TestJSONPayloadMentioningARoleStaysJSON: one "role" field does not make
+// an API payload a chat.
+func TestJSONPayloadMentioningARoleStaysJSON(t *testing.T) {
+	var items []map[string]any
+	for i := range 50 {
+		items = append(items, map[string]any{"id": i, "name": fmt.Sprintf("member %d", i), "permissions": map[string]any{"admin": i == 0}})
+	}
+	raw, _ := json.Marshal(map[string]any{"role": "user", "content": "team listing", "members": items})
+	if k := stages.Detect(string(raw)); k != stages.KindJSON {
+		t.Errorf("detected as %s, want json", k)
+	}
+}

@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -31,16 +32,23 @@ func isAgentTranscript(text string) bool {
 	return isMarkdownChat(head)
 }
 
-// isJSONChat reports JSON whose start reads as messages or agent steps.
+var (
+	jsonRole       = regexp.MustCompile(`"role"\s*:\s*"(?:user|assistant|system|tool|human|ai)"`)
+	jsonTrajectory = regexp.MustCompile(`"trajectory"\s*:\s*\[`)
+	jsonAgentEvent = regexp.MustCompile(`"source"\s*:\s*"(?:agent|user|environment)"`)
+)
+
+// isJSONChat reports JSON whose start reads as messages or agent steps:
+// two role-tagged messages, a SWE-agent trajectory, or OpenHands events.
+// A payload that only mentions a role once is not a chat.
 func isJSONChat(head string) bool {
-	has := func(key string) bool { return strings.Contains(head, `"`+key+`"`) }
 	switch {
-	case has("trajectory") && (has("history") || has("info")):
-		return true // SWE-agent
-	case has("role") && has("content"):
-		return strings.Contains(head, `"assistant"`) || strings.Contains(head, `"user"`)
-	case has("source") && (has("action") || has("observation")):
-		return strings.Contains(head, `"agent"`) // OpenHands events
+	case jsonTrajectory.MatchString(head) && (strings.Contains(head, `"history"`) || strings.Contains(head, `"info"`)):
+		return true
+	case len(jsonRole.FindAllStringIndex(head, 2)) == 2 && strings.Contains(head, `"content"`):
+		return true
+	case len(jsonAgentEvent.FindAllStringIndex(head, 2)) == 2 && (strings.Contains(head, `"action"`) || strings.Contains(head, `"observation"`)):
+		return true
 	}
 	return false
 }
