@@ -724,6 +724,8 @@ type itemField struct {
 
 // walkItems calls fn for each item of the array arr with its text and,
 // for an object, its top-level fields (containers by their start token).
+// arr has been read once already: nested containers are skipped by their
+// brackets alone.
 func walkItems(arr string, cc *canceled, fn func(i int, t jsonTok, text string, fields []itemField) error) error {
 	src := newJSONSource(arr)
 	if t, err := src.next(); err != nil || t != tokArrStart {
@@ -761,7 +763,7 @@ func walkItems(arr string, cc *canceled, fn func(i int, t jsonTok, text string, 
 				lit := ""
 				switch vt {
 				case tokObjStart, tokArrStart:
-					if err := src.skip(); err != nil {
+					if err := src.skipValidated(); err != nil {
 						return err
 					}
 				case tokString, tokInt, tokFloat:
@@ -778,7 +780,7 @@ func walkItems(arr string, cc *canceled, fn func(i int, t jsonTok, text string, 
 			err = fn(i, t, arr[at:src.pos], fields)
 		case tokArrStart:
 			at := src.pos - 1
-			if err := src.skip(); err != nil {
+			if err := src.skipValidated(); err != nil {
 				return err
 			}
 			err = fn(i, t, arr[at:src.pos], nil)

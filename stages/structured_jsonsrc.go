@@ -356,3 +356,30 @@ func hex4(h string) rune {
 	}
 	return r
 }
+
+// skipValidated is skip for text already read once with next: it finds
+// the end of the container by its brackets, stepping over strings, with
+// no other check.
+func (s *jsonSource) skipValidated() error {
+	depth := 1
+	for i := s.pos; i < len(s.s); i++ {
+		switch s.s[i] {
+		case '"':
+			for i++; i < len(s.s) && s.s[i] != '"'; i++ {
+				if s.s[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				s.pos = i + 1
+				s.frames = s.frames[:len(s.frames)-1]
+				s.closed()
+				return nil
+			}
+		}
+	}
+	return errBadJSON
+}
