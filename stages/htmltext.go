@@ -251,7 +251,7 @@ func (w *mdWriter) node(nd *html.Node, depth int) {
 		w.flush()
 	case atom.Table:
 		w.flush()
-		w.table(nd)
+		w.table(nd, depth)
 	case atom.Blockquote:
 		w.flush()
 		w.prefix = "> "
@@ -269,7 +269,19 @@ func (w *mdWriter) node(nd *html.Node, depth int) {
 }
 
 // table renders rows as "| a | b |" lines, a delimiter after the first.
-func (w *mdWriter) table(nd *html.Node) {
+// A layout table (cells that hold paragraphs, lists, headings or tables)
+// is rendered as the blocks of its cells, in order.
+func (w *mdWriter) table(nd *html.Node, depth int) {
+	if hasBlockCell(nd) {
+		for c := nd; c != nil; c = nextHTMLNode(c, nd) {
+			if c.Type == html.ElementNode && (c.DataAtom == atom.Td || c.DataAtom == atom.Th) && nearestTable(c) == nd {
+				w.flush()
+				w.children(c, depth+1)
+				w.flush()
+			}
+		}
+		return
+	}
 	var rows [][]string
 	for c := nd; c != nil; c = nextHTMLNode(c, nd) {
 		if c.Type == html.ElementNode && c.DataAtom == atom.Tr {
@@ -395,4 +407,28 @@ func (d *htmlDigest) renderShort(b *strings.Builder, article string, chars, topC
 		}
 		b.WriteString("]\n")
 	}
+}
+
+// hasBlockCell reports a table whose own cells hold block content.
+func hasBlockCell(table *html.Node) bool {
+	for c := table; c != nil; c = nextHTMLNode(c, table) {
+		if c == table || c.Type != html.ElementNode {
+			continue
+		}
+		switch c.DataAtom {
+		case atom.P, atom.Ul, atom.Ol, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Table, atom.Pre, atom.Blockquote:
+			return true
+		}
+	}
+	return false
+}
+
+// nearestTable is the table a cell belongs to.
+func nearestTable(nd *html.Node) *html.Node {
+	for p := nd.Parent; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && p.DataAtom == atom.Table {
+			return p
+		}
+	}
+	return nil
 }

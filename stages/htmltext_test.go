@@ -224,3 +224,20 @@ func allocated(f func()) uint64 {
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
 }
+
+// TestHTMLLayoutTable: a table used for layout gives the blocks of its
+// cells, not one row of flattened text.
+func TestHTMLLayoutTable(t *testing.T) {
+	var body strings.Builder
+	for i := range 8 {
+		fmt.Fprintf(&body, "<h2>Part %d</h2><p>Part %d of the story tells how the old mill by the river was rebuilt by the village, stone by stone, over many summers.</p>", i, i)
+	}
+	page := `<!doctype html><html><head><title>Story</title></head><body><table><tr><td class="nav"><a href="/">Home</a></td><td>` +
+		body.String() + `<ul><li>first point</li><li>second point</li></ul></td></tr></table></body></html>`
+	_, got := runStructured(t, NewStructured(DefaultStructuredOptions()), page, KindHTML)
+	for _, w := range []string{"## Part 0\n\nPart 0 of the story", "## Part 7", "- first point\n- second point"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("output lacks %q\n%s", w, got)
+		}
+	}
+}
