@@ -26,14 +26,14 @@ func minDuration(runs int, f func()) time.Duration {
 
 // checkLinear fails when doubling the input costs more than 2.5x, as a
 // quadratic walk would (4x). Times are the best of several runs, and the
-// comparison gets three tries, so a busy machine does not fail it while
+// comparison gets five tries, so a busy machine does not fail it while
 // a quadratic walk fails every try.
 func checkLinear(t *testing.T, name string, gen func(n int) string, run func(string), n int) {
 	t.Helper()
 	small, large := gen(n), gen(2*n)
 	run(small) // warm up
 	ratio := 0.0
-	for range 3 {
+	for range 5 {
 		a := minDuration(7, func() { run(small) })
 		b := minDuration(7, func() { run(large) })
 		if a < 200*time.Microsecond {
