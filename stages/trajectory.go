@@ -28,8 +28,9 @@ import (
 // their tail. Markers carry no counts (seed 002).
 
 const (
-	// trajectoryMaxBytes bounds the JSON decoded into a tree for rendering.
-	trajectoryMaxBytes = 64 << 20
+	// trajectoryMaxBytes bounds the JSON decoded into a tree for rendering
+	// (a tree costs several times its text); larger chats fold as JSON.
+	trajectoryMaxBytes = 8 << 20
 	// longTurnChars: a user turn longer than this (a demonstration, a
 	// pasted file) is compacted like tool output.
 	longTurnChars = 8000
