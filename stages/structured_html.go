@@ -75,6 +75,9 @@ type htmlDigest struct {
 	body, main        *html.Node // where the text excerpt comes from
 }
 
+// digestExcerptChars is the length of the text excerpt in the digest.
+const digestExcerptChars = 192
+
 // htmlDigest returns the digest of an HTML page. ok is false when the
 // text holds no HTML elements.
 func (n structuredNode) htmlDigest(ctx context.Context, text string) (string, bool, error) {
@@ -92,7 +95,7 @@ func (n structuredNode) htmlDigest(ctx context.Context, text string) (string, bo
 	}
 	excerpt := ""
 	if from != nil {
-		excerpt = textExcerpt(from, 192)
+		excerpt = textExcerpt(from, digestExcerptChars)
 	}
 	return d.render(Chars(text), text, excerpt, n.opt.HTMLTopClasses), true, nil
 }
