@@ -64,9 +64,11 @@ func (n structuredNode) htmlPage(ctx context.Context, text string) (string, bool
 	} else {
 		b.WriteString(d.render(chars, "", "", n.opt.HTMLTopClasses))
 		b.WriteString("\n")
-		root := d.body
-		if root == nil {
-			root = doc
+		// Readability may have pruned the tree before it gave up: the
+		// visible text is read from a fresh parse.
+		root, err := html.ParseWithOptions(strings.NewReader(text), html.ParseOptionEnableScripting(false))
+		if err != nil {
+			return "", false, nil
 		}
 		seen := map[string]bool{}
 		fence := ""
@@ -135,7 +137,7 @@ type mdWriter struct {
 	line    strings.Builder // the inline text of the open block
 	prefix  string          // list or quote marker of the open block
 	item    bool            // the last block written is a list item
-	visible bool            // skip navigation, forms and asides too (no-article pages)
+	visible bool            // a page without an article: hidden elements are skipped too
 }
 
 // markdownOf renders the tree under root as Markdown.
@@ -344,7 +346,8 @@ func nodeText(nd *html.Node) string {
 }
 
 // skipForText reports elements with no reading text; on a page without an
-// article, navigation and forms are left out as well.
+// article (visible), hidden elements are left out as well. Forms and
+// navigation stay there: on an app shell they are the page.
 func skipForText(nd *html.Node, visible bool) bool {
 	switch nd.DataAtom {
 	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Iframe, atom.Head, atom.Select:
