@@ -235,3 +235,16 @@ func TestJSONPayloadMentioningARoleStaysJSON(t *testing.T) {
 		t.Errorf("detected as %s, want json", k)
 	}
 }
+
+// TestMarkdownDocWithH4IsNotAChat: h4 headings and a quote do not make a
+// README a chat.
+func TestMarkdownDocWithH4IsNotAChat(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Project\n\n> A fast tool for compacting text.\n\n")
+	for i := range 6 {
+		fmt.Fprintf(&b, "#### Option %d\n\nThe option number %d changes how the tool reads its input files and writes the result.\n\n", i, i)
+	}
+	if k := stages.Detect(b.String()); k == stages.KindTranscript {
+		t.Errorf("a README detected as a transcript")
+	}
+}

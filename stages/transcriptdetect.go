@@ -56,7 +56,7 @@ func isJSONChat(head string) bool {
 // isMarkdownChat reports aider's history format or Markdown turn headings,
 // outside fenced blocks.
 func isMarkdownChat(head string) bool {
-	requests, toolLines, turns, lines := 0, 0, 0, 0
+	requests, aiderTool, turns, lines := 0, 0, 0, 0
 	fence := ""
 	for line := range strings.SplitSeq(head, "\n") {
 		line = strings.TrimSuffix(line, "\r")
@@ -80,12 +80,16 @@ func isMarkdownChat(head string) bool {
 		case isRequestLine(line):
 			requests++
 		case strings.HasPrefix(line, "> "):
-			toolLines++
+			if isAiderToolLine(line) {
+				aiderTool++
+			}
 		case isTurnHeading(line):
 			turns++
 		}
 	}
-	if requests >= 2 && (toolLines > 0 || requests*20 >= lines) {
+	if requests >= 2 && (aiderTool > 0 || hasEditMarkers(head)) {
+		// "#### " alone is a Markdown h4: aider's tool lines or edit
+		// blocks tell its requests apart.
 		return true
 	}
 	return turns >= 4 && turns*20 >= lines
@@ -110,4 +114,20 @@ func isTurnHeading(line string) bool {
 		return true
 	}
 	return false
+}
+
+// isAiderToolLine reports a line aider writes about its own work.
+func isAiderToolLine(line string) bool {
+	for _, p := range [...]string{"> Applied edit to ", "> Added ", "> Commit ", "> Tokens: ", "> Git repo", "> Aider v", "> $ aider", "> aider ", "> Repo-map", "> Add ", "> Run shell command", "> Create new file", "> Allow edits to"} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasEditMarkers reports SEARCH/REPLACE markers anywhere in head.
+func hasEditMarkers(head string) bool {
+	return strings.Contains(head, "<<<<<<< SEARCH") || strings.Contains(head, "<<<<<<< ORIGINAL") ||
+		strings.Contains(head, ">>>>>>> REPLACE") || strings.Contains(head, ">>>>>>> UPDATED")
 }
