@@ -260,7 +260,9 @@ func (w *mdWriter) node(nd *html.Node, depth int) {
 		w.children(nd, depth+1)
 		w.flush()
 	default:
-		if inlineTags[nd.DataAtom] {
+		if !blockTags[nd.DataAtom] {
+			// Inline, known or not (tt, font, big, custom elements): a
+			// sentence runs through it.
 			w.children(nd, depth+1)
 			return
 		}
@@ -434,4 +436,15 @@ func nearestTable(nd *html.Node) *html.Node {
 		}
 	}
 	return nil
+}
+
+// blockTags break the text into blocks; every other element is inline.
+var blockTags = map[atom.Atom]bool{
+	atom.Address: true, atom.Article: true, atom.Aside: true, atom.Blockquote: true, atom.Body: true, atom.Center: true,
+	atom.Dd: true, atom.Details: true, atom.Dialog: true, atom.Div: true, atom.Dl: true, atom.Dt: true, atom.Fieldset: true,
+	atom.Figcaption: true, atom.Figure: true, atom.Footer: true, atom.Form: true, atom.Header: true, atom.Hgroup: true,
+	atom.Hr: true, atom.Html: true, atom.Legend: true, atom.Li: true, atom.Main: true, atom.Nav: true, atom.Ol: true,
+	atom.P: true, atom.Section: true, atom.Summary: true, atom.Td: true, atom.Th: true, atom.Tr: true, atom.Ul: true,
+	atom.Caption: true, atom.Tbody: true, atom.Thead: true, atom.Tfoot: true, atom.Option: true,
+	atom.Button: true, atom.Label: true, // controls of an app shell: one item each
 }
