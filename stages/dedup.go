@@ -75,6 +75,8 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		b.WriteString(line)
 		first = false
 	}
+	userTurn := false // in a transcript: inside a user's turn
+	codeKept := in.Kind == KindTranscript || in.Kind == KindProse
 	it := lineIter{text: text}
 	line, at, ok := it.next()
 	for ok {
@@ -89,7 +91,12 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			line, at, ok = it.next()
 		}
 		para := text[paraStart:paraEnd]
-		if nlines > 1 {
+		keepAll := false // a user turn: every line of a request stays
+		if in.Kind == KindTranscript {
+			userTurn = userTurnAfter(para, userTurn)
+			keepAll = userTurn || strings.Contains(para, "#### ")
+		}
+		if nlines > 1 && !keepAll {
 			h := maphash.String(dedupSeed, para)
 			if _, dup := seenPara[h]; dup && !strings.ContainsRune(para, protectOpen) {
 				// Drop the paragraph and the blank line after it.
@@ -109,6 +116,17 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 				return Outcome{}, err
 			}
 			trimmed := strings.TrimSpace(l)
+			if (keepAll && (userTurn || isRequestLine(l))) || (in.Kind == KindTranscript && isTurnHeading(l)) {
+				// Requests, and the headings that say who speaks, stay.
+				emit(l)
+				continue
+			}
+			if codeKept && isIndentedCode(l) {
+				// A snippet outside fences: its repeated lines ("return
+				// None", "}") are structure, not repetition.
+				emit(l)
+				continue
+			}
 			if dedupLines && len(trimmed) >= n.opt.MinLineChars && !IsProtectedLine(trimmed) {
 				h := maphash.String(dedupSeed, trimmed)
 				if _, dup := seenLine[h]; dup {
@@ -194,4 +212,35 @@ func hasProtected(lines []string) bool {
 		}
 	}
 	return false
+}
+
+// userTurnAfter tells whether a transcript is in a user's turn after
+// para, given that it was (inUser) before: a turn heading ("## user",
+// "**assistant:**") switches it. Aider's "#### " request lines are user
+// text of their own and are kept line by line.
+func userTurnAfter(para string, inUser bool) bool {
+	for line := range strings.SplitSeq(para, "\n") {
+		if isTurnHeading(line) {
+			role := strings.ToLower(strings.Trim(strings.TrimSpace(strings.TrimLeft(line, "#")), "*: "))
+			inUser = role == "user" || role == "human"
+		}
+	}
+	return inUser
+}
+
+// isIndentedCode reports an indented line that reads as code: it ends like
+// a statement, holds an assignment or a call, returns or comments.
+func isIndentedCode(l string) bool {
+	if !strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, "\t") {
+		return false
+	}
+	t := strings.TrimSpace(l)
+	if t == "" {
+		return false
+	}
+	switch t[len(t)-1] {
+	case ';', '{', '}', ')', ':', ',', '(', '[', ']':
+		return true
+	}
+	return strings.ContainsAny(t, "=(") || strings.HasPrefix(t, "return") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//")
 }

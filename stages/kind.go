@@ -48,6 +48,9 @@ func Detect(text string) Kind {
 	if trimmed == "" {
 		return KindProse
 	}
+	if isAgentTranscript(text) {
+		return KindTranscript // before logs: see transcriptdetect.go
+	}
 	switch trimmed[0] {
 	case '{', '[':
 		if looksJSON(trimmed[0], text) {

@@ -1,17 +1,29 @@
 package stages
 
 import (
+	"context"
 	"strings"
+	"unicode/utf8"
 )
 
 // Placeholder lines stand in for protected regions while nodes run. They are
 // made of private-use runes only, so no node mistakes them for text, digits
 // or words. A node that drops lines must keep every line IsProtectedLine
 // reports.
+//
+// The runes U+E000 to U+E03F are reserved for this. A text that already
+// holds some has each of them escaped (protectEscape and an offset rune)
+// before placeholders go in, and put back by Restore, so a stray
+// private-use character neither switches protection off nor passes for a
+// placeholder.
 const (
-	protectOpen  = '\uE000'
-	protectClose = '\uE001'
-	protectDigit = 0xE010 // base of the 16 runes that encode the index
+	protectOpen   = '\uE000'
+	protectClose  = '\uE001'
+	protectEscape = '\uE002' // followed by protectEscBase + (r - reservedLo)
+	protectDigit  = 0xE010   // base of the 16 runes that encode the index
+	reservedLo    = 0xE000
+	reservedHi    = 0xE03F
+	protectEscLo  = 0xE020 // escapes use runes protectEscLo .. protectEscLo+31
 )
 
 // IsProtectedLine reports whether line is a placeholder for a protected region.
@@ -22,6 +34,8 @@ func IsProtectedLine(line string) bool {
 // Stash holds the regions taken out of a text by Protect.
 type Stash struct {
 	regions []string
+	escaped bool // reserved runes of the text were escaped
+	base    int  // index of the first region: placeholders below it were in the text already
 }
 
 // Len is the number of stashed regions.
@@ -48,55 +62,108 @@ func placeholder(i int) string {
 	return b.String()
 }
 
-// MayHaveFence reports whether text could hold a fenced block at all.
+// MayHaveFence reports whether text could hold a protected region at all.
 func MayHaveFence(text string) bool {
-	return strings.Contains(text, "```") || strings.Contains(text, "~~~")
+	return strings.Contains(text, "```") || strings.Contains(text, "~~~") || strings.Contains(text, "<source") ||
+		strings.Contains(text, "<<<<<<< ") || strings.Contains(text, "*** Begin Patch") || strings.Contains(text, "diff --git ") ||
+		strings.Contains(text, "#### ") || strings.Contains(text, "# User") || strings.Contains(text, "# user") || strings.Contains(text, "# Human")
 }
 
-// Protect replaces each complete fenced code block (an opening line that
-// starts with ``` or ~~~ and the matching closing line) with a one-line
-// placeholder. Unclosed fences are left as text. A text that already holds
-// placeholder runes is returned as it is, with an empty stash.
+// Protect replaces each protected region with a one-line placeholder:
+//
+//   - a complete fenced code block (an opening line that starts with ```
+//     or ~~~ and the first later line of at least as many of the same
+//     character and nothing else);
+//   - a <source> … </source> block;
+//   - outside those, a SEARCH/REPLACE block (<<<<<<< … >>>>>>>), an
+//     apply_patch envelope (*** Begin Patch … *** End Patch) and a git diff
+//     (from "diff --git" while lines read as diff lines);
+//   - a user's request: a run of aider "#### " lines, or a Markdown user
+//     turn ("## User" to the next heading).
+//
+// An edit block takes its file-name line with it: a line right above the
+// region that names a file. Unclosed openers are left as text. Protect is
+// linear in the text (an index of closing lines answers each opener).
 func Protect(text string) (string, *Stash) {
+	out, st, _ := ProtectContext(context.Background(), text)
+	return out, st
+}
+
+// ProtectContext is Protect that gives up when ctx ends, returning the
+// text as it is with an empty stash and ctx's error.
+func ProtectContext(ctx context.Context, text string) (string, *Stash, error) {
 	st := &Stash{}
 	if !MayHaveFence(text) {
-		return text, st
+		return text, st, nil
 	}
-	if strings.ContainsRune(text, protectOpen) {
-		return text, st
+	if hasReserved(text) {
+		// Placeholder lines already in the text (a text protected twice)
+		// stay as they are; this stash numbers its regions after them.
+		text, st.base = escapeReserved(text)
+		st.escaped = true
 	}
+	cc := canceled{ctx: ctx}
+	idx := newCloserIndex(text)
 	var out strings.Builder
-	out.Grow(len(text))
-	pos := 0
-	lineStart := 0
-	for lineStart < len(text) {
+	pos := 0        // text before pos is written (or stashed)
+	prevStart := -1 // start of the line before the current one, -1 if none
+	for lineStart := 0; lineStart < len(text); {
+		if err := cc.check(); err != nil {
+			return unescapeIf(text, st.escaped), &Stash{}, err
+		}
 		lineEnd := strings.IndexByte(text[lineStart:], '\n')
 		if lineEnd < 0 {
 			lineEnd = len(text)
 		} else {
 			lineEnd += lineStart
 		}
-		fence := fenceMarker(text[lineStart:lineEnd])
-		if fence == "" {
-			lineStart = lineEnd + 1
-			continue
-		}
-		closeEnd, ok := findFenceClose(text, lineEnd+1, fence)
+		closeEnd, edit, ok := idx.regionEnd(text, lineStart, lineEnd)
 		if !ok {
+			prevStart = lineStart
 			lineStart = lineEnd + 1
 			continue
 		}
-		out.WriteString(text[pos:lineStart])
-		out.WriteString(placeholder(len(st.regions)))
-		st.regions = append(st.regions, text[lineStart:closeEnd])
+		start := lineStart
+		if edit && prevStart >= pos && isFileNameLine(text[prevStart:lineStart-1]) {
+			start = prevStart
+		}
+		out.WriteString(text[pos:start])
+		out.WriteString(placeholder(st.base + len(st.regions)))
+		st.regions = append(st.regions, text[start:closeEnd])
 		pos = closeEnd
+		prevStart = -1
 		lineStart = closeEnd + 1
 	}
 	if len(st.regions) == 0 {
-		return text, st
+		return unescapeIf(text, st.escaped), &Stash{}, nil
 	}
 	out.WriteString(text[pos:])
-	return out.String(), st
+	return out.String(), st, nil
+}
+
+// isFileNameLine reports a line that names a file, as edit formats write
+// it above a block: a path or a name with an extension, perhaps in
+// backticks or bold, and nothing else.
+func isFileNameLine(line string) bool {
+	s := strings.TrimSpace(strings.TrimSuffix(line, "\r"))
+	s = strings.Trim(s, "`*")
+	s = strings.TrimSuffix(s, ":")
+	if s == "" || len(s) > 200 || strings.ContainsAny(s, " \t<>|\"'") || strings.HasPrefix(s, "#") || strings.HasPrefix(s, "-") {
+		return false
+	}
+	if strings.Contains(s, "/") || strings.Contains(s, "\\") {
+		return true
+	}
+	dot := strings.LastIndexByte(s, '.')
+	if dot <= 0 || dot == len(s)-1 || len(s)-dot > 8 {
+		return s == "Makefile" || s == "Dockerfile"
+	}
+	for _, c := range s[dot+1:] {
+		if !isWordByte(byte(c)) {
+			return false
+		}
+	}
+	return !isDigit(s[dot+1])
 }
 
 // fenceMarker returns "```" or "~~~" (with its full run length) when line opens a fence.
@@ -113,30 +180,349 @@ func fenceMarker(line string) string {
 	return ""
 }
 
-// findFenceClose finds the line at or after from that closes fence and
-// returns the offset just past that line's content (before its newline).
-func findFenceClose(text string, from int, fence string) (int, bool) {
-	for from <= len(text) && from < len(text) {
-		end := strings.IndexByte(text[from:], '\n')
+// closerIndex lists, in order, the lines that can close a region: fence
+// lines (only ` or ~, at least three), "</source>", ">>>>>>> …" and
+// "*** End Patch". Each opener finds its closer by a search over the list
+// of its kind, so no line is read more than a few times.
+type closerIndex struct {
+	fence  [2]fenceClosers // ` and ~
+	source []int           // line starts of </source>
+	merge  []int           // line starts of >>>>>>> lines
+	patch  []int           // line starts of *** End Patch
+}
+
+// fenceClosers holds the fence lines of one character and a max tree over
+// their lengths, to find the first at or after a line with a long enough run.
+type fenceClosers struct {
+	at   []int // line starts
+	end  []int // line ends (before the line break)
+	n    []int // run length
+	tree []int // max of n over ranges, size 2*size
+	size int
+}
+
+func newCloserIndex(text string) *closerIndex {
+	idx := &closerIndex{}
+	for start := 0; start < len(text); {
+		end := strings.IndexByte(text[start:], '\n')
 		if end < 0 {
 			end = len(text)
 		} else {
-			end += from
+			end += start
 		}
-		line := strings.TrimRight(text[from:end], " \t\r")
-		if strings.HasPrefix(line, fence) && strings.Trim(line, fence[:1]) == "" {
-			return end, true
+		line := strings.TrimRight(text[start:end], " \t\r")
+		switch {
+		case line == "":
+		case line[0] == '`' || line[0] == '~':
+			if k := strings.TrimLeft(line, line[:1]); k == "" && len(line) >= 3 {
+				f := &idx.fence[fenceSlot(line[0])]
+				f.at, f.end, f.n = append(f.at, start), append(f.end, end), append(f.n, len(line))
+			}
+		case line == "</source>":
+			idx.source = append(idx.source, start)
+		case strings.HasPrefix(line, ">>>>>>> "):
+			idx.merge = append(idx.merge, start)
+		case line == "*** End Patch":
+			idx.patch = append(idx.patch, start)
 		}
-		from = end + 1
+		start = end + 1
 	}
-	return 0, false
+	for i := range idx.fence {
+		idx.fence[i].build()
+	}
+	return idx
+}
+
+func fenceSlot(c byte) int {
+	if c == '~' {
+		return 1
+	}
+	return 0
+}
+
+func (f *fenceClosers) build() {
+	f.size = 1
+	for f.size < len(f.n) {
+		f.size *= 2
+	}
+	f.tree = make([]int, 2*f.size)
+	for i, n := range f.n {
+		f.tree[f.size+i] = n
+	}
+	for i := f.size - 1; i >= 1; i-- {
+		f.tree[i] = max(f.tree[2*i], f.tree[2*i+1])
+	}
+}
+
+// first returns the index of the first closer at or after index from with
+// a run of at least n, or -1.
+func (f *fenceClosers) first(from, n int) int {
+	if from >= len(f.n) {
+		return -1
+	}
+	return f.descend(1, 0, f.size, from, n)
+}
+
+func (f *fenceClosers) descend(node, lo, hi, from, n int) int {
+	if hi <= from || f.tree[node] < n {
+		return -1
+	}
+	if hi-lo == 1 {
+		return lo
+	}
+	mid := (lo + hi) / 2
+	if r := f.descend(2*node, lo, mid, from, n); r >= 0 {
+		return r
+	}
+	return f.descend(2*node+1, mid, hi, from, n)
+}
+
+// after returns the first entry of starts past offset pos, or -1.
+func after(starts []int, pos int) int {
+	lo, hi := 0, len(starts)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if starts[m] <= pos {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == len(starts) {
+		return -1
+	}
+	return starts[lo]
+}
+
+// lineEndAt returns the offset of the end of the line that starts at s.
+func lineEndAt(text string, s int) int {
+	if e := strings.IndexByte(text[s:], '\n'); e >= 0 {
+		return s + e
+	}
+	return len(text)
+}
+
+// regionEnd reports whether the line [start, end) opens a protected
+// region and, if so, the offset just past the region's last line; edit
+// tells an edit block (which takes its file-name line) from a request.
+func (idx *closerIndex) regionEnd(text string, start, end int) (int, bool, bool) {
+	line := text[start:end]
+	if line == "" {
+		return 0, false, false
+	}
+	switch c := line[0]; {
+	case c == '`' || c == '~':
+		marker := fenceMarker(line)
+		if marker == "" {
+			return 0, false, false
+		}
+		f := &idx.fence[fenceSlot(c)]
+		from := after(f.at, start)
+		if from < 0 {
+			return 0, false, false
+		}
+		// after gives an offset; find its index among the closers.
+		i := indexOf(f.at, from)
+		if k := f.first(i, len(marker)); k >= 0 {
+			return f.end[k], true, true
+		}
+	case c == '<':
+		if strings.HasPrefix(line, "<source") {
+			if s := after(idx.source, start); s >= 0 {
+				return lineEndAt(text, s), true, true
+			}
+		} else if strings.HasPrefix(line, "<<<<<<< ") {
+			if s := after(idx.merge, start); s >= 0 {
+				return lineEndAt(text, s), true, true
+			}
+		}
+	case c == '*':
+		if strings.TrimRight(line, " \t\r") == "*** Begin Patch" {
+			if s := after(idx.patch, start); s >= 0 {
+				return lineEndAt(text, s), true, true
+			}
+		}
+	case c == 'd':
+		if strings.HasPrefix(line, "diff --git ") {
+			return diffEnd(text, end), true, true
+		}
+	case c == '#':
+		if isRequestLine(line) {
+			// aider's user requests: each short, each carries intent.
+			return requestEnd(text, end), false, true
+		}
+		if isUserHeading(line) {
+			return userTurnEnd(text, end), false, true
+		}
+	}
+	return 0, false, false
+}
+
+// requestEnd returns the end of a run of request lines whose first ends at end.
+func requestEnd(text string, end int) int {
+	for pos := end + 1; pos < len(text); {
+		e := lineEndAt(text, pos)
+		if !isRequestLine(text[pos:e]) {
+			break
+		}
+		end, pos = e, e+1
+	}
+	return end
+}
+
+// isUserHeading reports a Markdown heading that opens a user's turn.
+func isUserHeading(line string) bool {
+	if !strings.HasPrefix(line, "#") || !isTurnHeading(line) {
+		return false
+	}
+	role := strings.ToLower(strings.Trim(strings.TrimSpace(strings.TrimLeft(line, "#")), "*: \r"))
+	return role == "user" || role == "human"
+}
+
+// userTurnEnd returns the end of the last non-blank line of a user turn
+// whose heading ends at end: the turn runs to the next heading.
+func userTurnEnd(text string, end int) int {
+	last := end
+	for pos := end + 1; pos < len(text); {
+		e := lineEndAt(text, pos)
+		l := text[pos:e]
+		if strings.HasPrefix(l, "#") && (isTurnHeading(l) || strings.HasPrefix(l, "## ") || isRequestLine(l)) {
+			break
+		}
+		if strings.TrimSpace(l) != "" {
+			last = e
+		}
+		pos = e + 1
+	}
+	return last
+}
+
+func indexOf(starts []int, v int) int {
+	lo, hi := 0, len(starts)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if starts[m] < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// diffEnd returns the end of a git diff whose first line ends at end: the
+// diff runs while lines read as diff lines.
+func diffEnd(text string, end int) int {
+	last := end
+	for pos := end + 1; pos < len(text); {
+		e := lineEndAt(text, pos)
+		if !isDiffLine(text[pos:e]) {
+			break
+		}
+		last, pos = e, e+1
+	}
+	return last
+}
+
+func isDiffLine(l string) bool {
+	if l == "" {
+		return false
+	}
+	switch l[0] {
+	case ' ', '+', '-', '\\':
+		return true
+	}
+	for _, p := range [...]string{"@@", "diff --git ", "index ", "new file", "deleted file", "similarity", "rename ", "old mode", "new mode", "Binary files"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasReserved reports a rune of the placeholder range in text.
+func hasReserved(text string) bool {
+	// U+E000..U+E03F is EE 80 80 .. EE 80 BF in UTF-8.
+	for i := 0; ; {
+		k := strings.Index(text[i:], "\xee\x80")
+		if k < 0 {
+			return false
+		}
+		i += k
+		if i+2 < len(text) && text[i+2] >= 0x80 && text[i+2] <= 0xbf {
+			return true
+		}
+		i += 2
+	}
+}
+
+// escapeReserved escapes the reserved runes of text, except on lines that
+// are placeholders already; base is one past the highest of those.
+func escapeReserved(text string) (string, int) {
+	var b strings.Builder
+	b.Grow(len(text) + 64)
+	base := 0
+	for start := 0; start < len(text); {
+		end := lineEndAt(text, start)
+		line := text[start:end]
+		if idx, ok := placeholderLine(strings.TrimSuffix(line, "\r")); ok {
+			base = max(base, idx+1)
+			b.WriteString(line)
+		} else {
+			for i := 0; i < len(line); {
+				r, size := utf8.DecodeRuneInString(line[i:])
+				if r >= reservedLo && r <= reservedHi {
+					b.WriteRune(protectEscape)
+					b.WriteRune(rune(protectEscLo + (r - reservedLo)))
+				} else {
+					b.WriteString(line[i : i+size]) // invalid bytes stay as they are
+				}
+				i += size
+			}
+		}
+		if end < len(text) {
+			b.WriteByte('\n')
+		}
+		start = end + 1
+	}
+	return b.String(), base
+}
+
+// placeholderLine reports a line that is one placeholder and its index.
+func placeholderLine(line string) (int, bool) {
+	if !strings.HasPrefix(line, string(protectOpen)) || !strings.HasSuffix(line, string(protectClose)) || len(line) < 2*len(string(protectOpen)) {
+		return 0, false
+	}
+	return decodePlaceholder(line[len(string(protectOpen)) : len(line)-len(string(protectClose))])
+}
+
+// unescapeIf undoes escapeReserved when escaped is set.
+func unescapeIf(text string, escaped bool) string {
+	if !escaped || !strings.ContainsRune(text, protectEscape) {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r == protectEscape {
+			if n, size2 := utf8.DecodeRuneInString(text[i+size:]); n >= protectEscLo && n < protectEscLo+reservedHi-reservedLo+1 {
+				b.WriteRune(rune(reservedLo + (n - protectEscLo)))
+				i += size + size2
+				continue
+			}
+		}
+		b.WriteString(text[i : i+size])
+		i += size
+	}
+	return b.String()
 }
 
 // Restore puts the stashed regions back. It reports false when a placeholder
 // is missing or repeated, which means a node broke its contract.
 func (s *Stash) Restore(text string) (string, bool) {
 	if len(s.regions) == 0 {
-		return text, true
+		return unescapeIf(text, s.escaped), true
 	}
 	var out strings.Builder
 	out.Grow(len(text) + len(text)/2)
@@ -154,7 +540,14 @@ func (s *Stash) Restore(text string) (string, bool) {
 			return "", false
 		}
 		idx, ok := decodePlaceholder(rest[i+len(string(protectOpen)) : i+j])
-		if !ok || idx >= len(s.regions) || seen[idx] {
+		if ok && idx < s.base {
+			// An outer stash's placeholder: not ours to restore.
+			out.WriteString(rest[i : i+j+len(string(protectClose))])
+			rest = rest[i+j+len(string(protectClose)):]
+			continue
+		}
+		idx -= s.base
+		if !ok || idx < 0 || idx >= len(s.regions) || seen[idx] {
 			return "", false
 		}
 		seen[idx] = true
@@ -166,7 +559,7 @@ func (s *Stash) Restore(text string) (string, bool) {
 			return "", false
 		}
 	}
-	return out.String(), true
+	return unescapeIf(out.String(), s.escaped), true
 }
 
 func decodePlaceholder(s string) (int, bool) {

@@ -13,16 +13,19 @@ type StructuredOptions struct {
 	// MinChars: only texts, JSON values and HTML pages at least this many
 	// characters long are folded.
 	MinChars int `yaml:"min_chars"`
-	// ArraySamples: how many items of a long JSON array are kept as samples;
-	// the rest are described by a count and a schema of every item.
+	// ArraySamples: a JSON array of more than ArraySamples+1 items is
+	// folded to its first ArraySamples-1 items (at least one), its
+	// outliers and its last item, then a count and a schema of every item
+	// with per-field summaries. A map keeps this many data-keyed entries.
 	ArraySamples int `yaml:"array_samples"`
-	// MaxStringChars: longer JSON strings are cut to this many characters
-	// and marked with their original length.
+	// MaxStringChars: longer JSON strings are compacted by what they hold:
+	// patches and code stay whole, output keeps head, failures and tail,
+	// prose keeps head and tail within about this many characters.
 	MaxStringChars int `yaml:"max_string_chars"`
 	// MaxDepth: JSON containers nested deeper than this become a marker.
 	MaxDepth int `yaml:"max_depth"`
-	// MaxObjectKeys: a JSON object with more keys is folded like an array
-	// (a map keyed by data): a few entries and a schema of the values.
+	// MaxObjectKeys bounds the keys one schema lists. Whether an object
+	// is a map (keys that are data) is decided by its keys, not its size.
 	MaxObjectKeys int `yaml:"max_object_keys"`
 	// Base64MinChars: runs of base64 at least this long (data: URIs
 	// included) become a marker with their length and content kind.
@@ -36,6 +39,10 @@ type StructuredOptions struct {
 	HTMLTopClasses int `yaml:"html_top_classes"`
 	// HTMLMaxProperties: how many CSS custom properties the HTML digest lists.
 	HTMLMaxProperties int `yaml:"html_max_properties"`
+	// HTML: "article" renders a page's main content as Markdown and adds
+	// the digest in a few lines; "digest" gives the structural digest
+	// alone (for pages that are not the one under edit).
+	HTML string `yaml:"html"`
 }
 
 // DefaultStructuredOptions returns the shipped defaults.
@@ -43,7 +50,7 @@ func DefaultStructuredOptions() StructuredOptions {
 	return StructuredOptions{
 		MinChars:          1000,
 		ArraySamples:      2,
-		MaxStringChars:    64,
+		MaxStringChars:    160,
 		MaxDepth:          32,
 		MaxObjectKeys:     200,
 		Base64MinChars:    200,
@@ -51,6 +58,7 @@ func DefaultStructuredOptions() StructuredOptions {
 		TableEdgeRows:     3,
 		HTMLTopClasses:    15,
 		HTMLMaxProperties: 20,
+		HTML:              HTMLArticle,
 	}
 }
 
@@ -70,6 +78,9 @@ func (o StructuredOptions) Validate() error {
 		mustBePositive("table_edge_rows", o.TableEdgeRows),
 		mustBePositive("html_top_classes", o.HTMLTopClasses),
 		mustBeNonNegative("html_max_properties", o.HTMLMaxProperties),
+	}
+	if o.HTML != HTMLArticle && o.HTML != HTMLDigest {
+		errs = append(errs, &fieldError{"html", fmt.Sprintf("must be %q or %q, got %q", HTMLArticle, HTMLDigest, o.HTML)})
 	}
 	if o.MaxDepth > structuredMaxDepth {
 		errs = append(errs, &fieldError{"max_depth", fmt.Sprintf("must be <= %d, got %d", structuredMaxDepth, o.MaxDepth)})
@@ -92,20 +103,20 @@ func (o StructuredOptions) Validate() error {
 
 type structuredNode struct {
 	opt StructuredOptions
-	// stdJSON forces the encoding/json walk even where simdjson-go runs.
-	// Tests set it to check that both walks give the same output.
-	stdJSON bool
 }
 
 // NewStructured builds the structured-folding node. It folds long payloads
-// to a skeleton: a JSON document (or a large JSON value on its own lines)
-// to its values with long arrays reduced to samples, a count and a schema
-// and long strings cut; an HTML page to a digest of its title, headings,
-// landmarks, recurring classes and custom properties; base64 runs and
-// data: URIs to a marker with their length and kind; long Markdown, CSV
-// and TSV tables to their header, first and last rows. Every JSON key name
-// and every title and heading survives. Malformed JSON passes through. The
-// output of the node is a fixed point: running it again changes nothing.
+// by what they mean: a JSON document (or a large JSON value on its own
+// lines) keeps its named fields and every kept value byte for byte, folds
+// maps keyed by data, long arrays (first, last and outlying items, a count
+// and a summarized schema) and long strings by kind; a JSON chat or agent
+// trajectory becomes a readable transcript with its final patch whole; an
+// HTML page becomes its article as Markdown plus a short digest (or the
+// digest alone, html: digest); base64 runs and data: URIs become a marker;
+// long Markdown, CSV and TSV tables keep their header, first and last
+// rows; aider tool output keeps its head, failures and tail. Malformed
+// JSON passes through. Running the node again on its output changes
+// nothing.
 func NewStructured(o StructuredOptions) Node { return structuredNode{opt: o} }
 
 func (structuredNode) Key() Key { return KeyStructured }
@@ -118,6 +129,13 @@ func (n structuredNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		return skip(in, "shorter than min_chars"), nil
 	}
 	trimmed := strings.TrimSpace(in.Text)
+	if in.Kind == KindTranscript && looksJSONText(trimmed) {
+		// A chat or agent trajectory: a transcript to read, its final
+		// patch kept byte for byte.
+		if out, ok := renderChatJSON(trimmed); ok && shorter(out, in.Text) {
+			return done(out), nil
+		}
+	}
 	if looksJSONText(trimmed) {
 		out, ok, err := n.foldJSONText(ctx, trimmed, false, "")
 		if err != nil {
@@ -140,7 +158,7 @@ func (n structuredNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		return skip(in, "malformed JSON: passed through"), nil
 	}
 	if in.Kind == KindHTML || looksHTMLText(trimmed) {
-		out, ok, err := n.htmlDigest(ctx, in.Text)
+		out, ok, err := n.htmlPage(ctx, in.Text)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -151,12 +169,18 @@ func (n structuredNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			return skip(in, "HTML digest not shorter"), nil
 		}
 	}
+	orig := in
+	if in.Kind == KindTranscript {
+		// Tool output quoted in a Markdown chat ("> " lines, as aider
+		// writes them) keeps its head, failures and tail.
+		in.Text = foldToolRuns(in.Text)
+	}
 	out, err := n.foldLines(ctx, in)
 	if err != nil {
 		return Outcome{}, err
 	}
-	if out == in.Text || !shorter(out, in.Text) {
-		return skip(in, "nothing to fold"), nil
+	if out == orig.Text || !shorter(out, orig.Text) {
+		return skip(orig, "nothing to fold"), nil
 	}
 	return done(out), nil
 }

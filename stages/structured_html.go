@@ -75,6 +75,9 @@ type htmlDigest struct {
 	body, main        *html.Node // where the text excerpt comes from
 }
 
+// digestExcerptChars is the length of the text excerpt in the digest.
+const digestExcerptChars = 192
+
 // htmlDigest returns the digest of an HTML page. ok is false when the
 // text holds no HTML elements.
 func (n structuredNode) htmlDigest(ctx context.Context, text string) (string, bool, error) {
@@ -82,22 +85,9 @@ func (n structuredNode) htmlDigest(ctx context.Context, text string) (string, bo
 	if err != nil {
 		return "", false, nil
 	}
-	if err := ctx.Err(); err != nil {
+	d, err := n.collectDigest(ctx, doc)
+	if err != nil || d.elements == 0 {
 		return "", false, err
-	}
-	cc := canceled{ctx: ctx}
-	d := &htmlDigest{seen: map[string]bool{}, propSeen: map[string]bool{}}
-	for nd := doc; nd != nil; nd = nextHTMLNode(nd, doc) {
-		if err := cc.check(); err != nil {
-			return "", false, err
-		}
-		if nd.Type != html.ElementNode {
-			continue
-		}
-		d.element(nd, n.opt.HTMLMaxProperties)
-	}
-	if d.elements == 0 {
-		return "", false, nil
 	}
 	from := d.main
 	if from == nil {
@@ -105,9 +95,28 @@ func (n structuredNode) htmlDigest(ctx context.Context, text string) (string, bo
 	}
 	excerpt := ""
 	if from != nil {
-		excerpt = textExcerpt(from, 3*n.opt.MaxStringChars)
+		excerpt = textExcerpt(from, digestExcerptChars)
 	}
 	return d.render(Chars(text), text, excerpt, n.opt.HTMLTopClasses), true, nil
+}
+
+// collectDigest walks doc once and gathers what the digest shows.
+func (n structuredNode) collectDigest(ctx context.Context, doc *html.Node) (*htmlDigest, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cc := canceled{ctx: ctx}
+	d := &htmlDigest{seen: map[string]bool{}, propSeen: map[string]bool{}}
+	for nd := doc; nd != nil; nd = nextHTMLNode(nd, doc) {
+		if err := cc.check(); err != nil {
+			return nil, err
+		}
+		if nd.Type != html.ElementNode {
+			continue
+		}
+		d.element(nd, n.opt.HTMLMaxProperties)
+	}
+	return d, nil
 }
 
 // nextHTMLNode walks the tree in document order without recursion.
@@ -223,19 +232,22 @@ func (d *htmlDigest) heading(prefix, text string) {
 // takes for their own: a heading's text leaves out theirs.
 func isHeadingTag(nd *html.Node) bool {
 	switch nd.DataAtom {
-	case atom.Title, atom.H1, atom.H2, atom.H3:
+	case atom.Title, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		return true
 	}
 	return false
 }
 
 // headingText is the text under nd, nested titles and headings left out,
-// whitespace folded.
+// whitespace folded, cut at headingMaxChars. Reading stops at the cut, so
+// headings nested in one another's content cost their own size, not their
+// subtree's.
 func headingText(nd *html.Node) string {
 	var b strings.Builder
-	for c := nd.FirstChild; c != nil; {
+	limit := 4 * headingMaxChars // bytes: room for folded space and multi-byte runes
+	for c := nd.FirstChild; c != nil && b.Len() < limit; {
 		if c.Type == html.TextNode {
-			b.WriteString(c.Data)
+			b.WriteString(c.Data[:min(len(c.Data), limit-b.Len())])
 		}
 		if c.FirstChild != nil && !(c.Type == html.ElementNode && isHeadingTag(c)) {
 			c = c.FirstChild
@@ -249,7 +261,11 @@ func headingText(nd *html.Node) string {
 		}
 		c = c.NextSibling
 	}
-	return foldSpace(b.String())
+	s := foldSpace(strings.ToValidUTF8(b.String(), ""))
+	if r := []rune(s); len(r) > headingMaxChars {
+		s = string(r[:headingMaxChars]) + "…"
+	}
+	return s
 }
 
 // textExcerpt returns the first limit characters of the prose under nd:
@@ -416,28 +432,8 @@ func (d *htmlDigest) render(chars int, text, excerpt string, topClasses int) str
 		}
 		b.WriteByte('\n')
 	}
-	// Recurring classes, most frequent first; ties keep document order.
-	var recurring []string
-	for _, c := range d.classes.names {
-		if d.classes.count[c] >= 2 {
-			recurring = append(recurring, c)
-		}
-	}
-	sort.SliceStable(recurring, func(i, j int) bool {
-		return d.classes.count[recurring[i]] > d.classes.count[recurring[j]]
-	})
-	if len(recurring) > 0 {
-		b.WriteString("classes: ")
-		for i, c := range recurring[:min(topClasses, len(recurring))] {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(digestText(counted(c, d.classes.count[c])))
-		}
-		if more := len(recurring) - topClasses; more > 0 {
-			b.WriteString(", … " + strconv.Itoa(more) + " more")
-		}
-		b.WriteByte('\n')
+	if classes := d.recurringClasses(topClasses); classes != "" {
+		b.WriteString("classes: " + classes + "\n")
 	}
 	if d.propTotal > 0 {
 		b.WriteString("custom properties (" + strconv.Itoa(d.propTotal) + "): ")
@@ -465,6 +461,31 @@ func (d *htmlDigest) render(chars int, text, excerpt string, topClasses int) str
 		}
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// recurringClasses lists the classes seen at least twice, most frequent
+// first (ties keep document order), at most top of them.
+func (d *htmlDigest) recurringClasses(top int) string {
+	var recurring []string
+	for _, c := range d.classes.names {
+		if d.classes.count[c] >= 2 {
+			recurring = append(recurring, c)
+		}
+	}
+	sort.SliceStable(recurring, func(i, j int) bool {
+		return d.classes.count[recurring[i]] > d.classes.count[recurring[j]]
+	})
+	var b strings.Builder
+	for i, c := range recurring[:min(top, len(recurring))] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(digestText(counted(c, d.classes.count[c])))
+	}
+	if more := len(recurring) - top; more > 0 {
+		b.WriteString(", … " + strconv.Itoa(more) + " more")
+	}
+	return b.String()
 }
 
 func counted(name string, n int) string {

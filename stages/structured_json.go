@@ -3,28 +3,35 @@ package stages
 import (
 	"context"
 	"errors"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// JSON folding keeps a document's shape and drops its bulk:
+// JSON folding keeps a document's meaning and drops its bulk. A value that
+// is kept is copied byte for byte: numbers and strings keep their literal.
 //
-//   - an array of more than array_samples+1 items keeps array_samples of
-//     them, then one meta object: {"_omitted": N, "_schema": S}, where S is
-//     the schema of every item: objects list the union of their keys
-//     (a "?" marks a key some items lack), other values their types
-//     ("string|null");
-//   - an object of more than max_object_keys keys (a map keyed by data)
-//     keeps array_samples entries, "_omitted_keys" and "_value_schema";
-//   - strings longer than max_string_chars are cut, with their length;
-//     base64 strings become a base64 marker;
-//   - containers deeper than max_depth become a marker string.
+//   - An array of similar items keeps its first and last items and its
+//     outliers (an item with a key few others have, a status or error
+//     value out of the ordinary, a number far from the rest), then one
+//     meta object: {"_omitted": N, "_count": C, "_outliers": [...],
+//     "_schema": S}. S is the union of the items' keys ("?" marks a key
+//     some items lack); a scalar field shows its types, distinct count and
+//     range ("int · 1000 distinct · 1–1000").
+//   - An object is a map when its keys are data (ids, hashes, numbers,
+//     dates, emails, paths), whatever its size: it keeps array_samples
+//     entries, "_omitted_keys", the omitted names when they are few and
+//     "_value_schema". Named keys are always kept.
+//   - A long string is compacted by what it is: a diff or patch and code
+//     are kept whole, multi-line output (logs, stack traces) keeps its head,
+//     its tail and the lines that report a failure, prose its head and
+//     tail; base64 becomes a marker.
+//   - Containers deeper than max_depth become a marker string.
 //
 // The output is valid JSON laid out by one printer, and folding it again
-// gives it back unchanged: arrays of at most array_samples+1 items, objects
-// of at most max_object_keys keys, strings within the cut's slack and
-// containers within max_depth are all kept as they are.
+// gives it back unchanged.
 
 // Kinds of JSON values, as a bit set in schemas.
 const (
@@ -57,21 +64,32 @@ func kindString(kinds uint8) string {
 
 const (
 	// truncSlack is how much longer than max_string_chars a string may be
-	// before it is cut; a cut string (prefix plus marker) stays within it,
-	// so a second pass does not cut it again.
+	// before it is compacted; a compacted string stays within it, so a
+	// second pass keeps it.
 	truncSlack = 32
 	// maxSchemaFields bounds the memory of all schemas of one document.
 	maxSchemaFields = 1 << 17
 	// jsonWrap is the width up to which a container is printed on one line.
 	jsonWrap = 100
+	// mapProbeKeys: an object is judged a map once this many of its keys
+	// are read, 90% of them data.
+	mapProbeKeys = 16
+	// maxOutliers bounds the outlying items an array keeps.
+	maxOutliers = 5
+	// maxDistinct bounds the distinct values counted per field.
+	maxDistinct = 1024
+	// mapKeyListChars: omitted map keys are listed when all fit in this,
+	// or in 1/32 of the document when that is more: the paths of a large
+	// API description are worth their room, a million ids are not.
+	mapKeyListChars = 16000
 )
 
 // jnode is one value of the folded output.
 type jnode struct {
-	kind uint8  // kinds bit
-	lit  string // scalars: the JSON literal
-	deep bool   // a marker string standing for a container deeper than max_depth
-	keys []string
+	kind uint8    // kinds bit
+	lit  string   // scalars: the JSON literal
+	deep bool     // a marker string standing for a container deeper than max_depth
+	keys []string // objects: key literals
 	kids []*jnode
 	sch  *jschema // folded arrays: the schema of every item
 }
@@ -79,6 +97,13 @@ type jnode struct {
 func scalarNode(kind uint8, lit string) *jnode { return &jnode{kind: kind, lit: lit} }
 
 func stringNode(s string) *jnode { return scalarNode(kString, string(appendJSONString(nil, s))) }
+
+func keyLit(name string) string { return string(appendJSONString(nil, name)) }
+
+func (nd *jnode) add(name string, kid *jnode) {
+	nd.keys = append(nd.keys, keyLit(name))
+	nd.kids = append(nd.kids, kid)
+}
 
 // jschema is the merged type of many values.
 type jschema struct {
@@ -93,19 +118,18 @@ type jschema struct {
 }
 
 type jsonFolder struct {
-	opt    StructuredOptions
-	src    jsonSource
-	cc     canceled
-	fields int
+	opt      StructuredOptions
+	src      *jsonSource
+	cc       canceled
+	fields   int
+	keyChars int // room for the names of omitted map keys
 }
 
 // foldJSONText folds one JSON document. ok is false when text is not one
 // valid JSON object or array. inline prints it on one line; otherwise
 // every line after the first starts with prefix.
 func (n structuredNode) foldJSONText(ctx context.Context, text string, inline bool, prefix string) (string, bool, error) {
-	src, release := newJSONSource(text, n.stdJSON)
-	root, err := n.foldJSON(ctx, src)
-	release()
+	root, err := n.foldJSON(ctx, newJSONSource(text))
 	if err != nil {
 		if errors.Is(err, errBadJSON) {
 			return "", false, nil
@@ -122,8 +146,8 @@ func (n structuredNode) foldJSONText(ctx context.Context, text string, inline bo
 	return string(b), true, nil
 }
 
-func (n structuredNode) foldJSON(ctx context.Context, src jsonSource) (*jnode, error) {
-	f := &jsonFolder{opt: n.opt, src: src, cc: canceled{ctx: ctx}}
+func (n structuredNode) foldJSON(ctx context.Context, src *jsonSource) (*jnode, error) {
+	f := &jsonFolder{opt: n.opt, src: src, cc: canceled{ctx: ctx}, keyChars: max(mapKeyListChars, len(src.s)/32)}
 	t, err := src.next()
 	if err != nil {
 		return nil, err
@@ -162,11 +186,11 @@ func (f *jsonFolder) fold(t jsonTok, depth int) (*jnode, error) {
 		}
 		return f.foldArray(depth)
 	case tokString:
-		return stringNode(f.foldString(f.src.text())), nil
+		return f.foldString(), nil
 	case tokInt:
-		return scalarNode(kInt, string(f.src.text())), nil
+		return scalarNode(kInt, f.src.text()), nil
 	case tokFloat:
-		return scalarNode(kFloat, string(f.src.text())), nil
+		return scalarNode(kFloat, f.src.text()), nil
 	case tokTrue:
 		return scalarNode(kBool, "true"), nil
 	case tokFalse:
@@ -177,10 +201,96 @@ func (f *jsonFolder) fold(t jsonTok, depth int) (*jnode, error) {
 	return nil, errBadJSON
 }
 
+// isDataKey reports a key that is data rather than a field name: a
+// number, a hash or UUID, a date, an email, a path or URL, or an id that
+// is mostly digits. The class: keys a program generated from values.
+func isDataKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	digits, hex, letters := 0, 0, 0
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case isDigit(c):
+			digits++
+			hex++
+		case (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'):
+			hex++
+			letters++
+		case (c >= 'g' && c <= 'z') || (c >= 'G' && c <= 'Z'):
+			letters++
+		}
+	}
+	switch {
+	case digits == len(k) || (digits > 0 && strings.Trim(k, "0123456789.-+:eE") == ""):
+		return true // numbers, versions, dates, times
+	case k[0] == '/' || strings.Contains(k, "://") || strings.Contains(k, "\\"):
+		return true // paths and URLs
+	case strings.Count(k, "/") >= 1 && !strings.Contains(k, " "):
+		return true
+	case strings.Contains(k, "@") && strings.Contains(k[strings.IndexByte(k, '@'):], "."):
+		return true // emails
+	case len(k) >= 7 && digits > 0 && hex+strings.Count(k, "-") == len(k):
+		return true // hashes, UUIDs
+	case len(k) >= 4 && isDigit(k[0]) && isDigit(k[1]) && isDigit(k[2]) && isDigit(k[3]):
+		return true // dates with words after
+	case digits*2 >= len(k) && digits >= 3:
+		return true // ids: mostly digits
+	case strings.ContainsAny(k, " \t?!,;"):
+		return true // phrases: a dictionary's entries, not field names
+	}
+	return false
+}
+
+// keySkeleton is k with each run of digits as one '#': numbered keys
+// ("k17", "item_3") share one. ok is false when k has no digits.
+func keySkeleton(k string, buf []byte) ([]byte, bool) {
+	buf = buf[:0]
+	digits := false
+	for i := 0; i < len(k); i++ {
+		if isDigit(k[i]) {
+			if !digits || buf[len(buf)-1] != '#' {
+				buf = append(buf, '#')
+			}
+			digits = true
+			continue
+		}
+		buf = append(buf, k[i])
+	}
+	return buf, digits
+}
+
 func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 	nd := &jnode{kind: kObject}
 	var values *jschema // once the object turns out to be a map
-	n := 0
+	var probe []string  // the first key names, for the verdict
+	skeleton := ""      // a map of numbered keys: their shared skeleton
+	var buf []byte
+	isData := func(name string) bool {
+		if isDataKey(name) {
+			return true
+		}
+		if skeleton == "" {
+			return false
+		}
+		var ok bool
+		buf, ok = keySkeleton(name, buf)
+		return ok && string(buf) == skeleton
+	}
+	n, keptData, omitted := 0, 0, 0
+	var list []string
+	listChars, listFull := 0, false
+	foldedMap := false // this object is the output of a map fold: "_keys" stays as it is
+	omit := func(name string) {
+		omitted++
+		if !listFull && listChars+len(name)+2 <= f.keyChars {
+			list = append(list, name)
+			listChars += len(name) + 2
+		} else {
+			listFull = true
+		}
+	}
 	for {
 		t, err := f.src.next()
 		if err != nil {
@@ -193,44 +303,100 @@ func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 			return nil, errBadJSON
 		}
 		n++
-		var key string
-		if n <= f.opt.MaxObjectKeys {
-			key = string(f.src.text())
+		lit, name := f.src.text(), f.src.str()
+		if n <= mapProbeKeys {
+			probe = append(probe, name)
 		}
 		vt, err := f.src.next()
 		if err != nil {
 			return nil, err
 		}
-		if n <= f.opt.MaxObjectKeys {
-			kid, err := f.fold(vt, depth+1)
-			if err != nil {
+		if values == nil && n == mapProbeKeys {
+			skeleton = sharedSkeleton(probe)
+			dataKeys := 0
+			for _, k := range probe {
+				if isData(k) {
+					dataKeys++
+				}
+			}
+			if dataKeys*10 >= n*9 {
+				// A map: keep array_samples data entries; the rest become a schema.
+				values = &jschema{}
+				keys, kids := nd.keys, nd.kids
+				nd.keys, nd.kids = nil, nil
+				for i := range keys {
+					flag := isData(probe[i])
+					if flag {
+						f.mergeNode(values, kids[i])
+						if keptData >= f.opt.ArraySamples {
+							omit(probe[i])
+							continue
+						}
+						keptData++
+					}
+					nd.keys, nd.kids = append(nd.keys, keys[i]), append(nd.kids, kids[i])
+				}
+			} else {
+				skeleton = ""
+			}
+		}
+		keyIsData := values != nil && isData(name)
+		if keyIsData && keptData >= f.opt.ArraySamples {
+			omit(name)
+			if err := f.scan(vt, depth+1, values); err != nil {
 				return nil, err
 			}
-			nd.keys = append(nd.keys, key)
-			nd.kids = append(nd.kids, kid)
 			continue
 		}
-		if values == nil {
-			values = &jschema{}
-			for _, kid := range nd.kids {
-				f.mergeNode(values, kid)
-			}
-		}
-		if err := f.scan(vt, depth+1, values); err != nil {
+		var kid *jnode
+		if foldedMap && name == "_keys" && vt == tokString {
+			kid = scalarNode(kString, f.src.text())
+		} else if kid, err = f.fold(vt, depth+1); err != nil {
 			return nil, err
 		}
+		if name == "_omitted_keys" {
+			foldedMap = true
+		}
+		if keyIsData {
+			keptData++
+			f.mergeNode(values, kid)
+		}
+		nd.keys = append(nd.keys, lit)
+		nd.kids = append(nd.kids, kid)
 	}
 	if values != nil {
-		keep := f.opt.ArraySamples
-		nd.keys, nd.kids = nd.keys[:keep:keep], nd.kids[:keep:keep]
-		nd.keys = append(nd.keys, "_omitted_keys", "_value_schema")
-		nd.kids = append(nd.kids, scalarNode(kInt, strconv.Itoa(n-keep)), f.render(values, depth+1))
+		nd.add("_omitted_keys", scalarNode(kInt, strconv.Itoa(omitted)))
+		if len(list) > 0 && !listFull {
+			// All the omitted names, when they are few: paths of an API, say.
+			nd.add("_keys", stringNode(strings.Join(list, ", ")))
+		}
+		nd.add("_value_schema", f.render(values, depth+1, nil))
 	}
 	return nd, nil
 }
 
+// sharedSkeleton returns the skeleton of numbered keys that 90% of keys
+// share, or "".
+func sharedSkeleton(keys []string) string {
+	count := map[string]int{}
+	var buf []byte
+	for _, k := range keys {
+		var ok bool
+		if buf, ok = keySkeleton(k, buf); ok {
+			count[string(buf)]++
+		}
+	}
+	for sk, c := range count {
+		if c*10 >= len(keys)*9 {
+			return sk
+		}
+	}
+	return ""
+}
+
 func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 	nd := &jnode{kind: kArray}
+	start := f.src.pos - 1
 	var items *jschema // once the array turns out to be long
 	limit := f.opt.ArraySamples + 1
 	n := 0
@@ -264,19 +430,400 @@ func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 	if items == nil {
 		return nd, nil
 	}
-	keep := f.opt.ArraySamples
-	nd.kids = nd.kids[:keep:keep]
+	arr := f.src.s[start:f.src.pos]
+	if n <= limit+maxOutliers+2 {
+		// Maybe the output of an earlier fold: its last item is the meta object.
+		if again, ok, err := f.refoldFolded(arr, depth); err != nil || ok {
+			return again, err
+		}
+	}
+	head := max(1, f.opt.ArraySamples-1)
+	nd.kids = nd.kids[:head:head]
 	nd.sch = items
-	omitted := n - keep
+	stats, picks, err := f.arrayItems(arr, n, head)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range picks {
+		kid, err := f.foldItem(p.text, p.tok, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		nd.kids = append(nd.kids, kid)
+	}
+	omitted := n - head - len(picks)
 	if depth+1 > f.opt.MaxDepth {
 		// A meta object here would itself be too deep on a second pass.
 		nd.kids = append(nd.kids, stringNode("[… "+strconv.Itoa(omitted)+" more items]"))
 		return nd, nil
 	}
-	meta := &jnode{kind: kObject, keys: []string{"_omitted", "_schema"}}
-	meta.kids = []*jnode{scalarNode(kInt, strconv.Itoa(omitted)), f.render(items, depth+2)}
+	meta := &jnode{kind: kObject}
+	meta.add("_omitted", scalarNode(kInt, strconv.Itoa(omitted)))
+	meta.add("_count", scalarNode(kInt, strconv.Itoa(n)))
+	var at []*jnode
+	for _, p := range picks[:len(picks)-1] {
+		at = append(at, scalarNode(kInt, strconv.Itoa(p.index)))
+	}
+	if len(at) > 0 {
+		meta.add("_outliers", &jnode{kind: kArray, kids: at})
+	}
+	meta.add("_schema", f.render(items, depth+2, stats))
 	nd.kids = append(nd.kids, meta)
 	return nd, nil
+}
+
+// refoldFolded folds again an array that an earlier fold wrote: every
+// item is kept and its meta object stays the last item.
+func (f *jsonFolder) refoldFolded(arr string, depth int) (*jnode, bool, error) {
+	src := newJSONSource(arr)
+	if t, err := src.next(); err != nil || t != tokArrStart {
+		return nil, false, errBadJSON
+	}
+	var last string
+	for {
+		t, err := src.next()
+		if err != nil {
+			return nil, false, err
+		}
+		if t == tokArrEnd {
+			break
+		}
+		at := src.pos
+		if t == tokObjStart {
+			at--
+			if err := src.skip(); err != nil {
+				return nil, false, err
+			}
+		} else if t == tokArrStart {
+			if err := src.skip(); err != nil {
+				return nil, false, err
+			}
+		}
+		last = arr[at:src.pos]
+	}
+	if len(last) < 2 || !strings.HasPrefix(strings.TrimLeft(last[1:], " \t\r\n"), `"_omitted":`) {
+		return nil, false, nil
+	}
+	saved := f.src
+	defer func() { f.src = saved }()
+	f.src = newJSONSource(arr)
+	if _, err := f.src.next(); err != nil {
+		return nil, false, err
+	}
+	nd := &jnode{kind: kArray}
+	for {
+		t, err := f.src.next()
+		if err != nil {
+			return nil, false, err
+		}
+		if t == tokArrEnd {
+			return nd, true, nil
+		}
+		kid, err := f.fold(t, depth+1)
+		if err != nil {
+			return nil, false, err
+		}
+		nd.kids = append(nd.kids, kid)
+	}
+}
+
+// foldItem folds one array item read again from its text.
+func (f *jsonFolder) foldItem(text string, t jsonTok, depth int) (*jnode, error) {
+	switch t {
+	case tokObjStart, tokArrStart:
+		saved := f.src
+		defer func() { f.src = saved }()
+		f.src = newJSONSource(text)
+		t0, err := f.src.next()
+		if err != nil {
+			return nil, err
+		}
+		return f.fold(t0, depth)
+	case tokString:
+		saved := f.src
+		defer func() { f.src = saved }()
+		f.src = &jsonSource{s: text, lit: text, esc: strings.IndexByte(text, '\\') >= 0}
+		return f.foldString(), nil
+	case tokInt:
+		return scalarNode(kInt, text), nil
+	case tokFloat:
+		return scalarNode(kFloat, text), nil
+	}
+	return f.fold(t, depth) // true, false, null
+}
+
+// fieldStats summarizes the values of one field of an array's items.
+type fieldStats struct {
+	present  int
+	distinct map[string]int // literal → items
+	overflow bool           // more than maxDistinct literals
+	nums     int
+	mean, m2 float64 // Welford's running mean and squared deviations
+	min, max float64
+	minLit   string
+	maxLit   string
+}
+
+func (st *fieldStats) add(t jsonTok, lit string) {
+	if st.distinct == nil {
+		st.distinct = map[string]int{}
+	}
+	if _, ok := st.distinct[lit]; ok || len(st.distinct) < maxDistinct {
+		st.distinct[lit]++
+	} else {
+		st.overflow = true
+	}
+	if t != tokInt && t != tokFloat {
+		return
+	}
+	x, err := strconv.ParseFloat(lit, 64)
+	if err != nil || math.IsInf(x, 0) {
+		return
+	}
+	st.nums++
+	if st.nums == 1 || x < st.min {
+		st.min, st.minLit = x, lit
+	}
+	if st.nums == 1 || x > st.max {
+		st.max, st.maxLit = x, lit
+	}
+	d := x - st.mean
+	st.mean += d / float64(st.nums)
+	st.m2 += d * (x - st.mean)
+}
+
+// far reports a number more than four standard deviations from the mean.
+func (st *fieldStats) far(lit string) bool {
+	if st.nums < 10 {
+		return false
+	}
+	x, err := strconv.ParseFloat(lit, 64)
+	if err != nil {
+		return false
+	}
+	sd := math.Sqrt(st.m2 / float64(st.nums))
+	return sd > 0 && math.Abs(x-st.mean) > 4*sd
+}
+
+// unusual reports a value of a status-like field that few items share
+// while most share one value.
+func (st *fieldStats) unusual(lit string, n int) bool {
+	if st.overflow || n < 10 {
+		return false
+	}
+	c := st.distinct[lit]
+	if c == 0 || c > 3 || c*100 > n*2 {
+		return false
+	}
+	top := 0
+	for _, k := range st.distinct {
+		top = max(top, k)
+	}
+	return top*2 >= n
+}
+
+// isStatusField names fields whose rare values mark an item apart.
+func isStatusField(name string) bool {
+	l := strings.ToLower(name)
+	for _, w := range [...]string{"status", "state", "error", "err", "level", "severity", "result", "conclusion", "outcome", "code", "ok", "success", "fail", "exception", "type", "kind"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+type itemPick struct {
+	index int
+	text  string
+	tok   jsonTok
+}
+
+// arrayItems reads the array arr (n items) twice more: once for per-field
+// statistics, once to pick the outliers past the head and the last item.
+func (f *jsonFolder) arrayItems(arr string, n, head int) (map[string]*fieldStats, []itemPick, error) {
+	stats := map[string]*fieldStats{}
+	stat := func(name string) *fieldStats {
+		st := stats[name]
+		if st == nil {
+			if len(stats) >= f.opt.MaxObjectKeys {
+				return nil
+			}
+			st = &fieldStats{}
+			stats[name] = st
+		}
+		return st
+	}
+	err := walkItems(arr, &f.cc, func(i int, t jsonTok, text string, fields []itemField) error {
+		if t != tokObjStart {
+			if t != tokArrStart {
+				if st := stat(""); st != nil {
+					st.present++
+					st.add(t, text)
+				}
+			}
+			return nil
+		}
+		for _, fl := range fields {
+			if st := stat(fl.name); st != nil {
+				st.present++
+				if fl.tok != tokObjStart && fl.tok != tokArrStart {
+					st.add(fl.tok, fl.lit)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var picks []itemPick
+	err = walkItems(arr, &f.cc, func(i int, t jsonTok, text string, fields []itemField) error {
+		if i == n-1 {
+			picks = append(picks, itemPick{i, text, t})
+			return nil
+		}
+		if i < head || len(picks) >= maxOutliers {
+			return nil
+		}
+		odd := false
+		if t == tokObjStart {
+			for _, fl := range fields {
+				st := stats[fl.name]
+				if st == nil {
+					continue
+				}
+				switch {
+				case n >= 10 && st.present*10 < n:
+					odd = true // a key few items have
+				case fl.tok == tokInt || fl.tok == tokFloat:
+					odd = st.far(fl.lit) || (isStatusField(fl.name) && st.unusual(fl.lit, n))
+				case fl.tok == tokString || fl.tok == tokTrue || fl.tok == tokFalse || fl.tok == tokNull:
+					odd = isStatusField(fl.name) && st.unusual(fl.lit, n)
+				}
+				if odd {
+					break
+				}
+			}
+		} else if st := stats[""]; st != nil && (t == tokInt || t == tokFloat) {
+			odd = st.far(text)
+		}
+		if odd {
+			picks = append(picks, itemPick{i, text, t})
+		}
+		return nil
+	})
+	return stats, picks, err
+}
+
+type itemField struct {
+	name string
+	tok  jsonTok
+	lit  string
+}
+
+// walkItems calls fn for each item of the array arr with its text and,
+// for an object, its top-level fields (containers by their start token).
+// arr has been read once already: nested containers are skipped by their
+// brackets alone.
+func walkItems(arr string, cc *canceled, fn func(i int, t jsonTok, text string, fields []itemField) error) error {
+	src := newJSONSource(arr)
+	if t, err := src.next(); err != nil || t != tokArrStart {
+		return errBadJSON
+	}
+	var fields []itemField
+	for i := 0; ; i++ {
+		if err := cc.check(); err != nil {
+			return err
+		}
+		t, err := src.next()
+		if err != nil {
+			return err
+		}
+		if t == tokArrEnd {
+			return nil
+		}
+		fields = fields[:0]
+		switch t {
+		case tokObjStart:
+			at := src.pos - 1
+			for {
+				kt, err := src.next()
+				if err != nil {
+					return err
+				}
+				if kt == tokObjEnd {
+					break
+				}
+				name := src.str()
+				vt, err := src.next()
+				if err != nil {
+					return err
+				}
+				lit := ""
+				switch vt {
+				case tokObjStart, tokArrStart:
+					if err := src.skipValidated(); err != nil {
+						return err
+					}
+				case tokString, tokInt, tokFloat:
+					lit = src.text()
+				case tokTrue:
+					lit = "true"
+				case tokFalse:
+					lit = "false"
+				case tokNull:
+					lit = "null"
+				}
+				fields = append(fields, itemField{name, vt, lit})
+			}
+			err = fn(i, t, arr[at:src.pos], fields)
+		case tokArrStart:
+			at := src.pos - 1
+			if err := src.skipValidated(); err != nil {
+				return err
+			}
+			err = fn(i, t, arr[at:src.pos], nil)
+		case tokString, tokInt, tokFloat:
+			err = fn(i, t, src.text(), nil)
+		case tokTrue:
+			err = fn(i, t, "true", nil)
+		case tokFalse:
+			err = fn(i, t, "false", nil)
+		default:
+			err = fn(i, t, "null", nil)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// summary describes a field's values: distinct count and range.
+func (st *fieldStats) summary(kinds uint8) string {
+	parts := []string{kindString(kinds)}
+	d := strconv.Itoa(len(st.distinct)) + " distinct"
+	if st.overflow {
+		d = strconv.Itoa(maxDistinct) + "+ distinct"
+	}
+	parts = append(parts, d)
+	if st.nums > 0 && st.minLit != st.maxLit {
+		parts = append(parts, st.minLit+"–"+st.maxLit)
+	} else if !st.overflow && len(st.distinct) <= 4 && len(st.distinct) > 1 {
+		var vals []string
+		for lit := range st.distinct {
+			if len(lit) > 40 {
+				return strings.Join(parts, " · ")
+			}
+			if len(lit) >= 2 && lit[0] == '"' && !strings.Contains(lit, "\\") {
+				lit = lit[1 : len(lit)-1]
+			}
+			vals = append(vals, lit)
+		}
+		slices.Sort(vals)
+		parts = append(parts, strings.Join(vals, ", "))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // scan merges the schema of the value that starts with t into acc without
@@ -303,7 +850,7 @@ func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema) error {
 			if t != tokString {
 				return errBadJSON
 			}
-			fld := f.fieldBytes(acc, f.src.text())
+			fld := f.field(acc, f.src.str())
 			vt, err := f.src.next()
 			if err != nil {
 				return err
@@ -356,25 +903,8 @@ func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema) error {
 	return nil
 }
 
-// fieldBytes returns acc's schema of key name, counting one more object
-// that has it, or nil when acc holds as many keys as it may.
-func (f *jsonFolder) fieldBytes(acc *jschema, name []byte) *jschema {
-	if acc.index != nil {
-		if i, ok := acc.index[string(name)]; ok {
-			acc.seen[i]++
-			return acc.fields[i]
-		}
-	} else {
-		for i, have := range acc.names {
-			if have == string(name) {
-				acc.seen[i]++
-				return acc.fields[i]
-			}
-		}
-	}
-	return f.addField(acc, string(name))
-}
-
+// field returns acc's schema of key name, counting one more object that
+// has it, or nil when acc holds as many keys as it may.
 func (f *jsonFolder) field(acc *jschema, name string) *jschema {
 	if acc.index != nil {
 		if i, ok := acc.index[name]; ok {
@@ -393,19 +923,18 @@ func (f *jsonFolder) field(acc *jschema, name string) *jschema {
 }
 
 func (f *jsonFolder) addField(acc *jschema, name string) *jschema {
-	// Room for "_type", "_items" and "_more_keys" next to the keys, so the
-	// rendered schema is not itself taken for a map on a second pass.
+	// Room for "_type", "_items" and "_more_keys" next to the keys.
 	if len(acc.names) >= f.opt.MaxObjectKeys-3 || f.fields >= maxSchemaFields {
 		acc.more = true
 		return nil
 	}
 	f.fields++
 	fld := &jschema{}
-	acc.names = append(acc.names, name)
+	acc.names = append(acc.names, strings.Clone(name))
 	acc.fields = append(acc.fields, fld)
 	acc.seen = append(acc.seen, 1)
 	if acc.index != nil {
-		acc.index[name] = len(acc.names) - 1
+		acc.index[acc.names[len(acc.names)-1]] = len(acc.names) - 1
 	} else if len(acc.names) > 8 {
 		acc.index = make(map[string]int, 2*len(acc.names))
 		for i, k := range acc.names {
@@ -427,7 +956,7 @@ func (f *jsonFolder) mergeNode(acc *jschema, nd *jnode) {
 	case kObject:
 		acc.objs++
 		for i, k := range nd.keys {
-			if fld := f.field(acc, k); fld != nil {
+			if fld := f.field(acc, unquoteJSON(k[1:len(k)-1])); fld != nil {
 				f.mergeNode(fld, nd.kids[i])
 			}
 		}
@@ -481,66 +1010,212 @@ func (f *jsonFolder) addSeen(acc *jschema, name string, d int) {
 	}
 }
 
-// render turns a schema into an output node at output depth od.
-// Containers that would sit deeper than max_depth are named, not drawn.
-func (f *jsonFolder) render(s *jschema, od int) *jnode {
+// render turns a schema into an output node at output depth od; stats,
+// when given, describe the scalar fields of s. Containers that would sit
+// deeper than max_depth are named, not drawn. A schema whose keys are
+// data (a map inside the items) shows their count and merged values, so
+// a second pass does not take it for a map.
+func (f *jsonFolder) render(s *jschema, od int, stats map[string]*fieldStats) *jnode {
 	kinds := s.kinds
 	drawObj := kinds&kObject != 0 && (s.objs > 0 || len(s.names) > 0)
 	drawArr := kinds&kArray != 0 && s.elem != nil
 	if od > f.opt.MaxDepth || (!drawObj && !drawArr) {
+		if st := stats[""]; st != nil && kinds&(kObject|kArray) == 0 {
+			return stringNode(st.summary(kinds))
+		}
 		return stringNode(kindString(kinds))
 	}
 	if kinds == kArray {
 		nd := &jnode{kind: kArray}
 		if s.elem.kinds != 0 {
-			nd.kids = []*jnode{f.render(s.elem, od+1)}
+			nd.kids = []*jnode{f.render(s.elem, od+1, nil)}
 		}
 		return nd
 	}
 	nd := &jnode{kind: kObject}
 	if kinds != kObject {
-		nd.keys = append(nd.keys, "_type")
-		nd.kids = append(nd.kids, stringNode(kindString(kinds)))
+		nd.add("_type", stringNode(kindString(kinds)))
 	}
 	if drawArr && s.elem.kinds != 0 {
-		nd.keys = append(nd.keys, "_items")
-		nd.kids = append(nd.kids, f.render(s.elem, od+1))
+		nd.add("_items", f.render(s.elem, od+1, nil))
+	}
+	data := 0
+	for _, name := range s.names {
+		if isDataKey(name) {
+			data++
+		}
+	}
+	if len(s.names) >= mapProbeKeys && data*10 >= len(s.names)*9 {
+		merged := &jschema{}
+		for i, name := range s.names {
+			if !isDataKey(name) {
+				nd.add(name, f.render(s.fields[i], od+1, nil))
+				continue
+			}
+			f.mergeSchema(merged, s.fields[i])
+		}
+		nd.add("_data_keys", scalarNode(kInt, strconv.Itoa(data)))
+		nd.add("_values", f.render(merged, od+1, nil))
+		return nd
 	}
 	for i, name := range s.names {
+		kid := f.render(s.fields[i], od+1, nil)
+		if st := stats[name]; st != nil && kid.lit != "" && s.fields[i].kinds&(kObject|kArray) == 0 {
+			kid = stringNode(st.summary(s.fields[i].kinds))
+		}
 		if s.seen[i] < s.objs {
 			name += "?"
 		}
-		nd.keys = append(nd.keys, name)
-		nd.kids = append(nd.kids, f.render(s.fields[i], od+1))
+		nd.add(name, kid)
 	}
 	if s.more {
-		nd.keys = append(nd.keys, "_more_keys")
-		nd.kids = append(nd.kids, stringNode("omitted"))
+		nd.add("_more_keys", stringNode("omitted"))
 	}
 	return nd
 }
 
-// foldString returns s, a base64 marker or s cut with its length.
-func (f *jsonFolder) foldString(b []byte) string {
-	if len(b) <= f.opt.MaxStringChars+truncSlack {
-		return string(b)
+// foldMark matches the marks compaction leaves in a string, so a second
+// pass keeps a compacted string as it is.
+func hasFoldMark(s string) bool {
+	i := strings.Index(s, "…[")
+	if i < 0 {
+		return false
 	}
-	n := utf8.RuneCount(b)
+	rest := s[i+len("…["):]
+	j := 0
+	for j < len(rest) && isDigit(rest[j]) {
+		j++
+	}
+	return j > 0 && (strings.HasPrefix(rest[j:], " chars]…") || strings.HasPrefix(rest[j:], " lines]…"))
+}
+
+// foldString returns the last string token as it is, or compacted by what
+// it holds when it is long.
+func (f *jsonFolder) foldString() *jnode {
+	lit := f.src.text()
+	limit := f.opt.MaxStringChars + truncSlack
+	if len(lit) <= limit+2 {
+		return scalarNode(kString, lit)
+	}
+	v := f.src.str()
+	n := utf8.RuneCountInString(v)
+	if n <= limit {
+		return scalarNode(kString, lit)
+	}
 	if n >= f.opt.Base64MinChars {
-		if m, ok := base64Value(string(b), f.opt.Base64MinChars); ok {
-			return m
+		if m, ok := base64Value(v, f.opt.Base64MinChars); ok {
+			return stringNode(m)
 		}
 	}
-	if n <= f.opt.MaxStringChars+truncSlack {
-		return string(b)
+	if out, ok := compactString(v, f.opt.MaxStringChars); ok {
+		return stringNode(out)
 	}
-	cut, runes := 0, 0
-	for cut < len(b) && runes < f.opt.MaxStringChars {
-		_, size := utf8.DecodeRune(b[cut:])
-		cut += size
-		runes++
+	return scalarNode(kString, lit)
+}
+
+// compactString shortens a long string by what it is. ok is false for a
+// string kept whole: a diff or patch, code, or one compacted before.
+func compactString(v string, maxChars int) (string, bool) {
+	if hasFoldMark(v) || isPatchText(v) {
+		return "", false
 	}
-	return string(b[:cut]) + "… [" + strconv.Itoa(n) + " chars]"
+	lines := strings.Split(v, "\n")
+	if len(lines) >= 4 && isCodeText(lines) {
+		return "", false
+	}
+	if len(lines) >= 12 {
+		// Output, a log or a stack trace: head, tail and failure lines.
+		const headLines, tailLines, signals = 4, 6, 20
+		var b strings.Builder
+		b.WriteString(strings.Join(lines[:headLines], "\n"))
+		skipped, kept := 0, 0
+		for _, l := range lines[headLines : len(lines)-tailLines] {
+			if kept < signals && isFailureLine(l) {
+				if skipped > 0 {
+					b.WriteString("\n…[" + strconv.Itoa(skipped) + " lines]…")
+					skipped = 0
+				}
+				b.WriteString("\n" + l)
+				kept++
+				continue
+			}
+			skipped++
+		}
+		if skipped > 0 {
+			b.WriteString("\n…[" + strconv.Itoa(skipped) + " lines]…")
+		}
+		b.WriteString("\n" + strings.Join(lines[len(lines)-tailLines:], "\n"))
+		if out := b.String(); len(out) < len(v) {
+			return out, true
+		}
+	}
+	// Prose: head and tail, cut at word boundaries.
+	r := []rune(v)
+	head, tail := maxChars*2/3, maxChars/3
+	h := wordCut(r[:head], false)
+	t := wordCut(r[len(r)-tail:], true)
+	return string(h) + " …[" + strconv.Itoa(len(r)-len(h)-len(t)) + " chars]… " + string(t), true
+}
+
+// wordCut trims a partial word from the end (or, from start, the start) of r.
+func wordCut(r []rune, fromStart bool) []rune {
+	const reach = 16
+	if fromStart {
+		for i := 0; i < len(r) && i < reach; i++ {
+			if r[i] == ' ' || r[i] == '\n' {
+				return r[i+1:]
+			}
+		}
+		return r
+	}
+	for i := len(r) - 1; i >= 0 && i >= len(r)-reach; i-- {
+		if r[i] == ' ' || r[i] == '\n' {
+			return r[:i]
+		}
+	}
+	return r
+}
+
+// isPatchText reports a unified diff, a git patch or an apply_patch envelope.
+func isPatchText(v string) bool {
+	return strings.HasPrefix(v, "diff --git ") || strings.Contains(v, "\ndiff --git ") ||
+		strings.Contains(v, "*** Begin Patch") ||
+		(strings.Contains(v, "\n@@ ") || strings.HasPrefix(v, "@@ ")) && strings.Contains(v, "\n+") ||
+		strings.HasPrefix(v, "--- ") && strings.Contains(v, "\n+++ ")
+}
+
+// isCodeText reports lines of source code: most of them indented or
+// ending in punctuation that code ends lines with.
+func isCodeText(lines []string) bool {
+	code, nonBlank := 0, 0
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		nonBlank++
+		last := t[len(t)-1]
+		switch {
+		case last == '{' || last == '}' || last == ';' || last == ')' || last == ':' || last == ',' || last == '(' || last == ']':
+			code++
+		case strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t"):
+			code++
+		case strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "return"):
+			code++
+		}
+	}
+	return nonBlank > 0 && code*2 >= nonBlank
+}
+
+// isFailureLine reports a line that tells of a failure.
+func isFailureLine(l string) bool {
+	lower := strings.ToLower(l)
+	for _, w := range [...]string{"error", "exception", "fail", "fatal", "panic", "traceback", "caused by", "denied", "refused", "timeout", "timed out"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // appendJSONString appends s as a JSON string, escaping only what JSON
@@ -595,7 +1270,7 @@ func inlineWidth(nd *jnode, limit int) int {
 			w += 2
 		}
 		if nd.kind == kObject {
-			w += len(nd.keys[i]) + 4
+			w += len(nd.keys[i]) + 2
 		}
 		if w > limit {
 			return w
@@ -622,7 +1297,7 @@ func appendInline(dst []byte, nd *jnode) []byte {
 			dst = append(dst, ',', ' ')
 		}
 		if nd.kind == kObject {
-			dst = appendJSONString(dst, nd.keys[i])
+			dst = append(dst, nd.keys[i]...)
 			dst = append(dst, ':', ' ')
 		}
 		dst = appendInline(dst, kid)
@@ -651,7 +1326,7 @@ func appendPretty(dst []byte, nd *jnode, level, col int, prefix string) []byte {
 	for i, kid := range nd.kids {
 		w := inlineWidth(kid, jsonWrap)
 		if nd.kind == kObject {
-			w += len(appendJSONString(nil, nd.keys[i])) + 2
+			w += len(nd.keys[i]) + 2
 		}
 		last := i == len(nd.kids)-1
 		if !last {
@@ -669,7 +1344,7 @@ func appendPretty(dst []byte, nd *jnode, level, col int, prefix string) []byte {
 		}
 		start := len(dst)
 		if nd.kind == kObject {
-			dst = appendJSONString(dst, nd.keys[i])
+			dst = append(dst, nd.keys[i]...)
 			dst = append(dst, ':', ' ')
 		}
 		if fits {
@@ -727,7 +1402,7 @@ func (ti treeInfo) measure(nd *jnode) (uint64, int) {
 		}
 		if nd.kind == kObject {
 			h = hashString(h, nd.keys[i])
-			w += len(appendJSONString(nil, nd.keys[i])) + 2
+			w += len(nd.keys[i]) + 2
 		}
 		kh, kw := ti.measure(kid)
 		h = (h ^ kh) * 1099511628211
@@ -817,7 +1492,8 @@ func childPath(path string, nd *jnode, i int) string {
 	if nd.kind != kObject {
 		return path + "[" + strconv.Itoa(i) + "]"
 	}
-	k := nd.keys[i]
+	lit := nd.keys[i]
+	k := unquoteJSON(lit[1 : len(lit)-1])
 	ident := k != ""
 	for j := 0; j < len(k); j++ {
 		c := k[j]
@@ -829,5 +1505,5 @@ func childPath(path string, nd *jnode, i int) string {
 	if ident {
 		return path + "." + k
 	}
-	return path + "[" + string(appendJSONString(nil, k)) + "]"
+	return path + "[" + lit + "]"
 }

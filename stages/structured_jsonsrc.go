@@ -1,21 +1,14 @@
 package stages
 
 import (
-	"encoding/json"
 	"errors"
-	"io"
-	"math"
-	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/minio/simdjson-go"
+	"unicode/utf8"
 )
 
-// The JSON fold walks a stream of tokens. Two sources produce the same
-// stream: simdjson-go's tape, walked with its iterator (no maps, no
-// interfaces), and encoding/json's Decoder.Token for CPUs simdjson-go does
-// not support (it needs AVX2 and CLMUL).
+// The JSON fold walks a stream of tokens read straight from the text: a
+// value that is kept is copied as its literal, byte for byte (numbers keep
+// 1.10 and 18446744073709551616; strings keep their escapes).
 
 type jsonTok uint8
 
@@ -25,9 +18,9 @@ const (
 	tokObjEnd
 	tokArrStart
 	tokArrEnd
-	tokString // a key or a string value; text() holds it unescaped
-	tokInt    // an integer; text() holds its canonical literal
-	tokFloat  // any other number; text() holds its canonical literal
+	tokString // a key or a string value; text() holds its literal, str() its value
+	tokInt    // an integer literal
+	tokFloat  // any other number literal
 	tokTrue
 	tokFalse
 	tokNull
@@ -36,282 +29,256 @@ const (
 // errBadJSON means the text is not one valid JSON value.
 var errBadJSON = errors.New("malformed JSON")
 
-// jsonSource is a pull tokenizer over one JSON value.
-type jsonSource interface {
-	// next returns the next token.
-	next() (jsonTok, error)
-	// text returns the bytes of the last tokString, tokInt or tokFloat.
-	// They are valid until the next call.
-	text() []byte
-	// skip consumes the rest of the container whose start token next just
-	// returned, up to and including its end token.
-	skip() error
+// jsonSource is a pull tokenizer over one JSON object or array.
+type jsonSource struct {
+	s       string
+	pos     int
+	frames  []jsonFrame
+	lit     string // the literal of the last string or number
+	esc     bool   // the last string literal holds escapes
+	done    bool   // the root value is closed
+	started bool   // the root value has begun
 }
 
-// simdBuffers are reused across parses: the input copy and the tape.
-type simdBuffers struct {
-	msg []byte
-	pj  *simdjson.ParsedJson
+// jsonFrame is one open container and where its grammar stands.
+type jsonFrame struct {
+	obj   bool
+	state uint8 // frameStart, frameValue, frameAfter, frameNext
 }
 
-var simdPool = sync.Pool{New: func() any { return &simdBuffers{} }}
+const (
+	frameStart uint8 = iota // after the opening bracket
+	frameValue              // object: after "key":
+	frameAfter              // after a value: ',' or the closing bracket
+	frameNext               // after ',': a key (object) or a value (array)
+)
 
-// newJSONSource parses text with simdjson-go when the CPU supports it and
-// std is false, else with encoding/json. Text simdjson-go rejects is
-// tried again with encoding/json, which is more lenient about a few things
-// (lone surrogates, numbers out of float range). release returns the
-// parser's buffers; nothing read from the source may be used after it.
-func newJSONSource(text string, std bool) (src jsonSource, release func()) {
-	if !std && simdjson.SupportedCPU() {
-		bufs := simdPool.Get().(*simdBuffers)
-		bufs.msg = append(bufs.msg[:0], text...)
-		pj, err := simdjson.Parse(bufs.msg, bufs.pj, simdjson.WithCopyStrings(false))
-		if err == nil {
-			bufs.pj = pj
-			if s, ok := newSimdSource(pj); ok {
-				return s, func() { simdPool.Put(bufs) }
-			}
+func newJSONSource(text string) *jsonSource {
+	return &jsonSource{s: text, frames: make([]jsonFrame, 0, 16)}
+}
+
+// text returns the literal of the last tokString, tokInt or tokFloat.
+func (s *jsonSource) text() string { return s.lit }
+
+// str returns the value of the last tokString.
+func (s *jsonSource) str() string {
+	body := s.lit[1 : len(s.lit)-1]
+	if !s.esc {
+		return body
+	}
+	return unquoteJSON(body)
+}
+
+func (s *jsonSource) skipSpace() {
+	for s.pos < len(s.s) {
+		switch s.s[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
 		}
-		simdPool.Put(bufs)
 	}
-	return newStdSource(text), func() {}
 }
 
-// simdFrame is one open container on the simdjson walk.
-type simdFrame struct {
-	isObj   bool
-	pending simdjson.Type // object: type of the value after the key just read
-	obj     simdjson.Object
-	arr     simdjson.Iter
-	val     simdjson.Iter
-}
-
-type simdSource struct {
-	root     simdjson.Iter
-	rootType simdjson.Type
-	started  bool
-	frames   []simdFrame
-	buf      []byte
-	num      []byte
-	arr      simdjson.Array
-	// The last number, formatted only when text asks for it: most numbers
-	// are only scanned for their type.
-	numType simdjson.Type
-	i64     int64
-	u64     uint64
-	f64     float64
-}
-
-func newSimdSource(pj *simdjson.ParsedJson) (*simdSource, bool) {
-	it := pj.Iter()
-	if it.Advance() != simdjson.TypeRoot {
-		return nil, false
-	}
-	t, root, err := it.Root(nil)
-	if err != nil || (t != simdjson.TypeObject && t != simdjson.TypeArray) {
-		return nil, false
-	}
-	return &simdSource{root: *root, rootType: t, frames: make([]simdFrame, 0, 16)}, true
-}
-
-func (s *simdSource) text() []byte {
-	switch s.numType {
-	case simdjson.TypeInt:
-		s.buf = strconv.AppendInt(s.num[:0], s.i64, 10)
-	case simdjson.TypeUint:
-		s.buf = strconv.AppendUint(s.num[:0], s.u64, 10)
-	case simdjson.TypeFloat:
-		s.buf = appendJSONFloat(s.num[:0], s.f64)
-	default:
-		return s.buf
-	}
-	s.num = s.buf
-	s.numType = simdjson.TypeNone
-	return s.buf
-}
-
-func (s *simdSource) next() (jsonTok, error) {
-	if !s.started {
-		s.started = true
-		return s.value(&s.root, s.rootType)
+func (s *jsonSource) next() (jsonTok, error) {
+	s.skipSpace()
+	if s.done {
+		if s.pos == len(s.s) {
+			return tokEnd, nil
+		}
+		return tokEnd, errBadJSON
 	}
 	if len(s.frames) == 0 {
-		return tokEnd, nil
+		if s.started {
+			return tokEnd, errBadJSON
+		}
+		s.started = true
+		if s.pos < len(s.s) && (s.s[s.pos] == '{' || s.s[s.pos] == '[') {
+			return s.value()
+		}
+		return tokEnd, errBadJSON
+	}
+	if s.pos >= len(s.s) {
+		return tokEnd, errBadJSON
 	}
 	top := &s.frames[len(s.frames)-1]
-	if top.isObj {
-		if t := top.pending; t != simdjson.TypeNone {
-			top.pending = simdjson.TypeNone
-			v := top.val
-			return s.value(&v, t)
+	c := s.s[s.pos]
+	switch top.state {
+	case frameStart, frameAfter:
+		if (top.obj && c == '}') || (!top.obj && c == ']') {
+			s.pos++
+			s.frames = s.frames[:len(s.frames)-1]
+			s.closed()
+			if top.obj {
+				return tokObjEnd, nil
+			}
+			return tokArrEnd, nil
 		}
-		name, t, err := top.obj.NextElementBytes(&top.val)
-		if err != nil {
+		if top.state == frameAfter {
+			if c != ',' {
+				return tokEnd, errBadJSON
+			}
+			s.pos++
+			s.skipSpace()
+			top.state = frameNext
+		}
+	}
+	if top.obj && top.state != frameValue {
+		// A key, then its colon.
+		if s.pos >= len(s.s) || s.s[s.pos] != '"' {
 			return tokEnd, errBadJSON
 		}
-		s.numType = simdjson.TypeNone
-		if t == simdjson.TypeNone {
-			s.frames = s.frames[:len(s.frames)-1]
-			return tokObjEnd, nil
+		if err := s.stringLit(); err != nil {
+			return tokEnd, err
 		}
-		top.pending = t
-		s.buf = name
+		s.skipSpace()
+		if s.pos >= len(s.s) || s.s[s.pos] != ':' {
+			return tokEnd, errBadJSON
+		}
+		s.pos++
+		top.state = frameValue
 		return tokString, nil
 	}
-	t := top.arr.Advance()
-	if t == simdjson.TypeNone {
-		s.frames = s.frames[:len(s.frames)-1]
-		return tokArrEnd, nil
-	}
-	v := top.arr
-	return s.value(&v, t)
+	top.state = frameAfter
+	return s.value()
 }
 
-func (s *simdSource) value(it *simdjson.Iter, t simdjson.Type) (jsonTok, error) {
-	s.numType = simdjson.TypeNone
-	switch t {
-	case simdjson.TypeObject:
-		s.frames = append(s.frames, simdFrame{isObj: true})
-		if _, err := it.Object(&s.frames[len(s.frames)-1].obj); err != nil {
-			return tokEnd, errBadJSON
+// closed marks the end of a value in its container.
+func (s *jsonSource) closed() {
+	if len(s.frames) == 0 {
+		s.done = true
+		return
+	}
+	s.frames[len(s.frames)-1].state = frameAfter
+}
+
+func (s *jsonSource) value() (jsonTok, error) {
+	s.skipSpace()
+	if s.pos >= len(s.s) {
+		return tokEnd, errBadJSON
+	}
+	switch c := s.s[s.pos]; {
+	case c == '{' || c == '[':
+		s.pos++
+		s.frames = append(s.frames, jsonFrame{obj: c == '{'})
+		if c == '{' {
+			return tokObjStart, nil
 		}
-		return tokObjStart, nil
-	case simdjson.TypeArray:
-		arr, err := it.Array(&s.arr)
-		if err != nil {
-			return tokEnd, errBadJSON
-		}
-		s.frames = append(s.frames, simdFrame{arr: arr.Iter()})
 		return tokArrStart, nil
-	case simdjson.TypeString:
-		b, err := it.StringBytes()
-		if err != nil {
-			return tokEnd, errBadJSON
-		}
-		s.buf = b
-		return tokString, nil
-	case simdjson.TypeInt:
-		v, err := it.Int()
-		if err != nil {
-			return tokEnd, errBadJSON
-		}
-		s.numType, s.i64 = t, v
-		return tokInt, nil
-	case simdjson.TypeUint:
-		v, err := it.Uint()
-		if err != nil {
-			return tokEnd, errBadJSON
-		}
-		s.numType, s.u64 = t, v
-		return tokInt, nil
-	case simdjson.TypeFloat:
-		v, err := it.Float()
-		if err != nil {
-			return tokEnd, errBadJSON
-		}
-		s.numType, s.f64 = t, v
-		return tokFloat, nil
-	case simdjson.TypeBool:
-		v, err := it.Bool()
-		if err != nil {
-			return tokEnd, errBadJSON
-		}
-		if v {
-			return tokTrue, nil
-		}
+	case c == '"':
+		return tokString, s.stringLit()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number()
+	case strings.HasPrefix(s.s[s.pos:], "true"):
+		s.pos += 4
+		return tokTrue, nil
+	case strings.HasPrefix(s.s[s.pos:], "false"):
+		s.pos += 5
 		return tokFalse, nil
-	case simdjson.TypeNull:
+	case strings.HasPrefix(s.s[s.pos:], "null"):
+		s.pos += 4
 		return tokNull, nil
 	}
 	return tokEnd, errBadJSON
 }
 
-// skip drops the frame the container's start token pushed; its parent
-// already stands past the whole container, so this is O(1).
-func (s *simdSource) skip() error {
-	if len(s.frames) == 0 {
-		return errBadJSON
-	}
-	s.frames = s.frames[:len(s.frames)-1]
-	return nil
-}
-
-// stdSource walks encoding/json's token stream.
-type stdSource struct {
-	dec   *json.Decoder
-	buf   []byte
-	depth int
-	done  bool
-}
-
-func newStdSource(text string) *stdSource {
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	return &stdSource{dec: dec}
-}
-
-func (s *stdSource) text() []byte { return s.buf }
-
-func (s *stdSource) next() (jsonTok, error) {
-	if s.done {
-		// The root value is complete: only the end of input may follow.
-		if _, err := s.dec.Token(); err == io.EOF {
-			return tokEnd, nil
-		}
-		return tokEnd, errBadJSON
-	}
-	t, err := s.dec.Token()
-	if err != nil {
-		return tokEnd, errBadJSON
-	}
-	var tok jsonTok
-	switch v := t.(type) {
-	case json.Delim:
-		switch v {
-		case '{':
-			s.depth++
-			tok = tokObjStart
-		case '[':
-			s.depth++
-			tok = tokArrStart
-		case '}':
-			s.depth--
-			tok = tokObjEnd
+// stringLit reads a string literal at pos, checking its escapes and that
+// it holds no control characters or invalid UTF-8.
+func (s *jsonSource) stringLit() error {
+	start := s.pos
+	s.esc = false
+	i := s.pos + 1
+	for i < len(s.s) {
+		c := s.s[i]
+		switch {
+		case c == '"':
+			s.lit = s.s[start : i+1]
+			s.pos = i + 1
+			return nil
+		case c == '\\':
+			s.esc = true
+			if i+1 >= len(s.s) {
+				return errBadJSON
+			}
+			switch s.s[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(s.s) || !isHex4(s.s[i+2:i+6]) {
+					return errBadJSON
+				}
+				i += 6
+			default:
+				return errBadJSON
+			}
+		case c < 0x20:
+			return errBadJSON
+		case c < utf8.RuneSelf:
+			i++
 		default:
-			s.depth--
-			tok = tokArrEnd
+			r, size := utf8.DecodeRuneInString(s.s[i:])
+			if r == utf8.RuneError && size == 1 {
+				return errBadJSON
+			}
+			i += size
 		}
-	case string:
-		s.buf = append(s.buf[:0], v...)
-		tok = tokString
-	case json.Number:
-		var isFloat bool
-		s.buf, isFloat = appendNumberLiteral(s.buf[:0], string(v))
-		tok = tokInt
-		if isFloat {
-			tok = tokFloat
+	}
+	return errBadJSON
+}
+
+func isHex4(h string) bool {
+	for i := 0; i < 4; i++ {
+		c := h[i]
+		if !(isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) {
+			return false
 		}
-	case bool:
-		tok = tokFalse
-		if v {
-			tok = tokTrue
+	}
+	return true
+}
+
+// number reads a number literal as JSON defines it.
+func (s *jsonSource) number() (jsonTok, error) {
+	start, i := s.pos, s.pos
+	if s.s[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		j := i
+		for i < len(s.s) && isDigit(s.s[i]) {
+			i++
 		}
-	case nil:
-		tok = tokNull
-	default:
+		return i - j
+	}
+	if i < len(s.s) && s.s[i] == '0' {
+		i++
+	} else if digits() == 0 {
 		return tokEnd, errBadJSON
 	}
-	if s.depth == 0 {
-		if tok != tokObjEnd && tok != tokArrEnd {
-			// Only objects and arrays are folded.
+	tok := tokInt
+	if i < len(s.s) && s.s[i] == '.' {
+		i++
+		if digits() == 0 {
 			return tokEnd, errBadJSON
 		}
-		s.done = true
+		tok = tokFloat
 	}
+	if i < len(s.s) && (s.s[i] == 'e' || s.s[i] == 'E') {
+		i++
+		if i < len(s.s) && (s.s[i] == '+' || s.s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return tokEnd, errBadJSON
+		}
+		tok = tokFloat
+	}
+	s.lit, s.pos = s.s[start:i], i
 	return tok, nil
 }
 
-func (s *stdSource) skip() error {
+// skip consumes the rest of the container whose start token next just
+// returned, up to and including its end token.
+func (s *jsonSource) skip() error {
 	for depth := 1; depth > 0; {
 		t, err := s.next()
 		if err != nil {
@@ -322,53 +289,97 @@ func (s *stdSource) skip() error {
 			depth++
 		case tokObjEnd, tokArrEnd:
 			depth--
+		case tokEnd:
+			return errBadJSON
 		}
 	}
 	return nil
 }
 
-// appendNumberLiteral appends the canonical form of a JSON number literal,
-// classified the way simdjson-go classifies it: integers that fit int64 or
-// uint64 are integers, everything else is a float64.
-func appendNumberLiteral(dst []byte, lit string) ([]byte, bool) {
-	if !strings.ContainsAny(lit, ".eE") {
-		if v, err := strconv.ParseInt(lit, 10, 64); err == nil {
-			return strconv.AppendInt(dst, v, 10), false
+// unquoteJSON decodes the escapes of a string literal's body, which
+// stringLit has checked. Lone surrogates become U+FFFD.
+func unquoteJSON(body string) string {
+	var b strings.Builder
+	b.Grow(len(body))
+	for i := 0; i < len(body); {
+		c := body[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			i++
+			continue
 		}
-		if lit[0] != '-' {
-			if v, err := strconv.ParseUint(lit, 10, 64); err == nil {
-				return strconv.AppendUint(dst, v, 10), false
+		switch body[i+1] {
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r := hex4(body[i+2 : i+6])
+			i += 6
+			if r >= 0xD800 && r < 0xDC00 && i+6 <= len(body) && body[i] == '\\' && body[i+1] == 'u' {
+				if lo := hex4(body[i+2 : i+6]); lo >= 0xDC00 && lo < 0xE000 {
+					r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+					i += 6
+				}
+			}
+			if r >= 0xD800 && r < 0xE000 {
+				r = utf8.RuneError
+			}
+			b.WriteRune(r)
+			continue
+		default: // " \ /
+			b.WriteByte(body[i+1])
+		}
+		i += 2
+	}
+	return b.String()
+}
+
+func hex4(h string) rune {
+	var r rune
+	for i := 0; i < 4; i++ {
+		c := h[i]
+		switch {
+		case isDigit(c):
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		default:
+			r = r<<4 | rune(c-'A'+10)
+		}
+	}
+	return r
+}
+
+// skipValidated is skip for text already read once with next: it finds
+// the end of the container by its brackets, stepping over strings, with
+// no other check.
+func (s *jsonSource) skipValidated() error {
+	depth := 1
+	for i := s.pos; i < len(s.s); i++ {
+		switch s.s[i] {
+		case '"':
+			for i++; i < len(s.s) && s.s[i] != '"'; i++ {
+				if s.s[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				s.pos = i + 1
+				s.frames = s.frames[:len(s.frames)-1]
+				s.closed()
+				return nil
 			}
 		}
 	}
-	f, err := strconv.ParseFloat(lit, 64)
-	if err != nil {
-		return append(dst, lit...), true
-	}
-	return appendJSONFloat(dst, f), true
-}
-
-// appendJSONFloat formats f the way encoding/json does.
-func appendJSONFloat(dst []byte, f float64) []byte {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return append(dst, "null"...)
-	}
-	if f == 0 {
-		return append(dst, '0') // -0 too: it reads back as the integer 0
-	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	dst = strconv.AppendFloat(dst, f, format, -1, 64)
-	if format == 'e' {
-		// Clean up e-09 to e-9.
-		n := len(dst)
-		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
-			dst[n-2] = dst[n-1]
-			dst = dst[:n-1]
-		}
-	}
-	return dst
+	return errBadJSON
 }

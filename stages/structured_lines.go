@@ -97,8 +97,11 @@ func opensJSON(line string) bool {
 }
 
 // closerMemo remembers, for one indentation and bracket, that the first
-// closing line at or after from is at line at (-1: none to the end).
+// closing line at or after from is at line at (-1: none to the end). Under
+// failKey plus the same key it remembers a block [from, at] that stays.
 type closerMemo struct{ from, at int }
+
+const failKey = "\x00fail"
 
 // embeddedJSON folds the JSON value that starts on line i, when one does:
 // a whole line holding a JSON object or array, or a block from a line
@@ -150,18 +153,25 @@ func (n structuredNode) embeddedJSON(ctx context.Context, x lineIndex, i int, cl
 	if end < 0 {
 		return nil, i, nil
 	}
-	size := len(x.span(i, end+1)) + 1
-	if size < n.opt.MinChars {
+	span := x.span(i, end+1)
+	if len(span)+1 < n.opt.MinChars {
 		return nil, i, nil
 	}
-	last := strings.TrimRight(x.line(end), " \t\r")
-	comma := strings.HasSuffix(last, ",")
-	block := make([]string, 0, end+1-i)
-	block = append(block, x.lines(i, end)...)
-	block = append(block, strings.TrimSuffix(last, ","))
-	text := joinLines(block)
+	if m, ok := closers[failKey+key]; ok && m.from <= i && i <= m.at {
+		// A block from an earlier line to the same closing line failed to
+		// parse: lines of a lone bracket at one indentation, nested. Each
+		// is tried once, so such a run costs its length, not its square.
+		return nil, i, nil
+	}
+	// The block is parsed where it stands: no copy of its lines.
+	text := strings.TrimRight(span, " \t\r")
+	comma := strings.HasSuffix(text, ",")
+	text = strings.TrimSuffix(text, ",")
 	folded, ok, err := n.foldJSONText(ctx, text, false, indent)
 	if err != nil || !ok || !shorter(folded, text) {
+		if err == nil {
+			closers[failKey+key] = closerMemo{from: i, at: end}
+		}
 		return nil, i, err
 	}
 	if comma {

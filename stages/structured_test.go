@@ -19,8 +19,6 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
-
-	"github.com/minio/simdjson-go"
 )
 
 var updateStructured = flag.Bool("update-structured", false, "rewrite testdata/structured/*.golden")
@@ -62,9 +60,6 @@ func clip(s string) string {
 	}
 	return s
 }
-
-// stdNode forces the encoding/json walk.
-func stdNode(o StructuredOptions) Node { return structuredNode{opt: o, stdJSON: true} }
 
 // jsonKeyNames lists the distinct key names of a JSON document.
 func jsonKeyNames(t testing.TB, text string) []string {
@@ -222,7 +217,7 @@ func TestStructuredCases(t *testing.T) {
 		{name: "malformed JSON", text: "[" + strings.Repeat(`{"a": 1},`, 200) + "]", kind: KindJSON, skipped: true},
 		{name: "truncated JSON", text: genIssues(20)[:3000] + "]", kind: KindJSON, skipped: true},
 		{name: "JSON array", text: genIssues(30), kind: KindJSON,
-			contains: []string{`"_omitted": 28`, `"_schema"`, `"extra?": {"only_in_the_last_item": "string"}`, `"milestone": {"_type": "object|null"`, `chars]"`},
+			contains: []string{`"_omitted": 28`, `"_schema"`, `"extra?": {"only_in_the_last_item": "string"}`, `"milestone": {"_type": "object|null"`, `"_count": 30`, `"id": "int · 30 distinct · 0–29"`},
 			absent:   []string{"Issue 17"}},
 		{name: "JSON detected by the node itself", text: genIssues(30), kind: KindProse, contains: []string{`"_omitted": 28`}},
 		{name: "base64 png", text: "attachment: " + png + "\nnext line", kind: KindLog,
@@ -363,10 +358,9 @@ func syntheticJSON(r *rand.Rand, n int) string {
 	return b.String()
 }
 
-func TestStructuredJSONPathsAgree(t *testing.T) {
-	if !simdjson.SupportedCPU() {
-		t.Log("simdjson-go does not run on this CPU: both runs take the encoding/json walk")
-	}
+// TestStructuredJSONValidAndStable: on generated documents the fold gives
+// valid JSON, agrees with encoding/json on what is JSON, and is a fixed point.
+func TestStructuredJSONValidAndStable(t *testing.T) {
 	opt := DefaultStructuredOptions()
 	small := opt
 	small.MaxDepth = 3
@@ -383,12 +377,10 @@ func TestStructuredJSONPathsAgree(t *testing.T) {
 				t.Fatalf("doc %d is not JSON: %v", i, err)
 			}
 			a, outA := runStructured(t, NewStructured(o), doc, KindJSON)
-			b, outB := runStructured(t, stdNode(o), doc, KindJSON)
-			if outA != outB || a.Skipped != b.Skipped {
-				t.Fatalf("doc %d: simdjson and encoding/json walks differ:\n--- simdjson (%s)\n%s\n--- encoding/json (%s)\n%s", i, a.Reason, clip(outA), b.Reason, clip(outB))
+			if !a.Skipped && !json.Valid([]byte(outA)) {
+				t.Fatalf("doc %d: output is not JSON:\n%s", i, clip(outA))
 			}
 			checkIdempotent(t, NewStructured(o), outA, KindJSON)
-			checkIdempotent(t, stdNode(o), outB, KindJSON)
 		}
 	}
 }
@@ -400,7 +392,7 @@ func TestStructuredDeepJSON(t *testing.T) {
 		"objects": strings.Repeat(`{"a":`, depth) + "1" + strings.Repeat("}", depth),
 	}
 	for name, doc := range docs {
-		for _, n := range []Node{NewStructured(DefaultStructuredOptions()), stdNode(DefaultStructuredOptions())} {
+		for _, n := range []Node{NewStructured(DefaultStructuredOptions())} {
 			start := time.Now()
 			out, got := runStructured(t, n, doc, KindJSON)
 			if out.Skipped || !strings.Contains(got, "deeper than 32 levels") {
@@ -436,9 +428,6 @@ func TestStructuredMillionKeys(t *testing.T) {
 	b = append(b, '}')
 	doc := string(b)
 	nodes := []Node{NewStructured(DefaultStructuredOptions())}
-	if !testing.Short() && !raceDetector {
-		nodes = append(nodes, stdNode(DefaultStructuredOptions()))
-	}
 	for _, n := range nodes {
 		start := time.Now()
 		out, got := runStructured(t, n, doc, KindJSON)
@@ -486,7 +475,9 @@ func TestStructuredHTMLDigest(t *testing.T) {
 	}
 	page.WriteString(`<h5>Kleingedrucktes</h5></main><aside><h2>a &lt; b</h2></aside><footer style="--footer-h: 3rem">Ende</footer></body></html>`)
 	text := page.String()
-	node := NewStructured(DefaultStructuredOptions())
+	opt := DefaultStructuredOptions()
+	opt.HTML = HTMLDigest
+	node := NewStructured(opt)
 	out, got := runStructured(t, node, text, KindHTML)
 	if out.Skipped {
 		t.Fatalf("skipped: %s", out.Reason)
@@ -550,10 +541,6 @@ func TestStructuredGolden(t *testing.T) {
 				if miss := missingKeys(jsonKeyNames(t, text), got); len(miss) > 0 {
 					t.Errorf("keys lost: %v", miss)
 				}
-				_, std := runStructured(t, stdNode(DefaultStructuredOptions()), text, kind)
-				if std != got {
-					t.Errorf("encoding/json walk differs:\n%s", clip(std))
-				}
 			}
 		})
 	}
@@ -572,7 +559,7 @@ func TestStructuredCancel(t *testing.T) {
 	defer cancel()
 	doc := genIssues(20000)
 	time.Sleep(2 * time.Millisecond)
-	if _, err := stdNode(DefaultStructuredOptions()).Apply(ctx, Input{Text: doc, Kind: KindJSON}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := NewStructured(DefaultStructuredOptions()).Apply(ctx, Input{Text: doc, Kind: KindJSON}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("got %v, want context.DeadlineExceeded", err)
 	}
 }
@@ -604,7 +591,7 @@ func BenchmarkStructuredJSON(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		node Node
-	}{{"simdjson", NewStructured(DefaultStructuredOptions())}, {"encoding_json", stdNode(DefaultStructuredOptions())}} {
+	}{{"raw", NewStructured(DefaultStructuredOptions())}} {
 		b.Run(bc.name, func(b *testing.B) {
 			in := Input{Text: doc, Kind: KindJSON}
 			b.SetBytes(int64(len(doc)))
@@ -634,7 +621,7 @@ func FuzzStructured(f *testing.F) {
 	opt.Base64MinChars = 32
 	opt.TableMaxRows = 3
 	opt.TableEdgeRows = 1
-	nodes := []Node{NewStructured(opt), stdNode(opt)}
+	nodes := []Node{NewStructured(opt)}
 	f.Fuzz(func(t *testing.T, text, kind string) {
 		if !utf8.ValidString(text) {
 			return
@@ -646,9 +633,7 @@ func FuzzStructured(f *testing.F) {
 			checkIdempotent(t, n, out, k)
 			outs = append(outs, out)
 		}
-		if outs[0] != outs[1] {
-			t.Fatalf("simdjson and encoding/json walks differ:\n%s\n---\n%s", outs[0], outs[1])
-		}
+		_ = outs
 	})
 }
 

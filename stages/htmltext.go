@@ -1,0 +1,450 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	readability "codeberg.org/readeck/go-readability/v2"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// HTML pages are compacted to what a reader came for: the main content as
+// compact Markdown (title, byline, headings, paragraphs, lists, tables,
+// code; links as their text), then the structural digest in two or three
+// lines. A page without an article (an app shell, a form) keeps the digest
+// and its visible text, each distinct line once. The option
+// structured.html: digest gives the digest alone (seed 001).
+
+// The values of StructuredOptions.HTML.
+const (
+	HTMLArticle = "article"
+	HTMLDigest  = "digest"
+)
+
+const (
+	// htmlMaxElements bounds the elements readability scores; a bigger
+	// page gets the digest and its visible text.
+	htmlMaxElements = 100000
+	// articleMinChars: extracted text shorter than this is not an article.
+	articleMinChars = 250
+	// headingMaxChars bounds one heading in the digest: a "heading" longer
+	// than this wraps content, not a title.
+	headingMaxChars = 300
+)
+
+// htmlPage compacts an HTML page. ok is false when text holds no HTML elements.
+func (n structuredNode) htmlPage(ctx context.Context, text string) (string, bool, error) {
+	if n.opt.HTML == HTMLDigest {
+		return n.htmlDigest(ctx, text)
+	}
+	doc, err := html.ParseWithOptions(strings.NewReader(text), html.ParseOptionEnableScripting(false))
+	if err != nil {
+		return "", false, nil
+	}
+	d, err := n.collectDigest(ctx, doc)
+	if err != nil || d.elements == 0 {
+		return "", false, err
+	}
+	chars := Chars(text)
+	var b strings.Builder
+	title, body := readableArticle(doc)
+	if err := ctx.Err(); err != nil {
+		return "", false, err
+	}
+	if body != "" {
+		if title != "" && !strings.Contains(body, title) {
+			b.WriteString("# " + title + "\n")
+		}
+		b.WriteString(body)
+		b.WriteString("\n\n")
+		d.renderShort(&b, b.String(), chars, n.opt.HTMLTopClasses)
+	} else {
+		b.WriteString(d.render(chars, "", "", n.opt.HTMLTopClasses))
+		b.WriteString("\n")
+		// Readability may have pruned the tree before it gave up: the
+		// visible text is read from a fresh parse.
+		root, err := html.ParseWithOptions(strings.NewReader(text), html.ParseOptionEnableScripting(false))
+		if err != nil {
+			return "", false, nil
+		}
+		seen := map[string]bool{}
+		fence := ""
+		for _, line := range strings.Split(markdownOf(root, true), "\n") {
+			switch k := strings.TrimSpace(line); {
+			case fence != "":
+				if strings.TrimRight(line, "`") == "" && len(line) == len(fence) {
+					fence = ""
+				}
+			case fenceMarker(line) != "":
+				fence = fenceMarker(line)
+			case k != "" && seen[k]:
+				continue
+			default:
+				seen[k] = true
+			}
+			b.WriteString(line + "\n")
+		}
+	}
+	// Protected placeholders stand for fenced blocks the pipeline will put
+	// back; they must survive, once each.
+	out := strings.TrimRight(b.String(), "\n")
+	for _, line := range splitLines(text) {
+		if IsProtectedLine(line) && !strings.Contains(out, line) {
+			out += "\n" + line
+		}
+	}
+	return out, true, nil
+}
+
+// readableArticle returns the title and the Markdown of the main content
+// readability finds in doc (which it rewrites), or "" for no article.
+func readableArticle(doc *html.Node) (title, body string) {
+	defer func() {
+		if recover() != nil {
+			// A page readability cannot take is a page without an article.
+			title, body = "", ""
+		}
+	}()
+	p := readability.NewParser()
+	p.MaxElemsToParse = htmlMaxElements
+	if !p.CheckDocument(doc) {
+		// Readability's own test: no run of paragraph text long enough.
+		return "", ""
+	}
+	a, err := p.ParseAndMutate(doc, nil)
+	if err != nil || a.Node == nil {
+		return "", ""
+	}
+	body = markdownOf(a.Node, false)
+	if Chars(body) < articleMinChars {
+		return "", ""
+	}
+	title = foldSpace(a.Title())
+	if by := foldSpace(a.Byline()); by != "" && !strings.Contains(body, by) {
+		body = "by " + by + "\n\n" + body
+	}
+	return title, body
+}
+
+// mdWriter renders HTML as compact Markdown: blocks separated by one
+// blank line, inline text with whitespace folded, no emphasis marks and
+// links as their text, so each sentence reads as on the page.
+type mdWriter struct {
+	out     strings.Builder
+	line    strings.Builder // the inline text of the open block
+	prefix  string          // list or quote marker of the open block
+	item    bool            // the last block written is a list item
+	visible bool            // a page without an article: hidden elements are skipped too
+}
+
+// markdownOf renders the tree under root as Markdown.
+func markdownOf(root *html.Node, visibleOnly bool) string {
+	w := &mdWriter{visible: visibleOnly}
+	w.children(root, 0)
+	w.flush()
+	return strings.TrimSpace(w.out.String())
+}
+
+func (w *mdWriter) flush() {
+	text := foldSpace(w.line.String())
+	w.line.Reset()
+	if text == "" {
+		return
+	}
+	item := strings.HasPrefix(w.prefix, "- ") || isOrderedMarker(w.prefix)
+	w.separate(item)
+	w.out.WriteString(w.prefix + text)
+	w.prefix = ""
+}
+
+// separate ends the last block: list items of one list share a line
+// break, other blocks a blank line.
+func (w *mdWriter) separate(item bool) {
+	if w.out.Len() > 0 {
+		if item && w.item {
+			w.out.WriteString("\n")
+		} else {
+			w.out.WriteString("\n\n")
+		}
+	}
+	w.item = item
+}
+
+func isOrderedMarker(p string) bool {
+	i := 0
+	for i < len(p) && isDigit(p[i]) {
+		i++
+	}
+	return i > 0 && strings.HasPrefix(p[i:], ". ")
+}
+
+func (w *mdWriter) children(nd *html.Node, depth int) {
+	for c := nd.FirstChild; c != nil; c = c.NextSibling {
+		w.node(c, depth)
+	}
+}
+
+// mdMaxDepth bounds the recursion of the renderer; deeper content is
+// rendered flat.
+const mdMaxDepth = 200
+
+func (w *mdWriter) node(nd *html.Node, depth int) {
+	switch nd.Type {
+	case html.TextNode:
+		w.line.WriteString(nd.Data)
+		return
+	case html.ElementNode, html.DocumentNode:
+	default:
+		return
+	}
+	if nd.Type == html.DocumentNode {
+		w.children(nd, depth+1)
+		return
+	}
+	if skipForText(nd, w.visible) {
+		return
+	}
+	if depth > mdMaxDepth {
+		w.line.WriteString(" " + nodeText(nd) + " ")
+		return
+	}
+	switch nd.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		w.flush()
+		w.prefix = strings.Repeat("#", int(nd.Data[1]-'0')) + " "
+		w.children(nd, depth+1)
+		w.flush()
+	case atom.Br:
+		w.flush()
+	case atom.Img, atom.Picture, atom.Video, atom.Audio:
+		// Media: no reading text.
+	case atom.Pre:
+		w.flush()
+		code := strings.Trim(nodeText(nd), "\n")
+		if strings.TrimSpace(code) != "" {
+			fence := "```"
+			for strings.Contains(code, fence) {
+				fence += "`"
+			}
+			w.separate(false)
+			w.out.WriteString(fence + "\n" + code + "\n" + fence)
+		}
+	case atom.Ul, atom.Ol:
+		w.flush()
+		k := 0
+		for c := nd.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && c.DataAtom == atom.Li {
+				k++
+				w.flush()
+				marker := "- "
+				if nd.DataAtom == atom.Ol {
+					marker = strconv.Itoa(k) + ". "
+				}
+				w.prefix = marker
+				w.children(c, depth+1)
+				w.flush()
+				continue
+			}
+			w.node(c, depth+1)
+		}
+		w.flush()
+	case atom.Table:
+		w.flush()
+		w.table(nd, depth)
+	case atom.Blockquote:
+		w.flush()
+		w.prefix = "> "
+		w.children(nd, depth+1)
+		w.flush()
+	default:
+		if !blockTags[nd.DataAtom] {
+			// Inline, known or not (tt, font, big, custom elements): a
+			// sentence runs through it.
+			w.children(nd, depth+1)
+			return
+		}
+		w.flush()
+		w.children(nd, depth+1)
+		w.flush()
+	}
+}
+
+// table renders rows as "| a | b |" lines, a delimiter after the first.
+// A layout table (cells that hold paragraphs, lists, headings or tables)
+// is rendered as the blocks of its cells, in order.
+func (w *mdWriter) table(nd *html.Node, depth int) {
+	if hasBlockCell(nd) {
+		for c := nd; c != nil; c = nextHTMLNode(c, nd) {
+			if c.Type == html.ElementNode && (c.DataAtom == atom.Td || c.DataAtom == atom.Th) && nearestTable(c) == nd {
+				w.flush()
+				w.children(c, depth+1)
+				w.flush()
+			}
+		}
+		return
+	}
+	var rows [][]string
+	for c := nd; c != nil; c = nextHTMLNode(c, nd) {
+		if c.Type == html.ElementNode && c.DataAtom == atom.Tr {
+			var cells []string
+			for td := c.FirstChild; td != nil; td = td.NextSibling {
+				if td.Type == html.ElementNode && (td.DataAtom == atom.Td || td.DataAtom == atom.Th) {
+					cells = append(cells, strings.ReplaceAll(foldSpace(nodeText(td)), "|", "\\|"))
+				}
+			}
+			if len(cells) > 0 {
+				rows = append(rows, cells)
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	if len(rows) == 1 && len(rows[0]) == 1 {
+		// A layout table of one cell: its content is text.
+		w.line.WriteString(rows[0][0])
+		w.flush()
+		return
+	}
+	w.separate(false)
+	for i, r := range rows {
+		if i > 0 {
+			w.out.WriteString("\n")
+		}
+		w.out.WriteString("| " + strings.Join(r, " | ") + " |")
+		if i == 0 {
+			w.out.WriteString("\n|" + strings.Repeat(" --- |", len(r)))
+		}
+	}
+}
+
+// nodeText is the text under nd, scripts and styles left out, with a line
+// break for each <br>.
+func nodeText(nd *html.Node) string {
+	var b strings.Builder
+	for c := nd.FirstChild; c != nil; {
+		switch {
+		case c.Type == html.TextNode:
+			b.WriteString(c.Data)
+		case c.Type == html.ElementNode && c.DataAtom == atom.Br:
+			b.WriteByte('\n')
+		}
+		if c.FirstChild != nil && !(c.Type == html.ElementNode && (c.DataAtom == atom.Script || c.DataAtom == atom.Style)) {
+			c = c.FirstChild
+			continue
+		}
+		for c != nd && c.NextSibling == nil {
+			c = c.Parent
+		}
+		if c == nd {
+			break
+		}
+		c = c.NextSibling
+	}
+	return b.String()
+}
+
+// skipForText reports elements with no reading text; on a page without an
+// article (visible), hidden elements are left out as well. Forms and
+// navigation stay there: on an app shell they are the page.
+func skipForText(nd *html.Node, visible bool) bool {
+	switch nd.DataAtom {
+	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Iframe, atom.Head, atom.Select:
+		return true
+	}
+	if nd.Namespace != "" {
+		return true
+	}
+	if visible && (attr(nd, "hidden") != "" || strings.EqualFold(attr(nd, "aria-hidden"), "true")) {
+		return true
+	}
+	return false
+}
+
+// renderShort writes the digest's structure in two or three lines: size
+// and landmarks, recurring classes, custom properties and counts.
+// Headings (and the title) the article does not hold are listed on a line
+// of their own: they say what else the page offers.
+func (d *htmlDigest) renderShort(b *strings.Builder, article string, chars, topClasses int) {
+	var others []string
+	for _, h := range d.headings {
+		text := strings.TrimLeft(strings.TrimPrefix(h, "title: "), "# ")
+		if !strings.Contains(article, text) {
+			others = append(others, digestText(text))
+		}
+	}
+	if len(others) > 0 {
+		b.WriteString("[page headings: " + strings.Join(others, " · ") + "]\n")
+	}
+	fmt.Fprintf(b, "[html page: %d chars", chars)
+	if d.lang != "" {
+		b.WriteString("; lang " + digestText(foldSpace(d.lang)))
+	}
+	if len(d.landmarks.names) > 0 {
+		b.WriteString("; landmarks: ")
+		for i, name := range d.landmarks.names {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(digestText(counted(name, d.landmarks.count[name])))
+		}
+	}
+	if len(d.counts.names) > 0 {
+		b.WriteString("; ")
+		for i, name := range d.counts.names {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(name + " " + strconv.Itoa(d.counts.count[name]))
+		}
+	}
+	b.WriteString("]\n")
+	if classes := d.recurringClasses(topClasses); classes != "" {
+		b.WriteString("[classes: " + classes + "]\n")
+	}
+	if d.propTotal > 0 {
+		b.WriteString("[custom properties (" + strconv.Itoa(d.propTotal) + "): " + digestText(strings.Join(d.props, "; ")))
+		if d.propTotal > len(d.props) {
+			b.WriteString("; …")
+		}
+		b.WriteString("]\n")
+	}
+}
+
+// hasBlockCell reports a table whose own cells hold block content.
+func hasBlockCell(table *html.Node) bool {
+	for c := table; c != nil; c = nextHTMLNode(c, table) {
+		if c == table || c.Type != html.ElementNode {
+			continue
+		}
+		switch c.DataAtom {
+		case atom.P, atom.Ul, atom.Ol, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Table, atom.Pre, atom.Blockquote:
+			return true
+		}
+	}
+	return false
+}
+
+// nearestTable is the table a cell belongs to.
+func nearestTable(nd *html.Node) *html.Node {
+	for p := nd.Parent; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && p.DataAtom == atom.Table {
+			return p
+		}
+	}
+	return nil
+}
+
+// blockTags break the text into blocks; every other element is inline.
+var blockTags = map[atom.Atom]bool{
+	atom.Address: true, atom.Article: true, atom.Aside: true, atom.Blockquote: true, atom.Body: true, atom.Center: true,
+	atom.Dd: true, atom.Details: true, atom.Dialog: true, atom.Div: true, atom.Dl: true, atom.Dt: true, atom.Fieldset: true,
+	atom.Figcaption: true, atom.Figure: true, atom.Footer: true, atom.Form: true, atom.Header: true, atom.Hgroup: true,
+	atom.Hr: true, atom.Html: true, atom.Legend: true, atom.Li: true, atom.Main: true, atom.Nav: true, atom.Ol: true,
+	atom.P: true, atom.Section: true, atom.Summary: true, atom.Td: true, atom.Th: true, atom.Tr: true, atom.Ul: true,
+	atom.Caption: true, atom.Tbody: true, atom.Thead: true, atom.Tfoot: true, atom.Option: true,
+	atom.Button: true, atom.Label: true, // controls of an app shell: one item each
+}

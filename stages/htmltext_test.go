@@ -1,0 +1,243 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+const readabilityPages = "../../shared/corpus/html/readability_test_pages"
+
+// articleSentences mirrors the scorer: the sentences of 40 or more
+// characters of the text of expected.html, a break at each block tag.
+func articleSentences(expected string) []string {
+	block := map[string]bool{"p": true, "div": true, "li": true, "h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true,
+		"br": true, "tr": true, "td": true, "th": true, "blockquote": true, "pre": true, "figcaption": true}
+	var b strings.Builder
+	z := html.NewTokenizer(strings.NewReader(expected))
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		switch tt {
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			if block[string(name)] {
+				b.WriteByte('\n')
+			}
+		case html.TextToken:
+			b.WriteString(html.UnescapeString(string(z.Raw())))
+		}
+	}
+	split := regexp.MustCompile(`[.!?]\s+|\n`)
+	seen := map[string]bool{}
+	var out []string
+	text := b.String()
+	last := 0
+	for _, m := range split.FindAllStringIndex(text, -1) {
+		end := m[0]
+		if text[m[0]] != '\n' {
+			end++ // the punctuation stays with its sentence
+		}
+		s := strings.Join(strings.Fields(text[last:end]), " ")
+		last = m[1]
+		if len([]rune(s)) >= 40 && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	if s := strings.Join(strings.Fields(text[last:]), " "); len([]rune(s)) >= 40 && !seen[s] {
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestHTMLArticleSamplePages: on every sample page the article text a
+// reader came for survives (90% of its sentences), and the pages together
+// shrink to a tenth.
+func TestHTMLArticleSamplePages(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join(readabilityPages, "*", "source.html"))
+	if len(dirs) == 0 {
+		t.Skip("corpus absent: " + readabilityPages + " (CI has it)")
+	}
+	node := NewStructured(DefaultStructuredOptions())
+	in, out := 0, 0
+	for _, src := range dirs {
+		raw, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp, err := os.ReadFile(filepath.Join(filepath.Dir(src), "expected.html"))
+		if err != nil {
+			continue
+		}
+		text := strings.ToValidUTF8(string(raw), "\uFFFD")
+		_, got := runStructured(t, node, text, KindHTML)
+		flat := strings.Join(strings.Fields(got), " ")
+		sents := articleSentences(string(exp))
+		kept := 0
+		for _, s := range sents {
+			if strings.Contains(flat, s) {
+				kept++
+			}
+		}
+		name := filepath.Base(filepath.Dir(src))
+		if len(sents) > 0 && kept*10 < len(sents)*9 {
+			t.Errorf("%s: %d of %d article sentences kept, want >= 90%%", name, kept, len(sents))
+		}
+		in += Chars(text)
+		out += Chars(got)
+		t.Logf("%s: sentences %d/%d ratio %.3f", name, kept, len(sents), float64(Chars(got))/float64(Chars(text)))
+	}
+	if r := float64(out) / float64(in); r > 0.10 {
+		t.Errorf("ratio over the pages %.3f, want <= 0.10", r)
+	}
+}
+
+// TestHTMLArticleMarkdown: a generated article page gives its headings,
+// paragraphs, list items, table cells and code as Markdown, links as their
+// text, then the short digest; navigation and scripts are gone.
+func TestHTMLArticleMarkdown(t *testing.T) {
+	for _, paras := range []int{6, 30} {
+		var page strings.Builder
+		page.WriteString(`<!doctype html><html lang="en"><head><title>Field notes | Site</title><script>var tracking = 1;</script></head><body>
+<header><nav class="nav"><a href="/">Home</a> <a href="/about">About the site and its many sections</a></nav></header>
+<main><article><h1>Field notes</h1><p class="byline">By Ana Author</p>`)
+		var want []string
+		for i := range paras {
+			p := fmt.Sprintf("Paragraph %d tells of the <a href=\"/x%d\">river crossing</a> on day %d, and of what the team found there after the long walk through the valley.", i, i, i)
+			page.WriteString("<h2>Day " + fmt.Sprint(i) + "</h2><p>" + p + " It was <em>cold</em>.</p>\n")
+			want = append(want, fmt.Sprintf("## Day %d", i), fmt.Sprintf("Paragraph %d tells of the river crossing on day %d, and of what the team found there after the long walk through the valley. It was cold.", i, i))
+		}
+		page.WriteString(`<ul><li>First item of the list</li><li>Second item of the list</li></ul>
+<table><tr><th>Name</th><th>Value</th></tr><tr><td>alpha</td><td>1</td></tr></table>
+<pre><code>func main() {
+	fmt.Println("hi")
+}</code></pre></article></main>
+<footer><p>Copyright and a long list of footer links nobody reads.</p></footer></body></html>`)
+		want = append(want, "- First item of the list", "- Second item of the list", "| Name | Value |", "| alpha | 1 |",
+			"```\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n```", "[html page: ")
+		node := NewStructured(DefaultStructuredOptions())
+		text := page.String()
+		out, got := runStructured(t, node, text+strings.Repeat(" ", 1000), KindHTML)
+		if out.Skipped {
+			t.Fatalf("skipped: %s", out.Reason)
+		}
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%d paragraphs: output lacks %q\n%s", paras, w, got)
+			}
+		}
+		for _, bad := range []string{"tracking", "<a", "Copyright"} {
+			if strings.Contains(got, bad) {
+				t.Errorf("%d paragraphs: output holds %q\n%s", paras, bad, got)
+			}
+		}
+	}
+}
+
+// TestHTMLNoArticle: an app shell or a form has no article; it keeps the
+// digest and its visible text, each repeated line once.
+func TestHTMLNoArticle(t *testing.T) {
+	var page strings.Builder
+	page.WriteString(`<!doctype html><html><head><title>Console</title><style>:root{--brand: #0af}</style></head><body><div id="app">`)
+	for i := range 30 {
+		fmt.Fprintf(&page, `<div class="row"><button class="btn">Open</button><span class="label">Service %d</span><input name="q%d"></div>`, i, i)
+	}
+	page.WriteString(`<form><label>Search services</label><input type="search"><button>Go</button></form></div><script>boot()</script></body></html>`)
+	text := page.String()
+	node := NewStructured(DefaultStructuredOptions())
+	out, got := runStructured(t, node, text, KindHTML)
+	if out.Skipped {
+		t.Fatalf("skipped: %s", out.Reason)
+	}
+	for _, w := range []string{"title: Console", "--brand: #0af", "Service 0", "Service 29", "Search services"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("output lacks %q\n%s", w, got)
+		}
+	}
+	if n := strings.Count(got, "Open"); n != 1 {
+		t.Errorf("\"Open\" %d times, want once\n%s", n, got)
+	}
+	if strings.Contains(got, "boot()") {
+		t.Errorf("script text kept\n%s", got)
+	}
+}
+
+// TestHTMLDigestOption: structured.html: digest gives the digest alone.
+func TestHTMLDigestOption(t *testing.T) {
+	opt := DefaultStructuredOptions()
+	opt.HTML = "summary"
+	if err := opt.Validate(); err == nil || !strings.Contains(err.Error(), "html") {
+		t.Fatalf("html: summary accepted: %v", err)
+	}
+	opt.HTML = HTMLDigest
+	text := "<!doctype html><html><head><title>T</title></head><body><main><h1>Head</h1><p>" + strings.Repeat("Some words of text here. ", 80) + "</p></main></body></html>"
+	_, got := runStructured(t, NewStructured(opt), text, KindHTML)
+	if !strings.HasPrefix(got, "[html digest: ") || strings.Count(got, "Some words") > 10 {
+		t.Fatalf("not the digest:\n%s", got)
+	}
+}
+
+// nestedHeadings is the hostile page of issue 15: headings with text, each
+// holding a div that holds the next.
+func nestedHeadings(n int) string {
+	t := strings.Repeat("lorem ipsum dolor sit amet ", 740)
+	return "<!doctype html><html><body>" + strings.Repeat("<h4>"+t+"<div>", n) + "end"
+}
+
+// TestHTMLNestedHeadingsMemory: nested headings cost memory in proportion
+// to the page, not to the sum of their subtrees (was ~750x the input).
+func TestHTMLNestedHeadingsMemory(t *testing.T) {
+	node := NewStructured(DefaultStructuredOptions())
+	for _, mode := range []string{HTMLArticle, HTMLDigest} {
+		opt := DefaultStructuredOptions()
+		opt.HTML = mode
+		node = NewStructured(opt)
+		text := nestedHeadings(250)
+		alloc := allocated(func() { _, _ = node.Apply(context.Background(), Input{Text: text, Kind: KindHTML}) })
+		if ratio := float64(alloc) / float64(len(text)); ratio > 60 {
+			t.Errorf("%s: allocated %.0fx the input", mode, ratio)
+		}
+	}
+	a := allocated(func() { _, _ = node.Apply(context.Background(), Input{Text: nestedHeadings(100), Kind: KindHTML}) })
+	b := allocated(func() { _, _ = node.Apply(context.Background(), Input{Text: nestedHeadings(200), Kind: KindHTML}) })
+	if float64(b) > 2.5*float64(a) {
+		t.Errorf("2x the headings allocate %.1fx", float64(b)/float64(a))
+	}
+}
+
+// allocated is the bytes f allocates.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestHTMLLayoutTable: a table used for layout gives the blocks of its
+// cells, not one row of flattened text.
+func TestHTMLLayoutTable(t *testing.T) {
+	var body strings.Builder
+	for i := range 8 {
+		fmt.Fprintf(&body, "<h2>Part %d</h2><p>Part %d of the story tells how the old mill by the river was rebuilt by the village, stone by stone, over many summers.</p>", i, i)
+	}
+	page := `<!doctype html><html><head><title>Story</title></head><body><table><tr><td class="nav"><a href="/">Home</a></td><td>` +
+		body.String() + `<ul><li>first point</li><li>second point</li></ul></td></tr></table></body></html>`
+	_, got := runStructured(t, NewStructured(DefaultStructuredOptions()), page, KindHTML)
+	for _, w := range []string{"## Part 0\n\nPart 0 of the story", "## Part 7", "- first point\n- second point"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("output lacks %q\n%s", w, got)
+		}
+	}
+}

@@ -1,0 +1,306 @@
+package stages
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+)
+
+// A JSON chat or agent trajectory is rendered as a Markdown transcript a
+// model can read and act on:
+//
+//	## system
+//
+//	…head and tail of the prompt…
+//	## user
+//	…the request, whole…
+//	## assistant
+//	…thought and action, whole…
+//	## tool
+//	…output: head, failure lines, tail…
+//	## submission (exit_status: submitted)
+//	```diff
+//	…the final patch, byte for byte…
+//	```
+//
+// User requests and assistant turns are kept whole; tool output and very
+// long prompts keep their head, the lines that report a failure and
+// their tail. Markers carry no counts (seed 002).
+
+const (
+	// trajectoryMaxBytes bounds the JSON decoded into a tree for rendering
+	// (a tree costs several times its text); larger chats fold as JSON.
+	trajectoryMaxBytes = 8 << 20
+	// longTurnChars: a user turn longer than this (a demonstration, a
+	// pasted file) is compacted like tool output.
+	longTurnChars = 8000
+	// toolKeepChars: tool output up to this long is kept whole.
+	toolKeepChars = 1200
+)
+
+type chatTurn struct {
+	role string
+	text string
+	tool bool // output of a tool or the environment
+}
+
+// renderChatJSON renders a JSON chat or trajectory. ok is false when text
+// is not one.
+func renderChatJSON(text string) (string, bool) {
+	if len(text) > trajectoryMaxBytes || !isJSONChat(text[:min(len(text), transcriptSampleBytes)]) {
+		return "", false
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return "", false
+	}
+	turns, final, status := chatTurns(v)
+	if len(turns) == 0 && final == "" {
+		return "", false
+	}
+	var b strings.Builder
+	for _, t := range turns {
+		body := strings.TrimRight(t.text, " \t\r\n")
+		if t.tool || (t.role == "system" && len(body) > toolKeepChars) || len(body) > longTurnChars {
+			body = compactOutput(body)
+		}
+		role := t.role
+		if t.tool && role == "user" {
+			role = "observation" // the environment answering, not the user asking
+		}
+		// The heading is a paragraph of its own: nodes that merge similar
+		// paragraphs never take a turn's heading with its text.
+		b.WriteString("## " + role + "\n\n" + body + "\n\n")
+	}
+	if final != "" {
+		head := "## submission"
+		if status != "" {
+			head += " (exit_status: " + status + ")"
+		}
+		fence := "```"
+		for strings.Contains(final, fence) {
+			fence += "`"
+		}
+		b.WriteString(head + "\n" + fence + "diff\n" + final + "\n" + fence + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n"), true
+}
+
+// chatTurns finds the messages of v: an OpenAI-style list of role/content
+// messages (or an object holding one), a SWE-agent trajectory, or an
+// OpenHands event list; and the final patch or submission.
+func chatTurns(v any) (turns []chatTurn, final, status string) {
+	switch x := v.(type) {
+	case []any:
+		return eventTurns(x, false), "", ""
+	case map[string]any:
+		if info, ok := x["info"].(map[string]any); ok {
+			final, _ = info["submission"].(string)
+			status, _ = info["exit_status"].(string)
+		}
+		if final == "" {
+			final = findPatch(x)
+		}
+		for _, key := range []string{"history", "messages", "events", "conversation"} {
+			if list, ok := x[key].([]any); ok && len(list) > 0 {
+				_, agentRun := x["trajectory"]
+				return eventTurns(list, agentRun), final, status
+			}
+		}
+		if steps, ok := x["trajectory"].([]any); ok {
+			for _, s := range steps {
+				step, _ := s.(map[string]any)
+				if th := str(step["thought"]); th != "" {
+					turns = append(turns, chatTurn{role: "assistant", text: th})
+				}
+				if a := str(step["action"]); a != "" {
+					turns = append(turns, chatTurn{role: "action", text: a})
+				}
+				if o := str(step["observation"]); o != "" {
+					turns = append(turns, chatTurn{role: "tool", text: o, tool: true})
+				}
+			}
+		}
+	}
+	return turns, final, status
+}
+
+// eventTurns turns a list of messages or events into turns. In an agent
+// run (agentRun: a SWE-agent trajectory), a user message after the
+// agent's first turn is the environment answering its action: tool output.
+func eventTurns(list []any, agentRun bool) []chatTurn {
+	var turns []chatTurn
+	agentSpoke := false
+	for _, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		role := str(m["role"])
+		if role == "" {
+			role = str(m["source"])
+		}
+		text := contentText(m["content"])
+		if text == "" {
+			text = str(m["message"])
+		}
+		if args, ok := m["args"].(map[string]any); ok {
+			if cmd := str(args["command"]); cmd != "" {
+				text = strings.TrimSpace(text + "\n" + cmd)
+			}
+		}
+		if text == "" {
+			text = str(m["thought"])
+		}
+		if role == "" || text == "" {
+			continue
+		}
+		kind := str(m["message_type"])
+		tool := role == "tool" || role == "environment" || role == "function" || kind == "observation" ||
+			str(m["observation"]) != "" || (agentRun && role == "user" && agentSpoke && kind != "user")
+		if role == "assistant" || role == "agent" {
+			agentSpoke = true
+		}
+		turns = append(turns, chatTurn{role: role, text: text, tool: tool})
+	}
+	return turns
+}
+
+// contentText is a message's content: a string, or the text parts of a list.
+func contentText(c any) string {
+	switch x := c.(type) {
+	case string:
+		return x
+	case []any:
+		var parts []string
+		for _, p := range x {
+			if m, ok := p.(map[string]any); ok {
+				if t := str(m["text"]); t != "" {
+					parts = append(parts, t)
+				}
+			} else if s, ok := p.(string); ok {
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// findPatch returns the value of a patch-like key anywhere in v: a final
+// patch that is not in info.submission.
+func findPatch(v any) string {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			switch k {
+			case "submission", "git_patch", "model_patch", "patch", "final_patch":
+				if s, ok := x[k].(string); ok && isPatchText(strings.TrimLeft(s, "\r\n")) {
+					return s
+				}
+			}
+		}
+		for _, k := range keys {
+			if p := findPatch(x[k]); p != "" {
+				return p
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if p := findPatch(e); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// compactOutput keeps tool output short: whole when it is short, a patch
+// or code; else its head, the lines that report a failure, and its tail,
+// with markers that carry no counts.
+func compactOutput(s string) string {
+	if len(s) <= toolKeepChars || isPatchText(strings.TrimLeft(s, "\r\n")) {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) < 16 {
+		r := []rune(s)
+		if len(r) <= toolKeepChars {
+			return s
+		}
+		return string(wordCut(r[:toolKeepChars*2/3], false)) + " …[folded]… " + string(wordCut(r[len(r)-toolKeepChars/3:], true))
+	}
+	const headLines, tailLines, signals = 6, 8, 20
+	var b strings.Builder
+	b.WriteString(strings.Join(lines[:headLines], "\n"))
+	skipped, kept := false, 0
+	for _, l := range lines[headLines : len(lines)-tailLines] {
+		if kept < signals && isFailureLine(l) {
+			if skipped {
+				b.WriteString("\n…[lines folded]…")
+				skipped = false
+			}
+			b.WriteString("\n" + l)
+			kept++
+			continue
+		}
+		skipped = true
+	}
+	if skipped {
+		b.WriteString("\n…[lines folded]…")
+	}
+	b.WriteString("\n" + strings.Join(lines[len(lines)-tailLines:], "\n"))
+	if out := b.String(); len(out) < len(s) {
+		return out
+	}
+	return s
+}
+
+// foldToolRuns compacts runs of aider tool output ("> " lines) in a
+// Markdown transcript with compactOutput. Request lines ("#### ") and
+// protected placeholder lines end a run.
+func foldToolRuns(text string) string {
+	lines := strings.Split(text, "\n")
+	out := make([]string, 0, len(lines))
+	changed := false
+	for i := 0; i < len(lines); {
+		if !strings.HasPrefix(lines[i], ">") || IsProtectedLine(lines[i]) {
+			out = append(out, lines[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(lines) && strings.HasPrefix(lines[j], ">") {
+			j++
+		}
+		run := strings.Join(lines[i:j], "\n")
+		if folded := compactOutput(run); folded != run {
+			for _, l := range strings.Split(folded, "\n") {
+				if !strings.HasPrefix(l, ">") {
+					l = "> " + l // a marker stays inside the quote
+				}
+				out = append(out, l)
+			}
+			changed = true
+		} else {
+			out = append(out, lines[i:j]...)
+		}
+		i = j
+	}
+	if !changed {
+		return text
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,250 @@
+package stages_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/stages"
+)
+
+func compactAll(t *testing.T, text string) (string, stages.Kind) {
+	t.Helper()
+	p, err := pipeline.New(pipeline.DefaultConfig(), stages.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.CompactAlgorithmic(context.Background(), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Text, stages.Detect(text)
+}
+
+// aiderHistory generates an aider-style chat history: requests (some
+// repeated), tool output with timestamps and a long test run, and edit
+// blocks in every format aider writes, several on the same file.
+func aiderHistory(turns int) (text string, blocks, requests []string) {
+	var b strings.Builder
+	b.WriteString("\n# aider chat started at 2024-05-01 10:00:00\n\n> /usr/bin/aider --model gpt-4o\n> Aider v0.50.0\n> Git repo: .git with 42 files\n\n")
+	for i := range turns {
+		req := fmt.Sprintf("#### please make step %d of the refactor in the parser and keep the tests green", i)
+		if i%5 == 4 {
+			req = "#### run the tests again and fix what fails"
+		}
+		requests = append(requests, req)
+		b.WriteString(req + "  \n\n")
+		fmt.Fprintf(&b, "I will change `parser.py` for step %d. Here is the edit:\n\n", i)
+		file := []string{"src/parser.py", "src/lexer.py", "tests/test_parser.py"}[i%3]
+		var blk string
+		switch i % 4 {
+		case 0:
+			blk = fmt.Sprintf("%s\n```python\n<<<<<<< SEARCH\n    def step_%d(self):\n        return None\n=======\n    def step_%d(self):\n        return self.parse(%d)\n>>>>>>> REPLACE\n```", file, i, i, i)
+		case 1:
+			blk = fmt.Sprintf("%s\n<source>python\n<<<<<<< SEARCH\n        x = %d\n=======\n        x = %d  # fixed\n>>>>>>> REPLACE\n</source>", file, i, i+1)
+		case 2:
+			blk = fmt.Sprintf("%s\n~~~python\n<<<<<<< SEARCH\nimport os\n=======\nimport os\nimport sys  # step %d\n>>>>>>> REPLACE\n~~~", file, i)
+		default:
+			blk = fmt.Sprintf("```diff\n--- %s\n+++ %s\n@@ -1,3 +1,3 @@\n def f():\n-    return %d\n+    return %d\n```", file, file, i, i+1)
+		}
+		blocks = append(blocks, blk)
+		b.WriteString(blk + "\n\n")
+		fmt.Fprintf(&b, "> Applied edit to %s  \n> Commit %07x step %d  \n\n", file, 0xabc000+i, i)
+		if i%5 == 4 {
+			b.WriteString("> /run pytest -q  \n")
+			for k := range 150 {
+				fmt.Fprintf(&b, "> tests/test_parser.py::test_case_%03d PASSED [%3d%%]  \n", k, k*100/150)
+			}
+			fmt.Fprintf(&b, "> tests/test_parser.py::test_step_%d FAILED - AssertionError: expected 3  \n> 1 failed, 150 passed in 2.31s  \n\n", i)
+		}
+		b.WriteString("The change keeps the old behaviour for callers:\n\n    result = parser.step()\n    if result is None:\n        raise ValueError(\"empty\")\n\n")
+	}
+	return b.String(), blocks, requests
+}
+
+// TestAiderHistoryFixture: every edit block whole with its file name,
+// every request, the failing test and the indentation of code outside
+// fences survive; the history is detected as a transcript and shrinks.
+func TestAiderHistoryFixture(t *testing.T) {
+	text, blocks, requests := aiderHistory(40)
+	out, kind := compactAll(t, text)
+	if kind != stages.KindTranscript {
+		t.Errorf("detected as %s, want transcript", kind)
+	}
+	for _, blk := range blocks {
+		if !strings.Contains(out, blk) {
+			t.Errorf("edit block lost or cut:\n%s", blk)
+		}
+	}
+	if got, want := strings.Count(out, "\n#### "), len(requests); got != want {
+		t.Errorf("%d requests kept, want %d", got, want)
+	}
+	for _, r := range requests {
+		if !strings.Contains(out, r) {
+			t.Errorf("request lost: %s", r)
+		}
+	}
+	for _, s := range []string{"test_step_4 FAILED - AssertionError: expected 3", "\n    if result is None:\n        raise ValueError(\"empty\")"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("lost %q", s)
+		}
+	}
+	if r := float64(stages.Chars(out)) / float64(stages.Chars(text)); r > 0.8 {
+		t.Errorf("ratio %.2f: tool output not compacted", r)
+	}
+}
+
+// sweTrajectory generates a SWE-agent-style trajectory.
+func sweTrajectory(steps int) (text, issue, patch string, actions []string) {
+	issue = "We're currently solving the following issue within our repository. Here's the issue text:\nISSUE:\nDividing by zero in calc.py crashes the CLI with a traceback instead of an error message.\n"
+	patch = "\r\ndiff --git a/calc.py b/calc.py\r\nindex 1a2b3c4..5d6e7f8 100644\r\n--- a/calc.py\r\n+++ b/calc.py\r\n@@ -10,7 +10,9 @@ def div(a, b):\r\n-    return a / b\r\n+    if b == 0:\r\n+        raise CalcError(\"division by zero\")\r\n+    return a / b\r\n"
+	history := []map[string]any{
+		{"role": "system", "content": "SETTING: You are an autonomous programmer.\n" + strings.Repeat("COMMAND: open <path> [<line>] opens the file at the line given.\n", 60), "agent": "primary"},
+		{"role": "user", "content": "Here is a demonstration of how to correctly accomplish this task.\n" + strings.Repeat("DISCUSSION\nLet's look at the file.\n```\nopen src/app.py\n```\n", 300), "agent": "primary"},
+		{"role": "user", "content": issue, "agent": "primary"},
+	}
+	var traj []map[string]any
+	for i := range steps {
+		action := fmt.Sprintf("DISCUSSION\nStep %d: inspect calc.py around the division.\n```\ngoto %d\n```", i, 10+i)
+		actions = append(actions, action)
+		obs := fmt.Sprintf("[File: /repo/calc.py (400 lines total)]\n(%d more lines above)\n", i) + strings.Repeat("    x = compute(a, b)\n", 120) + fmt.Sprintf("Traceback (most recent call last): ZeroDivisionError at step %d\n(Open file: /repo/calc.py)", i)
+		history = append(history, map[string]any{"role": "assistant", "content": action, "agent": "primary"},
+			map[string]any{"role": "user", "content": obs, "agent": "primary"})
+		traj = append(traj, map[string]any{"action": fmt.Sprintf("goto %d\n", 10+i), "observation": obs, "response": action, "thought": action, "state": "{}"})
+	}
+	doc := map[string]any{
+		"environment": "swe_main",
+		"trajectory":  traj,
+		"history":     history,
+		"info":        map[string]any{"exit_status": "submitted", "submission": patch, "model_stats": map[string]any{"instance_cost": 0.19, "tokens_sent": 52861, "api_calls": steps}},
+	}
+	raw, _ := json.MarshalIndent(doc, "", "  ")
+	return string(raw), issue, patch, actions
+}
+
+// TestSWEAgentTrajectoryFixture: the final patch is kept byte for byte,
+// the issue and every action whole, and the trajectory shrinks.
+func TestSWEAgentTrajectoryFixture(t *testing.T) {
+	text, issue, patch, actions := sweTrajectory(8)
+	out, kind := compactAll(t, text)
+	if kind != stages.KindTranscript {
+		t.Errorf("detected as %s, want transcript", kind)
+	}
+	if !strings.Contains(out, patch) {
+		t.Errorf("final patch not kept byte for byte")
+	}
+	if !strings.Contains(out, strings.TrimSpace(issue)) {
+		t.Errorf("issue lost")
+	}
+	for _, a := range actions {
+		if !strings.Contains(out, a) {
+			t.Errorf("action lost: %q", a)
+		}
+	}
+	if !strings.Contains(out, "ZeroDivisionError at step 7") {
+		t.Errorf("failure in tool output lost")
+	}
+	if r := float64(stages.Chars(out)) / float64(stages.Chars(text)); r > 0.3 {
+		t.Errorf("ratio %.2f", r)
+	}
+}
+
+// TestRoleContentChat: an OpenAI-style message list reads as turns.
+func TestRoleContentChat(t *testing.T) {
+	msgs := []map[string]any{{"role": "system", "content": "Be brief."}}
+	for i := range 12 {
+		msgs = append(msgs, map[string]any{"role": "user", "content": fmt.Sprintf("Question %d: why does the cache miss on cold start?", i)},
+			map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("Answer %d: the cache is filled lazily, so the first read misses. %s", i, strings.Repeat("More detail follows here. ", 6))}}},
+			map[string]any{"role": "tool", "content": strings.Repeat(fmt.Sprintf("cache stats line for call %d\n", i), 80)})
+	}
+	raw, _ := json.Marshal(map[string]any{"model": "m", "messages": msgs})
+	out, kind := compactAll(t, string(raw))
+	if kind != stages.KindTranscript {
+		t.Errorf("detected as %s", kind)
+	}
+	for i := range 12 {
+		if !strings.Contains(out, fmt.Sprintf("Question %d: why does the cache miss on cold start?", i)) {
+			t.Errorf("question %d lost", i)
+		}
+	}
+	if strings.Count(out, "## assistant\n\nAnswer ") != 12 {
+		t.Errorf("not rendered as turns:\n%s", out[:min(len(out), 600)])
+	}
+}
+
+// TestTranscriptCodeOutsideFences: snippets written without fences keep
+// every line and its indentation, even lines that repeat.
+func TestTranscriptCodeOutsideFences(t *testing.T) {
+	var b strings.Builder
+	var snippets []string
+	for i := range 12 {
+		fmt.Fprintf(&b, "#### make handler %d return early when the input is empty\n\n", i)
+		snip := fmt.Sprintf("    def handler_%d(self, data):\n        if not data:\n            return None\n\tfor item in data:\n\t\tself.total += item\n        return self.total", i)
+		snippets = append(snippets, snip)
+		fmt.Fprintf(&b, "Sure. The handler becomes:\n\n%s\n\n> Applied edit to app/handlers.py\n\n", snip)
+	}
+	out, kind := compactAll(t, b.String())
+	if kind != stages.KindTranscript {
+		t.Errorf("detected as %s", kind)
+	}
+	for _, s := range snippets {
+		if !strings.Contains(out, s) {
+			t.Errorf("snippet changed:\n%s\n--- output:\n%s", s, out)
+			break
+		}
+	}
+}
+
+// TestOpenHandsEvents: an OpenHands-style event list reads as turns, the
+// user's message whole, the patch in test_result byte for byte.
+func TestOpenHandsEvents(t *testing.T) {
+	patch := "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+	events := []map[string]any{{"id": 0, "source": "user", "action": "message", "message": "Fix the off-by-one in x.py so that the counter starts at two."}}
+	for i := range 10 {
+		events = append(events,
+			map[string]any{"id": 2*i + 1, "source": "agent", "action": "run", "message": fmt.Sprintf("Running the tests, try %d.", i), "args": map[string]any{"command": "pytest -q"}},
+			map[string]any{"id": 2*i + 2, "source": "environment", "observation": "run", "content": strings.Repeat("collected 200 items ...... ok\n", 60) + fmt.Sprintf("FAILED test_x.py::test_count - assert 1 == 2 (try %d)\n", i)})
+	}
+	raw, _ := json.Marshal(map[string]any{"instance_id": "x-1", "history": events, "test_result": map[string]any{"git_patch": patch}})
+	out, kind := compactAll(t, string(raw))
+	if kind != stages.KindTranscript {
+		t.Errorf("detected as %s", kind)
+	}
+	for _, s := range []string{"Fix the off-by-one in x.py so that the counter starts at two.", patch, "pytest -q", "FAILED test_x.py::test_count - assert 1 == 2 (try 9)"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("lost %q", s)
+		}
+	}
+	if len(out)*4 > len(raw) {
+		t.Errorf("ratio %.2f", float64(len(out))/float64(len(raw)))
+	}
+}
+
+// TestJSONPayloadMentioningARoleStaysJSON: one "role" field does not make
+// an API payload a chat.
+func TestJSONPayloadMentioningARoleStaysJSON(t *testing.T) {
+	var items []map[string]any
+	for i := range 50 {
+		items = append(items, map[string]any{"id": i, "name": fmt.Sprintf("member %d", i), "permissions": map[string]any{"admin": i == 0}})
+	}
+	raw, _ := json.Marshal(map[string]any{"role": "user", "content": "team listing", "members": items})
+	if k := stages.Detect(string(raw)); k != stages.KindJSON {
+		t.Errorf("detected as %s, want json", k)
+	}
+}
+
+// TestMarkdownDocWithH4IsNotAChat: h4 headings and a quote do not make a
+// README a chat.
+func TestMarkdownDocWithH4IsNotAChat(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Project\n\n> A fast tool for compacting text.\n\n")
+	for i := range 6 {
+		fmt.Fprintf(&b, "#### Option %d\n\nThe option number %d changes how the tool reads its input files and writes the result.\n\n", i, i)
+	}
+	if k := stages.Detect(b.String()); k == stages.KindTranscript {
+		t.Errorf("a README detected as a transcript")
+	}
+}
