@@ -111,6 +111,7 @@ type PageDigest func(page string) string
 func StructuralDigest(page string) string {
 	o := stages.DefaultStructuredOptions()
 	o.MinChars = 1
+	o.HTML = stages.HTMLDigest // pages not under edit: their structure, not their article
 	kind := stages.Kind("")
 	if strings.HasPrefix(strings.TrimSpace(page), "<") {
 		kind = stages.KindHTML
