@@ -112,40 +112,7 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, erro
 			return "", false, err
 		}
 	}
-	for i := 0; i < nl; i++ {
-		if score[i] <= 0 {
-			continue
-		}
-		keep[i] = true
-		if score[i] < 2 {
-			continue
-		}
-		// Context before, counted in lines that say something.
-		for j, c := i-1, 0; j >= 0 && c < n.opt.Before; j-- {
-			keep[j] = true
-			if substantial(x.line(j)) {
-				c++
-			}
-		}
-		// Context after, then the indented continuation.
-		j, c := i+1, 0
-		for ; j < nl && c < n.opt.After; j++ {
-			keep[j] = true
-			if substantial(x.line(j)) {
-				c++
-			}
-		}
-		for c = 0; j < nl && c < n.opt.Continuation; j++ {
-			l := x.line(j)
-			if !continues(l) || endsBlock(l) {
-				break
-			}
-			keep[j] = true
-			if substantial(l) {
-				c++
-			}
-		}
-	}
+	n.markContext(x, score, keep)
 	// Lines [0, same) go out as they are; the writer starts at the first fold.
 	var w *lineWriter
 	same := 0
@@ -183,6 +150,107 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, erro
 		w.add(x.span(same, nl))
 	}
 	return w.String(), !rare, nil
+}
+
+// markContext keeps each key line, and around those scoring 2 or more
+// the context before and after (counted in substantial lines) and the
+// continuation that follows. Windows are found through the positions of
+// substantial lines and marked as intervals, so the work is linear however
+// many key lines there are (a log of 40,000 short "err" lines).
+func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
+	nl := x.len()
+	var sub []int32    // sub[k]: substantial lines among [0, k)
+	var subPos []int32 // positions of the substantial lines
+	var contEnd []int32
+	delta := make([]int32, nl+1)
+	for i := 0; i < nl; i++ {
+		if score[i] <= 0 {
+			continue
+		}
+		keep[i] = true
+		if score[i] < 2 {
+			continue
+		}
+		if sub == nil {
+			sub, subPos = substantialIndex(x)
+			contEnd = make([]int32, nl+1)
+			for k := range contEnd {
+				contEnd[k] = -1
+			}
+		}
+		lo := i
+		if b := n.opt.Before; b > 0 {
+			lo = 0
+			if k := int(sub[i]) - b; k >= 0 {
+				lo = int(subPos[k])
+			}
+		}
+		hi := i + 1
+		if a := n.opt.After; a > 0 {
+			hi = nl
+			if k := int(sub[i+1]) + a - 1; k < len(subPos) {
+				hi = int(subPos[k]) + 1
+			}
+		}
+		if c := n.opt.Continuation; c > 0 && hi < nl {
+			end := continuationEnd(x, contEnd, hi)
+			if k := int(sub[hi]) + c - 1; k < len(subPos) {
+				end = min(end, int(subPos[k])+1)
+			}
+			hi = max(hi, end)
+		}
+		delta[lo]++
+		delta[hi]--
+	}
+	if sub == nil {
+		return
+	}
+	open := int32(0)
+	for i := 0; i < nl; i++ {
+		open += delta[i]
+		if open > 0 {
+			keep[i] = true
+		}
+	}
+}
+
+// substantialIndex counts substantial lines: sub[k] is how many lie in
+// [0, k), pos lists where they are.
+func substantialIndex(x lineIndex) (sub, pos []int32) {
+	nl := x.len()
+	sub = make([]int32, nl+1)
+	for i := 0; i < nl; i++ {
+		sub[i+1] = sub[i]
+		if substantial(x.line(i)) {
+			sub[i+1]++
+			pos = append(pos, int32(i))
+		}
+	}
+	return sub, pos
+}
+
+// continuationEnd returns the end of the run of lines from j that carry on
+// a failure (see continues and endsBlock), memoized in memo so that runs
+// shared by many key lines are walked once.
+func continuationEnd(x lineIndex, memo []int32, j int) int {
+	nl := x.len()
+	k := j
+	for k < nl && memo[k] < 0 {
+		l := x.line(k)
+		if !continues(l) || endsBlock(l) {
+			memo[k] = int32(k)
+			break
+		}
+		k++
+	}
+	end := nl
+	if k < nl {
+		end = int(memo[k])
+	}
+	for m := j; m < k; m++ {
+		memo[m] = int32(end)
+	}
+	return end
 }
 
 // endsBlock reports a line that cannot continue a failure: a test that
@@ -251,18 +319,17 @@ func isFrame(line string) bool {
 // hasFileLine reports a token such as src/a.c:12, Foo.java:123) or
 // x.rb:5:in: a name with an extension, a colon and a line number.
 func hasFileLine(tok string) bool {
-	for i := strings.IndexByte(tok, ':'); i >= 0; {
-		if i+1 < len(tok) && isDigit(tok[i+1]) {
-			dot := strings.LastIndexByte(tok[:i], '.')
-			if dot > 0 && dot < i-1 && isLetter(tok[dot+1]) && isWordByte(tok[dot-1]) {
+	// One pass, remembering the last dot: linear even for "1:1:1:...".
+	dot := -1
+	for i := 0; i+1 < len(tok); i++ {
+		switch tok[i] {
+		case '.':
+			dot = i
+		case ':':
+			if isDigit(tok[i+1]) && dot > 0 && dot < i-1 && isLetter(tok[dot+1]) && isWordByte(tok[dot-1]) {
 				return true
 			}
 		}
-		j := strings.IndexByte(tok[i+1:], ':')
-		if j < 0 {
-			break
-		}
-		i += j + 1
 	}
 	return false
 }
@@ -337,29 +404,105 @@ func (n keywordsNode) markRare(ctx context.Context, x lineIndex, score []int8) e
 	return nil
 }
 
-// signalWords scores lower-case words by what they say about the run.
-// 3: something went wrong. 2: a fact worth keeping (a warning, an
-// expectation, a summary). 1: a weak fact.
-var signalWords = newScoreTable(map[int8][]string{
-	3: {"error", "errors", "err", "fail", "fails", "failed", "failing", "failure", "failures",
-		"fatal", "exception", "exceptions", "panic", "panicked", "traceback", "abort", "aborted",
-		"aborting", "segfault", "segmentation", "sigsegv", "sigabrt", "sigkill", "crash", "crashed",
-		"assert", "assertion", "undefined", "unmatched", "unexpected", "invalid", "illegal", "cannot",
-		"unable", "denied", "refused", "timeout", "killed", "mismatch", "missing", "violation",
-		"violations", "offense", "offenses", "severity", "notok", "unresolved", "forbidden",
-		"unauthorized", "rejected", "corrupt", "broken", "disconnected", "overflow", "conflict",
-		"conflicts"},
-	2: {"warning", "warnings", "warn", "deprecated", "expected", "actual", "expecting", "summary"},
-	1: {"got", "skipped", "result", "results", "conclusion"},
-})
+// signalClass is one named class of lines that say something about a
+// run, with the lower-case words and two-word phrases that show it.
+type signalClass struct {
+	name  string
+	score int8 // 3: something went wrong; 2: a fact worth keeping; 1: a weak fact
+	words []string
+}
 
-// signalPairs scores two-word phrases ("not found") that signal a failure
-// on their own.
-var signalPairs = newScoreTable(map[int8][]string{
-	3: {"not found", "no such", "could not", "couldn t", "can t", "did not", "exited with",
-		"exit code", "exit status", "timed out", "no rule", "not ok", "did you", "does not",
-		"not supported", "stack trace", "core dumped", "non zero", "won t", "doesn t"},
-})
+// signalClasses is the vocabulary, one entry per class of message. A word
+// belongs here when a class of tools writes it, never for one file.
+var signalClasses = [...]signalClass{
+	// A run's own verdict: the tool says it failed (make, npm, pytest, go test, mvn).
+	{"verdict", 3, []string{"error", "errors", "err", "fail", "fails", "failed", "failing", "failure",
+		"failures", "fatal", "unsuccessful", "not successful", "not ok"}},
+	// A program that died: panics, signals, aborts, crashes (any runtime).
+	{"crash", 3, []string{"exception", "exceptions", "panic", "panicked", "traceback", "stack trace",
+		"abort", "aborted", "segfault", "segmentation", "sigsegv", "sigabrt", "sigkill", "crash",
+		"crashed", "killed", "core dumped", "overflow"}},
+	// Test assertions and their mismatch reports (xunit, rspec, jest, tap).
+	{"assertion", 3, []string{"assert", "assertion", "mismatch"}},
+	// A name or file the tool looked for and did not find (compilers, linkers, loaders, shells).
+	{"unresolved", 3, []string{"undefined", "unresolved", "missing", "not found", "no such",
+		"cannot", "unable", "could not", "couldn t", "can t", "no rule", "did you"}},
+	// Input a parser or checker rejected (syntax errors, linters, validators).
+	{"rejected input", 3, []string{"unexpected", "invalid", "illegal", "unmatched", "violation",
+		"violations", "offense", "offenses", "severity", "corrupt", "not supported", "does not",
+		"doesn t", "did not", "won t"}},
+	// Access and connection refused (registries, servers, package mirrors).
+	{"denied", 3, []string{"denied", "refused", "forbidden", "unauthorized", "rejected",
+		"disconnected", "broken"}},
+	// A step that ran out of time (runners, test timeouts, health checks).
+	{"timeout", 3, []string{"timeout", "timed out"}},
+	// An exit status reported in words (shells, CI runners); a zero status is no failure.
+	{"exit status", 3, []string{"exited with", "exit code", "exit status", "non zero"}},
+	// Merge and dependency conflicts (git, package resolvers).
+	{"conflict", 3, []string{"conflict", "conflicts"}},
+	// Warnings and deprecations (compilers, package managers).
+	{"warning", 2, []string{"warning", "warnings", "warn", "deprecated"}},
+	// Expected against actual values in a test report.
+	{"expectation", 2, []string{"expected", "actual", "expecting"}},
+	{"expectation", 1, []string{"got"}},
+	// Summaries a runner prints at its end.
+	{"summary", 2, []string{"summary"}},
+	{"summary", 1, []string{"skipped", "result", "results", "conclusion"}},
+}
+
+// Signal classes found by shape rather than by a word. Each can be
+// switched off, like a word class, to measure what it brings.
+const (
+	// Exception and error type names of any length: OutOfMemoryError,
+	// ModuleNotFoundError, RuntimeException, TestFailure.
+	signalErrorType = "error type name"
+	// Compiler diagnostic codes: E0308, error[E0599], TS2345:, CS1002:.
+	signalCompilerCode = "compiler code"
+	// Failure marks of test reporters: ✖ ✗ ❌ ✘.
+	signalFailMark = "failure mark"
+	// A heading that announces a list or diff of problems below it
+	// ("Needs attention:", "please apply the changes below").
+	signalProblemHeading = "problem heading"
+)
+
+// signalsOff names the signals (classes, shape signals or single vocabulary
+// entries) switched off. Only the ablation test sets it, before building
+// the tables again with setSignalsOff.
+var signalsOff = map[string]bool{}
+
+var signalWords, signalPairs = buildSignalTables()
+
+// setSignalsOff switches the named signals off (none for nil) and builds
+// the tables again. For tests: it is not safe while a node runs.
+func setSignalsOff(names ...string) {
+	signalsOff = map[string]bool{}
+	for _, n := range names {
+		signalsOff[n] = true
+	}
+	signalWords, signalPairs = buildSignalTables()
+}
+
+func signalOn(name string) bool { return !signalsOff[name] }
+
+func buildSignalTables() (words, pairs *scoreTable) {
+	w, p := map[int8][]string{}, map[int8][]string{}
+	for _, c := range signalClasses {
+		if signalsOff[c.name] {
+			continue
+		}
+		for _, e := range c.words {
+			if signalsOff[e] {
+				continue
+			}
+			if strings.IndexByte(e, ' ') >= 0 {
+				p[c.score] = append(p[c.score], e)
+			} else {
+				w[c.score] = append(w[c.score], e)
+			}
+		}
+	}
+	return newScoreTable(w), newScoreTable(p)
+}
 
 // scoreTable holds scored lower-case words or phrases, with a filter
 // that rules most other words out before the lookup: it is asked about
@@ -402,8 +545,9 @@ func (t *scoreTable) maySecond(n int, first byte) bool {
 	return n < len(t.second) && t.second[n]>>(first-'a')&1 != 0
 }
 
-// signalMarks are symbols that mark a failure in test and build output.
-var signalMarks = [...]string{"✖", "✗", "❌", "✘", "[-]", "***", "!!!"}
+// signalMarks are symbols that mark a failure in test and build output
+// (class signalFailMark).
+var signalMarks = [...]string{"✖", "✗", "❌", "✘"}
 
 // lineSignal scores one line: 3 for a failure, 2 for a command, a warning
 // or an expectation, 1 for weaker facts, 0 for nothing. Counts of zero
@@ -447,8 +591,17 @@ func passed(line string) bool {
 	if w > 0 && strings.IndexByte(" \t[(:", tail[w-1]) < 0 {
 		return false
 	}
-	switch strings.ToLower(tail[w:]) {
+	switch v := tail[w:]; strings.ToLower(v) {
 	case "ok", "pass", "passed", "passes", "success", "succeeded", "successful":
+		// "was not successful" negates the verdict; a lower-case word after
+		// a plain word ("expected status ok") is part of a sentence.
+		before := strings.TrimRight(tail[:w], " \t")
+		if strings.HasSuffix(strings.ToLower(before), " not") || before == "not" {
+			return false
+		}
+		if v != strings.ToUpper(v) && w >= 2 && tail[w-1] == ' ' && isLetter(tail[w-2]) {
+			return false
+		}
 		return true
 	}
 	return false
@@ -491,6 +644,9 @@ func rawSignal(line string) int {
 				continue
 			case isDigit(c):
 				e := digitRun(line, i)
+				if compilerCode(line, i, e) {
+					return 3
+				}
 				prevZero = e-i == 1 && c == '0' && (e == len(line) || !isLetter(line[e]))
 				i = e
 				prevLen = 0
@@ -512,8 +668,12 @@ func rawSignal(line string) int {
 		word := line[i:min(e, i+15)]
 		n, first := len(word), lower(word[0])
 		s := int8(0)
-		if e-i <= 15 && !inPath(line, i, e) {
-			s = wordSignal(word)
+		if !inPath(line, i, e) {
+			if e-i <= 15 {
+				s = wordSignal(word)
+			} else if errorTypeName(line[i:e]) {
+				s = 3
+			}
 		}
 		if s == 0 && prevLen > 0 && prevKept && signalPairs.maySecond(n, first) {
 			var p [31]byte
@@ -540,14 +700,82 @@ func rawSignal(line string) int {
 		prevZero = false
 		i = e
 	}
-	if marks {
+	if marks && signalOn(signalFailMark) {
 		for _, m := range signalMarks {
 			if strings.Contains(line, m) {
 				return 3
 			}
 		}
 	}
+	if best < 3 && problemHeading(head) {
+		return 3
+	}
 	return best
+}
+
+// errorTypeName reports an exception or error type name of any length
+// whose last part, after a capital, is Error, Exception or Failure
+// (OutOfMemoryError, ModuleNotFoundError, TestFailure).
+func errorTypeName(w string) bool {
+	if !signalOn(signalErrorType) || len(w) <= 5 || strings.IndexByte(w, '_') >= 0 {
+		return false
+	}
+	for _, suf := range [...]string{"error", "exception", "failure", "failed"} {
+		k := len(w) - len(suf)
+		if k > 0 && w[k] >= 'A' && w[k] <= 'Z' && strings.EqualFold(w[k:], suf) {
+			return true
+		}
+	}
+	return false
+}
+
+// compilerCode reports a diagnostic code such as E0308, TS2345 or LNK2019:
+// one to three capitals then four digits (the run [i, e)), ending the line
+// or followed by a colon or a bracket.
+func compilerCode(line string, i, e int) bool {
+	if e-i != 4 || !signalOn(signalCompilerCode) || (e < len(line) && isWordByte(line[e])) {
+		return false
+	}
+	k := i
+	for k > 0 && i-k < 3 && line[k-1] >= 'A' && line[k-1] <= 'Z' {
+		k--
+	}
+	return k < i && (k == 0 || !isWordByte(line[k-1])) && (e == len(line) || strings.IndexByte(":])", line[e]) >= 0)
+}
+
+// problemHeadingStems open the words a heading over a list or diff of
+// problems says: "Needs attention:", "Problems found:", "please apply the
+// changes below", "The following files would be reformatted:".
+var problemHeadingStems = [...]string{"attention", "problem", "issue", "apply", "reformat", "differ", "violation", "offen"}
+
+// problemHeading reports a short heading (ending in a colon, or framed by
+// a rule such as "==== x ====") that announces problems below it.
+func problemHeading(head string) bool {
+	if !signalOn(signalProblemHeading) || len(head) > 100 {
+		return false
+	}
+	s := strings.TrimRight(head, " \t")
+	framed := strings.HasPrefix(s, "===") || strings.HasPrefix(s, "---") || strings.HasPrefix(s, "***")
+	if !framed && !strings.HasSuffix(s, ":") {
+		return false
+	}
+	for i := 0; i < len(s); {
+		if !isLetter(s[i]) {
+			i++
+			continue
+		}
+		e := i
+		for e < len(s) && isLetter(s[e]) {
+			e++
+		}
+		for _, stem := range problemHeadingStems {
+			if e-i >= len(stem) && strings.EqualFold(s[i:i+len(stem)], stem) {
+				return true
+			}
+		}
+		i = e
+	}
+	return false
 }
 
 // lowerInto writes s lower-cased to dst and returns its length.
@@ -573,7 +801,7 @@ func wordSignal(orig string) int8 {
 			return s
 		}
 	}
-	if n > 5 && strings.IndexByte(orig, '_') < 0 {
+	if n > 5 && strings.IndexByte(orig, '_') < 0 && signalOn(signalErrorType) {
 		for _, suf := range [...]string{"error", "exception", "failure", "failed"} {
 			k := n - len(suf)
 			if k > 0 && orig[k] >= 'A' && orig[k] <= 'Z' {
@@ -605,8 +833,8 @@ func zeroAfter(line string, i int) bool {
 	if i >= len(line) || line[i] != '0' {
 		return false
 	}
-	// 0 but not 0.5 or 01.
-	return i+1 == len(line) || !isDigit(line[i+1]) && !(line[i+1] == '.' && i+2 < len(line) && isDigit(line[i+2]))
+	// 0 but not 0.5, 01 or 0xC0000005 (an error code, not a count).
+	return i+1 == len(line) || !isWordByte(line[i+1]) && !(line[i+1] == '.' && i+2 < len(line) && isDigit(line[i+2]))
 }
 
 func noBefore(prev []byte) bool { return string(prev) == "no" || string(prev) == "without" }

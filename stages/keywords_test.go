@@ -31,7 +31,21 @@ func TestLineSignal(t *testing.T) {
 		{"The command \"npm test\" exited with 1.", 3},
 		{"not ok 3 - handles quotes", 3},
 		{"\x1b[31m✖\x1b[0m 2 problems", 3},
-		{"[-] Runs all files -> Expected and actual values differ!", 3},
+		{"[-] Runs all files -> Expected and actual values differ!", 2},
+		{"[cache] [-] reused src/lambda.o", 0},
+		{"java.lang.OutOfMemoryError: Java heap space", 3},
+		{"ModuleNotFoundError: No module named x", 3},
+		{"ZeroDivisionError: division by zero", 3},
+		{"ERROR: 0xC0000005", 3},
+		{"Error: deployment was not successful", 3},
+		{"health check failed: expected status ok", 3},
+		{"error[E0308]: mismatched types", 3},
+		{"src/app.ts(3,7): TS2322: Type 'string' is not assignable", 3},
+		{"Needs attention:", 3},
+		{"==== please apply the changes below ====", 3},
+		{"Saved report to linkcheck.json", 0},
+		{"Build successful", 0},
+		{"In 2019 we moved to C1234 and back", 0},
 		{"Tests run: 50, Failures: 0, Errors: 0, Skipped: 2", 1},
 		{"0 errors, 0 warnings", 0},
 		{"compiled without errors", 0},
@@ -223,32 +237,19 @@ func syntheticBuildLog(size int) string {
 	return b.String()
 }
 
-// signalWordReference and signalPairReference are the word lists as
-// switches, to check the tables and their filters against.
-func signalWordReference(w string) int8 {
-	switch w {
-	case "error", "errors", "err", "fail", "fails", "failed", "failing", "failure", "failures",
-		"fatal", "exception", "exceptions", "panic", "panicked", "traceback", "abort", "aborted",
-		"aborting", "segfault", "segmentation", "sigsegv", "sigabrt", "sigkill", "crash", "crashed",
-		"assert", "assertion", "undefined", "unmatched", "unexpected", "invalid", "illegal", "cannot",
-		"unable", "denied", "refused", "timeout", "killed", "mismatch", "missing", "violation",
-		"violations", "offense", "offenses", "severity", "notok", "unresolved", "forbidden",
-		"unauthorized", "rejected", "corrupt", "broken", "disconnected", "overflow", "conflict",
-		"conflicts":
-		return 3
-	case "warning", "warnings", "warn", "deprecated", "expected", "actual", "expecting", "summary":
-		return 2
-	case "got", "skipped", "result", "results", "conclusion":
-		return 1
-	}
-	return 0
-}
-func signalPairReference(p string) int8 {
-	switch p {
-	case "not found", "no such", "could not", "couldn t", "can t", "did not", "exited with",
-		"exit code", "exit status", "timed out", "no rule", "not ok", "did you", "does not",
-		"not supported", "stack trace", "core dumped", "non zero", "won t", "doesn t":
-		return 3
+// signalWordReference and signalPairReference look words and phrases up
+// in signalClasses directly, to check the tables and their filters against.
+func signalWordReference(w string) int8 { return classScore(w) }
+
+func signalPairReference(p string) int8 { return classScore(p) }
+
+func classScore(w string) int8 {
+	for _, c := range signalClasses {
+		for _, e := range c.words {
+			if e == w && !signalsOff[c.name] && !signalsOff[e] {
+				return c.score
+			}
+		}
 	}
 	return 0
 }
@@ -348,6 +349,9 @@ func rawSignalReference(line string) int {
 				continue
 			case isDigit(c):
 				e := digitRun(line, i)
+				if compilerCode(line, i, e) {
+					return 3
+				}
 				prevZero = e-i == 1 && c == '0' && (e == len(line) || !isLetter(line[e]))
 				i = e
 				prevLen = 0
@@ -370,6 +374,7 @@ func rawSignalReference(line string) int {
 		if n > 15 {
 			n = 15
 		}
+		long := e-i > 15 && !inPath(line, i, e) && errorTypeName(line[i:e])
 		if prevLen > 16 {
 			prevLen = 0
 		}
@@ -380,6 +385,9 @@ func rawSignalReference(line string) int {
 		s := int8(0)
 		if e-i <= 15 && !inPath(line, i, e) {
 			s = wordSignalReference(w, line[i:e])
+		}
+		if long {
+			s = 3
 		}
 		if s == 0 && prevLen > 0 {
 			buf[prevLen] = ' '
@@ -399,12 +407,15 @@ func rawSignalReference(line string) int {
 		prevZero = false
 		i = e
 	}
-	if marks {
+	if marks && signalOn(signalFailMark) {
 		for _, m := range signalMarks {
 			if strings.Contains(line, m) {
 				return 3
 			}
 		}
+	}
+	if best < 3 && problemHeading(head) {
+		return 3
 	}
 	return best
 }
@@ -413,7 +424,7 @@ func wordSignalReference(w []byte, orig string) int8 {
 	if s := signalWordReference(string(w)); s > 0 {
 		return s
 	}
-	if len(w) > 5 && bytes.IndexByte(w, '_') < 0 && len(orig) == len(w) {
+	if len(w) > 5 && bytes.IndexByte(w, '_') < 0 && len(orig) == len(w) && signalOn(signalErrorType) {
 		for _, suf := range [...]string{"error", "exception", "failure", "failed"} {
 			k := len(w) - len(suf)
 			if k > 0 && string(w[k:]) == suf && orig[k] >= 'A' && orig[k] <= 'Z' {
