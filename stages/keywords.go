@@ -22,11 +22,15 @@ type KeywordsOptions struct {
 	// RareMax: in logs made of records, a line whose template occurs at most
 	// this many times is kept as rare. 0 turns rarity off.
 	RareMax int `yaml:"rare_max"`
+	// TailChars: in a build log, the last this many characters of a step
+	// that failed (a non-zero exit) are kept whole; steps that passed fold
+	// to their header. 0 keeps only what the key lines keep.
+	TailChars int `yaml:"tail_chars"`
 }
 
 // DefaultKeywordsOptions returns the shipped defaults.
 func DefaultKeywordsOptions() KeywordsOptions {
-	return KeywordsOptions{Before: 4, After: 8, Continuation: 300, MinFold: 4, RareMax: 3}
+	return KeywordsOptions{Before: 4, After: 8, Continuation: 300, MinFold: 4, RareMax: 3, TailChars: 3000}
 }
 
 // Validate reports a knob that is out of range.
@@ -37,6 +41,7 @@ func (o KeywordsOptions) Validate() error {
 		mustBeNonNegative("after", o.After),
 		mustBeNonNegative("continuation", o.Continuation),
 		mustBeNonNegative("rare_max", o.RareMax),
+		mustBeNonNegative("tail_chars", o.TailChars),
 	)
 	if o.MinFold < 2 {
 		errs = append(errs, &fieldError{"min_fold", fmt.Sprintf("must be >= 2, got %d", o.MinFold)})
@@ -113,6 +118,7 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, erro
 		}
 	}
 	n.markContext(x, score, keep)
+	n.markSteps(x, score, keep)
 	// Lines [0, same) go out as they are; the writer starts at the first fold.
 	var w *lineWriter
 	same := 0
@@ -192,7 +198,9 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 				hi = int(subPos[k]) + 1
 			}
 		}
-		if c := n.opt.Continuation; c > 0 && hi < nl {
+		// Only a failure goes on in an indented block (a trace, a diff);
+		// a warning or a summary keeps its context alone.
+		if c := n.opt.Continuation; c > 0 && hi < nl && score[i] >= 3 {
 			end := continuationEnd(x, contEnd, hi)
 			if k := int(sub[hi]) + c - 1; k < len(subPos) {
 				end = min(end, int(subPos[k])+1)
@@ -409,45 +417,47 @@ func (n keywordsNode) markRare(ctx context.Context, x lineIndex, score []int8) e
 type signalClass struct {
 	name  string
 	score int8 // 3: something went wrong; 2: a fact worth keeping; 1: a weak fact
-	words []string
+	// failure: a step that prints it reports a failure, whatever its exit.
+	failure bool
+	words   []string
 }
 
 // signalClasses is the vocabulary, one entry per class of message. A word
 // belongs here when a class of tools writes it, never for one file.
 var signalClasses = [...]signalClass{
 	// A run's own verdict: the tool says it failed (make, npm, pytest, go test, mvn).
-	{"verdict", 3, []string{"error", "errors", "err", "fail", "fails", "failed", "failing", "failure",
+	{"verdict", 3, true, []string{"error", "errors", "err", "fail", "fails", "failed", "failing", "failure",
 		"failures", "fatal", "unsuccessful", "not successful", "not ok"}},
 	// A program that died: panics, signals, aborts, crashes (any runtime).
-	{"crash", 3, []string{"exception", "exceptions", "panic", "panicked", "traceback", "stack trace",
+	{"crash", 3, true, []string{"exception", "exceptions", "panic", "panicked", "traceback", "stack trace",
 		"abort", "aborted", "segfault", "segmentation", "sigsegv", "sigabrt", "sigkill", "crash",
 		"crashed", "killed", "core dumped", "overflow"}},
 	// Test assertions and their mismatch reports (xunit, rspec, jest, tap).
-	{"assertion", 3, []string{"assert", "assertion", "mismatch"}},
+	{"assertion", 3, true, []string{"assert", "assertion", "mismatch"}},
 	// A name or file the tool looked for and did not find (compilers, linkers, loaders, shells).
-	{"unresolved", 3, []string{"undefined", "unresolved", "missing", "not found", "no such",
+	{"unresolved", 3, false, []string{"undefined", "unresolved", "missing", "not found", "no such",
 		"cannot", "unable", "could not", "couldn t", "can t", "no rule", "did you"}},
 	// Input a parser or checker rejected (syntax errors, linters, validators).
-	{"rejected input", 3, []string{"unexpected", "invalid", "illegal", "unmatched", "violation",
+	{"rejected input", 3, false, []string{"unexpected", "invalid", "illegal", "unmatched", "violation",
 		"violations", "offense", "offenses", "severity", "corrupt", "not supported", "does not",
 		"doesn t", "did not", "won t"}},
 	// Access and connection refused (registries, servers, package mirrors).
-	{"denied", 3, []string{"denied", "refused", "forbidden", "unauthorized", "rejected",
+	{"denied", 3, false, []string{"denied", "refused", "forbidden", "unauthorized", "rejected",
 		"disconnected", "broken"}},
 	// A step that ran out of time (runners, test timeouts, health checks).
-	{"timeout", 3, []string{"timeout", "timed out"}},
+	{"timeout", 3, false, []string{"timeout", "timed out"}},
 	// An exit status reported in words (shells, CI runners); a zero status is no failure.
-	{"exit status", 3, []string{"exited with", "exit code", "exit status", "non zero"}},
+	{"exit status", 3, false, []string{"exited with", "exit code", "exit status", "non zero"}},
 	// Merge and dependency conflicts (git, package resolvers).
-	{"conflict", 3, []string{"conflict", "conflicts"}},
+	{"conflict", 3, false, []string{"conflict", "conflicts"}},
 	// Warnings and deprecations (compilers, package managers).
-	{"warning", 2, []string{"warning", "warnings", "warn", "deprecated"}},
+	{"warning", 2, false, []string{"warning", "warnings", "warn", "deprecated"}},
 	// Expected against actual values in a test report.
-	{"expectation", 2, []string{"expected", "actual", "expecting"}},
-	{"expectation", 1, []string{"got"}},
+	{"expectation", 2, false, []string{"expected", "actual", "expecting"}},
+	{"expectation", 1, false, []string{"got"}},
 	// Summaries a runner prints at its end.
-	{"summary", 2, []string{"summary"}},
-	{"summary", 1, []string{"skipped", "result", "results", "conclusion"}},
+	{"summary", 2, false, []string{"summary"}},
+	{"summary", 1, false, []string{"skipped", "result", "results", "conclusion"}},
 }
 
 // Signal classes found by shape rather than by a word. Each can be
@@ -463,6 +473,8 @@ const (
 	// A heading that announces a list or diff of problems below it
 	// ("Needs attention:", "please apply the changes below").
 	signalProblemHeading = "problem heading"
+	// An assertion report: an expected value against what came instead.
+	signalAssertionReport = "assertion report"
 )
 
 // signalsOff names the signals (classes, shape signals or single vocabulary
@@ -470,7 +482,10 @@ const (
 // the tables again with setSignalsOff.
 var signalsOff = map[string]bool{}
 
-var signalWords, signalPairs = buildSignalTables()
+var (
+	signalWords, signalPairs   = buildSignalTables(false)
+	failureWords, failurePairs = buildSignalTables(true)
+)
 
 // setSignalsOff switches the named signals off (none for nil) and builds
 // the tables again. For tests: it is not safe while a node runs.
@@ -479,15 +494,18 @@ func setSignalsOff(names ...string) {
 	for _, n := range names {
 		signalsOff[n] = true
 	}
-	signalWords, signalPairs = buildSignalTables()
+	signalWords, signalPairs = buildSignalTables(false)
+	failureWords, failurePairs = buildSignalTables(true)
 }
 
 func signalOn(name string) bool { return !signalsOff[name] }
 
-func buildSignalTables() (words, pairs *scoreTable) {
+// buildSignalTables builds the word and phrase tables of the classes
+// switched on; of the failure classes only, when failureOnly is set.
+func buildSignalTables(failureOnly bool) (words, pairs *scoreTable) {
 	w, p := map[int8][]string{}, map[int8][]string{}
 	for _, c := range signalClasses {
-		if signalsOff[c.name] {
+		if signalsOff[c.name] || (failureOnly && !c.failure) {
 			continue
 		}
 		for _, e := range c.words {
@@ -607,7 +625,16 @@ func passed(line string) bool {
 	return false
 }
 
-func rawSignal(line string) int {
+func rawSignal(line string) int { return rawSignalWith(line, signalWords, signalPairs) }
+
+// reportsFailure reports a line that says something failed: a verdict, a
+// crash, an assertion, an error type or code, a failure mark. A step that
+// prints one is not folded as passed, whatever its exit status.
+func reportsFailure(line string) bool {
+	return rawSignalWith(line, failureWords, failurePairs) >= 3 && !passed(line)
+}
+
+func rawSignalWith(line string, words, pairs *scoreTable) int {
 	best := 0
 	start := skipANSI(line, 0)
 	head := lineHead(line)
@@ -635,6 +662,7 @@ func rawSignal(line string) int {
 	prevKept := false
 	prevZero := false // the previous token was the number 0
 	marks := false    // the line holds a byte that may start a mark
+	var expect expectation
 	for i := start; i < len(line); {
 		c := line[i]
 		if !isLetter(c) {
@@ -670,17 +698,17 @@ func rawSignal(line string) int {
 		s := int8(0)
 		if !inPath(line, i, e) {
 			if e-i <= 15 {
-				s = wordSignal(word)
+				s = wordSignalIn(words, word)
 			} else if errorTypeName(line[i:e]) {
 				s = 3
 			}
 		}
-		if s == 0 && prevLen > 0 && prevKept && signalPairs.maySecond(n, first) {
+		if s == 0 && prevLen > 0 && prevKept && pairs.maySecond(n, first) {
 			var p [31]byte
 			k := copy(p[:], prev[:prevLen])
 			p[k] = ' '
 			k += 1 + lowerInto(p[k+1:], word)
-			s = signalPairs.scores[string(p[:k])]
+			s = pairs.scores[string(p[:k])]
 		}
 		if s > 0 && (prevZero || zeroAfter(line, e) || (prevKept && noBefore(prev[:prevLen]))) {
 			s = 0
@@ -692,13 +720,17 @@ func rawSignal(line string) int {
 			}
 		}
 		last := lower(word[n-1])
-		prevKept = signalPairs.mayHold(n, first, last) || (n == len("without") && first == 'w' && last == 't')
+		prevKept = pairs.mayHold(n, first, last) || (n == len("without") && first == 'w' && last == 't')
 		if prevKept {
 			lowerInto(prev[:], word)
 		}
+		expect.see(word)
 		prevLen = n
 		prevZero = false
 		i = e
+	}
+	if expect.both() {
+		return 3
 	}
 	if marks && signalOn(signalFailMark) {
 		for _, m := range signalMarks {
@@ -712,6 +744,25 @@ func rawSignal(line string) int {
 	}
 	return best
 }
+
+// expectation tracks an assertion report: an expected value set against
+// what came instead ("Expected 3 but got 4", "expected and actual values
+// differ", "Expected: x Received: y").
+type expectation struct{ expected, instead bool }
+
+func (e *expectation) see(word string) {
+	if len(word) < 3 || len(word) > 9 || !signalOn(signalAssertionReport) {
+		return
+	}
+	switch strings.ToLower(word) {
+	case "expected", "expecting", "expect":
+		e.expected = true
+	case "actual", "got", "received", "differ", "differs", "but":
+		e.instead = true
+	}
+}
+
+func (e expectation) both() bool { return e.expected && e.instead }
 
 // errorTypeName reports an exception or error type name of any length
 // whose last part, after a capital, is Error, Exception or Failure
@@ -790,14 +841,16 @@ func lowerInto(dst []byte, s string) int {
 // at most 15 bytes long, and also catches compound names such as
 // AssertionError, RuntimeException or TestFailure, whose suffix starts
 // with a capital.
-func wordSignal(orig string) int8 {
+func wordSignal(orig string) int8 { return wordSignalIn(signalWords, orig) }
+
+func wordSignalIn(words *scoreTable, orig string) int8 {
 	n, first, last := len(orig), lower(orig[0]), lower(orig[len(orig)-1])
 	var w [15]byte
 	lowered := false
-	if signalWords.mayHold(n, first, last) {
+	if words.mayHold(n, first, last) {
 		lowerInto(w[:], orig)
 		lowered = true
-		if s := signalWords.scores[string(w[:n])]; s > 0 {
+		if s := words.scores[string(w[:n])]; s > 0 {
 			return s
 		}
 	}

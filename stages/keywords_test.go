@@ -31,7 +31,9 @@ func TestLineSignal(t *testing.T) {
 		{"The command \"npm test\" exited with 1.", 3},
 		{"not ok 3 - handles quotes", 3},
 		{"\x1b[31m✖\x1b[0m 2 problems", 3},
-		{"[-] Runs all files -> Expected and actual values differ!", 2},
+		{"[-] Runs all files -> Expected and actual values differ!", 3},
+		{"Expected: 3, Received: 4", 3},
+		{"expected status ok", 2},
 		{"[cache] [-] reused src/lambda.o", 0},
 		{"java.lang.OutOfMemoryError: Java heap space", 3},
 		{"ModuleNotFoundError: No module named x", 3},
@@ -93,7 +95,7 @@ func TestKeywords(t *testing.T) {
 		{
 			name:    "a multi-line reason survives whole, the noise folds",
 			kind:    KindLog,
-			in:      noise(40) + "$ python app/main.py\n" + reason + noise(40) + "Done. Your build exited with 1.\n",
+			in:      noise(40) + "$ python app/main.py\n" + reason + noise(200) + "Done. Your build exited with 1.\n",
 			keep:    []string{"$ python app/main.py\n" + reason, "Done. Your build exited with 1."},
 			drop:    []string{"package-10 ", "package-30 "},
 			markers: 2,
@@ -337,6 +339,7 @@ func rawSignalReference(line string) int {
 		}
 	}
 	var buf [32]byte // previous word, a space, this word
+	var expect expectation
 	prevLen := 0
 	prevZero := false // the previous token was the number 0
 	marks := false    // the line holds a byte that may start a mark
@@ -402,10 +405,14 @@ func rawSignalReference(line string) int {
 				return 3
 			}
 		}
+		expect.see(line[i:min(e, i+15)])
 		copy(buf[:], w)
 		prevLen = n
 		prevZero = false
 		i = e
+	}
+	if expect.both() {
+		return 3
 	}
 	if marks && signalOn(signalFailMark) {
 		for _, m := range signalMarks {
