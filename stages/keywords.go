@@ -168,6 +168,7 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 	var sub []int32    // sub[k]: substantial lines among [0, k)
 	var subPos []int32 // positions of the substantial lines
 	var contEnd []int32
+	var diff []bool
 	delta := make([]int32, nl+1)
 	for i := 0; i < nl; i++ {
 		if score[i] <= 0 {
@@ -179,6 +180,7 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 		}
 		if sub == nil {
 			sub, subPos = substantialIndex(x)
+			diff = diffLines(x)
 			contEnd = make([]int32, nl+1)
 			for k := range contEnd {
 				contEnd[k] = -1
@@ -201,9 +203,22 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 		// Only a failure goes on in an indented block (a trace, a diff);
 		// a warning or a summary keeps its context alone.
 		if c := n.opt.Continuation; c > 0 && hi < nl && score[i] >= 3 {
-			end := continuationEnd(x, contEnd, hi)
-			if k := int(sub[hi]) + c - 1; k < len(subPos) {
-				end = min(end, int(subPos[k])+1)
+			end := continuationEnd(x, contEnd, diff, hi)
+			if strings.HasPrefix(lineHead(x.line(i)), "Traceback (most recent call last)") {
+				// A traceback runs to its final exception line, whatever it says.
+				if e := continuationEnd(x, contEnd, diff, i+1); e < nl {
+					end = max(end, e+1)
+				}
+			}
+			// A region (a trace, a diff, a list) longer than the budget is
+			// folded from its middle: its first lines up to the budget stay,
+			// and so does its end.
+			if tail := max(c/10, 1); int(sub[end]-sub[hi]) > c+tail {
+				headEnd := int(subPos[int(sub[hi])+c-1]) + 1
+				tailFrom := int(subPos[int(sub[end])-tail])
+				delta[tailFrom]++
+				delta[end]--
+				end = headEnd
 			}
 			hi = max(hi, end)
 		}
@@ -238,14 +253,15 @@ func substantialIndex(x lineIndex) (sub, pos []int32) {
 }
 
 // continuationEnd returns the end of the run of lines from j that carry on
-// a failure (see continues and endsBlock), memoized in memo so that runs
-// shared by many key lines are walked once.
-func continuationEnd(x lineIndex, memo []int32, j int) int {
+// a failure (see continues and endsBlock; also a diff to its last hunk and
+// a Java trace through its "Caused by:" chain), memoized in memo so that
+// runs shared by many key lines are walked once.
+func continuationEnd(x lineIndex, memo []int32, diff []bool, j int) int {
 	nl := x.len()
 	k := j
 	for k < nl && memo[k] < 0 {
 		l := x.line(k)
-		if !continues(l) || endsBlock(l) {
+		if !(continues(l) || diff[k] || strings.HasPrefix(lineHead(l), "Caused by: ")) || endsBlock(l) {
 			memo[k] = int32(k)
 			break
 		}
@@ -259,6 +275,42 @@ func continuationEnd(x lineIndex, memo []int32, j int) int {
 		memo[m] = int32(end)
 	}
 	return end
+}
+
+// diffLines marks the lines of unified diffs: a diff header ("diff
+// --git", "--- a/x" over "+++ b/x", "@@ -1 +1 @@") and the hunk body
+// (" ", "+", "-", "\ No newline") below it, to its last hunk. A dashed list
+// that no diff header opens is not a diff.
+func diffLines(x lineIndex) []bool {
+	in := make([]bool, x.len())
+	inside := false
+	for k := range in {
+		l := x.line(k)
+		switch {
+		case diffHeader(x, k):
+			inside = true
+		case inside && l != "" && strings.IndexByte(" +-\\", l[0]) >= 0:
+		default:
+			inside = false
+		}
+		in[k] = inside
+	}
+	return in
+}
+
+func diffHeader(x lineIndex, k int) bool {
+	l := x.line(k)
+	switch {
+	case strings.HasPrefix(l, "diff --git ") || strings.HasPrefix(l, "@@ -"):
+		return true
+	case strings.HasPrefix(l, "index ") && k > 0 && strings.HasPrefix(x.line(k-1), "diff --git "):
+		return true
+	case strings.HasPrefix(l, "--- ") && k+1 < x.len() && strings.HasPrefix(x.line(k+1), "+++ "):
+		return true
+	case strings.HasPrefix(l, "+++ ") && k > 0 && strings.HasPrefix(x.line(k-1), "--- "):
+		return true
+	}
+	return false
 }
 
 // endsBlock reports a line that cannot continue a failure: a test that
