@@ -69,7 +69,11 @@ func terminalView(line string) string {
 //   - GitLab sections (section_start:1700000000:step_script),
 //   - Jenkins stages ([Pipeline] { (Build)),
 //   - Buildkite groups (--- Build, +++ Test, ~~~ Setup), not diff headers,
-//   - shell prompts ($ make test), as Travis and most runners echo them.
+//   - shell prompts ($ make test), as Travis and most runners echo them,
+//   - tool banners: make entering a directory, an npm script ("> app@1.0.0
+//     test"), a Maven plugin run ("[INFO] --- surefire:3.2:test"), a Gradle
+//     task ("> Task :test"), a cargo test binary ("Running unittests"), a
+//     pytest session ("=== test session starts ===").
 func stepHeader(line string) bool {
 	if strings.Contains(line, "travis_fold:start:") || strings.Contains(line, "section_start:") {
 		return true
@@ -81,6 +85,18 @@ func stepHeader(line string) bool {
 	case strings.HasPrefix(s, "##[group]"):
 		return true
 	case strings.HasPrefix(s, "[Pipeline] { ("):
+		return true
+	case strings.HasPrefix(s, "make") && strings.Contains(s, ": Entering directory"):
+		return true
+	case strings.HasPrefix(s, "> "):
+		// "> Task :app:test", or an npm script "> app@1.0.0 test".
+		tok, _, _ := strings.Cut(s[2:], " ")
+		return strings.HasPrefix(s, "> Task :") || (strings.IndexByte(tok, '@') > 0 && len(tok) < 80)
+	case strings.HasPrefix(s, "[INFO] --- "):
+		return true
+	case strings.HasPrefix(s, "     Running ") || strings.HasPrefix(s, "Running unittests "):
+		return true
+	case strings.HasPrefix(s, "===") && strings.Contains(s, " test session starts "):
 		return true
 	case len(s) > 4 && (strings.HasPrefix(s, "--- ") || strings.HasPrefix(s, "+++ ") || strings.HasPrefix(s, "~~~ ")):
 		rest := s[4:]
@@ -98,9 +114,30 @@ func stepHeader(line string) bool {
 // ("exit status 2").
 var exitPhrases = [...]string{"exited with status ", "exited with code ", "exited with ", "exit code ", "exit status ", "exit code: ", "exit status: "}
 
+// buildVerdicts are the last words of a build tool that failed without
+// a number: Maven, Gradle, Jenkins, make ("*** [all] Error 2" has one).
+var buildVerdicts = [...]string{"BUILD FAILURE", "BUILD FAILED", "Finished: FAILURE"}
+
 // exitStatus reads an exit status reported on a line.
 func exitStatus(line string) (code int, ok bool) {
-	if len(line) > 2000 || !strings.Contains(line, "xit") {
+	if len(line) > 2000 {
+		return 0, false
+	}
+	if strings.Contains(line, "*** [") || strings.Contains(line, "BUILD FAIL") || strings.Contains(line, "Finished: FAILURE") {
+		s := terminalView(line)
+		for _, v := range buildVerdicts {
+			if strings.Contains(s, v) {
+				return 1, true
+			}
+		}
+		// make: *** [Makefile:12: test] Error 2
+		if i := strings.Index(s, "] Error "); i > 0 && strings.Contains(s[:i], "*** [") {
+			if e := digitRun(s, i+8); e > i+8 && e-i-8 <= 4 {
+				return atoiDigits(s[i+8 : e]), true
+			}
+		}
+	}
+	if !strings.Contains(line, "xit") {
 		return 0, false
 	}
 	s := strings.ToLower(terminalView(line))
@@ -114,11 +151,7 @@ func exitStatus(line string) (code int, ok bool) {
 		if e == j || e-j > 4 {
 			continue
 		}
-		code = 0
-		for _, c := range s[j:e] {
-			code = code*10 + int(c-'0')
-		}
-		return code, true
+		return atoiDigits(s[j:e]), true
 	}
 	return 0, false
 }
@@ -212,4 +245,13 @@ func (n keywordsNode) reportsFailure(x lineIndex, s buildStep) bool {
 		}
 	}
 	return false
+}
+
+// atoiDigits reads a short run of ASCII digits.
+func atoiDigits(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
 }
