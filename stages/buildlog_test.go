@@ -114,8 +114,10 @@ func TestBuildSixPlantedErrors(t *testing.T) {
 var failureShapes = []struct {
 	name   string
 	reason func(r *rand.Rand) string
-	// after: benign lines the tool prints after the reason.
-	after int
+	// after: benign lines the tool prints after the reason; afterLine
+	// writes them (artifact uploads when nil).
+	after     int
+	afterLine func(i int) string
 }{
 	{"exception", func(r *rand.Rand) string {
 		var b strings.Builder
@@ -125,12 +127,12 @@ var failureShapes = []struct {
 		}
 		b.WriteString("SystemExit: configuration section 'storage' is empty\n")
 		return b.String()
-	}, 2},
+	}, 2, nil},
 	{"assertion diff", func(r *rand.Rand) string {
 		n := 10 + r.Intn(90)
 		return fmt.Sprintf("  ● totals › sums the invoice lines\n\n    expect(received).toEqual(expected) // deep equality\n\n"+
 			"    - Expected  - 1\n    + Received  + 1\n\n      Object {\n    -   \"total\": %d,\n    +   \"total\": %d,\n      }\n", n, n+2)
-	}, 6},
+	}, 6, nil},
 	{"lint list", func(r *rand.Rand) string {
 		var b strings.Builder
 		b.WriteString("Found 3 issues:\n")
@@ -138,19 +140,33 @@ var failureShapes = []struct {
 			fmt.Fprintf(&b, "  internal/store/file%d.go:%d:%d: ineffectual assignment to tmp%d (ineffassign)\n", i, 10+r.Intn(300), 1+r.Intn(20), i)
 		}
 		return b.String()
-	}, 3},
+	}, 3, nil},
 	{"formatter diff", func(r *rand.Rand) string {
 		return "Run the formatter to apply these changes:\n" +
 			"diff --git a/src/lib.rs b/src/lib.rs\n--- a/src/lib.rs\n+++ b/src/lib.rs\n" +
 			fmt.Sprintf("@@ -%d,3 +%d,3 @@ impl Store {\n", 10+r.Intn(90), 10+r.Intn(90)) +
 			"     fn open(&self) {\n-        let x=1;\n+        let x = 1;\n     }\n"
-	}, 4},
+	}, 4, nil},
 	{"exit with the reason 20 lines above", func(r *rand.Rand) string {
 		return fmt.Sprintf("deploy: target cluster prod-eu-%d has room for 2 of 3 replicas\n", r.Intn(9))
-	}, 20},
+	}, 20, nil},
+	{"test reporter marks", func(r *rand.Rand) string {
+		return fmt.Sprintf("  ✓ renders the header (%dms)\n  ✗ renders the footer with the year %d (%dms)\n", r.Intn(40), 2000+r.Intn(30), r.Intn(40))
+	}, 300, func(i int) string { return "  ✓ " + testName(i) }},
+	{"merge conflict", func(r *rand.Rand) string {
+		return fmt.Sprintf("Auto-merging src/store%d.go\nCONFLICT (content): Merge conflict in src/store%d.go\n", r.Intn(9), r.Intn(9))
+	}, 150, func(i int) string { return "Removing " + strings.ReplaceAll(testName(i), " ", "_") + ".tmp" }},
 	{"timeout", func(r *rand.Rand) string {
 		return fmt.Sprintf("Timeout: service db did not become healthy after %ds\n", 60+r.Intn(240))
-	}, 3},
+	}, 3, nil},
+}
+
+// testName is the i-th of 400 distinct test names, words rather than
+// numbers, so that no template miner folds them together.
+func testName(i int) string {
+	verbs := strings.Fields("renders parses loads saves sorts merges splits signs checks opens closes sends reads writes maps finds counts hides shows moves")
+	nouns := strings.Fields("header footer sidebar invoice ledger cart order token session cookie avatar badge chart table legend tooltip modal banner menu toast")
+	return verbs[i%len(verbs)] + " the " + nouns[i/len(verbs)%len(nouns)]
 }
 
 // buildDialect writes a build log in one CI system's dialect: steps that
@@ -276,7 +292,11 @@ func generatedBuildLog(d buildDialect, shapeIndex int, seed int64) (log, reason 
 	}
 	reason = strings.Join(reasonLines, "\n")
 	for i := 0; i < shape.after; i++ {
-		out = append(out, fmt.Sprintf("Uploading artifact part %d of %d", i+1, shape.after))
+		if shape.afterLine != nil {
+			out = append(out, shape.afterLine(i))
+		} else {
+			out = append(out, fmt.Sprintf("Uploading artifact part %d of %d", i+1, shape.after))
+		}
 	}
 	d.step(&b, "make test", out, 1+r.Intn(3))
 	return b.String(), reason

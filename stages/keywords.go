@@ -491,11 +491,10 @@ var signalClasses = [...]signalClass{
 		"cannot", "unable", "could not", "couldn t", "can t", "no rule", "did you"}},
 	// Input a parser or checker rejected (syntax errors, linters, validators).
 	{"rejected input", 3, false, []string{"unexpected", "invalid", "illegal", "unmatched", "violation",
-		"violations", "offense", "offenses", "severity", "corrupt", "not supported", "does not",
-		"doesn t", "did not", "won t"}},
+		"violations", "corrupt", "not supported", "does not", "doesn t", "did not", "won t"}},
 	// Access and connection refused (registries, servers, package mirrors).
 	{"denied", 3, false, []string{"denied", "refused", "forbidden", "unauthorized", "rejected",
-		"disconnected", "broken"}},
+		"disconnected"}},
 	// A step that ran out of time (runners, test timeouts, health checks).
 	{"timeout", 3, false, []string{"timeout", "timed out"}},
 	// An exit status reported in words (shells, CI runners); a zero status is no failure.
@@ -504,9 +503,6 @@ var signalClasses = [...]signalClass{
 	{"conflict", 3, false, []string{"conflict", "conflicts"}},
 	// Warnings and deprecations (compilers, package managers).
 	{"warning", 2, false, []string{"warning", "warnings", "warn", "deprecated"}},
-	// Expected against actual values in a test report.
-	{"expectation", 2, false, []string{"expected", "actual", "expecting"}},
-	{"expectation", 1, false, []string{"got"}},
 	// Summaries a runner prints at its end.
 	{"summary", 2, false, []string{"summary"}},
 	{"summary", 1, false, []string{"skipped", "result", "results", "conclusion"}},

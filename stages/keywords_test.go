@@ -33,7 +33,7 @@ func TestLineSignal(t *testing.T) {
 		{"\x1b[31m✖\x1b[0m 2 problems", 3},
 		{"[-] Runs all files -> Expected and actual values differ!", 3},
 		{"Expected: 3, Received: 4", 3},
-		{"expected status ok", 2},
+		{"expected status ok", 0},
 		{"[cache] [-] reused src/lambda.o", 0},
 		{"java.lang.OutOfMemoryError: Java heap space", 3},
 		{"ModuleNotFoundError: No module named x", 3},
