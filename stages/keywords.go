@@ -137,7 +137,9 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, erro
 			}
 			j++
 		}
-		if j-i >= n.opt.MinFold || (j-i > 1 && folded > j-i) {
+		// A short run stays so that a reason reads on, unless it is long
+		// lines (progress dots, minified blobs) a marker is far shorter than.
+		if j-i >= n.opt.MinFold || (j-i > 1 && folded > j-i) || (folded == j-i && x.starts[j]-x.starts[i] > 2*longContextLine) {
 			if w == nil {
 				w = newLineWriter(len(text))
 			}
@@ -231,11 +233,16 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 	open := int32(0)
 	for i := 0; i < nl; i++ {
 		open += delta[i]
-		if open > 0 {
+		// A very long line is no context: progress dots, a minified
+		// bundle, a command line of every flag. Key lines keep theirs.
+		if open > 0 && (score[i] > 0 || len(x.line(i)) <= longContextLine) {
 			keep[i] = true
 		}
 	}
 }
+
+// longContextLine is the longest line, in bytes, kept as context.
+const longContextLine = 1000
 
 // substantialIndex counts substantial lines: sub[k] is how many lie in
 // [0, k), pos lists where they are.

@@ -115,6 +115,14 @@ func TestKeywords(t *testing.T) {
 			markers: 2,
 		},
 		{
+			name:    "a very long line is no context",
+			kind:    KindLog,
+			in:      noise(20) + strings.Repeat("\x1b[32m.\x1b[0m", 500) + "\nerror: boom\n" + noise(20),
+			keep:    []string{"error: boom"},
+			drop:    []string{strings.Repeat("\x1b[32m.\x1b[0m", 10)},
+			markers: -1,
+		},
+		{
 			name:    "folded counts add up when run again",
 			kind:    KindLog,
 			in:      "[... 7 lines folded by keywords ...]\n" + noise(10) + "error: boom\n",
