@@ -156,6 +156,9 @@ var failureShapes = []struct {
 	{"merge conflict", func(r *rand.Rand) string {
 		return fmt.Sprintf("Auto-merging src/store%d.go\nCONFLICT (content): Merge conflict in src/store%d.go\n", r.Intn(9), r.Intn(9))
 	}, 150, func(i int) string { return "Removing " + strings.ReplaceAll(testName(i), " ", "_") + ".tmp" }},
+	{"compiler code", func(r *rand.Rand) string {
+		return fmt.Sprintf("src/app.ts(%d,5): TS2322: Type 'string' is not assignable to type 'number'.\n", 10+r.Intn(200))
+	}, 150, func(i int) string { return fmt.Sprintf("Check time (%s): 0.%02ds", testName(i), i%100) }},
 	{"timeout", func(r *rand.Rand) string {
 		return fmt.Sprintf("Timeout: service db did not become healthy after %ds\n", 60+r.Intn(240))
 	}, 3, nil},

@@ -686,7 +686,67 @@ func rawSignal(line string) int { return rawSignalWith(line, signalWords, signal
 // crash, an assertion, an error type or code, a failure mark. A step that
 // prints one is not folded as passed, whatever its exit status.
 func reportsFailure(line string) bool {
-	return rawSignalWith(line, failureWords, failurePairs) >= 3 && !passed(line)
+	return rawSignalWith(line, failureWords, failurePairs) >= 3 && !passed(line) && failureTagged(line)
+}
+
+// failureTags are how tools tag a line that reports a failure, as opposed
+// to prose that mentions one ("useful error messages").
+var failureTags = [...]string{"error:", "error!", "err!", "[error]", "error[", "fatal:", "failed:", "failed!",
+	"failed.", "failure:", "failures:", "panic:", "exception:", "[fail]", "fail:", "not ok ", "--- fail"}
+
+// failureHeads are first words that make a line a failure report
+// ("ERROR db connection lost", "FAILED tests/x.py", "fatal: not a repo").
+var failureHeads = [...]string{"error", "err", "fail", "failed", "failure", "fatal", "panic", "exception", "traceback", "assertion"}
+
+// failureTagged reports a line shaped as a failure report: a failure word
+// first or in a tag, an error type name, a compiler code, a failure mark.
+func failureTagged(line string) bool {
+	s := strings.ToLower(terminalView(line))
+	if len(s) > 400 {
+		s = s[:400]
+	}
+	head := strings.TrimLeft(s, " \t[(*>!#")
+	e := 0
+	for e < len(head) && isLetter(head[e]) {
+		e++
+	}
+	for _, h := range failureHeads {
+		if head[:e] == h {
+			return true
+		}
+	}
+	for _, t := range failureTags {
+		if strings.Contains(s, t) {
+			return true
+		}
+	}
+	for _, m := range signalMarks {
+		if strings.Contains(line, m) {
+			return true
+		}
+	}
+	for i := 0; i < len(line); {
+		switch {
+		case isDigit(line[i]):
+			e := digitRun(line, i)
+			if compilerCode(line, i, e) {
+				return true
+			}
+			i = e
+		case isLetter(line[i]):
+			e := i
+			for e < len(line) && isLetter(line[e]) {
+				e++
+			}
+			if errorTypeName(line[i:e]) {
+				return true
+			}
+			i = e
+		default:
+			i++
+		}
+	}
+	return false
 }
 
 func rawSignalWith(line string, words, pairs *scoreTable) int {
