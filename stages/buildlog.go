@@ -141,6 +141,10 @@ func exitStatus(line string) (code int, ok bool) {
 		return 0, false
 	}
 	s := strings.ToLower(terminalView(line))
+	if strings.Contains(s, "your build exited") {
+		// Travis's verdict on the whole job, after each command reported its own.
+		return 0, false
+	}
 	for _, p := range exitPhrases {
 		i := strings.LastIndex(s, p)
 		if i < 0 {

@@ -365,6 +365,7 @@ func TestFindSteps(t *testing.T) {
 		{"🚨 Error: The command exited with status 1", 1, true},
 		{"exit status 0", 0, true},
 		{"Exiting the loop", 0, false},
+		{"Done. Your build exited with 1.", 0, false},
 		{"make: *** [Makefile:12: test] Error 2", 2, true},
 		{"[INFO] BUILD FAILURE", 1, true},
 	} {
