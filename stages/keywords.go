@@ -986,11 +986,19 @@ func wordSignalIn(words *scoreTable, orig string) int8 {
 	return 0
 }
 
-// inPath reports a word that is part of a path or a flag
-// (pkg/errors, -timeout, errors/x): a name, not a message.
+// inPath reports a word that is part of a path, a flag or a name
+// (pkg/errors, -timeout, errors/x, exceptions-0.10): not a message.
 func inPath(line string, i, e int) bool {
-	return (i > 0 && (line[i-1] == '/' || line[i-1] == '-' || line[i-1] == '\\')) ||
-		(e < len(line) && (line[e] == '/' || line[e] == '\\'))
+	if i > 0 && (line[i-1] == '/' || line[i-1] == '-' || line[i-1] == '\\') {
+		return true
+	}
+	if e >= len(line) {
+		return false
+	}
+	// A name joined on by a dash or a dot (exceptions-0.10.0, errors.New,
+	// error.log) is a package, module or file, not a message.
+	return line[e] == '/' || line[e] == '\\' ||
+		((line[e] == '-' || line[e] == '.') && e+1 < len(line) && isWordByte(line[e+1]))
 }
 
 // zeroAfter reports "errors: 0", "failures=0" and the like.
