@@ -665,6 +665,10 @@ func passed(line string) bool {
 		return false
 	}
 	switch v := tail[w:]; strings.ToLower(v) {
+	case "skipped", "skip":
+		// A test skipped, whatever its name says; in capitals only, as
+		// runners print it ("testOnErrorFails SKIPPED").
+		return v == strings.ToUpper(v)
 	case "ok", "pass", "passed", "passes", "success", "succeeded", "successful":
 		// "was not successful" negates the verdict; a lower-case word after
 		// a plain word ("expected status ok") is part of a sentence.
@@ -817,6 +821,8 @@ func rawSignalWith(line string, words, pairs *scoreTable) int {
 			} else if errorTypeName(line[i:e]) {
 				s = 3
 			}
+		} else if i > 0 && line[i-1] == '.' && errorTypeName(line[i:e]) {
+			s = 3 // a qualified error type: java.lang.OutOfMemoryError
 		}
 		if s == 0 && prevLen > 0 && prevKept && pairs.maySecond(n, first) {
 			var p [31]byte
@@ -883,7 +889,7 @@ func (e expectation) both() bool { return e.expected && e.instead }
 // whose last part, after a capital, is Error, Exception or Failure
 // (OutOfMemoryError, ModuleNotFoundError, TestFailure).
 func errorTypeName(w string) bool {
-	if !signalOn(signalErrorType) || len(w) <= 5 || strings.IndexByte(w, '_') >= 0 {
+	if !signalOn(signalErrorType) || len(w) <= 5 || !typeNameShape(w) {
 		return false
 	}
 	for _, suf := range [...]string{"error", "exception", "failure", "failed"} {
@@ -893,6 +899,12 @@ func errorTypeName(w string) bool {
 		}
 	}
 	return false
+}
+
+// typeNameShape reports a word shaped as a type name: capitalised, no
+// underscore, and not a test's name (TestHandlesFailure, onErrorFailure).
+func typeNameShape(w string) bool {
+	return w[0] >= 'A' && w[0] <= 'Z' && strings.IndexByte(w, '_') < 0 && !strings.HasPrefix(w, "Test")
 }
 
 // compilerCode reports a diagnostic code such as E0308, TS2345 or LNK2019:
@@ -969,7 +981,7 @@ func wordSignalIn(words *scoreTable, orig string) int8 {
 			return s
 		}
 	}
-	if n > 5 && strings.IndexByte(orig, '_') < 0 && signalOn(signalErrorType) {
+	if n > 5 && typeNameShape(orig) && signalOn(signalErrorType) {
 		for _, suf := range [...]string{"error", "exception", "failure", "failed"} {
 			k := n - len(suf)
 			if k > 0 && orig[k] >= 'A' && orig[k] <= 'Z' {
@@ -989,14 +1001,15 @@ func wordSignalIn(words *scoreTable, orig string) int8 {
 // inPath reports a word that is part of a path, a flag or a name
 // (pkg/errors, -timeout, errors/x, exceptions-0.10): not a message.
 func inPath(line string, i, e int) bool {
-	if i > 0 && (line[i-1] == '/' || line[i-1] == '-' || line[i-1] == '\\') {
+	if i > 0 && (line[i-1] == '/' || line[i-1] == '-' || line[i-1] == '\\' || (line[i-1] == '.' && i > 1 && isWordByte(line[i-2]))) {
 		return true
 	}
 	if e >= len(line) {
 		return false
 	}
-	// A name joined on by a dash or a dot (exceptions-0.10.0, errors.New,
-	// error.log) is a package, module or file, not a message.
+	// A name joined by a dash or a dot (exceptions-0.10.0, errors.New,
+	// error.log, test87.failed, Text.Pandoc.Error) is a package, module or
+	// file, not a message.
 	return line[e] == '/' || line[e] == '\\' ||
 		((line[e] == '-' || line[e] == '.') && e+1 < len(line) && isWordByte(line[e+1]))
 }

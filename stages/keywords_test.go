@@ -48,6 +48,9 @@ func TestLineSignal(t *testing.T) {
 		{"Saved report to linkcheck.json", 0},
 		{"Build successful", 0},
 		{"In 2019 we moved to C1234 and back", 0},
+		{"io.reactivex.SafeObserverTest > onErrorFailureWithUnsubscribeFailure SKIPPED", 1},
+		{"rm -rf test87.failed test.ok", 0},
+		{"=== RUN   TestHandlesFailure", 0},
 		{"Tests run: 50, Failures: 0, Errors: 0, Skipped: 2", 1},
 		{"0 errors, 0 warnings", 0},
 		{"compiled without errors", 0},
@@ -396,6 +399,8 @@ func rawSignalReference(line string) int {
 		s := int8(0)
 		if e-i <= 15 && !inPath(line, i, e) {
 			s = wordSignalReference(w, line[i:e])
+		} else if inPath(line, i, e) && i > 0 && line[i-1] == '.' && errorTypeName(line[i:e]) {
+			s = 3
 		}
 		if long {
 			s = 3
@@ -439,7 +444,7 @@ func wordSignalReference(w []byte, orig string) int8 {
 	if s := signalWordReference(string(w)); s > 0 {
 		return s
 	}
-	if len(w) > 5 && bytes.IndexByte(w, '_') < 0 && len(orig) == len(w) && signalOn(signalErrorType) {
+	if len(w) > 5 && typeNameShape(orig) && len(orig) == len(w) && signalOn(signalErrorType) {
 		for _, suf := range [...]string{"error", "exception", "failure", "failed"} {
 			k := len(w) - len(suf)
 			if k > 0 && string(w[k:]) == suf && orig[k] >= 'A' && orig[k] <= 'Z' {
