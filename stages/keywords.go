@@ -622,13 +622,14 @@ func (t *scoreTable) maySecond(n int, first byte) bool {
 // (class signalFailMark).
 var signalMarks = [...]string{"✖", "✗", "❌", "✘"}
 
-// lineSignal scores one line: 3 for a failure, 2 for a command, a warning
-// or an expectation, 1 for weaker facts, 0 for nothing. Counts of zero
-// ("0 errors", "failures: 0") do not count, nor do failure words in the
-// name of a test that passed ("rejects invalid input ... OK").
+// lineSignal scores one line: 3 for a failure, 2 for a warning, a numbered
+// failure item or a summary, 1 for weaker facts (a command, a location),
+// 0 for nothing; > 0 is a line keywords keeps as signal. Counts of zero
+// ("0 errors", "failures: 0") do not count, nor does a test that passed or
+// was skipped, whatever its name says ("rejects invalid input ... OK").
 func lineSignal(line string) int {
 	s := rawSignal(line)
-	if s >= 2 && passed(line) {
+	if s >= 1 && passed(line) {
 		return 0
 	}
 	return s
