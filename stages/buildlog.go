@@ -231,6 +231,9 @@ func (n keywordsNode) markSteps(x lineIndex, score []int8, keep []bool) {
 				}
 			}
 		case (s.succeeded() || (failed && s.exit < 0)) && !n.reportsFailure(x, s):
+			if stepWeight(x, s) > n.opt.MinFold {
+				keep[s.start] = true // the header stands for the folded step
+			}
 			for i := s.start + 1; i < s.end; i++ {
 				if score[i] < 0 || IsProtectedLine(x.line(i)) {
 					continue
@@ -258,4 +261,18 @@ func atoiDigits(s string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
+}
+
+// stepWeight counts the lines a step stands for, its fold markers' counts
+// included, so that a folded step reads the same when folded again.
+func stepWeight(x lineIndex, s buildStep) int {
+	w := 0
+	for i := s.start; i < s.end; i++ {
+		if m := parseFoldMarker(x.line(i)); m > 0 {
+			w += m
+		} else {
+			w++
+		}
+	}
+	return w
 }

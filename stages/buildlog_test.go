@@ -427,3 +427,46 @@ func TestCICorpusReasonsKept(t *testing.T) {
 	}
 	t.Logf("%d logs, ratio %.4f", len(labels), float64(out)/float64(max(in, 1)))
 }
+
+// Steps that passed fold to their header; a step that passed but printed
+// a failure report stays open, and so does prose in a failing build only
+// when it reports a failure.
+func TestStepsFold(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	noise := func() []string { return toolNoise(r, 40) }
+	var b strings.Builder
+	travis := buildDialects[2]
+	travis.step(&b, "npm ci", noise(), 0)
+	travis.step(&b, "npm run lint", append(noise(), "FAILED lint/rules.js: 3 problems", "see above"), 0)
+	b.WriteString("$ cat /etc/sudoers.d/notes\n")
+	for _, l := range noise() {
+		b.WriteString(l + "\n")
+	}
+	b.WriteString("Allow some information gathering to give useful error messages\n")
+	travis.step(&b, "npm test", append(noise(), "the reason, in plain words"), 1)
+	out := applyNode(t, NewKeywords(DefaultKeywordsOptions()), b.String(), KindLog)
+	for _, want := range []string{"$ npm ci\n[... ", "FAILED lint/rules.js: 3 problems", "$ cat /etc/sudoers.d/notes\n[... ", "the reason, in plain words"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "useful error messages") {
+		t.Errorf("prose mentioning an error held a step open:\n%s", out)
+	}
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{"CMake Error at CMakeLists.txt:45 (include):", true},
+		{"E: Unable to locate package libfoo", true},
+		{"npm ERR! Test failed.", true},
+		{"java.lang.OutOfMemoryError: Java heap space", true},
+		{"  ✗ renders the footer", true},
+		{"Allow some information gathering to give useful error messages", false},
+		{"checking whether toupper is broken... no", false},
+	} {
+		if got := lineSignal(tc.line) >= 3 && reportsFailure(tc.line); got != tc.want {
+			t.Errorf("reportsFailure(%q) = %v, want %v", tc.line, got, tc.want)
+		}
+	}
+}

@@ -691,6 +691,9 @@ func rawSignal(line string) int { return rawSignalWith(line, signalWords, signal
 // crash, an assertion, an error type or code, a failure mark. A step that
 // prints one is not folded as passed, whatever its exit status.
 func reportsFailure(line string) bool {
+	if strings.HasPrefix(lineHead(line), "E: ") {
+		return true // apt and dpkg: "E: Unable to locate package x"
+	}
 	return rawSignalWith(line, failureWords, failurePairs) >= 3 && !passed(line) && failureTagged(line)
 }
 
@@ -711,12 +714,19 @@ func failureTagged(line string) bool {
 		s = s[:400]
 	}
 	head := strings.TrimLeft(s, " \t[(*>!#")
+	// The first word, or the second after a name ("CMake Error at",
+	// "Build failed", "Fatal error:").
 	e := 0
 	for e < len(head) && isLetter(head[e]) {
 		e++
 	}
+	second := strings.TrimLeft(head[e:], " ")
+	e2 := 0
+	for e2 < len(second) && isLetter(second[e2]) {
+		e2++
+	}
 	for _, h := range failureHeads {
-		if head[:e] == h {
+		if head[:e] == h || second[:e2] == h {
 			return true
 		}
 	}
