@@ -470,3 +470,22 @@ func TestStepsFold(t *testing.T) {
 		}
 	}
 }
+
+// number_normalize leaves the failing step's tail as it is: times, ids and
+// counts in a reason are facts. A passed step's records still normalize.
+func TestNumberNormalizeLeavesFailingTail(t *testing.T) {
+	const uuid = "3f2a9c1e-7b4d-4e2a-9f1c-5d6e7a8b9c0d"
+	in := "2024-05-01T10:00:01.1234567Z ##[group]Run npm ci\n" +
+		"2024-05-01T10:00:02.1234567Z added 1234 packages in 56789 ms\n" +
+		"2024-05-01T10:00:03.1234567Z The command exited with status 0\n" +
+		"2024-05-01T10:00:04.1234567Z ##[group]Run ./deploy\n" +
+		"2024-05-01T10:00:05.1234567Z rollout " + uuid + " stalled at 1440 of 2000 pods\n" +
+		"2024-05-01T10:00:06.1234567Z ##[error]Process completed with exit code 1.\n"
+	out := applyNode(t, NewNumberNormalize(DefaultNumberNormalizeOptions()), in, KindLog)
+	if !strings.Contains(out, "rollout "+uuid+" stalled at 1440 of 2000 pods") {
+		t.Errorf("the failing step's reason was rewritten:\n%s", out)
+	}
+	if strings.Contains(out, "56789 ms") {
+		t.Errorf("the passed step's record kept its numbers:\n%s", out)
+	}
+}
