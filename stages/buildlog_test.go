@@ -489,3 +489,61 @@ func TestNumberNormalizeLeavesFailingTail(t *testing.T) {
 		t.Errorf("the passed step's record kept its numbers:\n%s", out)
 	}
 }
+
+// Whole regions: a traceback to its final exception line, a Java trace
+// through its Caused by: chain, a diff to its last hunk; a region longer
+// than the budget folds from its middle and keeps its end.
+func TestKeywordsRegions(t *testing.T) {
+	node := NewKeywords(DefaultKeywordsOptions())
+	noise := func(n int) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "Downloading package-%d (%d kB)\n", i, i*7)
+		}
+		return b.String()
+	}
+	var tb strings.Builder
+	tb.WriteString("Traceback (most recent call last):\n")
+	for i := 0; i < 30; i++ {
+		fmt.Fprintf(&tb, "  File \"/srv/m%d.py\", line %d, in f%d\n    f%d()\n", i, i+1, i, i+1)
+	}
+	tb.WriteString("SystemExit: 2\n")
+	java := "java.lang.IllegalStateException: pool closed\n\tat a.B.c(B.java:1)\n\tat a.B.d(B.java:2)\n" +
+		"Caused by: java.net.SocketTimeoutException: connect timed out\n\tat x.Y.z(Y.java:3)\n\t... 12 more\n"
+	var db strings.Builder
+	db.WriteString("Please apply the following changes:\n")
+	for f := 0; f < 4; f++ {
+		fmt.Fprintf(&db, "diff --git a/f%d.go b/f%d.go\n--- a/f%d.go\n+++ b/f%d.go\n@@ -1,3 +1,3 @@\n context\n-old%d\n+new%d\n", f, f, f, f, f, f)
+	}
+	for _, tc := range []struct{ name, region string }{
+		{"traceback", tb.String()},
+		{"java trace", java},
+		{"diff", db.String()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := applyNode(t, node, noise(30)+tc.region+noise(30), KindLog)
+			if !strings.Contains(out, tc.region) {
+				t.Errorf("region not kept whole:\n%s", out)
+			}
+		})
+	}
+	t.Run("over budget, folded from the middle", func(t *testing.T) {
+		opt := DefaultKeywordsOptions()
+		opt.Continuation = 20
+		var b strings.Builder
+		b.WriteString("AssertionError: trees differ\n")
+		for i := 0; i < 200; i++ {
+			fmt.Fprintf(&b, "    node %d: {kind: leaf}\n", i)
+		}
+		b.WriteString("    end of tree\n")
+		out := applyNode(t, NewKeywords(opt), noise(30)+b.String()+"plain line one\nplain line two\n"+noise(30), KindLog)
+		for _, want := range []string{"AssertionError: trees differ\n", "    node 0: {kind: leaf}\n", "    end of tree\n"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("lost %q:\n%s", want, out)
+			}
+		}
+		if strings.Contains(out, "    node 100: ") {
+			t.Errorf("the middle of an over-budget region was kept:\n%s", out)
+		}
+	})
+}
