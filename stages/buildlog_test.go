@@ -547,3 +547,29 @@ func TestKeywordsRegions(t *testing.T) {
 		}
 	})
 }
+
+// A long listing after an earlier key line spends that line's budget, not
+// the reason's: the list under a problem heading further down survives.
+func TestSeparateBudgets(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("$ ./tools/linkcheck docs/\nwarning: 400 links to check, this may take a while\n")
+	for i := 0; i < 400; i++ {
+		fmt.Fprintf(&b, "  %d. https://example.org/%s\n", i+1, strings.ReplaceAll(testName(i), " ", "/"))
+	}
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, "checked batch %d\n", i)
+	}
+	reason := "Needs attention:\n  - 404 https://example.org/gone (in intro.md)\n  - 301 https://example.org/old (in setup.md)\n"
+	b.WriteString(reason)
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&b, "Saved report part %d to linkcheck-%d.json\n", i, i)
+	}
+	b.WriteString("The command \"./tools/linkcheck docs/\" exited with 1.\n")
+	out := applyNode(t, NewKeywords(DefaultKeywordsOptions()), b.String(), KindLog)
+	if !strings.Contains(out, reason) {
+		t.Errorf("the reason lost behind a long listing:\n%s", out)
+	}
+	if strings.Contains(out, "Saved report part 20 ") {
+		t.Errorf("noise after the reason kept beyond the tail budget:\n%s", out)
+	}
+}
