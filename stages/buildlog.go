@@ -100,9 +100,11 @@ func stepHeader(line string) bool {
 		return true
 	case len(s) > 4 && (strings.HasPrefix(s, "--- ") || strings.HasPrefix(s, "+++ ") || strings.HasPrefix(s, "~~~ ")):
 		rest := s[4:]
-		// A diff's file header ("--- a/x.go", "+++ /dev/null") is no step.
+		// A diff's file header ("--- a/x.go", "+++ /dev/null") is no step,
+		// nor is a Go test verdict ("--- FAIL: TestX").
 		return rest[0] != '-' && rest[0] != '/' && !strings.HasPrefix(rest, "a/") &&
-			!strings.HasPrefix(rest, "b/") && strings.IndexByte(rest, '\t') < 0
+			!strings.HasPrefix(rest, "b/") && strings.IndexByte(rest, '\t') < 0 &&
+			!strings.HasPrefix(rest, "FAIL:") && !strings.HasPrefix(rest, "PASS:") && !strings.HasPrefix(rest, "SKIP:")
 	}
 	return false
 }

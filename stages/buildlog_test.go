@@ -374,9 +374,16 @@ func TestFindSteps(t *testing.T) {
 			t.Errorf("exitStatus(%q) = %d, %v; want %d, %v", tc.line, code, ok, tc.code, tc.ok)
 		}
 	}
-	for _, l := range []string{"--- a/src/lib.rs", "+++ b/src/lib.rs", "--- /dev/null"} {
+	for _, l := range []string{"--- a/src/lib.rs", "+++ b/src/lib.rs", "--- /dev/null", "--- FAIL: TestParse (0.00s)", "----- Captured stdout -----"} {
 		if stepHeader(l) {
-			t.Errorf("diff header %q read as a step", l)
+			t.Errorf("%q read as a step header", l)
+		}
+	}
+	for _, l := range []string{"--- :hammer: Build", "+++ Test", "$ make test", "travis_fold:start:install\r\x1b[0K$ npm ci",
+		"2024-05-01T10:00:00.1234567Z ##[group]Run npm test", "section_start:1714557600:step_script\r\x1b[0K", "[Pipeline] { (Build)",
+		"make[1]: Entering directory '/src'", "> app@1.0.0 test", "> Task :app:test", "[INFO] --- surefire:3.2.5:test (default-test) @ app ---"} {
+		if !stepHeader(l) {
+			t.Errorf("%q not read as a step header", l)
 		}
 	}
 }
