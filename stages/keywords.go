@@ -22,11 +22,15 @@ type KeywordsOptions struct {
 	// RareMax: in logs made of records, a line whose template occurs at most
 	// this many times is kept as rare. 0 turns rarity off.
 	RareMax int `yaml:"rare_max"`
+	// TailChars: in a build log, the last this many characters of a step
+	// that failed (a non-zero exit) are kept whole; steps that passed fold
+	// to their header. 0 keeps only what the key lines keep.
+	TailChars int `yaml:"tail_chars"`
 }
 
 // DefaultKeywordsOptions returns the shipped defaults.
 func DefaultKeywordsOptions() KeywordsOptions {
-	return KeywordsOptions{Before: 4, After: 8, Continuation: 300, MinFold: 4, RareMax: 3}
+	return KeywordsOptions{Before: 4, After: 8, Continuation: 300, MinFold: 4, RareMax: 3, TailChars: 3000}
 }
 
 // Validate reports a knob that is out of range.
@@ -37,6 +41,7 @@ func (o KeywordsOptions) Validate() error {
 		mustBeNonNegative("after", o.After),
 		mustBeNonNegative("continuation", o.Continuation),
 		mustBeNonNegative("rare_max", o.RareMax),
+		mustBeNonNegative("tail_chars", o.TailChars),
 	)
 	if o.MinFold < 2 {
 		errs = append(errs, &fieldError{"min_fold", fmt.Sprintf("must be >= 2, got %d", o.MinFold)})
@@ -112,40 +117,8 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, erro
 			return "", false, err
 		}
 	}
-	for i := 0; i < nl; i++ {
-		if score[i] <= 0 {
-			continue
-		}
-		keep[i] = true
-		if score[i] < 2 {
-			continue
-		}
-		// Context before, counted in lines that say something.
-		for j, c := i-1, 0; j >= 0 && c < n.opt.Before; j-- {
-			keep[j] = true
-			if substantial(x.line(j)) {
-				c++
-			}
-		}
-		// Context after, then the indented continuation.
-		j, c := i+1, 0
-		for ; j < nl && c < n.opt.After; j++ {
-			keep[j] = true
-			if substantial(x.line(j)) {
-				c++
-			}
-		}
-		for c = 0; j < nl && c < n.opt.Continuation; j++ {
-			l := x.line(j)
-			if !continues(l) || endsBlock(l) {
-				break
-			}
-			keep[j] = true
-			if substantial(l) {
-				c++
-			}
-		}
-	}
+	n.markContext(x, score, keep)
+	n.markSteps(x, score, keep)
 	// Lines [0, same) go out as they are; the writer starts at the first fold.
 	var w *lineWriter
 	same := 0
@@ -164,7 +137,9 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, erro
 			}
 			j++
 		}
-		if j-i >= n.opt.MinFold || (j-i > 1 && folded > j-i) {
+		// A short run stays so that a reason reads on, unless it is long
+		// lines (progress dots, minified blobs) a marker is far shorter than.
+		if j-i >= n.opt.MinFold || (j-i > 1 && folded > j-i) || (folded == j-i && x.starts[j]-x.starts[i] > 2*longContextLine) {
 			if w == nil {
 				w = newLineWriter(len(text))
 			}
@@ -183,6 +158,166 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, erro
 		w.add(x.span(same, nl))
 	}
 	return w.String(), !rare, nil
+}
+
+// markContext keeps each key line, and around those scoring 2 or more
+// the context before and after (counted in substantial lines) and the
+// continuation that follows. Windows are found through the positions of
+// substantial lines and marked as intervals, so the work is linear however
+// many key lines there are (a log of 40,000 short "err" lines).
+func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
+	nl := x.len()
+	var sub []int32    // sub[k]: substantial lines among [0, k)
+	var subPos []int32 // positions of the substantial lines
+	var contEnd []int32
+	var diff []bool
+	delta := make([]int32, nl+1)
+	for i := 0; i < nl; i++ {
+		if score[i] <= 0 {
+			continue
+		}
+		keep[i] = true
+		if score[i] < 2 {
+			continue
+		}
+		if sub == nil {
+			sub, subPos = substantialIndex(x)
+			diff = diffLines(x)
+			contEnd = make([]int32, nl+1)
+			for k := range contEnd {
+				contEnd[k] = -1
+			}
+		}
+		lo := i
+		if b := n.opt.Before; b > 0 {
+			lo = 0
+			if k := int(sub[i]) - b; k >= 0 {
+				lo = int(subPos[k])
+			}
+		}
+		hi := i + 1
+		if a := n.opt.After; a > 0 {
+			hi = nl
+			if k := int(sub[i+1]) + a - 1; k < len(subPos) {
+				hi = int(subPos[k]) + 1
+			}
+		}
+		// Only a failure goes on in an indented block (a trace, a diff);
+		// a warning or a summary keeps its context alone.
+		if c := n.opt.Continuation; c > 0 && hi < nl && score[i] >= 3 {
+			end := continuationEnd(x, contEnd, diff, hi)
+			if strings.HasPrefix(lineHead(x.line(i)), "Traceback (most recent call last)") {
+				// A traceback runs to its final exception line, whatever it says.
+				if e := continuationEnd(x, contEnd, diff, i+1); e < nl {
+					end = max(end, e+1)
+				}
+			}
+			// A region (a trace, a diff, a list) longer than the budget is
+			// folded from its middle: its first lines up to the budget stay,
+			// and so does its end.
+			if tail := max(c/10, 1); int(sub[end]-sub[hi]) > c+tail {
+				headEnd := int(subPos[int(sub[hi])+c-1]) + 1
+				tailFrom := int(subPos[int(sub[end])-tail])
+				delta[tailFrom]++
+				delta[end]--
+				end = headEnd
+			}
+			hi = max(hi, end)
+		}
+		delta[lo]++
+		delta[hi]--
+	}
+	if sub == nil {
+		return
+	}
+	open := int32(0)
+	for i := 0; i < nl; i++ {
+		open += delta[i]
+		// A very long line is no context: progress dots, a minified
+		// bundle, a command line of every flag. Key lines keep theirs.
+		if open > 0 && (score[i] > 0 || len(x.line(i)) <= longContextLine) {
+			keep[i] = true
+		}
+	}
+}
+
+// longContextLine is the longest line, in bytes, kept as context.
+const longContextLine = 1000
+
+// substantialIndex counts substantial lines: sub[k] is how many lie in
+// [0, k), pos lists where they are.
+func substantialIndex(x lineIndex) (sub, pos []int32) {
+	nl := x.len()
+	sub = make([]int32, nl+1)
+	for i := 0; i < nl; i++ {
+		sub[i+1] = sub[i]
+		if substantial(x.line(i)) {
+			sub[i+1]++
+			pos = append(pos, int32(i))
+		}
+	}
+	return sub, pos
+}
+
+// continuationEnd returns the end of the run of lines from j that carry on
+// a failure (see continues and endsBlock; also a diff to its last hunk and
+// a Java trace through its "Caused by:" chain), memoized in memo so that
+// runs shared by many key lines are walked once.
+func continuationEnd(x lineIndex, memo []int32, diff []bool, j int) int {
+	nl := x.len()
+	k := j
+	for k < nl && memo[k] < 0 {
+		l := x.line(k)
+		if !(continues(l) || diff[k] || strings.HasPrefix(lineHead(l), "Caused by: ")) || endsBlock(l) {
+			memo[k] = int32(k)
+			break
+		}
+		k++
+	}
+	end := nl
+	if k < nl {
+		end = int(memo[k])
+	}
+	for m := j; m < k; m++ {
+		memo[m] = int32(end)
+	}
+	return end
+}
+
+// diffLines marks the lines of unified diffs: a diff header ("diff
+// --git", "--- a/x" over "+++ b/x", "@@ -1 +1 @@") and the hunk body
+// (" ", "+", "-", "\ No newline") below it, to its last hunk. A dashed list
+// that no diff header opens is not a diff.
+func diffLines(x lineIndex) []bool {
+	in := make([]bool, x.len())
+	inside := false
+	for k := range in {
+		l := x.line(k)
+		switch {
+		case diffHeader(x, k):
+			inside = true
+		case inside && l != "" && strings.IndexByte(" +-\\", l[0]) >= 0:
+		default:
+			inside = false
+		}
+		in[k] = inside
+	}
+	return in
+}
+
+func diffHeader(x lineIndex, k int) bool {
+	l := x.line(k)
+	switch {
+	case strings.HasPrefix(l, "diff --git ") || strings.HasPrefix(l, "@@ -"):
+		return true
+	case strings.HasPrefix(l, "index ") && k > 0 && strings.HasPrefix(x.line(k-1), "diff --git "):
+		return true
+	case strings.HasPrefix(l, "--- ") && k+1 < x.len() && strings.HasPrefix(x.line(k+1), "+++ "):
+		return true
+	case strings.HasPrefix(l, "+++ ") && k > 0 && strings.HasPrefix(x.line(k-1), "--- "):
+		return true
+	}
+	return false
 }
 
 // endsBlock reports a line that cannot continue a failure: a test that
@@ -251,18 +386,17 @@ func isFrame(line string) bool {
 // hasFileLine reports a token such as src/a.c:12, Foo.java:123) or
 // x.rb:5:in: a name with an extension, a colon and a line number.
 func hasFileLine(tok string) bool {
-	for i := strings.IndexByte(tok, ':'); i >= 0; {
-		if i+1 < len(tok) && isDigit(tok[i+1]) {
-			dot := strings.LastIndexByte(tok[:i], '.')
-			if dot > 0 && dot < i-1 && isLetter(tok[dot+1]) && isWordByte(tok[dot-1]) {
+	// One pass, remembering the last dot: linear even for "1:1:1:...".
+	dot := -1
+	for i := 0; i+1 < len(tok); i++ {
+		switch tok[i] {
+		case '.':
+			dot = i
+		case ':':
+			if isDigit(tok[i+1]) && dot > 0 && dot < i-1 && isLetter(tok[dot+1]) && isWordByte(tok[dot-1]) {
 				return true
 			}
 		}
-		j := strings.IndexByte(tok[i+1:], ':')
-		if j < 0 {
-			break
-		}
-		i += j + 1
 	}
 	return false
 }
@@ -337,29 +471,111 @@ func (n keywordsNode) markRare(ctx context.Context, x lineIndex, score []int8) e
 	return nil
 }
 
-// signalWords scores lower-case words by what they say about the run.
-// 3: something went wrong. 2: a fact worth keeping (a warning, an
-// expectation, a summary). 1: a weak fact.
-var signalWords = newScoreTable(map[int8][]string{
-	3: {"error", "errors", "err", "fail", "fails", "failed", "failing", "failure", "failures",
-		"fatal", "exception", "exceptions", "panic", "panicked", "traceback", "abort", "aborted",
-		"aborting", "segfault", "segmentation", "sigsegv", "sigabrt", "sigkill", "crash", "crashed",
-		"assert", "assertion", "undefined", "unmatched", "unexpected", "invalid", "illegal", "cannot",
-		"unable", "denied", "refused", "timeout", "killed", "mismatch", "missing", "violation",
-		"violations", "offense", "offenses", "severity", "notok", "unresolved", "forbidden",
-		"unauthorized", "rejected", "corrupt", "broken", "disconnected", "overflow", "conflict",
-		"conflicts"},
-	2: {"warning", "warnings", "warn", "deprecated", "expected", "actual", "expecting", "summary"},
-	1: {"got", "skipped", "result", "results", "conclusion"},
-})
+// signalClass is one named class of lines that say something about a
+// run, with the lower-case words and two-word phrases that show it.
+type signalClass struct {
+	name  string
+	score int8 // 3: something went wrong; 2: a fact worth keeping; 1: a weak fact
+	// failure: a step that prints it reports a failure, whatever its exit.
+	failure bool
+	words   []string
+}
 
-// signalPairs scores two-word phrases ("not found") that signal a failure
-// on their own.
-var signalPairs = newScoreTable(map[int8][]string{
-	3: {"not found", "no such", "could not", "couldn t", "can t", "did not", "exited with",
-		"exit code", "exit status", "timed out", "no rule", "not ok", "did you", "does not",
-		"not supported", "stack trace", "core dumped", "non zero", "won t", "doesn t"},
-})
+// signalClasses is the vocabulary, one entry per class of message. A word
+// belongs here when a class of tools writes it, never for one file.
+var signalClasses = [...]signalClass{
+	// A run's own verdict: the tool says it failed (make, npm, pytest, go test, mvn).
+	{"verdict", 3, true, []string{"error", "errors", "err", "fail", "fails", "failed", "failing", "failure",
+		"failures", "fatal", "unsuccessful", "not successful", "not ok"}},
+	// A program that died: panics, signals, aborts, crashes (any runtime).
+	{"crash", 3, true, []string{"exception", "exceptions", "panic", "panicked", "traceback", "stack trace",
+		"abort", "aborted", "segfault", "segmentation", "sigsegv", "sigabrt", "sigkill", "crash",
+		"crashed", "killed", "core dumped", "overflow"}},
+	// Test assertions and their mismatch reports (xunit, rspec, jest, tap).
+	{"assertion", 3, true, []string{"assert", "assertion", "mismatch"}},
+	// A name or file the tool looked for and did not find (compilers, linkers, loaders, shells).
+	{"unresolved", 3, false, []string{"undefined", "unresolved", "missing", "not found", "no such",
+		"cannot", "unable", "could not", "couldn t", "can t", "no rule", "did you"}},
+	// Input a parser or checker rejected (syntax errors, linters, validators).
+	{"rejected input", 3, false, []string{"unexpected", "invalid", "illegal", "unmatched", "violation",
+		"violations", "corrupt", "not supported", "does not", "doesn t", "did not", "won t"}},
+	// Access and connection refused (registries, servers, package mirrors).
+	{"denied", 3, false, []string{"denied", "refused", "forbidden", "unauthorized", "rejected",
+		"disconnected"}},
+	// A step that ran out of time (runners, test timeouts, health checks).
+	{"timeout", 3, false, []string{"timeout", "timed out"}},
+	// An exit status reported in words (shells, CI runners); a zero status is no failure.
+	{"exit status", 3, false, []string{"exited with", "exit code", "exit status", "non zero"}},
+	// Merge and dependency conflicts (git, package resolvers).
+	{"conflict", 3, false, []string{"conflict", "conflicts"}},
+	// Warnings and deprecations (compilers, package managers).
+	{"warning", 2, false, []string{"warning", "warnings", "warn", "deprecated"}},
+	// Summaries a runner prints at its end.
+	{"summary", 2, false, []string{"summary"}},
+	{"summary", 1, false, []string{"skipped", "result", "results", "conclusion"}},
+}
+
+// Signal classes found by shape rather than by a word. Each can be
+// switched off, like a word class, to measure what it brings.
+const (
+	// Exception and error type names of any length: OutOfMemoryError,
+	// ModuleNotFoundError, RuntimeException, TestFailure.
+	signalErrorType = "error type name"
+	// Compiler diagnostic codes: E0308, error[E0599], TS2345:, CS1002:.
+	signalCompilerCode = "compiler code"
+	// Failure marks of test reporters: ✖ ✗ ❌ ✘.
+	signalFailMark = "failure mark"
+	// A heading that announces a list or diff of problems below it
+	// ("Needs attention:", "please apply the changes below").
+	signalProblemHeading = "problem heading"
+	// An assertion report: an expected value against what came instead.
+	signalAssertionReport = "assertion report"
+)
+
+// signalsOff names the signals (classes, shape signals or single vocabulary
+// entries) switched off. Only the ablation test sets it, before building
+// the tables again with setSignalsOff.
+var signalsOff = map[string]bool{}
+
+var (
+	signalWords, signalPairs   = buildSignalTables(false)
+	failureWords, failurePairs = buildSignalTables(true)
+)
+
+// setSignalsOff switches the named signals off (none for nil) and builds
+// the tables again. For tests: it is not safe while a node runs.
+func setSignalsOff(names ...string) {
+	signalsOff = map[string]bool{}
+	for _, n := range names {
+		signalsOff[n] = true
+	}
+	signalWords, signalPairs = buildSignalTables(false)
+	failureWords, failurePairs = buildSignalTables(true)
+}
+
+func signalOn(name string) bool { return !signalsOff[name] }
+
+// buildSignalTables builds the word and phrase tables of the classes
+// switched on; of the failure classes only, when failureOnly is set.
+func buildSignalTables(failureOnly bool) (words, pairs *scoreTable) {
+	w, p := map[int8][]string{}, map[int8][]string{}
+	for _, c := range signalClasses {
+		if signalsOff[c.name] || (failureOnly && !c.failure) {
+			continue
+		}
+		for _, e := range c.words {
+			if signalsOff[e] {
+				continue
+			}
+			if strings.IndexByte(e, ' ') >= 0 {
+				p[c.score] = append(p[c.score], e)
+			} else {
+				w[c.score] = append(w[c.score], e)
+			}
+		}
+	}
+	return newScoreTable(w), newScoreTable(p)
+}
 
 // scoreTable holds scored lower-case words or phrases, with a filter
 // that rules most other words out before the lookup: it is asked about
@@ -402,16 +618,18 @@ func (t *scoreTable) maySecond(n int, first byte) bool {
 	return n < len(t.second) && t.second[n]>>(first-'a')&1 != 0
 }
 
-// signalMarks are symbols that mark a failure in test and build output.
-var signalMarks = [...]string{"✖", "✗", "❌", "✘", "[-]", "***", "!!!"}
+// signalMarks are symbols that mark a failure in test and build output
+// (class signalFailMark).
+var signalMarks = [...]string{"✖", "✗", "❌", "✘"}
 
-// lineSignal scores one line: 3 for a failure, 2 for a command, a warning
-// or an expectation, 1 for weaker facts, 0 for nothing. Counts of zero
-// ("0 errors", "failures: 0") do not count, nor do failure words in the
-// name of a test that passed ("rejects invalid input ... OK").
+// lineSignal scores one line: 3 for a failure, 2 for a warning, a numbered
+// failure item or a summary, 1 for weaker facts (a command, a location),
+// 0 for nothing; > 0 is a line keywords keeps as signal. Counts of zero
+// ("0 errors", "failures: 0") do not count, nor does a test that passed or
+// was skipped, whatever its name says ("rejects invalid input ... OK").
 func lineSignal(line string) int {
 	s := rawSignal(line)
-	if s >= 2 && passed(line) {
+	if s >= 1 && passed(line) {
 		return 0
 	}
 	return s
@@ -447,14 +665,106 @@ func passed(line string) bool {
 	if w > 0 && strings.IndexByte(" \t[(:", tail[w-1]) < 0 {
 		return false
 	}
-	switch strings.ToLower(tail[w:]) {
+	switch v := tail[w:]; strings.ToLower(v) {
+	case "skipped", "skip":
+		// A test skipped, whatever its name says; in capitals only, as
+		// runners print it ("testOnErrorFails SKIPPED").
+		return v == strings.ToUpper(v)
 	case "ok", "pass", "passed", "passes", "success", "succeeded", "successful":
+		// "was not successful" negates the verdict; a lower-case word after
+		// a plain word ("expected status ok") is part of a sentence.
+		before := strings.TrimRight(tail[:w], " \t")
+		if strings.HasSuffix(strings.ToLower(before), " not") || before == "not" {
+			return false
+		}
+		if v != strings.ToUpper(v) && w >= 2 && tail[w-1] == ' ' && isLetter(tail[w-2]) {
+			return false
+		}
 		return true
 	}
 	return false
 }
 
-func rawSignal(line string) int {
+func rawSignal(line string) int { return rawSignalWith(line, signalWords, signalPairs) }
+
+// reportsFailure reports a line that says something failed: a verdict, a
+// crash, an assertion, an error type or code, a failure mark. A step that
+// prints one is not folded as passed, whatever its exit status.
+func reportsFailure(line string) bool {
+	if strings.HasPrefix(lineHead(line), "E: ") {
+		return true // apt and dpkg: "E: Unable to locate package x"
+	}
+	return rawSignalWith(line, failureWords, failurePairs) >= 3 && !passed(line) && failureTagged(line)
+}
+
+// failureTags are how tools tag a line that reports a failure, as opposed
+// to prose that mentions one ("useful error messages").
+var failureTags = [...]string{"error:", "error!", "err!", "[error]", "error[", "fatal:", "failed:", "failed!",
+	"failed.", "failure:", "failures:", "panic:", "exception:", "[fail]", "fail:", "not ok ", "--- fail"}
+
+// failureHeads are first words that make a line a failure report
+// ("ERROR db connection lost", "FAILED tests/x.py", "fatal: not a repo").
+var failureHeads = [...]string{"error", "err", "fail", "failed", "failure", "fatal", "panic", "exception", "traceback", "assertion"}
+
+// failureTagged reports a line shaped as a failure report: a failure word
+// first or in a tag, an error type name, a compiler code, a failure mark.
+func failureTagged(line string) bool {
+	s := strings.ToLower(terminalView(line))
+	if len(s) > 400 {
+		s = s[:400]
+	}
+	head := strings.TrimLeft(s, " \t[(*>!#")
+	// The first word, or the second after a name ("CMake Error at",
+	// "Build failed", "Fatal error:").
+	e := 0
+	for e < len(head) && isLetter(head[e]) {
+		e++
+	}
+	second := strings.TrimLeft(head[e:], " ")
+	e2 := 0
+	for e2 < len(second) && isLetter(second[e2]) {
+		e2++
+	}
+	for _, h := range failureHeads {
+		if head[:e] == h || second[:e2] == h {
+			return true
+		}
+	}
+	for _, t := range failureTags {
+		if strings.Contains(s, t) {
+			return true
+		}
+	}
+	for _, m := range signalMarks {
+		if strings.Contains(line, m) {
+			return true
+		}
+	}
+	for i := 0; i < len(line); {
+		switch {
+		case isDigit(line[i]):
+			e := digitRun(line, i)
+			if compilerCode(line, i, e) {
+				return true
+			}
+			i = e
+		case isLetter(line[i]):
+			e := i
+			for e < len(line) && isLetter(line[e]) {
+				e++
+			}
+			if errorTypeName(line[i:e]) {
+				return true
+			}
+			i = e
+		default:
+			i++
+		}
+	}
+	return false
+}
+
+func rawSignalWith(line string, words, pairs *scoreTable) int {
 	best := 0
 	start := skipANSI(line, 0)
 	head := lineHead(line)
@@ -482,6 +792,7 @@ func rawSignal(line string) int {
 	prevKept := false
 	prevZero := false // the previous token was the number 0
 	marks := false    // the line holds a byte that may start a mark
+	var expect expectation
 	for i := start; i < len(line); {
 		c := line[i]
 		if !isLetter(c) {
@@ -491,6 +802,9 @@ func rawSignal(line string) int {
 				continue
 			case isDigit(c):
 				e := digitRun(line, i)
+				if compilerCode(line, i, e) {
+					return 3
+				}
 				prevZero = e-i == 1 && c == '0' && (e == len(line) || !isLetter(line[e]))
 				i = e
 				prevLen = 0
@@ -512,15 +826,21 @@ func rawSignal(line string) int {
 		word := line[i:min(e, i+15)]
 		n, first := len(word), lower(word[0])
 		s := int8(0)
-		if e-i <= 15 && !inPath(line, i, e) {
-			s = wordSignal(word)
+		if !inPath(line, i, e) {
+			if e-i <= 15 {
+				s = wordSignalIn(words, word)
+			} else if errorTypeName(line[i:e]) {
+				s = 3
+			}
+		} else if i > 0 && line[i-1] == '.' && errorTypeName(line[i:e]) {
+			s = 3 // a qualified error type: java.lang.OutOfMemoryError
 		}
-		if s == 0 && prevLen > 0 && prevKept && signalPairs.maySecond(n, first) {
+		if s == 0 && prevLen > 0 && prevKept && pairs.maySecond(n, first) {
 			var p [31]byte
 			k := copy(p[:], prev[:prevLen])
 			p[k] = ' '
 			k += 1 + lowerInto(p[k+1:], word)
-			s = signalPairs.scores[string(p[:k])]
+			s = pairs.scores[string(p[:k])]
 		}
 		if s > 0 && (prevZero || zeroAfter(line, e) || (prevKept && noBefore(prev[:prevLen]))) {
 			s = 0
@@ -532,22 +852,119 @@ func rawSignal(line string) int {
 			}
 		}
 		last := lower(word[n-1])
-		prevKept = signalPairs.mayHold(n, first, last) || (n == len("without") && first == 'w' && last == 't')
+		prevKept = pairs.mayHold(n, first, last) || (n == len("without") && first == 'w' && last == 't')
 		if prevKept {
 			lowerInto(prev[:], word)
 		}
+		expect.see(word)
 		prevLen = n
 		prevZero = false
 		i = e
 	}
-	if marks {
+	if expect.both() {
+		return 3
+	}
+	if marks && signalOn(signalFailMark) {
 		for _, m := range signalMarks {
 			if strings.Contains(line, m) {
 				return 3
 			}
 		}
 	}
+	if best < 3 && problemHeading(head) {
+		return 3
+	}
 	return best
+}
+
+// expectation tracks an assertion report: an expected value set against
+// what came instead ("Expected 3 but got 4", "expected and actual values
+// differ", "Expected: x Received: y").
+type expectation struct{ expected, instead bool }
+
+func (e *expectation) see(word string) {
+	if len(word) < 3 || len(word) > 9 || !signalOn(signalAssertionReport) {
+		return
+	}
+	switch strings.ToLower(word) {
+	case "expected", "expecting", "expect":
+		e.expected = true
+	case "actual", "got", "received", "differ", "differs", "but":
+		e.instead = true
+	}
+}
+
+func (e expectation) both() bool { return e.expected && e.instead }
+
+// errorTypeName reports an exception or error type name of any length
+// whose last part, after a capital, is Error, Exception or Failure
+// (OutOfMemoryError, ModuleNotFoundError, TestFailure).
+func errorTypeName(w string) bool {
+	if !signalOn(signalErrorType) || len(w) <= 5 || !typeNameShape(w) {
+		return false
+	}
+	for _, suf := range [...]string{"error", "exception", "failure", "failed"} {
+		k := len(w) - len(suf)
+		if k > 0 && w[k] >= 'A' && w[k] <= 'Z' && strings.EqualFold(w[k:], suf) {
+			return true
+		}
+	}
+	return false
+}
+
+// typeNameShape reports a word shaped as a type name: capitalised, no
+// underscore, and not a test's name (TestHandlesFailure, onErrorFailure).
+func typeNameShape(w string) bool {
+	return w[0] >= 'A' && w[0] <= 'Z' && strings.IndexByte(w, '_') < 0 && !strings.HasPrefix(w, "Test")
+}
+
+// compilerCode reports a diagnostic code such as E0308, TS2345 or LNK2019:
+// one to three capitals then four digits (the run [i, e)), ending the line
+// or followed by a colon or a bracket.
+func compilerCode(line string, i, e int) bool {
+	if e-i != 4 || !signalOn(signalCompilerCode) || (e < len(line) && isWordByte(line[e])) {
+		return false
+	}
+	k := i
+	for k > 0 && i-k < 3 && line[k-1] >= 'A' && line[k-1] <= 'Z' {
+		k--
+	}
+	return k < i && (k == 0 || !isWordByte(line[k-1])) && (e == len(line) || strings.IndexByte(":])", line[e]) >= 0)
+}
+
+// problemHeadingStems open the words a heading over a list or diff of
+// problems says: "Needs attention:", "Problems found:", "please apply the
+// changes below", "The following files would be reformatted:".
+var problemHeadingStems = [...]string{"attention", "problem", "issue", "apply", "reformat", "differ", "violation", "offen"}
+
+// problemHeading reports a short heading (ending in a colon, or framed by
+// a rule such as "==== x ====") that announces problems below it.
+func problemHeading(head string) bool {
+	if !signalOn(signalProblemHeading) || len(head) > 100 {
+		return false
+	}
+	s := strings.TrimRight(head, " \t")
+	framed := strings.HasPrefix(s, "===") || strings.HasPrefix(s, "---") || strings.HasPrefix(s, "***")
+	if !framed && !strings.HasSuffix(s, ":") {
+		return false
+	}
+	for i := 0; i < len(s); {
+		if !isLetter(s[i]) {
+			i++
+			continue
+		}
+		e := i
+		for e < len(s) && isLetter(s[e]) {
+			e++
+		}
+		for _, stem := range problemHeadingStems {
+			if e-i >= len(stem) && strings.EqualFold(s[i:i+len(stem)], stem) {
+				return true
+			}
+		}
+		i = e
+	}
+	return false
 }
 
 // lowerInto writes s lower-cased to dst and returns its length.
@@ -562,18 +979,20 @@ func lowerInto(dst []byte, s string) int {
 // at most 15 bytes long, and also catches compound names such as
 // AssertionError, RuntimeException or TestFailure, whose suffix starts
 // with a capital.
-func wordSignal(orig string) int8 {
+func wordSignal(orig string) int8 { return wordSignalIn(signalWords, orig) }
+
+func wordSignalIn(words *scoreTable, orig string) int8 {
 	n, first, last := len(orig), lower(orig[0]), lower(orig[len(orig)-1])
 	var w [15]byte
 	lowered := false
-	if signalWords.mayHold(n, first, last) {
+	if words.mayHold(n, first, last) {
 		lowerInto(w[:], orig)
 		lowered = true
-		if s := signalWords.scores[string(w[:n])]; s > 0 {
+		if s := words.scores[string(w[:n])]; s > 0 {
 			return s
 		}
 	}
-	if n > 5 && strings.IndexByte(orig, '_') < 0 {
+	if n > 5 && typeNameShape(orig) && signalOn(signalErrorType) {
 		for _, suf := range [...]string{"error", "exception", "failure", "failed"} {
 			k := n - len(suf)
 			if k > 0 && orig[k] >= 'A' && orig[k] <= 'Z' {
@@ -590,11 +1009,20 @@ func wordSignal(orig string) int8 {
 	return 0
 }
 
-// inPath reports a word that is part of a path or a flag
-// (pkg/errors, -timeout, errors/x): a name, not a message.
+// inPath reports a word that is part of a path, a flag or a name
+// (pkg/errors, -timeout, errors/x, exceptions-0.10): not a message.
 func inPath(line string, i, e int) bool {
-	return (i > 0 && (line[i-1] == '/' || line[i-1] == '-' || line[i-1] == '\\')) ||
-		(e < len(line) && (line[e] == '/' || line[e] == '\\'))
+	if i > 0 && (line[i-1] == '/' || line[i-1] == '-' || line[i-1] == '\\' || (line[i-1] == '.' && i > 1 && isWordByte(line[i-2]))) {
+		return true
+	}
+	if e >= len(line) {
+		return false
+	}
+	// A name joined by a dash or a dot (exceptions-0.10.0, errors.New,
+	// error.log, test87.failed, Text.Pandoc.Error) is a package, module or
+	// file, not a message.
+	return line[e] == '/' || line[e] == '\\' ||
+		((line[e] == '-' || line[e] == '.') && e+1 < len(line) && isWordByte(line[e+1]))
 }
 
 // zeroAfter reports "errors: 0", "failures=0" and the like.
@@ -605,8 +1033,8 @@ func zeroAfter(line string, i int) bool {
 	if i >= len(line) || line[i] != '0' {
 		return false
 	}
-	// 0 but not 0.5 or 01.
-	return i+1 == len(line) || !isDigit(line[i+1]) && !(line[i+1] == '.' && i+2 < len(line) && isDigit(line[i+2]))
+	// 0 but not 0.5, 01 or 0xC0000005 (an error code, not a count).
+	return i+1 == len(line) || !isWordByte(line[i+1]) && !(line[i+1] == '.' && i+2 < len(line) && isDigit(line[i+2]))
 }
 
 func noBefore(prev []byte) bool { return string(prev) == "no" || string(prev) == "without" }

@@ -32,6 +32,25 @@ func TestLineSignal(t *testing.T) {
 		{"not ok 3 - handles quotes", 3},
 		{"\x1b[31m✖\x1b[0m 2 problems", 3},
 		{"[-] Runs all files -> Expected and actual values differ!", 3},
+		{"Expected: 3, Received: 4", 3},
+		{"expected status ok", 0},
+		{"[cache] [-] reused src/lambda.o", 0},
+		{"java.lang.OutOfMemoryError: Java heap space", 3},
+		{"ModuleNotFoundError: No module named x", 3},
+		{"ZeroDivisionError: division by zero", 3},
+		{"ERROR: 0xC0000005", 3},
+		{"Error: deployment was not successful", 3},
+		{"health check failed: expected status ok", 3},
+		{"error[E0308]: mismatched types", 3},
+		{"src/app.ts(3,7): TS2322: Type 'string' is not assignable", 3},
+		{"Needs attention:", 3},
+		{"==== please apply the changes below ====", 3},
+		{"Saved report to linkcheck.json", 0},
+		{"Build successful", 0},
+		{"In 2019 we moved to C1234 and back", 0},
+		{"io.reactivex.SafeObserverTest > onErrorFailureWithUnsubscribeFailure SKIPPED", 0},
+		{"rm -rf test87.failed test.ok", 0},
+		{"=== RUN   TestHandlesFailure", 0},
 		{"Tests run: 50, Failures: 0, Errors: 0, Skipped: 2", 1},
 		{"0 errors, 0 warnings", 0},
 		{"compiled without errors", 0},
@@ -79,7 +98,7 @@ func TestKeywords(t *testing.T) {
 		{
 			name:    "a multi-line reason survives whole, the noise folds",
 			kind:    KindLog,
-			in:      noise(40) + "$ python app/main.py\n" + reason + noise(40) + "Done. Your build exited with 1.\n",
+			in:      noise(40) + "$ python app/main.py\n" + reason + noise(200) + "Done. Your build exited with 1.\n",
 			keep:    []string{"$ python app/main.py\n" + reason, "Done. Your build exited with 1."},
 			drop:    []string{"package-10 ", "package-30 "},
 			markers: 2,
@@ -97,6 +116,14 @@ func TestKeywords(t *testing.T) {
 			in:      noise(20) + "AssertionError: trees differ\n" + strings.Repeat("      loc: {\n        line: 1,\n      },\n", 30) + "}\n" + noise(20),
 			keep:    []string{"AssertionError: trees differ\n" + strings.Repeat("      loc: {\n        line: 1,\n      },\n", 30) + "}\n"},
 			markers: 2,
+		},
+		{
+			name:    "a very long line is no context",
+			kind:    KindLog,
+			in:      noise(20) + strings.Repeat("\x1b[32m.\x1b[0m", 500) + "\nerror: boom\n" + noise(20),
+			keep:    []string{"error: boom"},
+			drop:    []string{strings.Repeat("\x1b[32m.\x1b[0m", 10)},
+			markers: -1,
 		},
 		{
 			name:    "folded counts add up when run again",
@@ -223,32 +250,19 @@ func syntheticBuildLog(size int) string {
 	return b.String()
 }
 
-// signalWordReference and signalPairReference are the word lists as
-// switches, to check the tables and their filters against.
-func signalWordReference(w string) int8 {
-	switch w {
-	case "error", "errors", "err", "fail", "fails", "failed", "failing", "failure", "failures",
-		"fatal", "exception", "exceptions", "panic", "panicked", "traceback", "abort", "aborted",
-		"aborting", "segfault", "segmentation", "sigsegv", "sigabrt", "sigkill", "crash", "crashed",
-		"assert", "assertion", "undefined", "unmatched", "unexpected", "invalid", "illegal", "cannot",
-		"unable", "denied", "refused", "timeout", "killed", "mismatch", "missing", "violation",
-		"violations", "offense", "offenses", "severity", "notok", "unresolved", "forbidden",
-		"unauthorized", "rejected", "corrupt", "broken", "disconnected", "overflow", "conflict",
-		"conflicts":
-		return 3
-	case "warning", "warnings", "warn", "deprecated", "expected", "actual", "expecting", "summary":
-		return 2
-	case "got", "skipped", "result", "results", "conclusion":
-		return 1
-	}
-	return 0
-}
-func signalPairReference(p string) int8 {
-	switch p {
-	case "not found", "no such", "could not", "couldn t", "can t", "did not", "exited with",
-		"exit code", "exit status", "timed out", "no rule", "not ok", "did you", "does not",
-		"not supported", "stack trace", "core dumped", "non zero", "won t", "doesn t":
-		return 3
+// signalWordReference and signalPairReference look words and phrases up
+// in signalClasses directly, to check the tables and their filters against.
+func signalWordReference(w string) int8 { return classScore(w) }
+
+func signalPairReference(p string) int8 { return classScore(p) }
+
+func classScore(w string) int8 {
+	for _, c := range signalClasses {
+		for _, e := range c.words {
+			if e == w && !signalsOff[c.name] && !signalsOff[e] {
+				return c.score
+			}
+		}
 	}
 	return 0
 }
@@ -336,6 +350,7 @@ func rawSignalReference(line string) int {
 		}
 	}
 	var buf [32]byte // previous word, a space, this word
+	var expect expectation
 	prevLen := 0
 	prevZero := false // the previous token was the number 0
 	marks := false    // the line holds a byte that may start a mark
@@ -348,6 +363,9 @@ func rawSignalReference(line string) int {
 				continue
 			case isDigit(c):
 				e := digitRun(line, i)
+				if compilerCode(line, i, e) {
+					return 3
+				}
 				prevZero = e-i == 1 && c == '0' && (e == len(line) || !isLetter(line[e]))
 				i = e
 				prevLen = 0
@@ -370,6 +388,7 @@ func rawSignalReference(line string) int {
 		if n > 15 {
 			n = 15
 		}
+		long := e-i > 15 && !inPath(line, i, e) && errorTypeName(line[i:e])
 		if prevLen > 16 {
 			prevLen = 0
 		}
@@ -380,6 +399,11 @@ func rawSignalReference(line string) int {
 		s := int8(0)
 		if e-i <= 15 && !inPath(line, i, e) {
 			s = wordSignalReference(w, line[i:e])
+		} else if inPath(line, i, e) && i > 0 && line[i-1] == '.' && errorTypeName(line[i:e]) {
+			s = 3
+		}
+		if long {
+			s = 3
 		}
 		if s == 0 && prevLen > 0 {
 			buf[prevLen] = ' '
@@ -394,17 +418,24 @@ func rawSignalReference(line string) int {
 				return 3
 			}
 		}
+		expect.see(line[i:min(e, i+15)])
 		copy(buf[:], w)
 		prevLen = n
 		prevZero = false
 		i = e
 	}
-	if marks {
+	if expect.both() {
+		return 3
+	}
+	if marks && signalOn(signalFailMark) {
 		for _, m := range signalMarks {
 			if strings.Contains(line, m) {
 				return 3
 			}
 		}
+	}
+	if best < 3 && problemHeading(head) {
+		return 3
 	}
 	return best
 }
@@ -413,7 +444,7 @@ func wordSignalReference(w []byte, orig string) int8 {
 	if s := signalWordReference(string(w)); s > 0 {
 		return s
 	}
-	if len(w) > 5 && bytes.IndexByte(w, '_') < 0 && len(orig) == len(w) {
+	if len(w) > 5 && typeNameShape(orig) && len(orig) == len(w) && signalOn(signalErrorType) {
 		for _, suf := range [...]string{"error", "exception", "failure", "failed"} {
 			k := len(w) - len(suf)
 			if k > 0 && string(w[k:]) == suf && orig[k] >= 'A' && orig[k] <= 'Z' {

@@ -56,6 +56,7 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	text := in.Text
 	var out, scratch []byte // out stays nil until a line changes
 	cc := canceled{ctx: ctx}
+	tails := failingTails(text) // a build's failure keeps its numbers
 	for start := 0; start < len(text); {
 		if err := cc.check(); err != nil {
 			return Outcome{}, err
@@ -68,7 +69,7 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		}
 		line := text[start:end]
 		next := min(end+1, len(text))
-		if in.Kind != KindLog || isStamped(line) {
+		if (in.Kind != KindLog || isStamped(line)) && !tails.holds(start) {
 			// A count that log_dedup appended is a fact, not a value.
 			head, _ := splitCount(line)
 			if out == nil {
