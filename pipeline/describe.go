@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -94,6 +95,12 @@ func (r Report) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "kind %s, mode %s, ratio %.4f\n", r.Kind, r.Mode, r.Ratio())
-	return err
+	if _, err := fmt.Fprintf(w, "kind %s, mode %s, ratio %.4f\n", r.Kind, r.Mode, r.Ratio()); err != nil {
+		return err
+	}
+	if r.Encoding != "" || r.Replaced > 0 {
+		_, err := fmt.Fprintf(w, "input %s, %d invalid bytes replaced by U+FFFD\n", cmp.Or(r.Encoding, "utf-8"), r.Replaced)
+		return err
+	}
+	return nil
 }

@@ -77,6 +77,9 @@ func (a *app) compactLocal(ctx context.Context, inputs []string) error {
 }
 
 func (a *app) writeReport(name string, r pipeline.Report) {
+	if strings.HasPrefix(r.Guard, pipeline.PassBinary) {
+		fmt.Fprintf(a.stderr, "publisher: warning: %s is not text (%s): passed through unchanged\n", name, strings.TrimPrefix(r.Guard, "passthrough: "))
+	}
 	if !a.o.report {
 		return
 	}
