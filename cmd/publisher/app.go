@@ -60,7 +60,7 @@ func (a *app) request(text string) pipeline.Request {
 
 func (a *app) compactLocal(ctx context.Context, inputs []string) error {
 	for _, name := range inputs {
-		text, err := readInput(name, a.stdin)
+		text, err := a.readDoc(name)
 		if err != nil {
 			return err
 		}
@@ -165,7 +165,7 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 	defer closeAll()
 	prog := newProgress(a.stderr, len(inputs))
 	for _, name := range inputs {
-		text, err := readInput(name, a.stdin)
+		text, err := a.readDoc(name)
 		if err != nil {
 			return err
 		}
@@ -239,18 +239,48 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 	return errors.New("unknown subcommand " + cmd)
 }
 
+// readDoc reads one document, refusing it before reading when it is above
+// fleet.max_document_bytes (both --local and the fleet).
+func (a *app) readDoc(name string) (string, error) {
+	return readLimited(name, a.stdin, a.file.Fleet.MaxDocumentBytes)
+}
+
+// readInput reads a request file under the default max_document_bytes.
 func readInput(name string, stdin io.Reader) (string, error) {
-	var data []byte
-	var err error
-	if name == "-" {
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(name)
+	return readLimited(name, stdin, jetstream.DefaultConfig().MaxDocumentBytes)
+}
+
+// errTooLarge: the input is above max_document_bytes.
+var errTooLarge = errors.New("above max_document_bytes")
+
+// readLimited reads name ("-" = stdin) if it holds at most limit bytes: a
+// regular file is checked by its size before it is read, a stream is read
+// through a limit. Memory stays near the document's size.
+func readLimited(name string, stdin io.Reader, limit int64) (string, error) {
+	r := stdin
+	var b strings.Builder
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", name, err)
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if fi.Size() > limit {
+				return "", fmt.Errorf("read %s: %d bytes, %w (%d)", name, fi.Size(), errTooLarge, limit)
+			}
+			b.Grow(int(fi.Size()))
+		}
+		r = f
 	}
+	n, err := io.Copy(&b, io.LimitReader(r, limit+1))
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", name, err)
 	}
-	return string(data), nil
+	if n > limit {
+		return "", fmt.Errorf("read %s: more than %d bytes, %w", name, limit, errTooLarge)
+	}
+	return b.String(), nil
 }
 
 // progress shows a one-line status on a terminal for large inputs: the
