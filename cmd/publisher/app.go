@@ -95,12 +95,11 @@ func (a *app) connect(ctx context.Context) (njs.JetStream, func(), error) {
 	if a.o.conn.URL == "" {
 		dir := a.o.storeDir
 		if dir == "" {
-			tmp, err := os.MkdirTemp("", "jetcompact-")
+			tmp, release, err := embedded.TempStore("")
 			if err != nil {
 				return nil, nil, err
 			}
-			dir = tmp
-			cleanup = func() { os.RemoveAll(tmp) }
+			dir, cleanup = tmp, release
 		}
 		fleet, err := embedded.StartFleet(ctx, embedded.FleetOptions{
 			StoreDir: dir, Fleet: a.file.Fleet, Pipeline: a.pipe,
