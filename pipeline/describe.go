@@ -89,6 +89,9 @@ func (r Report) WriteText(w io.Writer) error {
 		if n.LLM != nil {
 			note += fmt.Sprintf(" [model %s, tokens %d+%d, retries %d, cache hit %v]", n.LLM.Model, n.LLM.PromptTokens, n.LLM.CompletionTokens, n.LLM.Retries, n.LLM.CacheHit)
 		}
+		if n.Redactions != "" {
+			note += " [redacted " + n.Redactions + "]"
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t\n", n.Key, n.CharsIn, n.CharsOut, n.Duration.Round(time.Microsecond), note)
 	}
 	fmt.Fprintf(tw, "%s\t%d\t%d\t\t%s\t\n", stages.KeyGuard, r.CharsIn, r.CharsOut, r.Guard)

@@ -20,6 +20,9 @@ type NodeReport struct {
 	Skipped  bool             `json:"skipped,omitempty"`
 	Reason   string           `json:"reason,omitempty"`
 	LLM      *stages.LLMUsage `json:"llm,omitempty"`
+	// Redactions counts secrets replaced by kind, "kind=n ..." (by the
+	// redact node, or before the LLM request); never the secrets.
+	Redactions string `json:"redactions,omitempty"`
 }
 
 // Report is the accounting of one run.
@@ -90,6 +93,10 @@ func New(cfg Config, deps stages.Deps, opts ...Option) (*Pipeline, error) {
 		if err != nil {
 			return nil, err
 		}
+		if s.Key == stages.KeyRedact {
+			p.nodes[s.Key] = n // a secret inside fenced code is a secret too
+			continue
+		}
 		p.nodes[s.Key] = protectedNode{n}
 	}
 	for i := len(opts) - 1; i >= 0; i-- {
@@ -153,7 +160,7 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (Result, error) {
 }
 
 // KeptOriginal is what the guard emits when it keeps the original: the
-// decoded text (see Decode).
+// decoded text (see Decode), redacted when the redact node is on.
 func (p *Pipeline) KeptOriginal(original string) string {
 	return p.keptOriginal(Decode(original))
 }
@@ -161,6 +168,11 @@ func (p *Pipeline) KeptOriginal(original string) string {
 func (p *Pipeline) keptOriginal(dec Decoded) string {
 	if dec.Binary != "" {
 		return dec.Text
+	}
+	if n, on := p.nodes[stages.KeyRedact]; on {
+		if out, err := applyRecovered(context.Background(), n, stages.Input{Text: dec.Text}); err == nil {
+			return out.Text
+		}
 	}
 	return dec.Text
 }
@@ -242,9 +254,14 @@ func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.
 				outChars = stages.Chars(out.Text) // a decorator that did not count
 			}
 		}
+		redactions := out.Redactions
+		if out.LLM != nil && out.LLM.Redactions != "" {
+			redactions = out.LLM.Redactions
+		}
 		reports = append(reports, NodeReport{
 			Key: k, CharsIn: chars, CharsOut: outChars,
 			Duration: time.Since(start), Skipped: out.Skipped, Reason: out.Reason, LLM: out.LLM,
+			Redactions: redactions,
 		})
 		in.Text, chars = out.Text, outChars
 	}

@@ -26,6 +26,14 @@ const (
 	KindHighEntropy = "high_entropy"
 )
 
+// Pair redacts the two messages of a chat request and returns their
+// counts together, as Counts.String.
+func Pair(system, user string) (string, string, string) {
+	system, sc := Text(system)
+	user, uc := Text(user)
+	return system, user, sc.Add(uc).String()
+}
+
 // Marker is what replaces a secret of the given kind.
 func Marker(kind string) string { return "[REDACTED:" + kind + "]" }
 
@@ -154,6 +162,13 @@ func notSecretValue(v string) bool {
 // Text returns s with every secret replaced by Marker(kind), and the
 // counts by kind. A text with no secret comes back as it is.
 func Text(s string) (string, Counts) {
+	s, counts := Known(s)
+	s = highEntropy(s, &counts)
+	return s, counts
+}
+
+// Known is Text without the high-entropy rule: well-known shapes only.
+func Known(s string) (string, Counts) {
 	var counts Counts
 	lower := asciiLower(s)
 	for _, p := range patterns {
@@ -161,7 +176,6 @@ func Text(s string) (string, Counts) {
 			s, lower = out, asciiLower(out)
 		}
 	}
-	s = highEntropy(s, &counts)
 	return s, counts
 }
 
@@ -267,6 +281,13 @@ const (
 	minEntropyBits = 3.7
 	minSwitchRate  = 0.3
 )
+
+// HighEntropy replaces the high-entropy strings of s only.
+func HighEntropy(s string) (string, Counts) {
+	var counts Counts
+	s = highEntropy(s, &counts)
+	return s, counts
+}
 
 func highEntropy(s string, counts *Counts) string {
 	var b strings.Builder
