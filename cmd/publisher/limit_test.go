@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // smallLimitConfig writes a config whose max_document_bytes is 4 KiB.
@@ -58,17 +59,56 @@ func TestMaxDocumentBytesCheckedBeforeReading(t *testing.T) {
 }
 
 // TestBinaryInputWarns: binary input passes through unchanged with a
-// warning that names the input.
+// warning that names the input, in --local and on the fleet.
 func TestBinaryInputWarns(t *testing.T) {
 	raw := strings.Repeat("\x00\x01\x02\x03bin", 1000)
-	out, stderr, err := runPublisher(t, raw, "--local", "-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out != raw {
-		t.Error("binary input changed")
-	}
-	if !strings.Contains(stderr, "warning: - is not text") {
-		t.Errorf("no warning on stderr: %q", stderr)
+	for _, mode := range [][]string{{"--local"}, {}} {
+		out, stderr, err := runPublisher(t, raw, append(mode, "-")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out != raw {
+			t.Errorf("%v: binary input changed", mode)
+		}
+		if !strings.Contains(stderr, "warning: - is not text") {
+			t.Errorf("%v: no warning on stderr: %q", mode, stderr)
+		}
 	}
 }
+
+// TestEncodingRuleSameOnTheFleet: UTF-16 input and invalid UTF-8 the
+// guard keeps come out the same from --local and from the fleet, valid
+// UTF-8 both (issue 15 items 6 and 7).
+func TestEncodingRuleSameOnTheFleet(t *testing.T) {
+	var b strings.Builder
+	for i := range 3000 {
+		b.WriteString("2025-01-01 10:00:00 INFO hb " + strings.Repeat("x", i%7) + " ok\r\n")
+	}
+	b.WriteString("2025-01-01 10:00:01 ERROR disk failure\r\n")
+	units := []byte{0xff, 0xfe}
+	for _, r := range b.String() {
+		units = append(units, byte(r), byte(r>>8))
+	}
+	for name, raw := range map[string]string{
+		"utf-16":          string(units),
+		"invalid-kept":    "short \xff\xfe text \xc3( kept\n",
+		"invalid-compact": strings.Repeat("2025-01-01 10:00:00 INFO request \xff done\n", 500),
+	} {
+		local, _, err := runPublisher(t, raw, "--local", "-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fleet, _, err := runPublisher(t, raw, "-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if local != fleet {
+			t.Errorf("%s: --local and the fleet differ:\n%q\n%q", name, clipText(local), clipText(fleet))
+		}
+		if !utf8.ValidString(local) {
+			t.Errorf("%s: invalid UTF-8 out", name)
+		}
+	}
+}
+
+func clipText(s string) string { return s[:min(len(s), 200)] }
