@@ -104,8 +104,12 @@ type pattern struct {
 	// backScheme: the anchor ("://") follows a URL scheme the match
 	// starts with.
 	backScheme bool
-	window     int
-	re         *regexp.Regexp
+	// token: the match is a token of its own, so it starts where no token
+	// character ([A-Za-z0-9_-]) precedes it. This also keeps each run of
+	// token characters to one try, so a pass stays linear.
+	token  bool
+	window int
+	re     *regexp.Regexp
 }
 
 func mustAnchored(expr string) *regexp.Regexp { return regexp.MustCompile(`^(?:` + expr + `)`) }
@@ -113,31 +117,29 @@ func mustAnchored(expr string) *regexp.Regexp { return regexp.MustCompile(`^(?:`
 // Patterns run in this order: specific shapes first, so a JWT in a
 // token= value is counted as a JWT.
 var patterns = []pattern{
-	// PEM private keys of any algorithm, the whole block; an unterminated
-	// block is redacted through its base64 body.
-	{kind: KindPrivateKey, anchors: []string{"-----begin "}, window: 64 << 10,
-		re: mustAnchored(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[A-Za-z0-9+/=\s:,-]*)`)},
+	// PEM private keys of any algorithm: see replacePEM.
+	{kind: KindPrivateKey, anchors: []string{"-----begin "}},
 	// AWS access key ids (long-lived AKIA, temporary ASIA, and the rest).
-	{kind: KindAWSKey, anchors: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "aipa"},
+	{kind: KindAWSKey, token: true, anchors: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "aipa"},
 		re: mustAnchored(`[A-Z]{4}[0-9A-Z]{16}\b`)},
 	// GitHub personal, OAuth, app and refresh tokens, fine-grained PATs.
-	{kind: KindGitHub, anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+	{kind: KindGitHub, token: true, anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
 		re: mustAnchored(`gh[pousr]_[A-Za-z0-9]{36,255}\b|github_pat_[A-Za-z0-9_]{22,255}\b`)},
 	// GitLab personal, pipeline trigger, runner, deploy and other tokens.
-	{kind: KindGitLab, anchors: []string{"glpat-", "glptt-", "glrt-", "gldt-", "glcbt-", "glft-", "glsoat-"},
+	{kind: KindGitLab, token: true, anchors: []string{"glpat-", "glptt-", "glrt-", "gldt-", "glcbt-", "glft-", "glsoat-"},
 		re: mustAnchored(`gl[a-z]{2,5}-[A-Za-z0-9_\-]{20,}`)},
 	// Slack bot, user, app and refresh tokens, and incoming webhooks.
-	{kind: KindSlack, anchors: []string{"xox", "https://hooks.slack.com/"},
+	{kind: KindSlack, token: true, anchors: []string{"xox", "https://hooks.slack.com/"},
 		re: mustAnchored(`xox[abposre]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_/]+`)},
 	// JSON Web Tokens: two base64url JSON parts starting {" and a signature.
-	{kind: KindJWT, anchors: []string{"eyj"}, window: 16 << 10,
+	{kind: KindJWT, token: true, anchors: []string{"eyj"}, window: 16 << 10,
 		re: mustAnchored(`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
 	// HTTP bearer credentials, and basic ones after an Authorization header.
 	{kind: KindBearer, group: 1, anchors: []string{"bearer", "authorization"},
 		re: mustAnchored(`(?i)(?:bearer|authorization\s*[:=]\s*["']?basic)\s+([A-Za-z0-9._~+/-]{16,}=*)`)},
 	// URLs with a user and password: scheme://user:password@host.
 	{kind: KindConnString, group: 1, anchors: []string{"://"}, backScheme: true,
-		re: mustAnchored(`[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/@'"]+:([^\s@/'"]+)@`)},
+		re: mustAnchored(`[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/@'"]*:([^\s@/'"]+)@`)},
 	// key=value and "key": "value" where the key names a credential. The
 	// key ends right before its separator, so db_password= matches and
 	// max_tokens= does not; numbers, literals and $REFERENCES are not
@@ -229,18 +231,20 @@ func wordByte(c byte) bool {
 }
 
 func replace(s, lower string, p pattern, counts *Counts) string {
+	if p.kind == KindPrivateKey {
+		return replacePEM(s, lower, p, counts)
+	}
 	window := p.window
 	if window == 0 {
 		window = 2 << 10
 	}
 	var b strings.Builder
-	last := 0
+	last, scanned := 0, 0
 	for _, pos := range candidates(lower, p) {
-		if pos < last {
+		if pos < scanned {
 			continue
 		}
-		// Token shapes start at a word boundary; key names need not.
-		if p.kind != KindAssignment && pos > 0 && wordByte(s[pos-1]) {
+		if p.token && pos > 0 && (wordByte(s[pos-1]) || s[pos-1] == '-') {
 			continue
 		}
 		loc := p.re.FindStringSubmatchIndex(s[pos:min(len(s), pos+window)])
@@ -252,6 +256,7 @@ func replace(s, lower string, p pattern, counts *Counts) string {
 			continue
 		}
 		start, end = start+pos, end+pos
+		scanned = pos + loc[1] // a rejected match is not tried again from inside
 		if strings.HasPrefix(s[start:end], "[REDACTED") || (p.kind == KindAssignment && notSecretValue(s[start:end])) {
 			continue
 		}
@@ -268,6 +273,82 @@ func replace(s, lower string, p pattern, counts *Counts) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+var (
+	pemHeader = mustAnchored(`-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----`)
+	pemFooter = mustAnchored(`-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----`)
+	// maxPEM bounds a key block; an RSA-16384 key is about 13 kB.
+	maxPEM = 64 << 10
+)
+
+// replacePEM replaces private key blocks, header to footer. A block with
+// no footer within maxPEM is replaced through its base64 lines. The next
+// footer is tracked with one forward pointer, so repeated unterminated
+// headers cost one pass, not one pass each.
+func replacePEM(s, lower string, p pattern, counts *Counts) string {
+	var b strings.Builder
+	last, nextEnd := 0, 0 // nextEnd: the next footer at or after it; -1 none
+	for _, pos := range candidates(lower, p) {
+		if pos < last {
+			continue
+		}
+		h := pemHeader.FindStringIndex(s[pos:min(len(s), pos+80)])
+		if h == nil {
+			continue
+		}
+		bodyStart := pos + h[1]
+		for nextEnd >= 0 && (nextEnd < bodyStart || pemFooter.FindStringIndex(s[nextEnd:min(len(s), nextEnd+80)]) == nil) {
+			from := max(nextEnd+1, bodyStart)
+			i := strings.Index(lower[from:], "-----end ")
+			if i < 0 {
+				nextEnd = -1
+				break
+			}
+			nextEnd = from + i
+		}
+		end := bodyStart
+		if nextEnd >= 0 && nextEnd-bodyStart <= maxPEM {
+			end = nextEnd + pemFooter.FindStringIndex(s[nextEnd:min(len(s), nextEnd+80)])[1]
+		} else {
+			end = base64LinesEnd(s, bodyStart)
+		}
+		b.WriteString(s[last:pos])
+		b.WriteString(Marker(p.kind))
+		last = end
+		if *counts == nil {
+			*counts = Counts{}
+		}
+		(*counts)[p.kind]++
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// base64LinesEnd returns the end of the lines of 16 or more base64
+// characters that follow i.
+func base64LinesEnd(s string, i int) int {
+	for {
+		j := i
+		if j < len(s) && s[j] == '\r' {
+			j++
+		}
+		if j >= len(s) || s[j] != '\n' {
+			return i
+		}
+		j++
+		k := j
+		for k < len(s) && (wordByte(s[k]) && s[k] != '_' || s[k] == '+' || s[k] == '/' || s[k] == '=') {
+			k++
+		}
+		if k-j < 16 {
+			return i
+		}
+		i = k
+	}
 }
 
 // High-entropy tokens: runs of base64/base64url characters whose longest
