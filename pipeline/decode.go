@@ -27,10 +27,10 @@ type Decoded struct {
 }
 
 // Binary input thresholds. Text, even text with NUL-separated records
-// (find -print0), stays well below them; executables, images and archives
-// are above one of them.
+// (find -print0) or ANSI colours, stays well below them; executables,
+// images and archives are above one of them.
 const (
-	binaryNULPercent     = 10 // NUL bytes above this share of the input
+	binaryControlPercent = 10 // NUL and other C0 controls (not whitespace or ESC)
 	binaryInvalidPercent = 25 // invalid UTF-8 bytes above this share
 )
 
@@ -38,31 +38,62 @@ const (
 func Decode(raw string) Decoded {
 	switch {
 	case strings.HasPrefix(raw, "\x00\x00\xfe\xff"):
-		return decodeUTF32(raw[4:], false)
+		return checkWide(decodeUTF32(raw[4:], false), raw)
 	case strings.HasPrefix(raw, "\xff\xfe\x00\x00"):
-		return decodeUTF32(raw[4:], true)
+		return checkWide(decodeUTF32(raw[4:], true), raw)
 	case strings.HasPrefix(raw, "\xfe\xff"):
-		return decodeUTF16(raw[2:], false)
+		return checkWide(decodeUTF16(raw[2:], false), raw)
 	case strings.HasPrefix(raw, "\xff\xfe"):
-		return decodeUTF16(raw[2:], true)
+		return checkWide(decodeUTF16(raw[2:], true), raw)
 	}
-	nul := strings.Count(raw, "\x00")
-	if nul == 0 && utf8.ValidString(raw) {
+	ctrl := controlBytes(raw)
+	if ctrl == 0 && utf8.ValidString(raw) {
 		return Decoded{Text: raw, Encoding: "utf-8"}
 	}
-	if nul*100 > binaryNULPercent*len(raw) {
+	if ctrl*100 > binaryControlPercent*len(raw) {
 		if le, ok := guessUTF16(raw); ok {
-			if d := decodeUTF16(raw, le); d.Binary == "" && mostlyText(d.Text) {
+			if d := decodeUTF16(raw, le); mostlyText(d.Text) {
 				return d
 			}
 		}
-		return Decoded{Text: raw, Encoding: "binary", Binary: fmt.Sprintf("%d of %d bytes are NUL", nul, len(raw))}
+		return Decoded{Text: raw, Encoding: "binary", Binary: fmt.Sprintf("%d of %d bytes are NUL or control characters", ctrl, len(raw))}
 	}
 	text, replaced := replaceInvalid(raw)
 	if replaced*100 > binaryInvalidPercent*len(raw) {
 		return Decoded{Text: raw, Encoding: "binary", Binary: fmt.Sprintf("%d of %d bytes are not UTF-8", replaced, len(raw))}
 	}
 	return Decoded{Text: text, Encoding: "utf-8", Replaced: replaced}
+}
+
+// checkWide keeps a decoding a byte-order mark asked for only when it
+// reads as text: binary data that happens to start with a mark is binary.
+func checkWide(d Decoded, raw string) Decoded {
+	if mostlyText(d.Text) {
+		return d
+	}
+	return Decoded{Text: raw, Encoding: "binary", Binary: "not " + d.Encoding + " text despite its byte-order mark"}
+}
+
+// oddControl marks the C0 control bytes text does not use: all but tab,
+// newline, vertical tab, form feed, carriage return and ESC.
+var oddControl = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	for _, c := range []byte{'\t', '\n', '\v', '\f', '\r', 0x1b} {
+		t[c] = false
+	}
+	return t
+}()
+
+func controlBytes(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if oddControl[s[i]] {
+			n++
+		}
+	}
+	return n
 }
 
 // guessUTF16 recognises UTF-16 without a byte-order mark by its NUL

@@ -74,8 +74,9 @@ func TestDecodeWideEncodings(t *testing.T) {
 		}
 	}
 	// Broken code units: an unpaired surrogate and an odd trailing byte.
-	d := Decode("\xff\xfe" + "a\x00" + "\x00\xd8" + "b\x00" + "c")
-	if d.Text != "a\uFFFDb\uFFFD" || d.Replaced != 2 {
+	body := strings.Repeat("abcdefghij", 30)
+	d := Decode("\xff\xfe" + encodeUTF16(body, true, false) + "\x00\xd8" + "b\x00" + "c")
+	if d.Text != body+"\uFFFDb\uFFFD" || d.Replaced != 2 {
 		t.Errorf("broken UTF-16: %q, %d replaced", d.Text, d.Replaced)
 	}
 }
@@ -131,6 +132,11 @@ func TestBinaryPassesThrough(t *testing.T) {
 		"random-nul-7": random(1<<18, 7),
 		"elf-like":     elf,
 		"cp1251-like":  strings.Repeat("\xcf\xf0\xe8\xe2\xe5\xf2 \xec\xe8\xf0\n", 2000),
+		// A byte-order mark does not make binary data text.
+		"bom-then-random":   "\xff\xfe" + random(1<<16, 0),
+		"bom32-then-random": "\xff\xfe\x00\x00" + random(1<<16, 0),
+		// Valid UTF-8, but control characters throughout.
+		"control-soup": strings.Repeat("\x01\x02ab\x03\x04cd\x05", 5000),
 	} {
 		res, err := p.Run(context.Background(), Request{Text: raw})
 		if err != nil {
