@@ -146,6 +146,9 @@ var patterns = []pattern{
 	// secrets. (pwd is left out: it is the shell's working directory.)
 	{kind: KindAssignment, group: 1, anchors: []string{"password", "passwd", "secret", "token", "api_key", "api-key", "apikey", "access_key", "access-key", "private_key", "private-key", "credential", "auth"},
 		re: mustAnchored(`(?i)(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|auth)["']?[ \t]*(?:[:=]|=>)[ \t]*["']?([^\s"'&,;<>\[\]{}()]{3,})`)},
+	// The same as a command-line flag: --password VALUE.
+	{kind: KindAssignment, group: 1, anchors: []string{"--password", "--passwd", "--token", "--secret", "--api-key", "--apikey"},
+		re: mustAnchored(`(?i)--(?:password|passwd|token|secret|api-key|apikey)[ \t]+["']?([^\s"'&,;<>\[\]{}()]{3,})`)},
 }
 
 // notSecretValue: values of credential keys that are no secret.

@@ -58,6 +58,7 @@ func Planted(r *rand.Rand) []Secret {
 	bearer := mixed(r, b64url, 40)
 	entropy := mixed(r, alnum, 40)
 	secretJSON := "sk" + pick(r, alnum, 18)
+	flag := "Fl" + pick(r, alnum, 12)
 	return []Secret{
 		{redact.KindAWSKey, aws, "2025-01-01 10:00:00 INFO using credentials " + aws + " for s3://bucket"},
 		{redact.KindGitHub, ghp, "git clone https://github.com/org/repo.git # token " + ghp},
@@ -67,6 +68,7 @@ func Planted(r *rand.Rand) []Secret {
 		{redact.KindPrivateKey, keyBody[:64], pem.String()},
 		{redact.KindAssignment, password, "2025-01-01 10:00:02 DEBUG login user=alice password=" + password + " ok"},
 		{redact.KindAssignment, secretJSON, `{"client_secret": "` + secretJSON + `", "user": "bob"}`},
+		{redact.KindAssignment, flag, "+ mysql --user root --password " + flag + " -h db"},
 		{redact.KindConnString, dbPass, "connecting to postgres://app:" + dbPass + "@db.internal:5432/prod"},
 		{redact.KindBearer, bearer, "curl -H 'Authorization: Bearer " + bearer + "' https://api.example.com/v1"},
 		{redact.KindHighEntropy, entropy, "2025-01-01 10:00:03 WARN signing with " + entropy + " now"},
