@@ -59,6 +59,9 @@ type Pipeline struct {
 	cfg   Config
 	deps  stages.Deps
 	nodes map[stages.Key]stages.Node // enabled nodes: protected, then decorated
+	// redactor is the redact node, undecorated, when it is on: the guard
+	// runs it on the original it keeps.
+	redactor stages.Node
 }
 
 // Option changes how a Pipeline is built.
@@ -94,7 +97,7 @@ func New(cfg Config, deps stages.Deps, opts ...Option) (*Pipeline, error) {
 			return nil, err
 		}
 		if s.Key == stages.KeyRedact {
-			p.nodes[s.Key] = n // a secret inside fenced code is a secret too
+			p.nodes[s.Key], p.redactor = n, n // a secret inside fenced code is a secret too
 			continue
 		}
 		p.nodes[s.Key] = protectedNode{n}
@@ -169,8 +172,8 @@ func (p *Pipeline) keptOriginal(dec Decoded) string {
 	if dec.Binary != "" {
 		return dec.Text
 	}
-	if n, on := p.nodes[stages.KeyRedact]; on {
-		if out, err := applyRecovered(context.Background(), n, stages.Input{Text: dec.Text}); err == nil {
+	if p.redactor != nil {
+		if out, err := applyRecovered(context.Background(), p.redactor, stages.Input{Text: dec.Text}); err == nil {
 			return out.Text
 		}
 	}
