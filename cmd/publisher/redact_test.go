@@ -158,6 +158,19 @@ func TestPlantedSecretsNeverReachTheModel(t *testing.T) {
 	if !strings.Contains(report, "redacted ") || !strings.Contains(report, "private_key=1") {
 		t.Errorf("report does not count redactions:\n%s", report)
 	}
+	// The fleet too, where a one-line document makes the guard fall back
+	// to the original.
+	for _, text := range []string{doc, secrets[0].Line + "\n"} {
+		fleet, _, err := runPublisher(t, text, "--no-llm", "--config", on, "-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range secrets {
+			if strings.Contains(fleet, s.Value) {
+				t.Errorf("fleet, redact node on: the %s is in the output", s.Kind)
+			}
+		}
+	}
 }
 
 func jsonEscaped(s string) string {
