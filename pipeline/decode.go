@@ -65,6 +65,17 @@ func Decode(raw string) Decoded {
 	return Decoded{Text: text, Encoding: "utf-8", Replaced: replaced}
 }
 
+// ReportEncoding fills r's Encoding and Replaced for the original raw, as
+// Run does; for results that come back from the fleet, whose envelope
+// does not carry them.
+func ReportEncoding(r *Report, raw string) {
+	d := Decode(raw)
+	r.Encoding, r.Replaced = "", d.Replaced
+	if d.Encoding != "utf-8" {
+		r.Encoding = d.Encoding
+	}
+}
+
 // checkWide keeps a decoding a byte-order mark asked for only when it
 // reads as text: binary data that happens to start with a mark is binary.
 func checkWide(d Decoded, raw string) Decoded {

@@ -179,6 +179,9 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 		if res.Error != "" {
 			fmt.Fprintf(a.stderr, "publisher: %s (doc %s): permanent error, original emitted: %s\n", name, res.DocID, res.Error)
 		}
+		if a.o.report && res.Report.Guard != "" && !strings.HasPrefix(res.Report.Guard, "passthrough: pipeline") {
+			pipeline.ReportEncoding(&res.Report, text)
+		}
 		if _, err := io.WriteString(a.stdout, res.Text); err != nil {
 			return err
 		}

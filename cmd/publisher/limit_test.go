@@ -94,13 +94,19 @@ func TestEncodingRuleSameOnTheFleet(t *testing.T) {
 		"invalid-kept":    "short \xff\xfe text \xc3( kept\n",
 		"invalid-compact": strings.Repeat("2025-01-01 10:00:00 INFO request \xff done\n", 500),
 	} {
-		local, _, err := runPublisher(t, raw, "--local", "-")
+		local, localReport, err := runPublisher(t, raw, "--local", "--report", "-")
 		if err != nil {
 			t.Fatal(err)
 		}
-		fleet, _, err := runPublisher(t, raw, "-")
+		fleet, fleetReport, err := runPublisher(t, raw, "--report", "-")
 		if err != nil {
 			t.Fatal(err)
+		}
+		if want := "input utf-16le, 0 invalid"; name == "utf-16" && (!strings.Contains(localReport, want) || !strings.Contains(fleetReport, want)) {
+			t.Errorf("reports do not name the encoding:\n%s\n%s", localReport, fleetReport)
+		}
+		if want := "3 invalid bytes replaced"; name == "invalid-kept" && (!strings.Contains(localReport, want) || !strings.Contains(fleetReport, want)) {
+			t.Errorf("reports do not count the replaced bytes:\n%s\n%s", localReport, fleetReport)
 		}
 		if local != fleet {
 			t.Errorf("%s: --local and the fleet differ:\n%q\n%q", name, clipText(local), clipText(fleet))
