@@ -179,7 +179,7 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 		if res.Error != "" {
 			fmt.Fprintf(a.stderr, "publisher: %s (doc %s): permanent error, original emitted: %s\n", name, res.DocID, res.Error)
 		}
-		if a.o.report && res.Report.Guard != "" && !strings.HasPrefix(res.Report.Guard, "passthrough: pipeline") {
+		if g := res.Report.Guard; a.o.report && (g == pipeline.GuardKeptResult || g == pipeline.GuardKeptOriginal || strings.HasPrefix(g, pipeline.PassBinary)) {
 			pipeline.ReportEncoding(&res.Report, text)
 		}
 		if _, err := io.WriteString(a.stdout, res.Text); err != nil {
