@@ -500,7 +500,7 @@ func (w *Worker) finish(ctx context.Context, env Envelope, text string) error {
 		if err != nil {
 			return err
 		}
-		outcome, text = pipeline.GuardKeptOriginal, orig
+		outcome, text = pipeline.GuardKeptOriginal, w.pipe.KeptOriginal(orig) // decoded, as in process
 	}
 	span.SetAttributes(
 		attribute.Int("jetcompact.chars_in", env.OrigChars),

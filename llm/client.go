@@ -15,6 +15,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	secrets "github.com/jetcompact/jetcompact/redact"
 	"github.com/jetcompact/jetcompact/stages"
 )
 
@@ -390,6 +391,9 @@ func (c *Client) Complete(ctx context.Context, system, user string, maxTokens in
 	}
 	usage := stages.LLMUsage{Model: c.model}
 	out, err := c.withFallback(ctx, &usage, system, user, maxTokens)
+	if usage.Redactions != "" { // counts only, never the secrets
+		c.log.Info("[Compression] llm: secrets redacted before the request", slog.String("redactions", usage.Redactions))
+	}
 	return strings.TrimSpace(out), err
 }
 
@@ -501,6 +505,9 @@ func (c *Client) outgoing(system, user string) []openai.ChatCompletionMessage {
 // call sends the request, retrying transient failures. It sets *o for the
 // breaker and the token counts and retries in *usage.
 func (c *Client) call(ctx context.Context, model string, maxRetries int, system, user string, maxTokens int, usage *stages.LLMUsage, o *outcome) (string, error) {
+	if !c.cfg.DisableRedaction { // every text sent to a model, whoever asks
+		system, user, usage.Redactions = secrets.Pair(system, user)
+	}
 	creq := openai.ChatCompletionRequest{
 		Model:     model,
 		Messages:  c.outgoing(system, user),

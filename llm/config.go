@@ -94,6 +94,10 @@ type Config struct {
 	// for the key itself. Default: "" (use $OPENAI_API_KEY; no key is fine
 	// for local servers).
 	APIKeyFile string `yaml:"api_key_file"`
+	// DisableRedaction sends texts to the model as they are. By default
+	// every text is redacted first (package redact): secrets in logs are
+	// the user's, not a third party's. Default: false.
+	DisableRedaction bool `yaml:"disable_redaction"`
 }
 
 // BackoffConfig is exponential backoff with jitter: the n-th retry waits

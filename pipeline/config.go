@@ -214,6 +214,7 @@ func optionTargets(o *stages.Options) map[stages.Key]any {
 		stages.KeyStopwords:       &o.Stopwords,
 		stages.KeyKeywords:        &o.Keywords,
 		stages.KeyHeadTail:        &o.HeadTail,
+		stages.KeyRedact:          &o.Redact,
 		stages.KeyLLMSummary:      &o.LLMSummary,
 	}
 }

@@ -26,7 +26,7 @@ func TestDefaultsFollowSeed(t *testing.T) {
 	if !c.Enabled || c.Mode != stages.ModeAlgorithmic {
 		t.Fatalf("defaults: enabled=%v mode=%s", c.Enabled, c.Mode)
 	}
-	want := []stages.Key{"structured", "dedup", "whitespace", "log_dedup", "near_dup", "number_normalize", "stopwords", "keywords", "headtail", "llm_summary"}
+	want := []stages.Key{"structured", "dedup", "whitespace", "log_dedup", "near_dup", "number_normalize", "stopwords", "keywords", "headtail", "redact", "llm_summary"}
 	if len(c.Nodes) != len(want) {
 		t.Fatalf("got %d nodes", len(c.Nodes))
 	}
@@ -35,7 +35,7 @@ func TestDefaultsFollowSeed(t *testing.T) {
 		if n.Key != k || n.Order != i+1 {
 			t.Errorf("node %d = %s order %d, want %s order %d", i, n.Key, n.Order, k, i+1)
 		}
-		wantOn := k != stages.KeyStopwords && k != stages.KeyLLMSummary
+		wantOn := k != stages.KeyStopwords && k != stages.KeyLLMSummary && k != stages.KeyRedact
 		if n.Enabled != wantOn {
 			t.Errorf("%s enabled=%v, want %v", k, n.Enabled, wantOn)
 		}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -88,12 +89,21 @@ func (r Report) WriteText(w io.Writer) error {
 		if n.LLM != nil {
 			note += fmt.Sprintf(" [model %s, tokens %d+%d, retries %d, cache hit %v]", n.LLM.Model, n.LLM.PromptTokens, n.LLM.CompletionTokens, n.LLM.Retries, n.LLM.CacheHit)
 		}
+		if n.Redactions != "" {
+			note += " [redacted " + n.Redactions + "]"
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t\n", n.Key, n.CharsIn, n.CharsOut, n.Duration.Round(time.Microsecond), note)
 	}
 	fmt.Fprintf(tw, "%s\t%d\t%d\t\t%s\t\n", stages.KeyGuard, r.CharsIn, r.CharsOut, r.Guard)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "kind %s, mode %s, ratio %.4f\n", r.Kind, r.Mode, r.Ratio())
-	return err
+	if _, err := fmt.Fprintf(w, "kind %s, mode %s, ratio %.4f\n", r.Kind, r.Mode, r.Ratio()); err != nil {
+		return err
+	}
+	if r.Encoding != "" || r.Replaced > 0 {
+		_, err := fmt.Fprintf(w, "input %s, %d invalid bytes replaced by U+FFFD\n", cmp.Or(r.Encoding, "utf-8"), r.Replaced)
+		return err
+	}
+	return nil
 }

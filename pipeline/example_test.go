@@ -39,5 +39,6 @@ func ExamplePipeline_Describe() {
 	}
 	// Output:
 	// stopwords: disabled in config
+	// redact: disabled in config
 	// llm_summary: disabled in config
 }

@@ -6,9 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jetcompact/jetcompact/stages"
 )
@@ -22,6 +20,9 @@ type NodeReport struct {
 	Skipped  bool             `json:"skipped,omitempty"`
 	Reason   string           `json:"reason,omitempty"`
 	LLM      *stages.LLMUsage `json:"llm,omitempty"`
+	// Redactions counts secrets replaced by kind, "kind=n ..." (by the
+	// redact node, or before the LLM request); never the secrets.
+	Redactions string `json:"redactions,omitempty"`
 }
 
 // Report is the accounting of one run.
@@ -33,6 +34,10 @@ type Report struct {
 	CharsOut int          `json:"chars_out"`
 	// Guard says whether the result or the original was kept, and why.
 	Guard string `json:"guard"`
+	// Encoding is the input's encoding when it was not UTF-8 (see Decode).
+	Encoding string `json:"encoding,omitempty"`
+	// Replaced counts invalid bytes that became U+FFFD (see Decode).
+	Replaced int `json:"replaced,omitempty"`
 }
 
 // Ratio is output characters over input characters.
@@ -54,6 +59,9 @@ type Pipeline struct {
 	cfg   Config
 	deps  stages.Deps
 	nodes map[stages.Key]stages.Node // enabled nodes: protected, then decorated
+	// redactor is the redact node, undecorated, when it is on: the guard
+	// runs it on the original it keeps.
+	redactor stages.Node
 }
 
 // Option changes how a Pipeline is built.
@@ -87,6 +95,10 @@ func New(cfg Config, deps stages.Deps, opts ...Option) (*Pipeline, error) {
 		n, err := stages.New(s.Key, cfg.Options, deps)
 		if err != nil {
 			return nil, err
+		}
+		if s.Key == stages.KeyRedact {
+			p.nodes[s.Key], p.redactor = n, n // a secret inside fenced code is a secret too
+			continue
 		}
 		p.nodes[s.Key] = protectedNode{n}
 	}
@@ -122,58 +134,86 @@ func (p *Pipeline) CompactAlgorithmic(ctx context.Context, text string) (Result,
 }
 
 // Run compacts one document: every enabled node in order, then the guard.
+// The input is decoded first (see Decode); binary input passes through.
 func (p *Pipeline) Run(ctx context.Context, req Request) (Result, error) {
-	origChars, valid := stages.CharsValid(req.Text)
-	in, passReason := p.prepare(req, func(string) bool { return valid })
+	origChars := stages.Chars(req.Text)
+	in, dec, passReason := p.prepare(req)
+	rep := Report{Kind: in.Kind, Mode: in.Mode, CharsIn: origChars, Replaced: dec.Replaced}
+	if dec.Encoding != "utf-8" {
+		rep.Encoding = dec.Encoding
+	}
 	if passReason != "" {
-		return Result{Text: req.Text, Report: Report{Kind: in.Kind, Mode: in.Mode, CharsIn: origChars, CharsOut: origChars, Guard: passReason}}, nil
+		rep.CharsOut, rep.Guard = origChars, passReason
+		return Result{Text: req.Text, Report: rep}, nil
 	}
 	inChars := origChars
-	if in.Text != req.Text { // invalid UTF-8 was replaced
+	if in.Text != req.Text {
 		inChars = stages.Chars(in.Text)
 	}
 	text, reports, err := p.runSegment(ctx, AllKeys(), in, inChars)
 	if err != nil {
 		return Result{}, err
 	}
-	out, guard := req.Text, GuardKeptOriginal
-	if ShorterThan(text, origChars, len(req.Text)) {
-		out, guard = text, GuardKeptResult
+	out, guard := text, GuardKeptResult
+	if !ShorterThan(text, origChars, len(req.Text)) {
+		out, guard = p.keptOriginal(dec), GuardKeptOriginal
 	}
-	return Result{Text: out, Report: Report{
-		Kind: in.Kind, Mode: in.Mode, Nodes: reports,
-		CharsIn: origChars, CharsOut: stages.Chars(out), Guard: guard,
-	}}, nil
+	rep.Nodes, rep.CharsOut, rep.Guard = reports, stages.Chars(out), guard
+	return Result{Text: out, Report: rep}, nil
+}
+
+// KeptOriginal is what the guard emits when it keeps the original: the
+// decoded text (see Decode), redacted when the redact node is on.
+func (p *Pipeline) KeptOriginal(original string) string {
+	return p.keptOriginal(Decode(original))
+}
+
+func (p *Pipeline) keptOriginal(dec Decoded) string {
+	if dec.Binary != "" {
+		return dec.Text
+	}
+	if p.redactor != nil {
+		if out, err := applyRecovered(context.Background(), p.redactor, stages.Input{Text: dec.Text}); err == nil {
+			return out.Text
+		}
+	}
+	return dec.Text
 }
 
 // Prepare turns a request into the first node's input. A non-empty reason
 // means the document passes through untouched.
 func (p *Pipeline) Prepare(req Request) (stages.Input, string) {
-	return p.prepare(req, utf8.ValidString)
+	in, _, reason := p.prepare(req)
+	return in, reason
 }
 
-// prepare is Prepare with the UTF-8 check of the request's text given.
-func (p *Pipeline) prepare(req Request, validUTF8 func(string) bool) (stages.Input, string) {
+// PassBinary starts the pass-through reason of binary input.
+const PassBinary = "passthrough: binary input"
+
+func (p *Pipeline) prepare(req Request) (stages.Input, Decoded, string) {
 	mode := req.Mode
 	if mode == "" {
 		mode = p.cfg.Mode
 	}
 	in := stages.Input{Text: req.Text, Kind: req.Kind, Mode: mode, AllowLLM: req.AllowLLM}
+	dec := Decoded{Text: req.Text, Encoding: "utf-8"}
 	switch {
 	case req.Text == "":
-		return in, "passthrough: empty input"
+		return in, dec, "passthrough: empty input"
 	case !p.cfg.Enabled:
-		return in, "passthrough: pipeline disabled"
+		return in, dec, "passthrough: pipeline disabled"
 	case len(p.nodes) == 0:
-		return in, "passthrough: no enabled nodes"
+		return in, dec, "passthrough: no enabled nodes"
 	}
-	if !validUTF8(in.Text) {
-		in.Text = strings.ToValidUTF8(in.Text, "\uFFFD")
+	dec = Decode(req.Text)
+	if dec.Binary != "" {
+		return in, dec, PassBinary + " (" + dec.Binary + ")"
 	}
+	in.Text = dec.Text
 	if in.Kind == "" {
 		in.Kind = stages.Detect(in.Text)
 	}
-	return in, ""
+	return in, dec, ""
 }
 
 // AllKeys lists every node key in code order.
@@ -217,9 +257,14 @@ func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.
 				outChars = stages.Chars(out.Text) // a decorator that did not count
 			}
 		}
+		redactions := out.Redactions
+		if out.LLM != nil && out.LLM.Redactions != "" {
+			redactions = out.LLM.Redactions
+		}
 		reports = append(reports, NodeReport{
 			Key: k, CharsIn: chars, CharsOut: outChars,
 			Duration: time.Since(start), Skipped: out.Skipped, Reason: out.Reason, LLM: out.LLM,
+			Redactions: redactions,
 		})
 		in.Text, chars = out.Text, outChars
 	}

@@ -21,6 +21,7 @@ const (
 	KeyStopwords       Key = "stopwords"
 	KeyKeywords        Key = "keywords"
 	KeyHeadTail        Key = "headtail"
+	KeyRedact          Key = "redact"
 	KeyLLMSummary      Key = "llm_summary"
 )
 
@@ -45,7 +46,13 @@ var specs = [...]Spec{
 	{KeyStopwords, 7, "Stop word filter", false},
 	{KeyKeywords, 8, "Key line extraction", true},
 	{KeyHeadTail, 9, "Head / tail", true},
-	{KeyLLMSummary, 10, "LLM summary", false},
+	// redact sits after every algorithmic node, so it sees the text the
+	// user gets, and before llm_summary, so the first fleet segment keeps
+	// its name and the default segments (algorithmic, llm, guard) stay
+	// valid. The model never sees a secret either way: the LLM client
+	// redacts what it sends.
+	{KeyRedact, 10, "Secret redaction", false},
+	{KeyLLMSummary, 11, "LLM summary", false},
 }
 
 // Specs returns every node code knows, in execution order.
@@ -95,6 +102,9 @@ type LLMUsage struct {
 	Retries          int
 	CacheHit         bool
 	LatencyMS        int64
+	// Redactions counts the secrets removed from the request, by kind,
+	// as "kind=n ..." (see package redact); "" when none.
+	Redactions string
 }
 
 // Outcome is what a node returns. Skipped nodes return their input text.
@@ -103,6 +113,9 @@ type Outcome struct {
 	Skipped bool
 	Reason  string
 	LLM     *LLMUsage
+	// Redactions counts the secrets a node replaced, by kind, as
+	// "kind=n ..."; never the secrets themselves.
+	Redactions string
 	// Chars is Text's character count when whoever made the outcome
 	// counted it, else 0. Nodes leave it 0; the pipeline fills it in.
 	Chars int

@@ -17,6 +17,7 @@ type Options struct {
 	Stopwords       StopwordsOptions       `yaml:"stopwords"`
 	Keywords        KeywordsOptions        `yaml:"keywords"`
 	HeadTail        HeadTailOptions        `yaml:"headtail"`
+	Redact          RedactOptions          `yaml:"redact"`
 	LLMSummary      LLMSummaryOptions      `yaml:"llm_summary"`
 }
 
@@ -32,6 +33,7 @@ func DefaultOptions() Options {
 		Stopwords:       DefaultStopwordsOptions(),
 		Keywords:        DefaultKeywordsOptions(),
 		HeadTail:        DefaultHeadTailOptions(),
+		Redact:          DefaultRedactOptions(),
 		LLMSummary:      DefaultLLMSummaryOptions(),
 	}
 }
@@ -48,6 +50,7 @@ func (o Options) Validate() error {
 		prefixed(KeyStopwords, o.Stopwords.Validate()),
 		prefixed(KeyKeywords, o.Keywords.Validate()),
 		prefixed(KeyHeadTail, o.HeadTail.Validate()),
+		prefixed(KeyRedact, o.Redact.Validate()),
 		prefixed(KeyLLMSummary, o.LLMSummary.Validate()),
 	)
 }
@@ -85,6 +88,8 @@ func New(k Key, o Options, d Deps) (Node, error) {
 		return NewKeywords(o.Keywords), nil
 	case KeyHeadTail:
 		return NewHeadTail(o.HeadTail), nil
+	case KeyRedact:
+		return NewRedact(o.Redact), nil
 	case KeyLLMSummary:
 		return NewLLMSummary(o.LLMSummary, d.Summarizer), nil
 	}

@@ -32,6 +32,9 @@ const (
 	AttrRetries  = attribute.Key("jetcompact.llm.retries")
 	AttrCacheHit = attribute.Key("jetcompact.llm.cache_hit")
 	AttrLatency  = attribute.Key("jetcompact.llm.latency_ms")
+	// AttrRedactions counts secrets replaced, by kind ("kind=n ..."): by
+	// the redact node, or before an LLM request.
+	AttrRedactions = attribute.Key("jetcompact.redactions")
 )
 
 // SpanName is the span name of a node.
@@ -108,6 +111,12 @@ func (t *tracedNode) Apply(ctx context.Context, in stages.Input) (stages.Outcome
 	if u := out.LLM; u != nil {
 		span.SetAttributes(AttrModel.String(u.Model), AttrPromptT.Int(u.PromptTokens), AttrComplT.Int(u.CompletionTokens),
 			AttrRetries.Int(u.Retries), AttrCacheHit.Bool(u.CacheHit), AttrLatency.Int64(u.LatencyMS))
+		if u.Redactions != "" {
+			span.SetAttributes(AttrRedactions.String(u.Redactions))
+		}
+	}
+	if out.Redactions != "" {
+		span.SetAttributes(AttrRedactions.String(out.Redactions))
 	}
 	return out, nil
 }

@@ -68,7 +68,7 @@ func (a *app) request(text string) pipeline.Request {
 
 func (a *app) compactLocal(ctx context.Context, inputs []string) error {
 	for _, name := range inputs {
-		text, err := readInput(name, a.stdin)
+		text, err := a.readDoc(name)
 		if err != nil {
 			return err
 		}
@@ -86,6 +86,9 @@ func (a *app) compactLocal(ctx context.Context, inputs []string) error {
 }
 
 func (a *app) writeReport(name string, r pipeline.Report) {
+	if strings.HasPrefix(r.Guard, pipeline.PassBinary) {
+		fmt.Fprintf(a.stderr, "publisher: warning: %s is not text (%s): passed through unchanged\n", name, strings.TrimPrefix(r.Guard, "passthrough: "))
+	}
 	if !a.o.report {
 		return
 	}
@@ -101,12 +104,11 @@ func (a *app) connect(ctx context.Context) (njs.JetStream, func(), error) {
 	if a.o.conn.URL == "" {
 		dir := a.o.storeDir
 		if dir == "" {
-			tmp, err := os.MkdirTemp("", "jetcompact-")
+			tmp, release, err := embedded.TempStore("")
 			if err != nil {
 				return nil, nil, err
 			}
-			dir = tmp
-			cleanup = func() { os.RemoveAll(tmp) }
+			dir, cleanup = tmp, release
 		}
 		fleet, err := embedded.StartFleet(ctx, embedded.FleetOptions{
 			StoreDir: dir, Fleet: a.file.Fleet, Pipeline: a.pipe,
@@ -185,7 +187,7 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 	defer closeAll()
 	prog := newProgress(a.stderr, len(inputs))
 	for _, name := range inputs {
-		text, err := readInput(name, a.stdin)
+		text, err := a.readDoc(name)
 		if err != nil {
 			return err
 		}
@@ -200,6 +202,9 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 		}
 		if res.Error != "" {
 			slog.Warn("permanent error; original emitted", "file", name, "doc", res.DocID, "reason", res.Error)
+		}
+		if g := res.Report.Guard; (a.o.report || a.o.output == "json") && (g == pipeline.GuardKeptResult || g == pipeline.GuardKeptOriginal || strings.HasPrefix(g, pipeline.PassBinary)) {
+			pipeline.ReportEncoding(&res.Report, text)
 		}
 		out := newResult(name, res.DocID, res.Report, res.Text, time.Since(start), len(inputs))
 		out.Error = res.Error
@@ -268,18 +273,48 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 	return errors.New("unknown subcommand " + cmd)
 }
 
+// readDoc reads one document, refusing it before reading when it is above
+// fleet.max_document_bytes (both --local and the fleet).
+func (a *app) readDoc(name string) (string, error) {
+	return readLimited(name, a.stdin, a.file.Fleet.MaxDocumentBytes)
+}
+
+// readInput reads a request file under the default max_document_bytes.
 func readInput(name string, stdin io.Reader) (string, error) {
-	var data []byte
-	var err error
-	if name == "-" {
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(name)
+	return readLimited(name, stdin, jetstream.DefaultConfig().MaxDocumentBytes)
+}
+
+// errTooLarge: the input is above max_document_bytes.
+var errTooLarge = errors.New("above max_document_bytes")
+
+// readLimited reads name ("-" = stdin) if it holds at most limit bytes: a
+// regular file is checked by its size before it is read, a stream is read
+// through a limit. Memory stays near the document's size.
+func readLimited(name string, stdin io.Reader, limit int64) (string, error) {
+	r := stdin
+	var b strings.Builder
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", name, err)
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if fi.Size() > limit {
+				return "", fmt.Errorf("read %s: %d bytes, %w (%d)", name, fi.Size(), errTooLarge, limit)
+			}
+			b.Grow(int(fi.Size()))
+		}
+		r = f
 	}
+	n, err := io.Copy(&b, io.LimitReader(r, limit+1))
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", name, err)
 	}
-	return string(data), nil
+	if n > limit {
+		return "", fmt.Errorf("read %s: more than %d bytes, %w", name, limit, errTooLarge)
+	}
+	return b.String(), nil
 }
 
 // progress shows a one-line status on a terminal for large inputs: the
