@@ -17,9 +17,9 @@ const scope = "github.com/jetcompact/jetcompact/telemetry"
 
 // Span attribute keys. No text ever goes into a span: counts, keys and reasons only.
 const (
-	AttrNode     = attribute.Key("jetcompact.node")
+	AttrNode = attribute.Key("jetcompact.node")
 	// MetricNode labels node metrics: short, as Prometheus labels are.
-	MetricNode = attribute.Key("node")
+	MetricNode   = attribute.Key("node")
 	AttrCharsIn  = attribute.Key("jetcompact.chars_in")
 	AttrCharsOut = attribute.Key("jetcompact.chars_out")
 	AttrSkipped  = attribute.Key("jetcompact.skipped")
