@@ -83,7 +83,10 @@ func (n logdedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if strings.IndexByte(in.Text, '\n') < 0 {
 		return skip(in, "single line"), nil
 	}
-	out, err := fixpoint(ctx, in.Text, 4, n.pass)
+	lay := layoutOf(in)
+	out, err := fixpoint(ctx, in.Text, 4, func(ctx context.Context, text string) (string, bool, error) {
+		return n.pass(ctx, text, lay)
+	})
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -93,26 +96,19 @@ func (n logdedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	return done(out), nil
 }
 
-func (n logdedupNode) pass(ctx context.Context, text string) (string, bool, error) {
+// pass mines a log of records, or collapses runs of repeats in other
+// logs, as the document's layout says: the text it is given may already
+// be rewritten, so it does not decide again.
+func (n logdedupNode) pass(ctx context.Context, text string, lay LogLayout) (string, bool, error) {
 	x := newLineIndex(text)
-	if n.mining(x) {
-		out, merged, err := n.mine(ctx, x)
-		// Without merged variants, a second pass on a log of records
-		// finds the same templates, each once, and writes the same text.
-		return out, err == nil && !merged && n.mining(newLineIndex(out)), err
+	if lay.Records {
+		out, merged, err := n.mine(ctx, x, lay)
+		// Without merged variants, a second pass finds the same
+		// templates, each once, and writes the same text.
+		return out, err == nil && !merged, err
 	}
 	out, err := n.runs(ctx, x)
-	if err != nil || out == text {
-		return out, true, err
-	}
-	// Collapsing runs is final unless it tipped the text into a log of
-	// records, which a second pass would mine.
-	return out, !n.mining(newLineIndex(out)), nil
-}
-
-// mining reports whether the lines are mostly time-stamped records.
-func (n logdedupNode) mining(x lineIndex) bool {
-	return recordsDominate(x.len(), x.line, n.opt.RecordPercent)
+	return out, err == nil, err
 }
 
 // recordsDominate reports whether at least percent of the non-blank lines
@@ -160,7 +156,7 @@ func recordsDominateLines(lines []string, percent int) bool {
 
 // mine collapses every template of a record log to its first event. It
 // reports whether variants merged, or a count grew too long to read back.
-func (n logdedupNode) mine(ctx context.Context, x lineIndex) (string, bool, error) {
+func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (string, bool, error) {
 	cc := canceled{ctx: ctx}
 	// Events: a record line and the non-record lines after it. Lines
 	// outside events pass as they are.
@@ -169,7 +165,7 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex) (string, bool, erro
 		group      int32
 	}
 	var events []event
-	t := newTemplates(n.opt)
+	t := newTemplates(n.opt, lay)
 	var toks []tok
 	nl := x.len()
 	for i := 0; i < nl; {
@@ -177,25 +173,25 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex) (string, bool, erro
 			return "", false, err
 		}
 		line := x.line(i)
-		if !isLogRecord(line) || IsProtectedLine(line) {
+		if !lay.opensRecord(line) {
 			i++
 			continue
 		}
 		end := i + 1
 		for end < nl {
 			l := x.line(end)
-			if l == "" || isLogRecord(l) || IsProtectedLine(l) {
+			if l == "" || lay.opensRecord(l) || IsProtectedLine(l) {
 				break
 			}
 			end++
 		}
 		head, weight := splitCount(line)
-		toks = tokenize(head, toks[:0])
+		toks = lay.templateTokens(head, toks[:0])
 		cont := uint64(fnvOffset)
 		for k := i + 1; k < end; k++ {
 			cont = (cont ^ maskedHash(x.line(k))) * fnvPrime
 		}
-		g := t.add(toks, cont, len(events), weight)
+		g := t.add(toks, cont, len(events), weight, head)
 		events = append(events, event{start: int32(i), end: int32(end), group: int32(g)})
 		i = end
 	}
@@ -273,8 +269,9 @@ func (n logdedupNode) runs(ctx context.Context, x lineIndex) (string, error) {
 
 // tok is one whitespace-separated token, hashed after masking.
 type tok struct {
-	h        uint64 // hash of the masked token
-	variable bool   // a number, an id, a date or a path: never a constant
+	h          uint64 // hash of the masked token
+	start, end int32  // the token's bytes in its line
+	variable   bool   // a number, an id, a date or a path: never a constant
 }
 
 const (
@@ -282,12 +279,13 @@ const (
 	fnvPrime  = 1099511628211
 )
 
-// tokenize splits line on spaces and tabs and hashes each token's shape.
-// Dates and paths are variables; a token without a digit is its own shape;
-// the others are masked by maskToken.
+// tokenize splits line on blanks and the usual field delimiters
+// (| , ; = : [ ] ( ) { } ") and hashes each token's shape. Dates and paths
+// are variables; a token without a digit is its own shape; the others are
+// masked by maskToken.
 func tokenize(line string, dst []tok) []tok {
 	for i := 0; i < len(line); {
-		if tokClass[line[i]]&tcBlank != 0 {
+		if tokClass[line[i]]&tcSep != 0 {
 			i++
 			continue
 		}
@@ -299,7 +297,7 @@ func tokenize(line string, dst []tok) []tok {
 		for i < len(line) {
 			c := line[i]
 			cl := tokClass[c]
-			if cl&tcBlank != 0 {
+			if cl&tcSep != 0 {
 				break
 			}
 			seen |= cl
@@ -307,18 +305,21 @@ func tokenize(line string, dst []tok) []tok {
 			i++
 		}
 		t := line[start:i]
+		var k tok
 		switch {
 		case isCalendarWord(t) || (seen&tcSlash != 0 && len(t) >= 3):
-			dst = append(dst, tok{h: fnvOffset, variable: true})
+			k = tok{h: fnvOffset, variable: true}
 		case seen&tcDigit == 0:
-			dst = append(dst, tok{h: h})
+			k = tok{h: h}
 		case seen&tcLetter == 0:
 			// Numbers and punctuation only (dates, times, addresses): a
 			// variable, whose hash no one reads (see tokenID).
-			dst = append(dst, tok{h: fnvOffset, variable: true})
+			k = tok{h: fnvOffset, variable: true}
 		default:
-			dst = append(dst, maskToken(t))
+			k = maskToken(t)
 		}
+		k.start, k.end = int32(start), int32(i)
+		dst = append(dst, k)
 	}
 	return dst
 }
@@ -390,6 +391,8 @@ const (
 	tcWord               // isWordByte
 	tcBlank              // space and tab: token separators
 	tcSlash              // '/': a token of three or more with one is a path
+	tcDelim              // | , ; = : [ ] ( ) { } ": field delimiters
+	tcSep    = tcBlank | tcDelim
 )
 
 var tokClass = func() (t [256]uint8) {
@@ -412,6 +415,9 @@ var tokClass = func() (t [256]uint8) {
 		}
 		if b == '/' {
 			t[c] |= tcSlash
+		}
+		if strings.IndexByte(`|,;=:[](){}"`, b) >= 0 {
+			t[c] |= tcDelim
 		}
 	}
 	return t
@@ -467,6 +473,7 @@ func maskedHash(line string) uint64 {
 // position takes many values: a user name or a host, not a state.
 type templates struct {
 	opt    LogDedupOptions
+	lay    LogLayout
 	byKey  map[uint64]int
 	groups []tgroup
 }
@@ -476,6 +483,7 @@ type tgroup struct {
 	cont   uint64   // continuation lines, masked
 	sum    uint64   // sum of mix(position, token id)
 	first  int      // event index of the first instance
+	head   string   // the first instance's head line
 	count  int
 	parent int
 }
@@ -484,8 +492,8 @@ type tgroup struct {
 // variant merging; longer lines only merge when their masks are equal.
 const maxTemplateTokens = 128
 
-func newTemplates(o LogDedupOptions) *templates {
-	return &templates{opt: o, byKey: map[uint64]int{}}
+func newTemplates(o LogDedupOptions, lay LogLayout) *templates {
+	return &templates{opt: o, lay: lay, byKey: map[uint64]int{}}
 }
 
 func mix(pos int, id uint64) uint64 {
@@ -496,7 +504,7 @@ func mix(pos int, id uint64) uint64 {
 	return x
 }
 
-func (t *templates) add(toks []tok, cont uint64, ev, weight int) int {
+func (t *templates) add(toks []tok, cont uint64, ev, weight int, head string) int {
 	key := (cont ^ uint64(len(toks))) * fnvPrime
 	for _, x := range toks {
 		key = (key ^ tokenID(x)) * fnvPrime
@@ -505,7 +513,7 @@ func (t *templates) add(toks []tok, cont uint64, ev, weight int) int {
 		t.groups[g].count += weight
 		return g
 	}
-	g := tgroup{cont: cont, first: ev, count: weight, parent: len(t.groups)}
+	g := tgroup{cont: cont, first: ev, head: head, count: weight, parent: len(t.groups)}
 	if len(toks) <= maxTemplateTokens {
 		g.toks = make([]uint64, len(toks))
 		for i, x := range toks {
@@ -592,7 +600,7 @@ func (t *templates) mergeVariants() (merged bool) {
 			}
 		}
 		for _, b := range buckets {
-			if distinctAt(t.groups, b, p) < t.opt.MinVariants {
+			if distinctAt(t.groups, b, p) < t.opt.MinVariants || !t.variesWidely(b, p) {
 				continue
 			}
 			root := b[0]
@@ -615,6 +623,39 @@ func (t *templates) mergeVariants() (merged bool) {
 		}
 	}
 	return merged
+}
+
+// variesWidely reports a position whose values look like a parameter's,
+// not like names of events: most values are new (the groups of bucket b,
+// one value each, stand for at most twice as many records), half of them
+// occur once (a long tail of users), or most look like data (host names,
+// addresses, paths). Words that name events (openDrawer, closeDrawer)
+// recur, each of them, and stay apart.
+func (t *templates) variesWidely(b []int, p int) bool {
+	total, once := 0, 0
+	for _, i := range b {
+		total += t.groups[i].count
+		if t.groups[i].count == 1 {
+			once++
+		}
+	}
+	if 2*len(b) >= total || 2*once >= len(b) {
+		return true
+	}
+	data, seen := 0, 0
+	var toks []tok
+	for _, i := range b[:min(len(b), 64)] {
+		g := &t.groups[i]
+		toks = t.lay.templateTokens(g.head, toks[:0])
+		if p >= len(toks) {
+			continue
+		}
+		seen++
+		if v := g.head[toks[p].start:toks[p].end]; strings.ContainsAny(v, ".@/") {
+			data++
+		}
+	}
+	return seen > 0 && 2*data >= seen
 }
 
 // distinctAt counts the different tokens the groups b hold at position p.

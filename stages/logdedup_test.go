@@ -140,7 +140,7 @@ func TestLogDedup(t *testing.T) {
 			if got != want {
 				t.Errorf("got:\n%s\nwant:\n%s", got, want)
 			}
-			if again := applyNode(t, node, got, tc.kind); again != got {
+			if again := applyNodeAs(t, node, got, tc.kind, tc.in); again != got {
 				t.Errorf("not idempotent:\n%s", again)
 			}
 		})
@@ -339,10 +339,11 @@ func maskTokenReference(t string) tok {
 	return tok{h: h, variable: digits > 0 && word < 3}
 }
 
-// tokenizeReference splits on blanks first, then masks each token.
+// tokenizeReference splits on blanks and field delimiters first, then
+// masks each token.
 func tokenizeReference(line string) []tok {
 	var out []tok
-	for _, t := range strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' }) {
+	for _, t := range strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' || strings.ContainsRune(`|,;=:[](){}"`, r) }) {
 		out = append(out, maskTokenReference(t))
 	}
 	return out
@@ -412,12 +413,15 @@ func TestLogDedupSettledPass(t *testing.T) {
 	ctx := context.Background()
 	t.Logf("%d texts", len(texts))
 	for i, text := range texts {
-		got, err := fixpoint(ctx, text, 4, n.pass)
+		lay := AnalyzeLog(text)
+		got, err := fixpoint(ctx, text, 4, func(ctx context.Context, s string) (string, bool, error) {
+			return n.pass(ctx, s, lay)
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want, err := fixpoint(ctx, text, 4, func(ctx context.Context, s string) (string, bool, error) {
-			out, _, err := n.pass(ctx, s)
+			out, _, err := n.pass(ctx, s, lay)
 			return out, false, err
 		})
 		if err != nil {

@@ -72,13 +72,16 @@ func (n neardupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			return out, false, err
 		})
 	case KindLog:
-		x := newLineIndex(in.Text)
-		if !recordsDominate(x.len(), x.line, 50) {
+		lay := layoutOf(in)
+		if !lay.Records {
 			return skip(in, "build output keeps its repeats"), nil
+		}
+		if lay.Fields != "" {
+			return skip(in, "records with fields are log_dedup's"), nil
 		}
 		// One pass is a fixed point: a second one meets the records kept,
 		// in order, against the same index, and drops none.
-		out, err = n.records(ctx, x)
+		out, err = n.records(ctx, newLineIndex(in.Text), lay)
 	default:
 		return skip(in, "kind "+string(in.Kind)+" is left to structured"), nil
 	}
@@ -266,7 +269,7 @@ func isTurnStart(line string) bool {
 
 // records merges near-duplicate log records into the first one and adds
 // their counts to it. Records with equal masked text share one lookup.
-func (n neardupNode) records(ctx context.Context, x lineIndex) (string, error) {
+func (n neardupNode) records(ctx context.Context, x lineIndex, lay LogLayout) (string, error) {
 	text := x.text
 	nl := x.len()
 	cc := canceled{ctx: ctx}
@@ -282,12 +285,12 @@ func (n neardupNode) records(ctx context.Context, x lineIndex) (string, error) {
 			return "", err
 		}
 		l := x.line(i)
-		if !isLogRecord(l) || IsProtectedLine(l) {
+		if !lay.opensRecord(l) {
 			continue
 		}
 		// A record with continuation lines (a stack trace) stays whole.
 		if i+1 < nl {
-			if next := x.line(i + 1); next != "" && !isLogRecord(next) {
+			if next := x.line(i + 1); next != "" && !lay.opensRecord(next) {
 				continue
 			}
 		}

@@ -32,7 +32,7 @@ func TestNumberNormalize(t *testing.T) {
 			if got != want {
 				t.Errorf("got  %q\nwant %q", got, want)
 			}
-			if again := applyNode(t, node, got, tc.kind); again != got {
+			if again := applyNodeAs(t, node, got, tc.kind, tc.in); again != got {
 				t.Errorf("not idempotent: %q", again)
 			}
 		})

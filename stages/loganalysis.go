@@ -1,0 +1,514 @@
+package stages
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// LogLayout is the analysis of a log: whether it is made of records, how a
+// record opens and how its fields are laid out. It is made once from the
+// original text (AnalyzeLog) and handed to every node through Input.Log,
+// so no node decides again on text that an earlier node rewrote; across
+// fleet segments it travels in its String form.
+type LogLayout struct {
+	// Analyzed is false for the zero value: a node given none analyses
+	// the text it is given.
+	Analyzed bool
+	// Records: a log of records (a service log), whose templates are
+	// mined across the whole text. False for build and test output,
+	// whose repeats tell a story.
+	Records bool
+	// Fields names the field syntax of the records: FieldsJSON, FieldsLogfmt
+	// or "" for free text.
+	Fields string
+	// Openers are the shapes (see lineShape) of the first token of the
+	// lines that open a record; other lines continue the record above.
+	Openers []string
+}
+
+// The field syntaxes a log's records may use.
+const (
+	FieldsJSON   = "json"   // JSON lines: zap, logrus, bunyan, pino, slog, Docker json-file
+	FieldsLogfmt = "logfmt" // key=value pairs: slog text, logrus text, Heroku
+)
+
+// String encodes the layout for an envelope header; ParseLogLayout reads it.
+func (l LogLayout) String() string {
+	if !l.Analyzed {
+		return ""
+	}
+	v := url.Values{}
+	v.Set("v", "1")
+	if l.Records {
+		v.Set("r", "1")
+	}
+	if l.Fields != "" {
+		v.Set("f", l.Fields)
+	}
+	if len(l.Openers) > 0 {
+		v["o"] = l.Openers
+	}
+	return v.Encode()
+}
+
+// ParseLogLayout reads a layout written by String. An empty string is the
+// zero layout (not analysed).
+func ParseLogLayout(s string) (LogLayout, error) {
+	if s == "" {
+		return LogLayout{}, nil
+	}
+	v, err := url.ParseQuery(s)
+	if err != nil {
+		return LogLayout{}, err
+	}
+	if v.Get("v") != "1" {
+		return LogLayout{}, &fieldError{"log layout", "unknown version"}
+	}
+	l := LogLayout{Analyzed: true, Records: v.Get("r") == "1", Fields: v.Get("f"), Openers: v["o"]}
+	switch l.Fields {
+	case "", FieldsJSON, FieldsLogfmt:
+	default:
+		return LogLayout{}, &fieldError{"log layout", "unknown field syntax"}
+	}
+	if len(l.Openers) > maxOpeners {
+		return LogLayout{}, &fieldError{"log layout", "too many openers"}
+	}
+	return l, nil
+}
+
+// layoutOf returns the layout a node works with: the one it was given, or
+// the analysis of its text when it was given none.
+func layoutOf(in Input) LogLayout {
+	if in.Log.Analyzed {
+		return in.Log
+	}
+	return AnalyzeLog(in.Text)
+}
+
+// maxOpeners bounds the record-opening shapes a layout keeps.
+const maxOpeners = 8
+
+// analysisLines is how many lines AnalyzeLog samples: the head, and for
+// long texts windows in the middle and at the end.
+const analysisLines = 3000
+
+// AnalyzeLog analyses a log from a sample of its lines. It assumes nothing
+// about where a time stamp stands or what it looks like:
+//   - the lines that open a record are those whose first token has one of
+//     the frequent shapes (dates, levels, prefixes alike); indented lines,
+//     stack frames and lines of rare shapes continue the record above;
+//   - the text is a log of records when its records carry fields (JSON
+//     lines, logfmt), when a leading column holds data that changes from
+//     line to line (times in any shape, sequence numbers, epochs), or when
+//     nearly every line repeats an earlier one, digits aside (logs without
+//     time stamps).
+//
+// It is a pure function of the text, linear in its length.
+func AnalyzeLog(text string) LogLayout {
+	var a logAnalysis
+	a.shapes, a.headed = map[string]int{}, map[string]int{}
+	const window = 96 << 10
+	if len(text) <= 3*window {
+		a.scan(text, analysisLines)
+	} else {
+		a.scan(text[:window], analysisLines/3)
+		mid := len(text)/2 - window/2
+		a.scan(dropPartialLine(text[mid:mid+window]), analysisLines/3)
+		a.scan(dropPartialLine(text[len(text)-window:]), analysisLines/3)
+	}
+	return a.layout()
+}
+
+// logAnalysis gathers the statistics of the sampled lines.
+type logAnalysis struct {
+	lines  int // non-blank lines
+	heads  []string
+	shapes map[string]int
+	// headed counts, per shape, the heads followed by a continuation
+	// form: an exception's name over its frames, not a record.
+	headed  map[string]int
+	stamped int // lines a known time stamp opens
+	json    int // lines holding one JSON object, maybe after a prefix
+	logfmt  int // lines of key=value pairs
+	escapes int // lines with ANSI escapes
+}
+
+func (a *logAnalysis) scan(s string, max int) {
+	prev := "" // the shape of the line before, when it was a head
+	for n := 0; len(s) > 0 && n < max; {
+		line := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		line = strings.TrimSuffix(line, "\r")
+		if strings.TrimSpace(line) == "" || IsProtectedLine(line) {
+			continue
+		}
+		n++
+		a.lines++
+		if strings.IndexByte(line, 0x1b) >= 0 {
+			a.escapes++
+		}
+		if continuationForm(line) {
+			if prev != "" {
+				a.headed[prev]++
+				prev = ""
+			}
+			continue
+		}
+		if len(line) > 4096 {
+			line = line[:4096] // a head is enough
+		}
+		a.heads = append(a.heads, line)
+		prev = lineShape(line)
+		a.shapes[prev]++
+		if isStamped(line) {
+			a.stamped++
+		}
+		if jsonPayloadStart(line) >= 0 {
+			a.json++
+		} else if logfmtPairs(line) >= 3 {
+			a.logfmt++
+		}
+	}
+}
+
+func (a *logAnalysis) layout() LogLayout {
+	l := LogLayout{Analyzed: true}
+	heads := len(a.heads)
+	if heads == 0 {
+		return l
+	}
+	type sc struct {
+		shape string
+		n     int
+	}
+	var all []sc
+	for s, n := range a.shapes {
+		all = append(all, sc{s, n})
+	}
+	slices.SortFunc(all, func(x, y sc) int {
+		if x.n != y.n {
+			return y.n - x.n
+		}
+		return strings.Compare(x.shape, y.shape)
+	})
+	exceptions := 0 // heads of shapes that head stack traces
+	for i, s := range all {
+		// A shape opens records when it is the most frequent, or frequent
+		// (2% of the heads, at least twice) and not mostly over stack
+		// frames. Rare shapes (an exception's name, a stray line) and
+		// exception names continue the record above.
+		frequent := s.n >= 2 && s.n*50 >= heads && a.headed[s.shape]*2 < s.n
+		if (i == 0 || frequent) && len(l.Openers) < maxOpeners {
+			l.Openers = append(l.Openers, s.shape)
+		} else if a.headed[s.shape]*2 >= s.n {
+			exceptions += s.n
+		}
+	}
+	slices.Sort(l.Openers)
+	switch {
+	case a.json*10 >= heads*6:
+		l.Fields = FieldsJSON
+	case a.logfmt*10 >= heads*6:
+		l.Fields = FieldsLogfmt
+	}
+	var openers []string
+	for _, h := range a.heads {
+		if l.opensRecordShape(h) {
+			openers = append(openers, h)
+		}
+	}
+	// Records must make up most of the text's lines, continuations aside.
+	mostly := len(openers)*10 >= (heads-exceptions)*6 && len(openers) >= 2
+	switch {
+	case !mostly:
+	case l.Fields != "":
+		l.Records = true
+	case a.stamped*2 >= heads:
+		l.Records = true
+	case varyingDataColumn(openers):
+		l.Records = true
+	case a.escapes*20 < a.lines && repetitive(openers):
+		l.Records = true
+	}
+	return l
+}
+
+// opensRecord reports whether line opens a record: not a continuation
+// form, and a first token of a record's shape or a known stamp.
+func (l LogLayout) opensRecord(line string) bool {
+	if line == "" || continuationForm(line) || IsProtectedLine(line) || parseFoldMarker(line) > 0 {
+		return false
+	}
+	return l.opensRecordShape(line) || isLogRecord(line)
+}
+
+func (l LogLayout) opensRecordShape(line string) bool {
+	if len(l.Openers) == 0 {
+		return false
+	}
+	var buf [shapeMax]byte
+	s := appendShape(buf[:0], line)
+	for _, o := range l.Openers {
+		if o == string(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// continuationForm reports a line that can only continue a record:
+// indented, a stack frame, a "Caused by:" or "Traceback" header, the
+// "... 12 more" of a Java trace, or a closing bracket.
+func continuationForm(line string) bool {
+	c := line[0]
+	if c == ' ' || c == '\t' || c == '}' || c == ']' || c == ')' {
+		return true
+	}
+	s := line
+	if c == 0x1b {
+		s = line[skipANSI(line, 0):]
+		if s == "" || s[0] == ' ' || s[0] == '\t' {
+			return true
+		}
+	}
+	for _, p := range continuationPrefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	if strings.HasPrefix(s, "... ") && strings.HasSuffix(strings.TrimRight(s, "\r"), " more") {
+		return true
+	}
+	return false
+}
+
+// continuationPrefixes open the lines of stack traces in Java, Python,
+// Go and JavaScript runtimes, which continue the record that logged them.
+var continuationPrefixes = [...]string{
+	"at ", "Caused by: ", "Suppressed: ", "Traceback (most recent call last)",
+	"During handling of the above exception", "The above exception was",
+	"goroutine ", "created by ",
+}
+
+// shapeMax bounds a shape's length: the opening of a token says what it is.
+const shapeMax = 8
+
+// lineShape returns the shape of line's first token (ANSI aside): runs of
+// letters and digits become 'a' (letters only) or 'd' (with a digit, so
+// hex ids and dates alike), a placeholder such as <N> is 'd', and other
+// bytes stay. "2024-03-01" is "d-d-d", "[Sun" is "[a", "web-1" is "a-d".
+func lineShape(line string) string {
+	var buf [shapeMax]byte
+	return string(appendShape(buf[:0], line))
+}
+
+func appendShape(dst []byte, line string) []byte {
+	s := line[skipANSI(line, 0):]
+	for i := 0; i < len(s) && len(dst) < shapeMax; {
+		c := s[i]
+		if c == ' ' || c == '\t' || c == '\r' {
+			break
+		}
+		if c == '<' && isPlaceholderAt(s[i:]) {
+			j := strings.IndexByte(s[i:], '>')
+			dst = append(dst, 'd')
+			i += j + 1
+			continue
+		}
+		if tokClass[c]&(tcLetter|tcDigit) != 0 {
+			digit := false
+			for i < len(s) && tokClass[s[i]]&(tcLetter|tcDigit) != 0 {
+				digit = digit || isDigit(s[i])
+				i++
+			}
+			if digit {
+				dst = append(dst, 'd')
+			} else {
+				dst = append(dst, 'a')
+			}
+			continue
+		}
+		dst = append(dst, c)
+		i++
+	}
+	return dst
+}
+
+// varyingDataColumn reports whether one of the first columns of the
+// record heads holds data (a token with digits, no more letters than
+// digits) on most lines and changes from line to line: a time in any
+// shape, a sequence number, an epoch, a request counter.
+func varyingDataColumn(heads []string) bool {
+	const cols = 6
+	var data, changes [cols]int
+	var prev [cols]string
+	for _, h := range heads {
+		c := 0
+		for tok := range headerColumns(h) {
+			if c >= cols {
+				break
+			}
+			if isDataToken(tok) {
+				data[c]++
+				if tok != prev[c] {
+					changes[c]++
+				}
+			}
+			prev[c] = tok
+			c++
+		}
+	}
+	n := len(heads)
+	for c := range cols {
+		if data[c]*10 >= n*8 && changes[c]*10 >= n*3 {
+			return true
+		}
+	}
+	return false
+}
+
+// headerColumns yields the blank- or '|'-separated fields of a line's
+// head, brackets and quotes trimmed.
+func headerColumns(line string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		s := line[skipANSI(line, 0):]
+		for i := 0; i < len(s); {
+			for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '|') {
+				i++
+			}
+			st := i
+			for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != '|' {
+				i++
+			}
+			if st < i && !yield(strings.Trim(s[st:i], "[]()<>\"',;")) {
+				return
+			}
+		}
+	}
+}
+
+// isDataToken reports a token with digits and no more letters than digits.
+func isDataToken(t string) bool {
+	d, l := 0, 0
+	for i := 0; i < len(t); i++ {
+		switch cl := tokClass[t[i]]; {
+		case cl&tcDigit != 0:
+			d++
+		case cl&tcLetter != 0:
+			l++
+		}
+	}
+	return d > 0 && l <= d
+}
+
+// repetitive reports heads that mostly repeat an earlier head, digits
+// aside: a log without time stamps (at least 20 lines, four in five
+// repeats).
+func repetitive(heads []string) bool {
+	if len(heads) < 20 {
+		return false
+	}
+	seen := make(map[uint64]struct{}, len(heads))
+	repeats := 0
+	for _, h := range heads {
+		k := maskedHash(h)
+		if _, ok := seen[k]; ok {
+			repeats++
+		} else {
+			seen[k] = struct{}{}
+		}
+	}
+	return repeats*5 >= len(heads)*4
+}
+
+// jsonPayloadStart returns where a JSON object that ends the line starts:
+// the whole line, or after a short prefix (a CRI or Compose header), or -1.
+func jsonPayloadStart(line string) int {
+	end := strings.TrimRight(line, " \t\r")
+	if len(end) < 2 || end[len(end)-1] != '}' {
+		return -1
+	}
+	lim := min(len(end), 160)
+	for i := 0; i < lim; i++ {
+		if end[i] == '{' && (i == 0 || end[i-1] == ' ' || end[i-1] == '\t') {
+			if i+1 < len(end) && (end[i+1] == '"' || end[i+1] == ' ' || end[i+1] == '}') {
+				return i
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// logfmtPairs counts the key=value pairs of a logfmt line, up to 8, or
+// returns 0 when a token is not one (plain words are allowed only inside
+// quoted values).
+func logfmtPairs(line string) int {
+	n := 0
+	for i := 0; i < len(line) && n < 8; {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
+			i++
+		}
+		if i >= len(line) {
+			break
+		}
+		k := i
+		for i < len(line) && (isWordByte(line[i]) || line[i] == '.' || line[i] == '-' || line[i] == '@') {
+			i++
+		}
+		if i == k || i >= len(line) || line[i] != '=' {
+			return n
+		}
+		i = logfmtValueEnd(line, i+1)
+		n++
+	}
+	return n
+}
+
+// logfmtValueEnd returns the end of the logfmt value at i: a quoted
+// string with escapes, or up to the next blank.
+func logfmtValueEnd(line string, i int) int {
+	if i < len(line) && line[i] == '"' {
+		for j := i + 1; j < len(line); j++ {
+			switch line[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return len(line)
+	}
+	for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+		i++
+	}
+	return i
+}
+
+// jsonLines reports a text whose first lines (up to 50 non-blank ones)
+// are mostly JSON objects of one line each, at least two: JSON lines.
+func jsonLines(text string) bool {
+	objects, lines := 0, 0
+	for len(text) > 0 && lines < 50 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		lines++
+		if len(line) >= 2 && line[0] == '{' && line[len(line)-1] == '}' {
+			objects++
+		}
+	}
+	return objects >= 2 && objects*10 >= lines*8
+}
