@@ -73,7 +73,12 @@ func Detect(text string) Kind {
 		st.scan(dropPartialLine(text[mid:mid+window]), 150)
 		st.scan(dropPartialLine(text[len(text)-window:]), 150)
 	}
-	return st.kind()
+	k := st.kind()
+	if k == KindProse && st.prose*2 < st.lines && AnalyzeLog(text).Records {
+		// Records with a header of any shape (see AnalyzeLog).
+		return KindLog
+	}
+	return k
 }
 
 // dropPartialLine drops the text up to the first line break, so a window

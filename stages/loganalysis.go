@@ -223,7 +223,7 @@ func (a *logAnalysis) layout() LogLayout {
 		}
 	}
 	// Records must make up most of the text's lines, continuations aside.
-	mostly := len(openers)*10 >= (heads-exceptions)*6 && len(openers) >= 2
+	mostly := len(openers)*10 >= (heads-exceptions)*6 && len(openers) >= 1
 	switch {
 	case !mostly:
 	case l.Fields != "":

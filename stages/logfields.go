@@ -55,25 +55,35 @@ func (l LogLayout) templateTokens(head string, dst []tok) []tok {
 }
 
 // fieldTokens appends the template tokens of a structured record: its
-// prefix as free text, then the keys, the level and the message. ok is
-// false when the line does not parse as the syntax says.
+// prefix as free text, then each field in order: its key, and its value,
+// the level as it is, the message and other values tokenized like free
+// text (so a logger or a caller name stays, and ids, times and numbers
+// are variables). ok is false when the line does not parse as the syntax
+// says.
 func fieldTokens(syntax, line string, dst []tok) (_ []tok, ok bool) {
-	var prefix string
-	var keys uint64 = fnvOffset
-	var level, msg string
-	msgAt := 0
-	hasMsg := false
+	at := len(dst)
 	base := 0 // where the scanned text starts in line
-	visit := func(k, v string, at int) {
+	levelSeen := false
+	visit := func(k, v string, off int) {
+		h := uint64(fnvOffset) ^ 'K'
 		for i := 0; i < len(k); i++ {
-			keys = (keys ^ uint64(k[i])) * fnvPrime
+			h = (h ^ uint64(k[i])) * fnvPrime
 		}
-		keys = (keys ^ ',') * fnvPrime
-		switch {
-		case !hasMsg && isMessageKey(k):
-			msg, msgAt, hasMsg = v, base+at, true
-		case level == "" && isLevelKey(k):
-			level = v
+		dst = append(dst, tok{h: h})
+		if !levelSeen && isLevelKey(k) {
+			levelSeen = true
+			h := uint64(fnvOffset) ^ 'L'
+			for i := 0; i < len(v); i++ {
+				h = (h ^ uint64(lower(v[i]))) * fnvPrime
+			}
+			dst = append(dst, tok{h: h})
+			return
+		}
+		from := len(dst)
+		dst = tokenize(v, dst)
+		for i := from; i < len(dst); i++ {
+			dst[i].start += int32(base + off)
+			dst[i].end += int32(base + off)
 		}
 	}
 	switch syntax {
@@ -82,31 +92,17 @@ func fieldTokens(syntax, line string, dst []tok) (_ []tok, ok bool) {
 		if p < 0 {
 			return dst, false
 		}
-		prefix, base = line[:p], p
+		dst = tokenize(line[:p], dst)
+		base = p
 		if !scanJSONObject(strings.TrimRight(line[p:], " \t\r"), visit) {
-			return dst, false
+			return dst[:at], false
 		}
 	case FieldsLogfmt:
 		if !scanLogfmt(line, visit) {
-			return dst, false
+			return dst[:at], false
 		}
 	default:
 		return dst, false
-	}
-	dst = tokenize(prefix, dst)
-	dst = append(dst, tok{h: keys})
-	h := uint64(fnvOffset) ^ 'L'
-	for i := 0; i < len(level); i++ {
-		h = (h ^ uint64(lower(level[i]))) * fnvPrime
-	}
-	dst = append(dst, tok{h: h})
-	if hasMsg {
-		at := len(dst)
-		dst = tokenize(msg, dst)
-		for i := at; i < len(dst); i++ {
-			dst[i].start += int32(msgAt)
-			dst[i].end += int32(msgAt)
-		}
 	}
 	return dst, true
 }

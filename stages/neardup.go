@@ -280,6 +280,7 @@ func (n neardupNode) records(ctx context.Context, x lineIndex, lay LogLayout) (s
 	seen := make(map[uint64]int, min(nl, 1<<12)) // masked text -> unit id
 	changed := false
 	var toks []uint64
+	var scratch [2][]tok
 	for i := 0; i < nl; i++ {
 		if err := cc.check(); err != nil {
 			return "", err
@@ -307,6 +308,9 @@ func (n neardupNode) records(ctx context.Context, x lineIndex, lay LogLayout) (s
 		if !ok {
 			fp := fingerprint(toks)
 			u = idx.find(fp)
+			if u >= 0 && !sameEvent(x.line(int(lineOf[u])), head, lay, &scratch) {
+				u = -1 // close, but a word that names the event differs
+			}
 			if u < 0 {
 				u = idx.add(fp)
 				lineOf = append(lineOf, int32(i))
@@ -340,6 +344,39 @@ func (n neardupNode) records(ctx context.Context, x lineIndex, lay LogLayout) (s
 		out.add(l)
 	}
 	return out.String(), nil
+}
+
+// sameEvent reports whether two records near in SimHash differ only in
+// values that look like data (a digit, a dot, a slash, an @ inside), so
+// that merging them loses no event: user=guest and user=root stay apart.
+func sameEvent(kept, head string, lay LogLayout, scratch *[2][]tok) bool {
+	kept, _ = splitCount(kept)
+	a := lay.templateTokens(kept, scratch[0][:0])
+	b := lay.templateTokens(head, scratch[1][:0])
+	scratch[0], scratch[1] = a, b
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if tokenID(a[i]) == tokenID(b[i]) {
+			continue
+		}
+		if !dataLike(kept[a[i].start:a[i].end]) || !dataLike(head[b[i].start:b[i].end]) {
+			return false
+		}
+	}
+	return true
+}
+
+// dataLike reports a token that holds a digit or a dot, slash or @ between
+// other bytes: a number, an address, a host, a path.
+func dataLike(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if isDigit(t[i]) || (i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == '/' || t[i] == '@')) {
+			return true
+		}
+	}
+	return false
 }
 
 // simTokens appends the masked token hashes of lines to dst. With all set
