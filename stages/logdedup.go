@@ -307,8 +307,10 @@ func tokenize(line string, dst []tok) []tok {
 		t := line[start:i]
 		var k tok
 		switch {
-		case isCalendarWord(t) || (seen&tcSlash != 0 && len(t) >= 3):
+		case isCalendarWord(t):
 			k = tok{h: fnvOffset, variable: true}
+		case seen&tcSlash != 0 && len(t) >= 3:
+			k = pathShape(t)
 		case seen&tcDigit == 0:
 			k = tok{h: h}
 		case seen&tcLetter == 0:
@@ -322,6 +324,44 @@ func tokenize(line string, dst []tok) []tok {
 		dst = append(dst, k)
 	}
 	return dst
+}
+
+// pathShape hashes a path or URL by its route: the first two segments
+// after the scheme and host, numbers masked. REST routes and file trees
+// name what happened by their leading segments (GET /api/orders/…,
+// /var/log/…); deeper segments are ids and names, variables. A path
+// without two word segments is a variable.
+func pathShape(t string) tok {
+	if i := strings.Index(t, "://"); i >= 0 {
+		t = t[i+3:]
+		if j := strings.IndexByte(t, '/'); j >= 0 {
+			t = t[j:]
+		} else {
+			t = ""
+		}
+	}
+	if i := strings.IndexAny(t, "?#"); i >= 0 {
+		t = t[:i]
+	}
+	h := uint64(fnvOffset) ^ '/'
+	segs, words := 0, 0
+	for seg := range strings.SplitSeq(t, "/") {
+		if seg == "" {
+			continue
+		}
+		if segs++; segs > 2 {
+			break
+		}
+		m := maskToken(seg)
+		if !m.variable && !isCalendarWord(seg) && strings.IndexFunc(seg, func(r rune) bool { return r >= '0' && r <= '9' }) < 0 {
+			words++
+		}
+		h = (h ^ m.h) * fnvPrime
+	}
+	if words < 2 {
+		return tok{h: fnvOffset, variable: true}
+	}
+	return tok{h: h | 2}
 }
 
 // maskToken hashes a token that holds a digit, with its numbers masked:
@@ -651,7 +691,7 @@ func (t *templates) variesWidely(b []int, p int) bool {
 			continue
 		}
 		seen++
-		if v := g.head[toks[p].start:toks[p].end]; strings.ContainsAny(v, ".@/") {
+		if v := g.head[toks[p].start:toks[p].end]; strings.ContainsAny(v, ".@") && !strings.Contains(v, "/") {
 			data++
 		}
 	}

@@ -281,9 +281,40 @@ func syntheticLog(size int) string {
 
 // maskTokenReference masks one token the straightforward way, to check
 // tokenize against.
-func maskTokenReference(t string) tok {
-	if isCalendarWord(t) || (len(t) >= 3 && strings.IndexByte(t, '/') >= 0) {
+// pathShapeReference is pathShape written plainly: two leading word
+// segments after any scheme and host make a route, else a variable.
+func pathShapeReference(t string) tok {
+	if _, rest, ok := strings.Cut(t, "://"); ok {
+		_, t, _ = strings.Cut(rest, "/")
+		if t != "" || strings.Contains(rest, "/") {
+			t = "/" + t
+		}
+	}
+	t, _, _ = strings.Cut(t, "?")
+	t, _, _ = strings.Cut(t, "#")
+	var segs []string
+	for _, s := range strings.Split(t, "/") {
+		if s != "" {
+			segs = append(segs, s)
+		}
+	}
+	if len(segs) < 2 || strings.ContainsAny(segs[0]+segs[1], "0123456789") ||
+		maskTokenReference(segs[0]).variable || maskTokenReference(segs[1]).variable {
 		return tok{h: fnvOffset, variable: true}
+	}
+	h := uint64(fnvOffset) ^ '/'
+	for _, s := range segs[:2] {
+		h = (h ^ maskTokenReference(s).h) * fnvPrime
+	}
+	return tok{h: h | 2}
+}
+
+func maskTokenReference(t string) tok {
+	if isCalendarWord(t) {
+		return tok{h: fnvOffset, variable: true}
+	}
+	if len(t) >= 3 && strings.IndexByte(t, '/') >= 0 {
+		return pathShapeReference(t)
 	}
 	h := uint64(fnvOffset)
 	digits, run, word := 0, 0, 0

@@ -368,11 +368,15 @@ func sameEvent(kept, head string, lay LogLayout, scratch *[2][]tok) bool {
 	return true
 }
 
-// dataLike reports a token that holds a digit or a dot, slash or @ between
-// other bytes: a number, an address, a host, a path.
+// dataLike reports a token that holds a digit or a dot or @ between other
+// bytes: a number, an address, a host. A path is not: its route names
+// what happened (see pathShape).
 func dataLike(t string) bool {
+	if strings.IndexByte(t, '/') >= 0 {
+		return false
+	}
 	for i := 0; i < len(t); i++ {
-		if isDigit(t[i]) || (i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == '/' || t[i] == '@')) {
+		if isDigit(t[i]) || (i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == '@')) {
 			return true
 		}
 	}
