@@ -199,6 +199,33 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (str
 		return "", false, err
 	}
 	merged := t.mergeVariants()
+	// Say what varies among the records a representative stands for.
+	nev := make([]int32, len(t.groups)) // events per template
+	for _, e := range events {
+		nev[t.find(int(e.group))]++
+	}
+	sums := map[int]*groupSummary{}
+	for _, e := range events {
+		if err := cc.check(); err != nil {
+			return "", false, err
+		}
+		root := t.find(int(e.group))
+		g := &t.groups[root]
+		if nev[root] < 2 || g.toks == nil {
+			continue
+		}
+		head, _ := splitCount(x.line(int(e.start)))
+		toks = lay.templateTokens(head, toks[:0])
+		if len(toks) != len(g.toks) {
+			continue
+		}
+		sum := sums[root]
+		if sum == nil {
+			sum = newGroupSummary(head, toks, g.toks)
+			sums[root] = sum
+		}
+		sum.add(head, toks)
+	}
 	w := newLineWriter(len(t.groups)*128 + 1024)
 	done := 0 // lines written or skipped so far
 	for ei, e := range events {
@@ -212,10 +239,18 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (str
 			continue
 		}
 		head, _ := splitCount(x.line(start))
-		if t.groups[root].count >= 1e12 {
+		count := t.groups[root].count
+		if count >= 1e12 {
 			merged = true // splitCount reads 12 digits at most
 		}
-		w.add(withCount(head, t.groups[root].count))
+		switch sum := sums[root]; {
+		case nev[root] == 1:
+			w.add(x.line(start)) // alone: as it was, its summary included
+		case sum != nil:
+			w.add(head + sum.suffix(count))
+		default:
+			w.add(withCount(head, count))
+		}
 		if start+1 < end {
 			w.add(x.span(start+1, end))
 		}
@@ -317,6 +352,9 @@ func tokenize(line string, dst []tok) []tok {
 			// Numbers and punctuation only (dates, times, addresses): a
 			// variable, whose hash no one reads (see tokenID).
 			k = tok{h: fnvOffset, variable: true}
+		case isHexID(t):
+			// A UUID or a dashed hex id, whatever letters it spells.
+			k = tok{h: fnvOffset, variable: true}
 		default:
 			k = maskToken(t)
 		}
@@ -324,6 +362,27 @@ func tokenize(line string, dst []tok) []tok {
 		dst = append(dst, k)
 	}
 	return dst
+}
+
+// isHexID reports a token of hex digits and dashes with at least eight
+// hex digits, a digit and a dash among them: a UUID, a trace or a
+// request id.
+func isHexID(t string) bool {
+	hex, digit, dash := 0, false, false
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case isDigit(c):
+			hex++
+			digit = true
+		case isHexDigit(c):
+			hex++
+		case c == '-':
+			dash = true
+		default:
+			return false
+		}
+	}
+	return hex >= 8 && digit && dash
 }
 
 // pathShape hashes a path or URL by its route: the first two segments

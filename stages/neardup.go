@@ -338,8 +338,11 @@ func (n neardupNode) records(ctx context.Context, x lineIndex, lay LogLayout) (s
 			u++
 		}
 		if u < len(lineOf) && int(lineOf[u]) == i && count[u] > 1 {
-			head, _ := splitCount(l)
-			l = withCount(head, count[u])
+			// A line that took in others gets their count; its summary,
+			// if any, no longer covers them and goes.
+			if head, w := splitCount(l); w != count[u] {
+				l = withCount(head, count[u])
+			}
 		}
 		out.add(l)
 	}

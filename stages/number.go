@@ -40,6 +40,7 @@ type numberNode struct{ opt NumberNormalizeOptions }
 // records of a log of records only, where numbers are mostly ids and
 // counters; free output such as build steps, stack traces and test
 // failures keeps its versions, line numbers and expected/actual values.
+// A record whose template is seen once or twice keeps its full line.
 // What carries a fact stays whole: time stamps in any shape (a reader
 // wants the time of the first occurrence), IP addresses, dotted versions,
 // grouped numbers such as 1440,900 and UUIDs; so do the lines keywords
@@ -62,6 +63,13 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		}
 	}
 	text := in.Text
+	var rare rareTemplates
+	if in.Kind == KindLog {
+		var err error
+		if rare, err = countTemplates(ctx, text, lay); err != nil {
+			return Outcome{}, err
+		}
+	}
 	var out, scratch []byte // out stays nil until a line changes
 	cc := canceled{ctx: ctx}
 	for start := 0; start < len(text); {
@@ -78,7 +86,9 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		next := min(end+1, len(text))
 		// A count that log_dedup appended is a fact, not a value.
 		head, _ := splitCount(line)
-		if (in.Kind != KindLog || lay.opensRecord(line)) && lineSignal(head) == 0 {
+		// A rare record (its template seen once or twice) keeps its full line.
+		rewrite := in.Kind != KindLog || (lay.opensRecord(line) && !rare.has(head, lay))
+		if rewrite && lineSignal(head) == 0 {
 			if out == nil {
 				var ok bool
 				if scratch, ok = n.normalize(scratch[:0], head); ok {
@@ -103,6 +113,43 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		return skip(in, "no numbers to normalize"), nil
 	}
 	return done(string(out)), nil
+}
+
+// rareTemplates counts the records of each template of a log (their
+// weights: a line with a count stands for that many).
+type rareTemplates struct {
+	counts map[uint64]int
+	toks   []tok
+}
+
+func countTemplates(ctx context.Context, text string, lay LogLayout) (rareTemplates, error) {
+	r := rareTemplates{counts: map[uint64]int{}}
+	cc := canceled{ctx: ctx}
+	for line := range strings.SplitSeq(text, "\n") {
+		if err := cc.check(); err != nil {
+			return r, err
+		}
+		if !lay.opensRecord(line) {
+			continue
+		}
+		head, w := splitCount(line)
+		r.counts[r.key(head, lay)] += w
+	}
+	return r, nil
+}
+
+func (r *rareTemplates) key(head string, lay LogLayout) uint64 {
+	r.toks = lay.templateTokens(head, r.toks[:0])
+	k := uint64(fnvOffset) ^ uint64(len(r.toks))
+	for _, t := range r.toks {
+		k = (k ^ tokenID(t)) * fnvPrime
+	}
+	return k
+}
+
+// has reports a record whose template stands for two records or fewer.
+func (r *rareTemplates) has(head string, lay LogLayout) bool {
+	return r.counts != nil && r.counts[r.key(head, lay)] <= 2
 }
 
 // normalize appends text to dst with its numbers replaced. When none is,

@@ -331,8 +331,9 @@ const (
 	countClose = "]"
 )
 
-// splitCount splits a trailing count suffix off line. It returns the line
-// without it and the count (1 when there is none).
+// splitCount splits a trailing count suffix off line, with the summary
+// that may follow the count (" [×57; …]"). It returns the line without it
+// and the count (1 when there is none).
 func splitCount(line string) (string, int) {
 	if !strings.HasSuffix(line, countClose) {
 		return line, 1
@@ -342,6 +343,12 @@ func splitCount(line string) (string, int) {
 		return line, 1
 	}
 	digits := line[i+len(countOpen) : len(line)-len(countClose)]
+	if j := strings.IndexByte(digits, ';'); j >= 0 {
+		if strings.IndexByte(digits[j:], ']') >= 0 {
+			return line, 1 // a bracket inside: not a summary of ours
+		}
+		digits = digits[:j]
+	}
 	if digits == "" || len(digits) > 12 || digitRun(digits, 0) != len(digits) {
 		return line, 1
 	}
