@@ -74,7 +74,7 @@ func Detect(text string) Kind {
 		st.scan(dropPartialLine(text[len(text)-window:]), 150)
 	}
 	k := st.kind()
-	if k == KindProse && st.prose*2 < st.lines && AnalyzeLog(text).Records {
+	if k == KindProse && AnalyzeLog(text).Records {
 		// Records with a header of any shape (see AnalyzeLog).
 		return KindLog
 	}

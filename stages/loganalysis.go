@@ -107,7 +107,7 @@ const analysisLines = 3000
 // It is a pure function of the text, linear in its length.
 func AnalyzeLog(text string) LogLayout {
 	var a logAnalysis
-	a.shapes, a.headed = map[string]int{}, map[string]int{}
+	a.shapes, a.headed = map[shapeKey]int{}, map[shapeKey]int{}
 	const window = 96 << 10
 	if len(text) <= 3*window {
 		a.scan(text, analysisLines)
@@ -122,12 +122,14 @@ func AnalyzeLog(text string) LogLayout {
 
 // logAnalysis gathers the statistics of the sampled lines.
 type logAnalysis struct {
-	lines  int // non-blank lines
-	heads  []string
-	shapes map[string]int
+	lines int // non-blank lines
+	heads []string
+	// headShapes are the shapes of heads, in order.
+	headShapes []shapeKey
+	shapes     map[shapeKey]int
 	// headed counts, per shape, the heads followed by a continuation
 	// form: an exception's name over its frames, not a record.
-	headed  map[string]int
+	headed  map[shapeKey]int
 	stamped int // lines a known time stamp opens
 	json    int // lines holding one JSON object, maybe after a prefix
 	logfmt  int // lines of key=value pairs
@@ -135,7 +137,7 @@ type logAnalysis struct {
 }
 
 func (a *logAnalysis) scan(s string, max int) {
-	prev := "" // the shape of the line before, when it was a head
+	var prev shapeKey // the shape of the line before, when it was a head
 	for n := 0; len(s) > 0 && n < max; {
 		line := s
 		if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -153,9 +155,9 @@ func (a *logAnalysis) scan(s string, max int) {
 			a.escapes++
 		}
 		if continuationForm(line) {
-			if prev != "" {
+			if prev.n > 0 {
 				a.headed[prev]++
-				prev = ""
+				prev = shapeKey{}
 			}
 			continue
 		}
@@ -163,7 +165,8 @@ func (a *logAnalysis) scan(s string, max int) {
 			line = line[:4096] // a head is enough
 		}
 		a.heads = append(a.heads, line)
-		prev = lineShape(line)
+		prev = shapeOf(line)
+		a.headShapes = append(a.headShapes, prev)
 		a.shapes[prev]++
 		if isStamped(line) {
 			a.stamped++
@@ -183,12 +186,13 @@ func (a *logAnalysis) layout() LogLayout {
 		return l
 	}
 	type sc struct {
+		key   shapeKey
 		shape string
 		n     int
 	}
 	var all []sc
-	for s, n := range a.shapes {
-		all = append(all, sc{s, n})
+	for k, n := range a.shapes {
+		all = append(all, sc{k, string(k.b[:k.n]), n})
 	}
 	slices.SortFunc(all, func(x, y sc) int {
 		if x.n != y.n {
@@ -202,10 +206,10 @@ func (a *logAnalysis) layout() LogLayout {
 		// (2% of the heads, at least twice) and not mostly over stack
 		// frames. Rare shapes (an exception's name, a stray line) and
 		// exception names continue the record above.
-		frequent := s.n >= 2 && s.n*50 >= heads && a.headed[s.shape]*2 < s.n
+		frequent := s.n >= 2 && s.n*50 >= heads && a.headed[s.key]*2 < s.n
 		if (i == 0 || frequent) && len(l.Openers) < maxOpeners {
 			l.Openers = append(l.Openers, s.shape)
-		} else if a.headed[s.shape]*2 >= s.n {
+		} else if a.headed[s.key]*2 >= s.n {
 			exceptions += s.n
 		}
 	}
@@ -216,9 +220,15 @@ func (a *logAnalysis) layout() LogLayout {
 	case a.logfmt*10 >= heads*6:
 		l.Fields = FieldsLogfmt
 	}
+	isOpener := map[shapeKey]bool{}
+	for _, s := range all {
+		if slices.Contains(l.Openers, s.shape) {
+			isOpener[s.key] = true
+		}
+	}
 	var openers []string
-	for _, h := range a.heads {
-		if l.opensRecordShape(h) {
+	for i, h := range a.heads {
+		if isOpener[a.headShapes[i]] {
 			openers = append(openers, h)
 		}
 	}
@@ -297,6 +307,18 @@ var continuationPrefixes = [...]string{
 
 // shapeMax bounds a shape's length: the opening of a token says what it is.
 const shapeMax = 8
+
+// shapeKey is a shape held by value, for counting without allocating.
+type shapeKey struct {
+	b [shapeMax]byte
+	n uint8
+}
+
+func shapeOf(line string) shapeKey {
+	var k shapeKey
+	k.n = uint8(len(appendShape(k.b[:0], line)))
+	return k
+}
 
 // lineShape returns the shape of line's first token (ANSI aside): runs of
 // letters and digits become 'a' (letters only) or 'd' (with a digit, so
@@ -385,11 +407,28 @@ func headerColumns(line string) func(func(string) bool) {
 			for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != '|' {
 				i++
 			}
-			if st < i && !yield(strings.Trim(s[st:i], "[]()<>\"',;")) {
+			for st < i && trimmedByte(s[st]) {
+				st++
+			}
+			e := i
+			for e > st && trimmedByte(s[e-1]) {
+				e--
+			}
+			if st < e && !yield(s[st:e]) {
 				return
 			}
 		}
 	}
+}
+
+// trimmedByte reports the brackets, quotes and separators trimmed off a
+// header column.
+func trimmedByte(c byte) bool {
+	switch c {
+	case '[', ']', '(', ')', '<', '>', '"', '\'', ',', ';':
+		return true
+	}
+	return false
 }
 
 // isDataToken reports a token with digits and no more letters than digits.
@@ -408,7 +447,7 @@ func isDataToken(t string) bool {
 
 // repetitive reports heads that mostly repeat an earlier head, digits
 // aside: a log without time stamps (at least 20 lines, four in five
-// repeats).
+// repeats, three templates or more).
 func repetitive(heads []string) bool {
 	if len(heads) < 20 {
 		return false
@@ -423,7 +462,9 @@ func repetitive(heads []string) bool {
 			seen[k] = struct{}{}
 		}
 	}
-	return repeats*5 >= len(heads)*4
+	// Three templates at least: one sentence said over and over is prose
+	// (dedup's), not a log.
+	return repeats*5 >= len(heads)*4 && len(seen) >= 3
 }
 
 // jsonPayloadStart returns where a JSON object that ends the line starts:

@@ -168,19 +168,24 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (str
 	t := newTemplates(n.opt, lay)
 	var toks []tok
 	nl := x.len()
+	// opens[i]: line i opens a record; each line is asked once.
+	opens := make([]bool, nl)
+	for i := range opens {
+		opens[i] = lay.opensRecord(x.line(i))
+	}
 	for i := 0; i < nl; {
 		if err := cc.check(); err != nil {
 			return "", false, err
 		}
 		line := x.line(i)
-		if !lay.opensRecord(line) {
+		if !opens[i] {
 			i++
 			continue
 		}
 		end := i + 1
 		for end < nl {
 			l := x.line(end)
-			if l == "" || lay.opensRecord(l) || IsProtectedLine(l) {
+			if l == "" || opens[end] || IsProtectedLine(l) {
 				break
 			}
 			end++
@@ -200,32 +205,7 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (str
 	}
 	merged := t.mergeVariants()
 	// Say what varies among the records a representative stands for.
-	nev := make([]int32, len(t.groups)) // events per template
-	for _, e := range events {
-		nev[t.find(int(e.group))]++
-	}
-	sums := map[int]*groupSummary{}
-	for _, e := range events {
-		if err := cc.check(); err != nil {
-			return "", false, err
-		}
-		root := t.find(int(e.group))
-		g := &t.groups[root]
-		if nev[root] < 2 || g.toks == nil {
-			continue
-		}
-		head, _ := splitCount(x.line(int(e.start)))
-		toks = lay.templateTokens(head, toks[:0])
-		if len(toks) != len(g.toks) {
-			continue
-		}
-		sum := sums[root]
-		if sum == nil {
-			sum = newGroupSummary(head, toks, g.toks)
-			sums[root] = sum
-		}
-		sum.add(head, toks)
-	}
+	sums := t.summaries()
 	w := newLineWriter(len(t.groups)*128 + 1024)
 	done := 0 // lines written or skipped so far
 	for ei, e := range events {
@@ -244,7 +224,7 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (str
 			merged = true // splitCount reads 12 digits at most
 		}
 		switch sum := sums[root]; {
-		case nev[root] == 1:
+		case t.groups[root].events == 1 && sum == nil:
 			w.add(x.line(start)) // alone: as it was, its summary included
 		case sum != nil:
 			w.add(head + sum.suffix(count))
@@ -583,6 +563,12 @@ type tgroup struct {
 	sum    uint64   // sum of mix(position, token id)
 	first  int      // event index of the first instance
 	head   string   // the first instance's head line
+	events int      // records seen (lines, not weights)
+	last   int      // event index of the last instance
+	// lastHead is the last instance's head line; summary follows the
+	// variable slots of a template seen more than once.
+	lastHead string
+	summary  *groupSummary
 	count  int
 	parent int
 }
@@ -609,10 +595,27 @@ func (t *templates) add(toks []tok, cont uint64, ev, weight int, head string) in
 		key = (key ^ tokenID(x)) * fnvPrime
 	}
 	if g, ok := t.byKey[key]; ok {
-		t.groups[g].count += weight
+		gr := &t.groups[g]
+		gr.count += weight
+		gr.events++
+		gr.last, gr.lastHead = ev, head
+		if gr.toks != nil && len(toks) == len(gr.toks) {
+			if gr.summary == nil {
+				// The second record: follow the slots from the first.
+				first := t.lay.templateTokens(gr.head, nil)
+				if len(first) == len(gr.toks) {
+					gr.summary = newGroupSummary(gr.head, first, gr.toks)
+					gr.summary.add(gr.head, first)
+				}
+			}
+			if gr.summary != nil {
+				gr.summary.add(head, toks)
+			}
+		}
 		return g
 	}
-	g := tgroup{cont: cont, first: ev, head: head, count: weight, parent: len(t.groups)}
+	g := tgroup{cont: cont, first: ev, head: head, count: weight, parent: len(t.groups),
+		events: 1, last: ev, lastHead: head}
 	if len(toks) <= maxTemplateTokens {
 		g.toks = make([]uint64, len(toks))
 		for i, x := range toks {
@@ -623,6 +626,60 @@ func (t *templates) add(toks []tok, cont uint64, ev, weight int, head string) in
 	t.groups = append(t.groups, g)
 	t.byKey[key] = len(t.groups) - 1
 	return len(t.groups) - 1
+}
+
+// summaries returns the summary of every template that stands for more
+// than one record, by root group. Merged groups add what they counted,
+// and a merged position (one word per group) becomes a slot of its own.
+func (t *templates) summaries() map[int]*groupSummary {
+	kids := map[int][]int{}
+	for i := range t.groups {
+		if r := t.find(i); r != i {
+			kids[r] = append(kids[r], i)
+		}
+	}
+	out := map[int]*groupSummary{}
+	for i := range t.groups {
+		g := &t.groups[i]
+		if g.parent != i || g.toks == nil {
+			continue
+		}
+		k := kids[i]
+		if len(k) == 0 {
+			if g.summary != nil {
+				g.summary.first, _ = clockIn(g.head)
+				g.summary.last, _ = clockIn(g.lastHead)
+				out[i] = g.summary
+			}
+			continue
+		}
+		rootToks := t.lay.templateTokens(g.head, nil)
+		if len(rootToks) != len(g.toks) {
+			continue
+		}
+		s := newGroupSummary(g.head, rootToks, g.toks)
+		last, lastHead := g.last, g.lastHead
+		var toks []tok
+		for _, j := range append([]int{i}, k...) {
+			m := &t.groups[j]
+			toks = t.lay.templateTokens(m.head, toks[:0])
+			if len(toks) != len(g.toks) {
+				continue
+			}
+			if m.summary != nil {
+				s.mergeFrom(m.summary)
+				s.addWildcards(m.head, toks, g.toks)
+			} else {
+				s.add(m.head, toks)
+			}
+			if m.last > last {
+				last, lastHead = m.last, m.lastHead
+			}
+		}
+		s.last, _ = clockIn(lastHead)
+		out[i] = s
+	}
+	return out
 }
 
 func (t *templates) find(g int) int {

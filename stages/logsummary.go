@@ -14,7 +14,7 @@ import (
 
 const (
 	summarySlots      = 1    // variable slots a summary describes
-	summaryCandidates = 4    // variable slots followed to pick them
+	summaryCandidates = 3    // variable slots followed to pick them
 	summaryDistinct   = 1000 // distinct values counted exactly; beyond, "1000+"
 	summaryValueMax   = 12   // bytes of an example value shown
 )
@@ -111,43 +111,75 @@ func isPlainName(w string) bool {
 
 // add counts one record of the template.
 func (s *groupSummary) add(head string, toks []tok) {
-	if c, _ := clockIn(head); c != "" {
-		s.last = c
-	}
 	for i := range s.slots {
 		sl := &s.slots[i]
-		if sl.pos >= len(toks) {
-			continue
+		if sl.pos < len(toks) {
+			sl.add(head[toks[sl.pos].start:toks[sl.pos].end])
 		}
-		v := head[toks[sl.pos].start:toks[sl.pos].end]
-		if len(sl.distinct) < summaryDistinct {
-			if _, ok := sl.distinct[v]; !ok {
-				sl.distinct[v] = struct{}{}
-				for k := range sl.ex {
-					if sl.ex[k] == "" {
-						sl.ex[k] = v
-						break
-					}
-				}
-			}
+	}
+}
+
+// addWildcards counts the values a record holds at the merged positions
+// of the template (ids: the root's token ids).
+func (s *groupSummary) addWildcards(head string, toks []tok, ids []uint64) {
+	for i := range s.slots {
+		sl := &s.slots[i]
+		if sl.pos < len(toks) && ids[sl.pos] == wildcard {
+			sl.add(head[toks[sl.pos].start:toks[sl.pos].end])
 		}
-		if sl.numeric {
-			f, unit, err := quantity(v)
-			if sl.minS == "" {
-				sl.unit = unit
+	}
+}
+
+// mergeFrom adds the values another group of the same template counted.
+func (s *groupSummary) mergeFrom(o *groupSummary) {
+	for i := range s.slots {
+		sl := &s.slots[i]
+		for j := range o.slots {
+			if o.slots[j].pos != sl.pos {
+				continue
 			}
-			switch {
-			case err != nil || unit != sl.unit:
+			for v := range o.slots[j].distinct {
+				sl.add(v)
+			}
+			if o.slots[j].numeric && o.slots[j].minS != "" {
+				sl.add(o.slots[j].minS)
+				sl.add(o.slots[j].maxS)
+			} else {
 				sl.numeric = false
-			case sl.minS == "" || f < sl.min:
-				sl.min, sl.minS = f, v
-				if sl.maxS == "" {
-					sl.max, sl.maxS = f, v
-				}
-			case f > sl.max:
-				sl.max, sl.maxS = f, v
 			}
 		}
+	}
+}
+
+// add counts one value of the slot.
+func (sl *slotStat) add(v string) {
+	if len(sl.distinct) < summaryDistinct {
+		if _, ok := sl.distinct[v]; !ok {
+			sl.distinct[v] = struct{}{}
+			for k := range sl.ex {
+				if sl.ex[k] == "" {
+					sl.ex[k] = v
+					break
+				}
+			}
+		}
+	}
+	if !sl.numeric {
+		return
+	}
+	f, unit, err := quantity(v)
+	if sl.minS == "" {
+		sl.unit = unit
+	}
+	switch {
+	case err != nil || unit != sl.unit:
+		sl.numeric = false
+	case sl.minS == "":
+		sl.min, sl.minS, sl.max, sl.maxS = f, v, f, v
+	case f < sl.min:
+		sl.min, sl.minS = f, v
+	case f > sl.max:
+		sl.max, sl.maxS = f, v
 	}
 }
 

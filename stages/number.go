@@ -87,7 +87,7 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		// A count that log_dedup appended is a fact, not a value.
 		head, _ := splitCount(line)
 		// A rare record (its template seen once or twice) keeps its full line.
-		rewrite := in.Kind != KindLog || (lay.opensRecord(line) && !rare.has(head, lay))
+		rewrite := in.Kind != KindLog || (lay.opensRecord(line) && !rare.nextIsRare())
 		if rewrite && lineSignal(head) == 0 {
 			if out == nil {
 				var ok bool
@@ -116,15 +116,18 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 }
 
 // rareTemplates counts the records of each template of a log (their
-// weights: a line with a count stands for that many).
+// weights: a line with a count stands for that many), and remembers each
+// record line's template, in order.
 type rareTemplates struct {
 	counts map[uint64]int
-	toks   []tok
+	keys   []uint64 // the template of each record line, in order
+	next   int
 }
 
 func countTemplates(ctx context.Context, text string, lay LogLayout) (rareTemplates, error) {
 	r := rareTemplates{counts: map[uint64]int{}}
 	cc := canceled{ctx: ctx}
+	var toks []tok
 	for line := range strings.SplitSeq(text, "\n") {
 		if err := cc.check(); err != nil {
 			return r, err
@@ -133,23 +136,25 @@ func countTemplates(ctx context.Context, text string, lay LogLayout) (rareTempla
 			continue
 		}
 		head, w := splitCount(line)
-		r.counts[r.key(head, lay)] += w
+		toks = lay.templateTokens(head, toks[:0])
+		k := uint64(fnvOffset) ^ uint64(len(toks))
+		for _, t := range toks {
+			k = (k ^ tokenID(t)) * fnvPrime
+		}
+		r.counts[k] += w
+		r.keys = append(r.keys, k)
 	}
 	return r, nil
 }
 
-func (r *rareTemplates) key(head string, lay LogLayout) uint64 {
-	r.toks = lay.templateTokens(head, r.toks[:0])
-	k := uint64(fnvOffset) ^ uint64(len(r.toks))
-	for _, t := range r.toks {
-		k = (k ^ tokenID(t)) * fnvPrime
+// nextIsRare reports whether the next record line (in text order) has a
+// template that stands for two records or fewer.
+func (r *rareTemplates) nextIsRare() bool {
+	if r.next >= len(r.keys) {
+		return false
 	}
-	return k
-}
-
-// has reports a record whose template stands for two records or fewer.
-func (r *rareTemplates) has(head string, lay LogLayout) bool {
-	return r.counts != nil && r.counts[r.key(head, lay)] <= 2
+	r.next++
+	return r.counts[r.keys[r.next-1]] <= 2
 }
 
 // normalize appends text to dst with its numbers replaced. When none is,
