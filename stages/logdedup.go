@@ -569,8 +569,8 @@ type tgroup struct {
 	// variable slots of a template seen more than once.
 	lastHead string
 	summary  *groupSummary
-	count  int
-	parent int
+	count    int
+	parent   int
 }
 
 // maxTemplateTokens bounds the tokens a line may have to take part in
