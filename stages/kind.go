@@ -74,9 +74,12 @@ func Detect(text string) Kind {
 		st.scan(dropPartialLine(text[len(text)-window:]), 150)
 	}
 	k := st.kind()
-	if k == KindProse && AnalyzeLog(text).Records {
-		// Records with a header of any shape (see AnalyzeLog).
-		return KindLog
+	if k == KindProse && st.prose*2 < st.lines {
+		// Records with a header of any shape (see AnalyzeLog); repetition
+		// alone does not make prose or a chat a log.
+		if l := AnalyzeLog(text); l.Records && !l.byRepeats {
+			return KindLog
+		}
 	}
 	return k
 }

@@ -22,6 +22,9 @@ type LogLayout struct {
 	// Fields names the field syntax of the records: FieldsJSON, FieldsLogfmt
 	// or "" for free text.
 	Fields string
+	// byRepeats: Records rests on repetition alone (no stamp, no data
+	// column, no fields); Detect does not turn prose into a log on it.
+	byRepeats bool
 	// Openers are the shapes (see lineShape) of the first token of the
 	// lines that open a record; other lines continue the record above.
 	Openers []string
@@ -243,7 +246,7 @@ func (a *logAnalysis) layout() LogLayout {
 	case varyingDataColumn(openers):
 		l.Records = true
 	case a.escapes*20 < a.lines && repetitive(openers):
-		l.Records = true
+		l.Records, l.byRepeats = true, true
 	}
 	return l
 }

@@ -29,7 +29,7 @@ func headerVariants() map[string]func(i int, msg string) string {
 			return fmt.Sprintf("web-1  | %02d:%02d:%02d %s", i/3600, i/60%60, i%60, m)
 		},
 		"kubectl": func(i int, m string) string { return fmt.Sprintf("[pod/api-7f9c/app] %05d %s", i, m) },
-		"nostamp": func(i int, m string) string { return "[api] " + m },
+		"nostamp": func(i int, m string) string { return fmt.Sprintf("[api] worker=%d %s", i%4, m) },
 		"ansi": func(i int, m string) string {
 			return fmt.Sprintf("\x1b[2m%02d:%02d:%02d\x1b[0m %s", i/3600, i/60%60, i%60, m)
 		},

@@ -384,13 +384,17 @@ func pathShape(t string) tok {
 	}
 	h := uint64(fnvOffset) ^ '/'
 	segs, words := 0, 0
-	for seg := range strings.SplitSeq(t, "/") {
+	for len(t) > 0 && segs < 2 {
+		seg := t
+		if i := strings.IndexByte(t, '/'); i >= 0 {
+			seg, t = t[:i], t[i+1:]
+		} else {
+			t = ""
+		}
 		if seg == "" {
 			continue
 		}
-		if segs++; segs > 2 {
-			break
-		}
+		segs++
 		m := maskToken(seg)
 		if !m.variable && !isCalendarWord(seg) && strings.IndexFunc(seg, func(r rune) bool { return r >= '0' && r <= '9' }) < 0 {
 			words++
