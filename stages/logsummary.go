@@ -167,6 +167,10 @@ func (sl *slotStat) add(v string) {
 	if !sl.numeric {
 		return
 	}
+	if v == "" || (!isDigit(v[0]) && v[0] != '-' && v[0] != '.') {
+		sl.numeric = false
+		return
+	}
 	f, unit, err := quantity(v)
 	if sl.minS == "" {
 		sl.unit = unit
