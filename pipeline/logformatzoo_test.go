@@ -230,6 +230,14 @@ var zooFormats = []zooFormat{
 		}
 		return []string{fmt.Sprintf(`%s - - [%s] "GET %s HTTP/1.1" %d %d "-" "Mozilla/5.0 (X11; Linux x86_64)"`, zIP(rand.New(rand.NewPCG(uint64(e.seq), 1))), e.at.Format("02/Jan/2006:15:04:05 -0700"), path, status, 200+e.seq%5000)}
 	}},
+	{name: "kubectl --prefix", render: func(e zooEvent) []string {
+		pod := fmt.Sprintf("[pod/api-7f9c4d-%c%c%c%c%c/app]", 'a'+e.seq%3, 'k'+e.seq%3, 'q', 'z'-e.seq%3, 'b')
+		return withTrace(e, fmt.Sprintf("%s %s %s %s", pod, e.at.Format(time.RFC3339Nano), e.level(), e.message()), goTrace)
+	}},
+	{name: "nginx error", render: func(e zooEvent) []string {
+		lv := map[string]string{"DEBUG": "debug", "INFO": "notice", "WARN": "warn", "ERROR": "error", "FATAL": "crit"}[e.level()]
+		return []string{fmt.Sprintf(`%s [%s] %d#%d: *%d %s, client: 10.0.0.%d, server: api.example.com`, e.at.Format("2006/01/02 15:04:05"), lv, 31+e.seq%4, 0, 1000+e.seq, e.message(), e.seq%250)}
+	}},
 	{name: "no timestamp", render: func(e zooEvent) []string {
 		return withTrace(e, fmt.Sprintf("[%s] %s", strings.ToLower(e.level()), e.message()), pythonTrace)
 	}},
