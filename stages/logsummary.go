@@ -245,6 +245,13 @@ func quantity(v string) (float64, string, error) {
 	if e == 0 || e < len(v)-3 {
 		return 0, "", strconv.ErrSyntax
 	}
+	if e <= 15 && digitRun(v, 0) == e {
+		n := 0 // most values are plain integers: no float parse
+		for i := 0; i < e; i++ {
+			n = n*10 + int(v[i]-'0')
+		}
+		return float64(n), v[e:], nil
+	}
 	f, err := strconv.ParseFloat(v[:e], 64)
 	return f, v[e:], err
 }
