@@ -25,7 +25,7 @@ type LogLayout struct {
 	// byRepeats: Records rests on repetition alone (no stamp, no data
 	// column, no fields); Detect does not turn prose into a log on it.
 	byRepeats bool
-	// Openers are the shapes (see lineShape) of the first token of the
+	// Openers are the shapes (see appendShape) of the first token of the
 	// lines that open a record; other lines continue the record above.
 	Openers []string
 }
@@ -323,15 +323,10 @@ func shapeOf(line string) shapeKey {
 	return k
 }
 
-// lineShape returns the shape of line's first token (ANSI aside): runs of
+// appendShape appends the shape of line's first token (ANSI aside): runs of
 // letters and digits become 'a' (letters only) or 'd' (with a digit, so
 // hex ids and dates alike), a placeholder such as <N> is 'd', and other
 // bytes stay. "2024-03-01" is "d-d-d", "[Sun" is "[a", "web-1" is "a-d".
-func lineShape(line string) string {
-	var buf [shapeMax]byte
-	return string(appendShape(buf[:0], line))
-}
-
 func appendShape(dst []byte, line string) []byte {
 	s := line[skipANSI(line, 0):]
 	for i := 0; i < len(s) && len(dst) < shapeMax; {

@@ -2,29 +2,16 @@ package stages
 
 import "strings"
 
-// Records that carry fields (JSON lines, logfmt) have their template in
-// three parts: the message field, the level and the set of keys. Every
-// other value is a variable. A prefix before a JSON object (a CRI or
+// Records that carry fields (JSON lines, logfmt) have as template their
+// keys, in order, the level, and the message (msg, message, log, event,
+// …) and other values tokenized like free text: the message's words and
+// a logger's or caller's name stay, numbers, ids, times and values that
+// vary widely are variables. A prefix before a JSON object (a CRI or
 // Compose header) is tokenized like free text.
-
-// messageKeys name the message field of the common structured loggers:
-// msg (zap, logrus, pino, bunyan, slog), message (GCP, ECS, winston),
-// log (Docker json-file, Fluent Bit), event (structlog), MESSAGE
-// (journald export), @m and @mt (Serilog compact).
-var messageKeys = [...]string{"msg", "message", "log", "event", "MESSAGE", "Message", "@m", "@mt", "text"}
 
 // levelKeys name the level field: level (most), lvl (go-kit), severity
 // (GCP, CRI loggers), levelname (Python), @l (Serilog).
 var levelKeys = [...]string{"level", "lvl", "severity", "levelname", "loglevel", "@l", "LEVEL", "Level"}
-
-func isMessageKey(k string) bool {
-	for _, m := range messageKeys {
-		if k == m {
-			return true
-		}
-	}
-	return false
-}
 
 func isLevelKey(k string) bool {
 	for _, m := range levelKeys {
@@ -33,12 +20,6 @@ func isLevelKey(k string) bool {
 		}
 	}
 	return false
-}
-
-// recordField is one field of a structured record: its key and its value
-// as written (a string's quotes removed, escapes left).
-type recordField struct {
-	key, val string
 }
 
 // templateTokens appends to dst the tokens whose shapes make the template
@@ -105,25 +86,6 @@ func fieldTokens(syntax, line string, dst []tok) (_ []tok, ok bool) {
 		return dst, false
 	}
 	return dst, true
-}
-
-// recordFields returns the fields of a structured record, or nil when the
-// line does not parse.
-func recordFields(syntax, line string) []recordField {
-	var out []recordField
-	visit := func(k, v string, _ int) { out = append(out, recordField{k, v}) }
-	switch syntax {
-	case FieldsJSON:
-		p := jsonPayloadStart(line)
-		if p < 0 || !scanJSONObject(strings.TrimRight(line[p:], " \t\r"), visit) {
-			return nil
-		}
-	case FieldsLogfmt:
-		if !scanLogfmt(line, visit) {
-			return nil
-		}
-	}
-	return out
 }
 
 // scanJSONObject calls visit with the key and value of every top-level
