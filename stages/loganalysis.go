@@ -289,19 +289,22 @@ func continuationForm(line string) bool {
 			return true
 		}
 	}
-	for _, p := range continuationPrefixes {
-		if strings.HasPrefix(s, p) {
-			return true
+	switch s[0] {
+	case 'a', 'C', 'S', 'T', 'D', 'g', 'c':
+		for _, p := range continuationPrefixes {
+			if strings.HasPrefix(s, p) {
+				return true
+			}
 		}
-	}
-	if strings.HasPrefix(s, "... ") && strings.HasSuffix(strings.TrimRight(s, "\r"), " more") {
-		return true
+	case '.':
+		return strings.HasPrefix(s, "... ") && strings.HasSuffix(strings.TrimRight(s, "\r"), " more")
 	}
 	return false
 }
 
 // continuationPrefixes open the lines of stack traces in Java, Python,
 // Go and JavaScript runtimes, which continue the record that logged them.
+// continuationForm filters on their first bytes: keep it in step.
 var continuationPrefixes = [...]string{
 	"at ", "Caused by: ", "Suppressed: ", "Traceback (most recent call last)",
 	"During handling of the above exception", "The above exception was",
