@@ -3,6 +3,7 @@ package stages
 import (
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -25,6 +26,9 @@ type LogLayout struct {
 	// byRepeats: Records rests on repetition alone (no stamp, no data
 	// column, no fields); Detect does not turn prose into a log on it.
 	byRepeats bool
+	// HeaderCols is how many leading columns (blank- or '|'-separated)
+	// of a record are header: times, pids, node ids. The message follows.
+	HeaderCols int
 	// Openers are the shapes (see appendShape) of the first token of the
 	// lines that open a record; other lines continue the record above.
 	Openers []string
@@ -49,6 +53,9 @@ func (l LogLayout) String() string {
 	if l.Fields != "" {
 		v.Set("f", l.Fields)
 	}
+	if l.HeaderCols > 0 {
+		v.Set("h", strconv.Itoa(l.HeaderCols))
+	}
 	if len(l.Openers) > 0 {
 		v["o"] = l.Openers
 	}
@@ -69,6 +76,13 @@ func ParseLogLayout(s string) (LogLayout, error) {
 		return LogLayout{}, &fieldError{"log layout", "unknown version"}
 	}
 	l := LogLayout{Analyzed: true, Records: v.Get("r") == "1", Fields: v.Get("f"), Openers: v["o"]}
+	if h := v.Get("h"); h != "" {
+		n, err := strconv.Atoi(h)
+		if err != nil || n < 0 || n > 8 {
+			return LogLayout{}, &fieldError{"log layout", "bad header columns"}
+		}
+		l.HeaderCols = n
+	}
 	switch l.Fields {
 	case "", FieldsJSON, FieldsLogfmt:
 	default:
@@ -235,6 +249,10 @@ func (a *logAnalysis) layout() LogLayout {
 			openers = append(openers, h)
 		}
 	}
+	varying, header := headerStats(openers)
+	if l.Fields == "" {
+		l.HeaderCols = header
+	}
 	// Records must make up most of the text's lines, continuations aside.
 	mostly := len(openers)*10 >= (heads-exceptions)*6 && len(openers) >= 1
 	switch {
@@ -243,7 +261,7 @@ func (a *logAnalysis) layout() LogLayout {
 		l.Records = true
 	case a.stamped*2 >= heads:
 		l.Records = true
-	case varyingDataColumn(openers):
+	case varying:
 		l.Records = true
 	case a.escapes*20 < a.lines && repetitive(openers):
 		l.Records, l.byRepeats = true, true
@@ -362,12 +380,14 @@ func appendShape(dst []byte, line string) []byte {
 	return dst
 }
 
-// varyingDataColumn reports whether one of the first columns of the
-// record heads holds data (a token with digits, no more letters than
-// digits) on most lines and changes from line to line: a time in any
-// shape, a sequence number, an epoch, a request counter.
-func varyingDataColumn(heads []string) bool {
-	const cols = 6
+// headerStats reads the first columns of the record heads. varying: one
+// holds data (a token with digits, no more letters than digits) on most
+// lines and changes from line to line: a time in any shape, a sequence
+// number, an epoch, a request counter. header: the leading columns that
+// hold data on most lines (times, pids, node ids), with at most one
+// word between two of them (a host, a level); the message follows.
+func headerStats(heads []string) (varying bool, header int) {
+	const cols = 8
 	var data, changes [cols]int
 	var prev [cols]string
 	for _, h := range heads {
@@ -387,12 +407,48 @@ func varyingDataColumn(heads []string) bool {
 		}
 	}
 	n := len(heads)
+	gap := 0 // columns without data since the last one with data
 	for c := range cols {
-		if data[c]*10 >= n*8 && changes[c]*10 >= n*3 {
-			return true
+		if data[c]*10 < n*8 {
+			gap++
+			continue
+		}
+		if c < 6 && changes[c]*10 >= n*3 {
+			varying = true
+		}
+		if gap <= 1 && (header > 0 || c <= 1) {
+			// The header runs on while at most one word (a host, a
+			// level) stands between its data columns.
+			header, gap = c+1, 0
 		}
 	}
-	return false
+	return varying, header
+}
+
+// headerEnd returns where the message of a record starts: after its
+// first n columns (see headerColumns), or 0.
+func headerEnd(line string, n int) int {
+	if n == 0 {
+		return 0
+	}
+	s := line[skipANSI(line, 0):]
+	off := len(line) - len(s)
+	c := 0
+	for i := 0; i < len(s); {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '|') {
+			i++
+		}
+		if i >= len(s) {
+			break
+		}
+		for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != '|' {
+			i++
+		}
+		if c++; c == n {
+			return off + i
+		}
+	}
+	return len(line)
 }
 
 // headerColumns yields the blank- or '|'-separated fields of a line's

@@ -608,7 +608,7 @@ func (t *templates) add(toks []tok, cont uint64, ev, weight int, head string) in
 				// The second record: follow the slots from the first.
 				first := t.lay.templateTokens(gr.head, nil)
 				if len(first) == len(gr.toks) {
-					gr.summary = newGroupSummary(gr.head, first, gr.toks)
+					gr.summary = newGroupSummary(gr.head, first, gr.toks, t.lay)
 					gr.summary.add(gr.head, first)
 				}
 			}
@@ -661,7 +661,7 @@ func (t *templates) summaries() map[int]*groupSummary {
 		if len(rootToks) != len(g.toks) {
 			continue
 		}
-		s := newGroupSummary(g.head, rootToks, g.toks)
+		s := newGroupSummary(g.head, rootToks, g.toks, t.lay)
 		last, lastHead := g.last, g.lastHead
 		var toks []tok
 		for _, j := range append([]int{i}, k...) {

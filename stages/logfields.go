@@ -22,9 +22,17 @@ func isLevelKey(k string) bool {
 	return false
 }
 
+// maxTemplateBytes bounds the bytes of a line that make its template.
+const maxTemplateBytes = 16 << 10
+
 // templateTokens appends to dst the tokens whose shapes make the template
 // of a record's head line under layout l.
 func (l LogLayout) templateTokens(head string, dst []tok) []tok {
+	if len(head) > maxTemplateBytes {
+		// A line this long is told apart by its opening: memory stays
+		// bounded whatever the line's length.
+		head = head[:maxTemplateBytes]
+	}
 	if l.Fields != "" {
 		at := len(dst)
 		if out, ok := fieldTokens(l.Fields, head, dst); ok {

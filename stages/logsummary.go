@@ -40,10 +40,13 @@ type groupSummary struct {
 
 // newGroupSummary picks the slots of a template from its first instance:
 // variable positions (toks, ids at ids) after the header (the clock).
-func newGroupSummary(head string, toks []tok, ids []uint64) *groupSummary {
+func newGroupSummary(head string, toks []tok, ids []uint64, lay LogLayout) *groupSummary {
 	s := &groupSummary{}
 	s.first, _ = clockIn(head)
-	msg := messageStart(head, stampEnd(head))
+	msg := headerEnd(head, lay.HeaderCols)
+	if lay.HeaderCols == 0 {
+		msg = messageStart(head, stampEnd(head))
+	}
 	for p := range toks {
 		if len(s.slots) == summaryCandidates {
 			break
