@@ -98,18 +98,53 @@ func TestAnalyzeLogFields(t *testing.T) {
 	}
 }
 
+// TestHeaderColumnsMeasured: the header is the leading columns that hold
+// data, whatever they are; the message starts after them.
+func TestHeaderColumnsMeasured(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	for _, tc := range []struct {
+		line func(i int) string
+		cols int
+		msg  string
+	}{
+		{func(i int) string {
+			return fmt.Sprintf("Dec 10 06:%02d:%02d LabSZ sshd[%d]: Invalid user u%d from 10.0.0.%d", i/60%60, i%60, 24000+r.IntN(900), i, i%200)
+		}, 5, "Invalid user"},
+		{func(i int) string {
+			return fmt.Sprintf("- %d 2005.06.03 R%02d-M1-N0 2005-06-03-15.42.%02d.%06d R%02d-M1-N0 RAS KERNEL INFO cache parity error corrected", 1117838570+i, i%64, i%60, r.IntN(1e6), i%64)
+		}, 6, "RAS KERNEL"},
+		{func(i int) string {
+			return fmt.Sprintf("2024-03-01 10:%02d:%02d,%03d INFO [main] job %d moved", i/60%60, i%60, i%1000, i%5)
+		}, 2, "INFO [main]"},
+	} {
+		var b strings.Builder
+		for i := range 300 {
+			b.WriteString(tc.line(i) + "\n")
+		}
+		lay := AnalyzeLog(b.String())
+		if lay.HeaderCols != tc.cols {
+			t.Errorf("%q: %d header columns, want %d", tc.line(0), lay.HeaderCols, tc.cols)
+			continue
+		}
+		l := tc.line(7)
+		if rest := strings.TrimLeft(l[headerEnd(l, lay.HeaderCols):], " "); !strings.HasPrefix(rest, tc.msg) {
+			t.Errorf("message of %q starts at %q", l, rest)
+		}
+	}
+}
+
 func TestLogLayoutRoundTrip(t *testing.T) {
 	for _, l := range []LogLayout{
 		{},
 		{Analyzed: true},
 		{Analyzed: true, Records: true, Fields: FieldsJSON, Openers: []string{`{"a":`}},
-		{Analyzed: true, Records: true, Openers: []string{"[a", "d-d-d", "a&b=c;", "é"}},
+		{Analyzed: true, Records: true, Openers: []string{"[a", "d-d-d", "a&b=c;", "é"}, HeaderCols: 5},
 	} {
 		got, err := ParseLogLayout(l.String())
 		if err != nil {
 			t.Fatalf("%+v: %v", l, err)
 		}
-		if got.String() != l.String() || got.Analyzed != l.Analyzed || got.Records != l.Records || got.Fields != l.Fields {
+		if got.String() != l.String() || got.Analyzed != l.Analyzed || got.Records != l.Records || got.Fields != l.Fields || got.HeaderCols != l.HeaderCols {
 			t.Errorf("round trip %+v -> %q -> %+v", l, l.String(), got)
 		}
 	}
