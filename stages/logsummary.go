@@ -16,7 +16,7 @@ const (
 	summarySlots      = 1    // variable slots a summary describes
 	summaryCandidates = 3    // variable slots followed to pick them
 	summaryDistinct   = 1000 // distinct values counted exactly; beyond, "1000+"
-	summaryValueMax   = 12   // bytes of an example value shown
+	summaryValueMax   = 15   // bytes of an example value shown (an IPv4 address)
 )
 
 // slotStat follows one variable position of a template.

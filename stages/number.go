@@ -89,19 +89,26 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		// A rare record (its template seen once or twice) keeps its full line.
 		rewrite := in.Kind != KindLog || (lay.opensRecord(line) && !rare.nextIsRare())
 		if rewrite && lineSignal(head) == 0 {
+			// The header (times in any shape, pids, nodes) says when and
+			// where the first record was: it stays as written.
+			keep := 0
+			if in.Kind == KindLog {
+				keep = headerEnd(head, lay.HeaderCols)
+			}
 			if out == nil {
 				var ok bool
-				if scratch, ok = n.normalize(scratch[:0], head); ok {
+				if scratch, ok = n.normalize(scratch[:0], head[keep:]); ok {
 					out = make([]byte, 0, len(text))
-					out = append(append(out, text[:start]...), scratch...)
+					out = append(append(out, text[:start+keep]...), scratch...)
 					out = append(out, text[start+len(head):next]...)
 				}
 			} else {
+				at := len(out)
 				var ok bool
-				if out, ok = n.normalize(out, head); ok {
+				if out, ok = n.normalize(append(out, head[:keep]...), head[keep:]); ok {
 					out = append(out, text[start+len(head):next]...)
 				} else {
-					out = append(out, text[start:next]...)
+					out = append(out[:at], text[start:next]...)
 				}
 			}
 		} else if out != nil {
