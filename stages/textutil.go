@@ -201,7 +201,9 @@ func stampAt(s string) bool {
 		case e <= 2 && e < len(s) && s[e] == ':':
 			return timeAt(s)
 		case (e == 2 || e == 4) && e+1 < len(s) && (s[e] == '-' || s[e] == '/' || s[e] == '.'):
-			// 2005-06-03, 17/06/09, 2005.06.03; not a version such as 1.54.0.
+			// ISO 2005-06-03, day-first 17/06/09, dotted 2005.06.03; not a
+			// version such as 1.54.0. Other shapes are found by the
+			// analysis of the document (AnalyzeLog), not listed here.
 			sep := s[e]
 			f := digitRun(s, e+1)
 			if f-e-1 != 2 {
@@ -211,8 +213,7 @@ func stampAt(s string) bool {
 				g := digitRun(s, f+1)
 				return g-f-1 == 2 || g-f-1 == 4
 			}
-			// A month.day date such as 10.30, followed by a time.
-			return f+1 < len(s) && s[f] == ' ' && timeAt(s[f+1:])
+			return false
 		}
 		return false
 	}
