@@ -315,7 +315,7 @@ func continuationForm(line string) bool {
 			}
 		}
 	case '.':
-		return strings.HasPrefix(s, "... ") && strings.HasSuffix(strings.TrimRight(s, "\r"), " more")
+		return strings.HasPrefix(s, "... ") && strings.HasSuffix(trimLineEnd(s), " more")
 	}
 	return false
 }
@@ -388,22 +388,43 @@ func appendShape(dst []byte, line string) []byte {
 // word between two of them (a host, a level); the message follows.
 func headerStats(heads []string) (varying bool, header int) {
 	const cols = 8
+	// The columns are read on 400 heads at most: a header's shape does
+	// not change with the length of the log.
+	heads = heads[:min(len(heads), 400)]
 	var data, changes [cols]int
 	var prev [cols]string
 	for _, h := range heads {
-		c := 0
-		for tok := range headerColumns(h) {
-			if c >= cols {
-				break
+		s := h[skipANSI(h, 0):]
+		for c, i := 0, 0; c < cols && i < len(s); c++ {
+			for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '|') {
+				i++
 			}
-			if isDataToken(tok) {
+			st := i
+			d, l := 0, 0 // digits and letters: data has no more letters than digits
+			for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != '|' {
+				switch cl := tokClass[s[i]]; {
+				case cl&tcDigit != 0:
+					d++
+				case cl&tcLetter != 0:
+					l++
+				}
+				i++
+			}
+			e := i
+			for st < e && trimmedByte(s[st]) {
+				st++
+			}
+			for e > st && trimmedByte(s[e-1]) {
+				e--
+			}
+			tok := s[st:e]
+			if d > 0 && l <= d {
 				data[c]++
 				if tok != prev[c] {
 					changes[c]++
 				}
 			}
 			prev[c] = tok
-			c++
 		}
 	}
 	n := len(heads)
@@ -451,55 +472,14 @@ func headerEnd(line string, n int) int {
 	return len(line)
 }
 
-// headerColumns yields the blank- or '|'-separated fields of a line's
-// head, brackets and quotes trimmed.
-func headerColumns(line string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		s := line[skipANSI(line, 0):]
-		for i := 0; i < len(s); {
-			for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '|') {
-				i++
-			}
-			st := i
-			for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != '|' {
-				i++
-			}
-			for st < i && trimmedByte(s[st]) {
-				st++
-			}
-			e := i
-			for e > st && trimmedByte(s[e-1]) {
-				e--
-			}
-			if st < e && !yield(s[st:e]) {
-				return
-			}
-		}
-	}
-}
-
 // trimmedByte reports the brackets, quotes and separators trimmed off a
-// header column.
+// header column before it is compared with the one above.
 func trimmedByte(c byte) bool {
 	switch c {
 	case '[', ']', '(', ')', '<', '>', '"', '\'', ',', ';':
 		return true
 	}
 	return false
-}
-
-// isDataToken reports a token with digits and no more letters than digits.
-func isDataToken(t string) bool {
-	d, l := 0, 0
-	for i := 0; i < len(t); i++ {
-		switch cl := tokClass[t[i]]; {
-		case cl&tcDigit != 0:
-			d++
-		case cl&tcLetter != 0:
-			l++
-		}
-	}
-	return d > 0 && l <= d
 }
 
 // repetitive reports heads that mostly repeat an earlier head, digits
@@ -527,7 +507,7 @@ func repetitive(heads []string) bool {
 // jsonPayloadStart returns where a JSON object that ends the line starts:
 // the whole line, or after a short prefix (a CRI or Compose header), or -1.
 func jsonPayloadStart(line string) int {
-	end := strings.TrimRight(line, " \t\r")
+	end := trimLineEnd(line)
 	if len(end) < 2 || end[len(end)-1] != '}' {
 		return -1
 	}
@@ -541,6 +521,16 @@ func jsonPayloadStart(line string) int {
 		}
 	}
 	return -1
+}
+
+// trimLineEnd is strings.TrimRight(s, " \t\r") without building a
+// cutset on every call: it runs on every line.
+func trimLineEnd(s string) string {
+	e := len(s)
+	for e > 0 && (s[e-1] == ' ' || s[e-1] == '\t' || s[e-1] == '\r') {
+		e--
+	}
+	return s[:e]
 }
 
 // logfmtPairs counts the key=value pairs of a logfmt line, up to 8, or

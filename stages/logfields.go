@@ -1,7 +1,5 @@
 package stages
 
-import "strings"
-
 // Records that carry fields (JSON lines, logfmt) have as template their
 // keys, in order, the level, and the message (msg, message, log, event,
 // …) and other values tokenized like free text: the message's words and
@@ -83,7 +81,7 @@ func fieldTokens(syntax, line string, dst []tok) (_ []tok, ok bool) {
 		}
 		dst = tokenize(line[:p], dst)
 		base = p
-		if !scanJSONObject(strings.TrimRight(line[p:], " \t\r"), visit) {
+		if !scanJSONObject(trimLineEnd(line[p:]), visit) {
 			return dst[:at], false
 		}
 	case FieldsLogfmt:
