@@ -29,6 +29,7 @@ const (
 	HeaderReason    = "Jc-Reason"  // dead-letter reason
 	HeaderStage     = "Jc-Stage"   // dead-letter: the segment that gave up
 	HeaderError     = "Jc-Error"   // result: permanent error, original emitted
+	HeaderLog       = "Jc-Log"     // the log analysis of the original (stages.LogLayout)
 )
 
 // The W3C trace context travels in "traceparent" and "tracestate", written
@@ -47,6 +48,9 @@ type Envelope struct {
 	Pass      string
 	Attempt   int
 	Reports   []pipeline.NodeReport
+	// Log is the analysis of the original log, made by the first segment
+	// so that later ones work with it instead of re-reading rewritten text.
+	Log stages.LogLayout
 }
 
 var docIDRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
@@ -69,6 +73,7 @@ func (e Envelope) Write(h nats.Header) error {
 	h.Set(HeaderAttempt, strconv.Itoa(e.Attempt))
 	setOrDel(h, HeaderBlob, e.Blob)
 	setOrDel(h, HeaderPass, e.Pass)
+	setOrDel(h, HeaderLog, e.Log.String())
 	if len(e.Reports) > 0 {
 		b, err := json.Marshal(e.Reports)
 		if err != nil {
@@ -126,6 +131,8 @@ func ReadEnvelope(h nats.Header) (Envelope, error) {
 			return fail("%s: not a count", HeaderAttempt)
 		}
 	}
+	// The analysis is a hint: one that does not parse is made again.
+	e.Log, _ = stages.ParseLogLayout(h.Get(HeaderLog))
 	if r := h.Get(HeaderReport); r != "" {
 		if err := json.Unmarshal([]byte(r), &e.Reports); err != nil {
 			return fail("%s: %v", HeaderReport, err)

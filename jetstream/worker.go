@@ -402,12 +402,12 @@ func (w *Worker) process(ctx context.Context, seg []stages.Key, env Envelope, te
 		nodeKeys = seg[:len(seg)-1]
 	}
 	if env.Pass == "" && len(nodeKeys) > 0 {
-		req := pipeline.Request{Text: text, Kind: env.Kind, Mode: env.Mode, AllowLLM: env.AllowLLM}
+		req := pipeline.Request{Text: text, Kind: env.Kind, Mode: env.Mode, AllowLLM: env.AllowLLM, Log: env.Log}
 		if req.Mode == "" {
 			req.Mode = w.mode
 		}
 		in, pass := w.pipe.Prepare(req)
-		env.Kind, env.Mode = in.Kind, in.Mode
+		env.Kind, env.Mode, env.Log = in.Kind, in.Mode, in.Log
 		if pass != "" {
 			env.Pass = pass
 		} else {

@@ -57,6 +57,29 @@ func benchJSON() []byte {
 	return []byte(b.String())
 }
 
+// benchJSONLines is a ~4 MB JSON-lines service log (zap and slog style:
+// a message, a level and variable fields).
+func benchJSONLines() []byte {
+	r := rand.New(rand.NewPCG(3, 4))
+	levels := []string{"info", "info", "info", "debug", "warn", "error"}
+	msgs := []string{"request served", "cache miss", "retrying upstream call", "user logged in", "gc pause", "job finished"}
+	var buf bytes.Buffer
+	for i := 0; buf.Len() < 4<<20; i++ {
+		m := r.IntN(len(msgs))
+		fmt.Fprintf(&buf, `{"level":%q,"ts":"2024-03-%02dT%02d:%02d:%02d.%03dZ","caller":"svc/handler.go:%d","msg":%q,"request_id":"%08x-%04x","user":"user%d","duration_ms":%d,"path":"/api/v1/items/%d"}`,
+			levels[m], 1+i/86400%28, i/3600%24, i/60%60, i%60, r.IntN(1000), 40+m*7, msgs[m], r.Uint32(), r.IntN(1<<16), r.IntN(500), r.IntN(3000), r.IntN(100000))
+		buf.WriteByte('\n')
+	}
+	return buf.Bytes()
+}
+
+// BenchmarkPipelineJSONLines runs the whole algorithmic pipeline on a
+// JSON-lines log. Compare with BenchmarkBytesCountJSONLines.
+func BenchmarkPipelineJSONLines(b *testing.B) { benchPipeline(b, benchJSONLines()) }
+
+// BenchmarkBytesCountJSONLines is the floor for the JSON-lines log.
+func BenchmarkBytesCountJSONLines(b *testing.B) { benchCount(b, benchJSONLines()) }
+
 func benchPipeline(b *testing.B, data []byte) {
 	p, err := New(DefaultConfig(), stages.Deps{})
 	if err != nil {

@@ -119,6 +119,9 @@ type Request struct {
 	Kind     stages.Kind // "" = detect
 	Mode     stages.Mode // "" = config's mode
 	AllowLLM bool
+	// Log is the analysis of the original when an earlier segment made
+	// it; the zero value analyses the text (see stages.AnalyzeLog).
+	Log stages.LogLayout
 }
 
 // Compact runs the whole pipeline, the LLM summary included when its gates
@@ -195,7 +198,7 @@ func (p *Pipeline) prepare(req Request) (stages.Input, Decoded, string) {
 	if mode == "" {
 		mode = p.cfg.Mode
 	}
-	in := stages.Input{Text: req.Text, Kind: req.Kind, Mode: mode, AllowLLM: req.AllowLLM}
+	in := stages.Input{Text: req.Text, Kind: req.Kind, Mode: mode, AllowLLM: req.AllowLLM, Log: req.Log}
 	dec := Decoded{Text: req.Text, Encoding: "utf-8"}
 	switch {
 	case req.Text == "":
@@ -212,6 +215,10 @@ func (p *Pipeline) prepare(req Request) (stages.Input, Decoded, string) {
 	in.Text = dec.Text
 	if in.Kind == "" {
 		in.Kind = stages.Detect(in.Text)
+	}
+	if in.Kind == stages.KindLog && !in.Log.Analyzed {
+		// Once per document, on the original: every node works with it.
+		in.Log = stages.AnalyzeLog(in.Text)
 	}
 	return in, dec, ""
 }

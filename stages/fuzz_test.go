@@ -49,8 +49,9 @@ func fuzzNode(f *testing.F, node Node, extraSeeds ...string) {
 		if kind == "" {
 			kind = Detect(text)
 		}
-		once := fuzzApply(t, node, text, kind)
-		if twice := fuzzApply(t, node, once, kind); twice != once {
+		lay := AnalyzeLog(text)
+		once := fuzzApply(t, node, text, kind, lay)
+		if twice := fuzzApply(t, node, once, kind, lay); twice != once {
 			t.Fatalf("%s (%s) not idempotent on %q:\nonce:  %q\ntwice: %q", node.Key(), kind, text, once, twice)
 		}
 	})
@@ -58,10 +59,10 @@ func fuzzNode(f *testing.F, node Node, extraSeeds ...string) {
 
 // fuzzApply runs node on text as the pipeline does and checks the
 // invariants of one application.
-func fuzzApply(t *testing.T, node Node, text string, kind Kind) string {
+func fuzzApply(t *testing.T, node Node, text string, kind Kind, lay LogLayout) string {
 	t.Helper()
 	masked, stash := Protect(text)
-	out, err := node.Apply(context.Background(), Input{Text: masked, Kind: kind, Mode: ModeAlgorithmic})
+	out, err := node.Apply(context.Background(), Input{Text: masked, Kind: kind, Mode: ModeAlgorithmic, Log: lay})
 	if err != nil {
 		t.Fatalf("%s (%s): error on %q: %v", node.Key(), kind, text, err)
 	}

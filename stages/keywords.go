@@ -75,7 +75,10 @@ func (n keywordsNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	}
 	// Rarity depends on the whole text, and folding changes the whole
 	// text: run to a fixed point so that a second run changes nothing.
-	out, err := fixpoint(ctx, in.Text, 4, n.pass)
+	lay := layoutOf(in)
+	out, err := fixpoint(ctx, in.Text, 4, func(ctx context.Context, text string) (string, bool, error) {
+		return n.pass(ctx, text, lay)
+	})
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -88,7 +91,7 @@ func (n keywordsNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 // pass folds one round. Its output is settled when rarity played no part:
 // key lines, their context and the short runs between them are then the
 // same in a second pass, so nothing more folds.
-func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, error) {
+func (n keywordsNode) pass(ctx context.Context, text string, lay LogLayout) (string, bool, error) {
 	x := newLineIndex(text)
 	nl := x.len()
 	if nl < n.opt.MinFold+2 {
@@ -111,9 +114,9 @@ func (n keywordsNode) pass(ctx context.Context, text string) (string, bool, erro
 			score[i] = int8(lineSignal(l))
 		}
 	}
-	if n.opt.RareMax > 0 && recordsDominate(nl, x.line, 50) {
+	if n.opt.RareMax > 0 && lay.Records {
 		rare = true
-		if err := n.markRare(ctx, x, score); err != nil {
+		if err := n.markRare(ctx, x, score, lay); err != nil {
 			return "", false, err
 		}
 	}
@@ -417,17 +420,17 @@ type recordKey struct {
 // counted first; up to keptKeysMaxLines lines they are kept for the
 // second pass, beyond that they are computed again, since 24 bytes a line
 // would outweigh a text of short lines.
-func (n keywordsNode) markRare(ctx context.Context, x lineIndex, score []int8) error {
+func (n keywordsNode) markRare(ctx context.Context, x lineIndex, score []int8, lay LogLayout) error {
 	cc := canceled{ctx: ctx}
 	counts := map[uint64]int{}
 	var toks []tok
 	keyOf := func(i int) recordKey {
 		l := x.line(i)
-		if !isLogRecord(l) {
+		if !lay.opensRecord(l) {
 			return recordKey{}
 		}
 		head, w := splitCount(l)
-		toks = tokenize(head, toks[:0])
+		toks = lay.templateTokens(head, toks[:0])
 		k := uint64(fnvOffset) ^ uint64(len(toks))
 		for _, t := range toks {
 			k = (k ^ tokenID(t)) * fnvPrime

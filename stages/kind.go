@@ -32,9 +32,6 @@ func ParseKind(s string) Kind {
 func (k Kind) IsTranscript() bool { return k == KindTranscript }
 
 var (
-	// A log line starts with a date, a time, a level, a bracketed tag or a
-	// syslog month.
-	logLineStart = regexp.MustCompile(`^(?:\[?\d{2,4}[-/.]\d{1,2}[-/.]\d{1,4}|\[?\d{1,2}:\d{2}:\d{2}|\d{6,}|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} |(?:\[|<)?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\b|- \d+ |\[[A-Za-z]{3} [A-Za-z]{3} )`)
 	// A transcript turn starts with a speaker or role label.
 	turnStart = regexp.MustCompile(`^(?:#{1,4} +)?(?:\*\*)?\[?([A-Z][\w .'-]{0,30}|user|assistant|system|tool|human|ai)\]?(?:\*\*)?(?: \([^)]{0,40}\))?:(?:\*\*)? `)
 	htmlStart = regexp.MustCompile(`(?i)^\s*(?:<!doctype html|<html|<head|<body|<div|<!--)`)
@@ -53,6 +50,10 @@ func Detect(text string) Kind {
 	}
 	switch trimmed[0] {
 	case '{', '[':
+		if trimmed[0] == '{' && jsonLines(trimmed) {
+			// One object a line: a structured log, not a JSON document.
+			return KindLog
+		}
 		if looksJSON(trimmed[0], text) {
 			return KindJSON
 		}
@@ -75,7 +76,15 @@ func Detect(text string) Kind {
 		st.scan(dropPartialLine(text[mid:mid+window]), 150)
 		st.scan(dropPartialLine(text[len(text)-window:]), 150)
 	}
-	return st.kind()
+	k := st.kind()
+	if k == KindProse && st.prose*2 < st.lines {
+		// Records with a header of any shape (see AnalyzeLog); repetition
+		// alone does not make prose or a chat a log.
+		if l := AnalyzeLog(text); l.Records && !l.byRepeats {
+			return KindLog
+		}
+	}
+	return k
 }
 
 // dropPartialLine drops the text up to the first line break, so a window

@@ -83,7 +83,10 @@ func (n logdedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if strings.IndexByte(in.Text, '\n') < 0 {
 		return skip(in, "single line"), nil
 	}
-	out, err := fixpoint(ctx, in.Text, 4, n.pass)
+	lay := layoutOf(in)
+	out, err := fixpoint(ctx, in.Text, 4, func(ctx context.Context, text string) (string, bool, error) {
+		return n.pass(ctx, text, lay)
+	})
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -93,26 +96,19 @@ func (n logdedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	return done(out), nil
 }
 
-func (n logdedupNode) pass(ctx context.Context, text string) (string, bool, error) {
+// pass mines a log of records, or collapses runs of repeats in other
+// logs, as the document's layout says: the text it is given may already
+// be rewritten, so it does not decide again.
+func (n logdedupNode) pass(ctx context.Context, text string, lay LogLayout) (string, bool, error) {
 	x := newLineIndex(text)
-	if n.mining(x) {
-		out, merged, err := n.mine(ctx, x)
-		// Without merged variants, a second pass on a log of records
-		// finds the same templates, each once, and writes the same text.
-		return out, err == nil && !merged && n.mining(newLineIndex(out)), err
+	if lay.Records {
+		out, merged, err := n.mine(ctx, x, lay)
+		// Without merged variants, a second pass finds the same
+		// templates, each once, and writes the same text.
+		return out, err == nil && !merged, err
 	}
 	out, err := n.runs(ctx, x)
-	if err != nil || out == text {
-		return out, true, err
-	}
-	// Collapsing runs is final unless it tipped the text into a log of
-	// records, which a second pass would mine.
-	return out, !n.mining(newLineIndex(out)), nil
-}
-
-// mining reports whether the lines are mostly time-stamped records.
-func (n logdedupNode) mining(x lineIndex) bool {
-	return recordsDominate(x.len(), x.line, n.opt.RecordPercent)
+	return out, err == nil, err
 }
 
 // recordsDominate reports whether at least percent of the non-blank lines
@@ -160,7 +156,7 @@ func recordsDominateLines(lines []string, percent int) bool {
 
 // mine collapses every template of a record log to its first event. It
 // reports whether variants merged, or a count grew too long to read back.
-func (n logdedupNode) mine(ctx context.Context, x lineIndex) (string, bool, error) {
+func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (string, bool, error) {
 	cc := canceled{ctx: ctx}
 	// Events: a record line and the non-record lines after it. Lines
 	// outside events pass as they are.
@@ -169,33 +165,38 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex) (string, bool, erro
 		group      int32
 	}
 	var events []event
-	t := newTemplates(n.opt)
+	t := newTemplates(n.opt, lay)
 	var toks []tok
 	nl := x.len()
+	// opens[i]: line i opens a record; each line is asked once.
+	opens := make([]bool, nl)
+	for i := range opens {
+		opens[i] = lay.opensRecord(x.line(i))
+	}
 	for i := 0; i < nl; {
 		if err := cc.check(); err != nil {
 			return "", false, err
 		}
 		line := x.line(i)
-		if !isLogRecord(line) || IsProtectedLine(line) {
+		if !opens[i] {
 			i++
 			continue
 		}
 		end := i + 1
 		for end < nl {
 			l := x.line(end)
-			if l == "" || isLogRecord(l) || IsProtectedLine(l) {
+			if l == "" || opens[end] || IsProtectedLine(l) {
 				break
 			}
 			end++
 		}
 		head, weight := splitCount(line)
-		toks = tokenize(head, toks[:0])
+		toks = lay.templateTokens(head, toks[:0])
 		cont := uint64(fnvOffset)
 		for k := i + 1; k < end; k++ {
 			cont = (cont ^ maskedHash(x.line(k))) * fnvPrime
 		}
-		g := t.add(toks, cont, len(events), weight)
+		g := t.add(toks, cont, len(events), weight, head)
 		events = append(events, event{start: int32(i), end: int32(end), group: int32(g)})
 		i = end
 	}
@@ -203,6 +204,8 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex) (string, bool, erro
 		return "", false, err
 	}
 	merged := t.mergeVariants()
+	// Say what varies among the records a representative stands for.
+	sums := t.summaries()
 	w := newLineWriter(len(t.groups)*128 + 1024)
 	done := 0 // lines written or skipped so far
 	for ei, e := range events {
@@ -216,10 +219,18 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex) (string, bool, erro
 			continue
 		}
 		head, _ := splitCount(x.line(start))
-		if t.groups[root].count >= 1e12 {
+		count := t.groups[root].count
+		if count >= 1e12 {
 			merged = true // splitCount reads 12 digits at most
 		}
-		w.add(withCount(head, t.groups[root].count))
+		switch sum := sums[root]; {
+		case t.groups[root].events == 1 && sum == nil:
+			w.add(x.line(start)) // alone: as it was, its summary included
+		case sum != nil:
+			w.add(head + sum.suffix(count))
+		default:
+			w.add(withCount(head, count))
+		}
 		if start+1 < end {
 			w.add(x.span(start+1, end))
 		}
@@ -273,8 +284,9 @@ func (n logdedupNode) runs(ctx context.Context, x lineIndex) (string, error) {
 
 // tok is one whitespace-separated token, hashed after masking.
 type tok struct {
-	h        uint64 // hash of the masked token
-	variable bool   // a number, an id, a date or a path: never a constant
+	h          uint64 // hash of the masked token
+	start, end int32  // the token's bytes in its line
+	variable   bool   // a number, an id, a date or a path: never a constant
 }
 
 const (
@@ -282,12 +294,13 @@ const (
 	fnvPrime  = 1099511628211
 )
 
-// tokenize splits line on spaces and tabs and hashes each token's shape.
-// Dates and paths are variables; a token without a digit is its own shape;
-// the others are masked by maskToken.
+// tokenize splits line on blanks and the usual field delimiters
+// (| , ; = : [ ] ( ) { } ") and hashes each token's shape. Dates and paths
+// are variables; a token without a digit is its own shape; the others are
+// masked by maskToken.
 func tokenize(line string, dst []tok) []tok {
 	for i := 0; i < len(line); {
-		if tokClass[line[i]]&tcBlank != 0 {
+		if tokClass[line[i]]&tcSep != 0 {
 			i++
 			continue
 		}
@@ -299,7 +312,7 @@ func tokenize(line string, dst []tok) []tok {
 		for i < len(line) {
 			c := line[i]
 			cl := tokClass[c]
-			if cl&tcBlank != 0 {
+			if cl&tcSep != 0 {
 				break
 			}
 			seen |= cl
@@ -307,20 +320,91 @@ func tokenize(line string, dst []tok) []tok {
 			i++
 		}
 		t := line[start:i]
+		var k tok
 		switch {
-		case isCalendarWord(t) || (seen&tcSlash != 0 && len(t) >= 3):
-			dst = append(dst, tok{h: fnvOffset, variable: true})
+		case isCalendarWord(t):
+			k = tok{h: fnvOffset, variable: true}
+		case seen&tcSlash != 0 && len(t) >= 3:
+			k = pathShape(t)
 		case seen&tcDigit == 0:
-			dst = append(dst, tok{h: h})
+			k = tok{h: h}
 		case seen&tcLetter == 0:
 			// Numbers and punctuation only (dates, times, addresses): a
 			// variable, whose hash no one reads (see tokenID).
-			dst = append(dst, tok{h: fnvOffset, variable: true})
+			k = tok{h: fnvOffset, variable: true}
+		case isHexID(t):
+			// A UUID or a dashed hex id, whatever letters it spells.
+			k = tok{h: fnvOffset, variable: true}
 		default:
-			dst = append(dst, maskToken(t))
+			k = maskToken(t)
 		}
+		k.start, k.end = int32(start), int32(i)
+		dst = append(dst, k)
 	}
 	return dst
+}
+
+// isHexID reports a token of hex digits and dashes with at least eight
+// hex digits, a digit and a dash among them: a UUID, a trace or a
+// request id.
+func isHexID(t string) bool {
+	hex, digit, dash := 0, false, false
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case isDigit(c):
+			hex++
+			digit = true
+		case isHexDigit(c):
+			hex++
+		case c == '-':
+			dash = true
+		default:
+			return false
+		}
+	}
+	return hex >= 8 && digit && dash
+}
+
+// pathShape hashes a path or URL by its route: the first two segments
+// after the scheme and host, numbers masked. REST routes and file trees
+// name what happened by their leading segments (GET /api/orders/…,
+// /var/log/…); deeper segments are ids and names, variables. A path
+// without two word segments is a variable.
+func pathShape(t string) tok {
+	if i := strings.Index(t, "://"); i >= 0 {
+		t = t[i+3:]
+		if j := strings.IndexByte(t, '/'); j >= 0 {
+			t = t[j:]
+		} else {
+			t = ""
+		}
+	}
+	if i := strings.IndexAny(t, "?#"); i >= 0 {
+		t = t[:i]
+	}
+	h := uint64(fnvOffset) ^ '/'
+	segs, words := 0, 0
+	for len(t) > 0 && segs < 2 {
+		seg := t
+		if i := strings.IndexByte(t, '/'); i >= 0 {
+			seg, t = t[:i], t[i+1:]
+		} else {
+			t = ""
+		}
+		if seg == "" {
+			continue
+		}
+		segs++
+		m := maskToken(seg)
+		if !m.variable && !isCalendarWord(seg) && strings.IndexFunc(seg, func(r rune) bool { return r >= '0' && r <= '9' }) < 0 {
+			words++
+		}
+		h = (h ^ m.h) * fnvPrime
+	}
+	if words < 2 {
+		return tok{h: fnvOffset, variable: true}
+	}
+	return tok{h: h | 2}
 }
 
 // maskToken hashes a token that holds a digit, with its numbers masked:
@@ -390,6 +474,8 @@ const (
 	tcWord               // isWordByte
 	tcBlank              // space and tab: token separators
 	tcSlash              // '/': a token of three or more with one is a path
+	tcDelim              // | , ; = : [ ] ( ) { } ": field delimiters
+	tcSep    = tcBlank | tcDelim
 )
 
 var tokClass = func() (t [256]uint8) {
@@ -412,6 +498,9 @@ var tokClass = func() (t [256]uint8) {
 		}
 		if b == '/' {
 			t[c] |= tcSlash
+		}
+		if strings.IndexByte(`|,;=:[](){}"`, b) >= 0 {
+			t[c] |= tcDelim
 		}
 	}
 	return t
@@ -467,6 +556,7 @@ func maskedHash(line string) uint64 {
 // position takes many values: a user name or a host, not a state.
 type templates struct {
 	opt    LogDedupOptions
+	lay    LogLayout
 	byKey  map[uint64]int
 	groups []tgroup
 }
@@ -476,16 +566,23 @@ type tgroup struct {
 	cont   uint64   // continuation lines, masked
 	sum    uint64   // sum of mix(position, token id)
 	first  int      // event index of the first instance
-	count  int
-	parent int
+	head   string   // the first instance's head line
+	events int      // records seen (lines, not weights)
+	last   int      // event index of the last instance
+	// lastHead is the last instance's head line; summary follows the
+	// variable slots of a template seen more than once.
+	lastHead string
+	summary  *groupSummary
+	count    int
+	parent   int
 }
 
 // maxTemplateTokens bounds the tokens a line may have to take part in
 // variant merging; longer lines only merge when their masks are equal.
 const maxTemplateTokens = 128
 
-func newTemplates(o LogDedupOptions) *templates {
-	return &templates{opt: o, byKey: map[uint64]int{}}
+func newTemplates(o LogDedupOptions, lay LogLayout) *templates {
+	return &templates{opt: o, lay: lay, byKey: map[uint64]int{}}
 }
 
 func mix(pos int, id uint64) uint64 {
@@ -496,16 +593,33 @@ func mix(pos int, id uint64) uint64 {
 	return x
 }
 
-func (t *templates) add(toks []tok, cont uint64, ev, weight int) int {
+func (t *templates) add(toks []tok, cont uint64, ev, weight int, head string) int {
 	key := (cont ^ uint64(len(toks))) * fnvPrime
 	for _, x := range toks {
 		key = (key ^ tokenID(x)) * fnvPrime
 	}
 	if g, ok := t.byKey[key]; ok {
-		t.groups[g].count += weight
+		gr := &t.groups[g]
+		gr.count += weight
+		gr.events++
+		gr.last, gr.lastHead = ev, head
+		if gr.toks != nil && len(toks) == len(gr.toks) {
+			if gr.summary == nil {
+				// The second record: follow the slots from the first.
+				first := t.lay.templateTokens(gr.head, nil)
+				if len(first) == len(gr.toks) {
+					gr.summary = newGroupSummary(gr.head, first, gr.toks, t.lay)
+					gr.summary.add(gr.head, first)
+				}
+			}
+			if gr.summary != nil {
+				gr.summary.add(head, toks)
+			}
+		}
 		return g
 	}
-	g := tgroup{cont: cont, first: ev, count: weight, parent: len(t.groups)}
+	g := tgroup{cont: cont, first: ev, head: head, count: weight, parent: len(t.groups),
+		events: 1, last: ev, lastHead: head}
 	if len(toks) <= maxTemplateTokens {
 		g.toks = make([]uint64, len(toks))
 		for i, x := range toks {
@@ -516,6 +630,60 @@ func (t *templates) add(toks []tok, cont uint64, ev, weight int) int {
 	t.groups = append(t.groups, g)
 	t.byKey[key] = len(t.groups) - 1
 	return len(t.groups) - 1
+}
+
+// summaries returns the summary of every template that stands for more
+// than one record, by root group. Merged groups add what they counted,
+// and a merged position (one word per group) becomes a slot of its own.
+func (t *templates) summaries() map[int]*groupSummary {
+	kids := map[int][]int{}
+	for i := range t.groups {
+		if r := t.find(i); r != i {
+			kids[r] = append(kids[r], i)
+		}
+	}
+	out := map[int]*groupSummary{}
+	for i := range t.groups {
+		g := &t.groups[i]
+		if g.parent != i || g.toks == nil {
+			continue
+		}
+		k := kids[i]
+		if len(k) == 0 {
+			if g.summary != nil {
+				g.summary.first, _ = clockIn(g.head)
+				g.summary.last, _ = clockIn(g.lastHead)
+				out[i] = g.summary
+			}
+			continue
+		}
+		rootToks := t.lay.templateTokens(g.head, nil)
+		if len(rootToks) != len(g.toks) {
+			continue
+		}
+		s := newGroupSummary(g.head, rootToks, g.toks, t.lay)
+		last, lastHead := g.last, g.lastHead
+		var toks []tok
+		for _, j := range append([]int{i}, k...) {
+			m := &t.groups[j]
+			toks = t.lay.templateTokens(m.head, toks[:0])
+			if len(toks) != len(g.toks) {
+				continue
+			}
+			if m.summary != nil {
+				s.mergeFrom(m.summary)
+				s.addWildcards(m.head, toks, g.toks)
+			} else {
+				s.add(m.head, toks)
+			}
+			if m.last > last {
+				last, lastHead = m.last, m.lastHead
+			}
+		}
+		s.last, _ = clockIn(lastHead)
+		out[i] = s
+	}
+	return out
 }
 
 func (t *templates) find(g int) int {
@@ -592,7 +760,7 @@ func (t *templates) mergeVariants() (merged bool) {
 			}
 		}
 		for _, b := range buckets {
-			if distinctAt(t.groups, b, p) < t.opt.MinVariants {
+			if distinctAt(t.groups, b, p) < t.opt.MinVariants || !t.variesWidely(b, p) {
 				continue
 			}
 			root := b[0]
@@ -615,6 +783,39 @@ func (t *templates) mergeVariants() (merged bool) {
 		}
 	}
 	return merged
+}
+
+// variesWidely reports a position whose values look like a parameter's,
+// not like names of events: most values are new (the groups of bucket b,
+// one value each, stand for at most twice as many records), half of them
+// occur once (a long tail of users), or most look like data (host names,
+// addresses, paths). Words that name events (openDrawer, closeDrawer)
+// recur, each of them, and stay apart.
+func (t *templates) variesWidely(b []int, p int) bool {
+	total, once := 0, 0
+	for _, i := range b {
+		total += t.groups[i].count
+		if t.groups[i].count == 1 {
+			once++
+		}
+	}
+	if 2*len(b) >= total || 2*once >= len(b) {
+		return true
+	}
+	data, seen := 0, 0
+	var toks []tok
+	for _, i := range b[:min(len(b), 64)] {
+		g := &t.groups[i]
+		toks = t.lay.templateTokens(g.head, toks[:0])
+		if p >= len(toks) {
+			continue
+		}
+		seen++
+		if v := g.head[toks[p].start:toks[p].end]; strings.ContainsAny(v, ".@") && !strings.Contains(v, "/") {
+			data++
+		}
+	}
+	return seen > 0 && 2*data >= seen
 }
 
 // distinctAt counts the different tokens the groups b hold at position p.

@@ -30,7 +30,7 @@ func TestLogDedup(t *testing.T) {
 			in: "2024-01-01 10:00:01 INFO worker-1 processed request id=0a1b2c3d in 12ms\n" +
 				"2024-01-01 10:00:02 INFO worker-2 processed request id=0a1b2c3e in 7ms\n" +
 				"2024-01-01 10:00:03 INFO worker-3 processed request id=0a1b2c3f in 9ms\n",
-			want: "2024-01-01 10:00:01 INFO worker-1 processed request id=0a1b2c3d in 12ms [×3]\n",
+			want: "2024-01-01 10:00:01 INFO worker-1 processed request id=0a1b2c3d in 12ms [×3; 10:00:01–10:00:03; id: 3 distinct (0a1b2c3d, 0a1b2c3e, …)]\n",
 		},
 		{
 			name: "states with few values stay apart",
@@ -38,7 +38,7 @@ func TestLogDedup(t *testing.T) {
 			in: "2024-01-01 10:00:01 INFO job 1 moved from NEW to RUNNING\n" +
 				"2024-01-01 10:00:02 INFO job 2 moved from RUNNING to DONE\n" +
 				"2024-01-01 10:00:03 INFO job 3 moved from NEW to RUNNING\n",
-			want: "2024-01-01 10:00:01 INFO job 1 moved from NEW to RUNNING [×2]\n" +
+			want: "2024-01-01 10:00:01 INFO job 1 moved from NEW to RUNNING [×2; 10:00:01–10:00:03; job: 1–3]\n" +
 				"2024-01-01 10:00:02 INFO job 2 moved from RUNNING to DONE\n",
 		},
 		{
@@ -50,7 +50,7 @@ func TestLogDedup(t *testing.T) {
 				"Dec 10 06:55:49 host sshd[4]: Invalid user guest from 10.0.0.4\n" +
 				"Dec 10 06:55:50 host sshd[5]: Invalid user ubuntu from 10.0.0.5\n" +
 				"Dec 10 06:55:51 host sshd[6]: Accepted password for root from 10.0.0.6\n",
-			want: "Dec 10 06:55:46 host sshd[1]: Invalid user admin from 10.0.0.1 [×5]\n" +
+			want: "Dec 10 06:55:46 host sshd[1]: Invalid user admin from 10.0.0.1 [×5; 06:55:46–06:55:50; user: 5 distinct (admin, oracle, …)]\n" +
 				"Dec 10 06:55:51 host sshd[6]: Accepted password for root from 10.0.0.6\n",
 		},
 		{
@@ -59,7 +59,7 @@ func TestLogDedup(t *testing.T) {
 			in: "2024-01-01 10:00:01 INFO cache evicted 3 entries [×10]\n" +
 				"2024-01-01 10:00:09 INFO cache evicted 5 entries [×4]\n" +
 				"2024-01-01 10:00:10 INFO cache evicted 9 entries\n",
-			want: "2024-01-01 10:00:01 INFO cache evicted 3 entries [×15]\n",
+			want: "2024-01-01 10:00:01 INFO cache evicted 3 entries [×15; 10:00:01–10:00:10; evicted: 3–9]\n",
 		},
 		{
 			name: "stack traces travel with their record",
@@ -74,7 +74,7 @@ func TestLogDedup(t *testing.T) {
 				"2024-01-01 10:00:04 ERROR db query failed\n" +
 				"java.io.IOException: timeout\n" +
 				"\tat app.Db.query(Db.java:91)\n",
-			want: "2024-01-01 10:00:01 ERROR db query failed [×2]\n" +
+			want: "2024-01-01 10:00:01 ERROR db query failed [×2; 10:00:01–10:00:03]\n" +
 				"java.io.IOException: reset\n" +
 				"\tat app.Db.query(Db.java:88)\n" +
 				"2024-01-01 10:00:02 INFO ok\n" +
@@ -92,7 +92,7 @@ func TestLogDedup(t *testing.T) {
 				"Receiving objects: 40% (40/100)\n" +
 				"done\n",
 			want: "$ git clone x\n" +
-				"Receiving objects: 10% (10/100) [×4]\n" +
+				"Receiving objects: 10% (10/100) [×4; 4 distinct (10/100, 20/100, …)]\n" +
 				"done\n",
 		},
 		{
@@ -140,7 +140,7 @@ func TestLogDedup(t *testing.T) {
 			if got != want {
 				t.Errorf("got:\n%s\nwant:\n%s", got, want)
 			}
-			if again := applyNode(t, node, got, tc.kind); again != got {
+			if again := applyNodeAs(t, node, got, tc.kind, tc.in); again != got {
 				t.Errorf("not idempotent:\n%s", again)
 			}
 		})
@@ -154,7 +154,7 @@ func TestLogDedupKeepsProtectedLines(t *testing.T) {
 	if strings.Count(got, block) != 2 {
 		t.Fatalf("protected blocks lost:\n%s", got)
 	}
-	if !strings.Contains(got, "INFO same [×2]") {
+	if !strings.Contains(got, "INFO same [×2; 10:00:01–10:00:02]") {
 		t.Fatalf("records around the blocks not merged:\n%s", got)
 	}
 }
@@ -281,8 +281,43 @@ func syntheticLog(size int) string {
 
 // maskTokenReference masks one token the straightforward way, to check
 // tokenize against.
+// pathShapeReference is pathShape written plainly: two leading word
+// segments after any scheme and host make a route, else a variable.
+func pathShapeReference(t string) tok {
+	if _, rest, ok := strings.Cut(t, "://"); ok {
+		_, t, _ = strings.Cut(rest, "/")
+		if t != "" || strings.Contains(rest, "/") {
+			t = "/" + t
+		}
+	}
+	t, _, _ = strings.Cut(t, "?")
+	t, _, _ = strings.Cut(t, "#")
+	var segs []string
+	for _, s := range strings.Split(t, "/") {
+		if s != "" {
+			segs = append(segs, s)
+		}
+	}
+	if len(segs) < 2 || strings.ContainsAny(segs[0]+segs[1], "0123456789") ||
+		maskTokenReference(segs[0]).variable || maskTokenReference(segs[1]).variable {
+		return tok{h: fnvOffset, variable: true}
+	}
+	h := uint64(fnvOffset) ^ '/'
+	for _, s := range segs[:2] {
+		h = (h ^ maskTokenReference(s).h) * fnvPrime
+	}
+	return tok{h: h | 2}
+}
+
 func maskTokenReference(t string) tok {
-	if isCalendarWord(t) || (len(t) >= 3 && strings.IndexByte(t, '/') >= 0) {
+	if isCalendarWord(t) {
+		return tok{h: fnvOffset, variable: true}
+	}
+	if len(t) >= 3 && strings.IndexByte(t, '/') >= 0 {
+		return pathShapeReference(t)
+	}
+	if strings.Trim(t, "0123456789abcdefABCDEF-") == "" && strings.Contains(t, "-") &&
+		strings.ContainsAny(t, "0123456789") && len(strings.ReplaceAll(t, "-", "")) >= 8 {
 		return tok{h: fnvOffset, variable: true}
 	}
 	h := uint64(fnvOffset)
@@ -339,10 +374,11 @@ func maskTokenReference(t string) tok {
 	return tok{h: h, variable: digits > 0 && word < 3}
 }
 
-// tokenizeReference splits on blanks first, then masks each token.
+// tokenizeReference splits on blanks and field delimiters first, then
+// masks each token.
 func tokenizeReference(line string) []tok {
 	var out []tok
-	for _, t := range strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' }) {
+	for _, t := range strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' || strings.ContainsRune(`|,;=:[](){}"`, r) }) {
 		out = append(out, maskTokenReference(t))
 	}
 	return out
@@ -412,12 +448,15 @@ func TestLogDedupSettledPass(t *testing.T) {
 	ctx := context.Background()
 	t.Logf("%d texts", len(texts))
 	for i, text := range texts {
-		got, err := fixpoint(ctx, text, 4, n.pass)
+		lay := AnalyzeLog(text)
+		got, err := fixpoint(ctx, text, 4, func(ctx context.Context, s string) (string, bool, error) {
+			return n.pass(ctx, s, lay)
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want, err := fixpoint(ctx, text, 4, func(ctx context.Context, s string) (string, bool, error) {
-			out, _, err := n.pass(ctx, s)
+			out, _, err := n.pass(ctx, s, lay)
 			return out, false, err
 		})
 		if err != nil {

@@ -72,13 +72,16 @@ func (n neardupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			return out, false, err
 		})
 	case KindLog:
-		x := newLineIndex(in.Text)
-		if !recordsDominate(x.len(), x.line, 50) {
+		lay := layoutOf(in)
+		if !lay.Records {
 			return skip(in, "build output keeps its repeats"), nil
+		}
+		if lay.Fields != "" {
+			return skip(in, "records with fields are log_dedup's"), nil
 		}
 		// One pass is a fixed point: a second one meets the records kept,
 		// in order, against the same index, and drops none.
-		out, err = n.records(ctx, x)
+		out, err = n.records(ctx, newLineIndex(in.Text), lay)
 	default:
 		return skip(in, "kind "+string(in.Kind)+" is left to structured"), nil
 	}
@@ -266,7 +269,7 @@ func isTurnStart(line string) bool {
 
 // records merges near-duplicate log records into the first one and adds
 // their counts to it. Records with equal masked text share one lookup.
-func (n neardupNode) records(ctx context.Context, x lineIndex) (string, error) {
+func (n neardupNode) records(ctx context.Context, x lineIndex, lay LogLayout) (string, error) {
 	text := x.text
 	nl := x.len()
 	cc := canceled{ctx: ctx}
@@ -277,17 +280,18 @@ func (n neardupNode) records(ctx context.Context, x lineIndex) (string, error) {
 	seen := make(map[uint64]int, min(nl, 1<<12)) // masked text -> unit id
 	changed := false
 	var toks []uint64
+	var scratch [2][]tok
 	for i := 0; i < nl; i++ {
 		if err := cc.check(); err != nil {
 			return "", err
 		}
 		l := x.line(i)
-		if !isLogRecord(l) || IsProtectedLine(l) {
+		if !lay.opensRecord(l) {
 			continue
 		}
 		// A record with continuation lines (a stack trace) stays whole.
 		if i+1 < nl {
-			if next := x.line(i + 1); next != "" && !isLogRecord(next) {
+			if next := x.line(i + 1); next != "" && !lay.opensRecord(next) {
 				continue
 			}
 		}
@@ -304,6 +308,9 @@ func (n neardupNode) records(ctx context.Context, x lineIndex) (string, error) {
 		if !ok {
 			fp := fingerprint(toks)
 			u = idx.find(fp)
+			if u >= 0 && !sameEvent(x.line(int(lineOf[u])), head, lay, &scratch) {
+				u = -1 // close, but a word that names the event differs
+			}
 			if u < 0 {
 				u = idx.add(fp)
 				lineOf = append(lineOf, int32(i))
@@ -331,12 +338,52 @@ func (n neardupNode) records(ctx context.Context, x lineIndex) (string, error) {
 			u++
 		}
 		if u < len(lineOf) && int(lineOf[u]) == i && count[u] > 1 {
-			head, _ := splitCount(l)
-			l = withCount(head, count[u])
+			// A line that took in others gets their count; its summary,
+			// if any, no longer covers them and goes.
+			if head, w := splitCount(l); w != count[u] {
+				l = withCount(head, count[u])
+			}
 		}
 		out.add(l)
 	}
 	return out.String(), nil
+}
+
+// sameEvent reports whether two records near in SimHash differ only in
+// values that look like data (a digit, a dot, a slash, an @ inside), so
+// that merging them loses no event: user=guest and user=root stay apart.
+func sameEvent(kept, head string, lay LogLayout, scratch *[2][]tok) bool {
+	kept, _ = splitCount(kept)
+	a := lay.templateTokens(kept, scratch[0][:0])
+	b := lay.templateTokens(head, scratch[1][:0])
+	scratch[0], scratch[1] = a, b
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if tokenID(a[i]) == tokenID(b[i]) {
+			continue
+		}
+		if !dataLike(kept[a[i].start:a[i].end]) || !dataLike(head[b[i].start:b[i].end]) {
+			return false
+		}
+	}
+	return true
+}
+
+// dataLike reports a token that holds a digit or a dot or @ between other
+// bytes: a number, an address, a host. A path is not: its route names
+// what happened (see pathShape).
+func dataLike(t string) bool {
+	if strings.IndexByte(t, '/') >= 0 {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if isDigit(t[i]) || (i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == '@')) {
+			return true
+		}
+	}
+	return false
 }
 
 // simTokens appends the masked token hashes of lines to dst. With all set

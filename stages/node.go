@@ -92,6 +92,9 @@ type Input struct {
 	Kind     Kind
 	Mode     Mode
 	AllowLLM bool // false on the algorithmic-only entry point
+	// Log is the analysis of the original text when it is a log (see
+	// AnalyzeLog); the zero value makes a node analyse the text it gets.
+	Log LogLayout
 }
 
 // LLMUsage records what one LLM call cost.

@@ -35,13 +35,16 @@ func (o NumberNormalizeOptions) Validate() error {
 
 type numberNode struct{ opt NumberNormalizeOptions }
 
-// NewNumberNormalize builds the node that replaces numbers (digit runs
-// joined by . and , such as decimals and addresses) and hex or UUID ids
-// with a placeholder. In logs it rewrites time-stamped records only, where
-// numbers are mostly times, ids and counters; free output such as build
-// steps, stack traces and test failures keeps its versions, line numbers
-// and expected/actual values. Colons and slashes stay, so "10.0.0.1:8080"
-// becomes "<N>:<N>"; a count appended by log_dedup stays as it is.
+// NewNumberNormalize builds the node that replaces numbers (digit runs,
+// decimals) and hex ids with a placeholder. In logs it rewrites the
+// records of a log of records only, where numbers are mostly ids and
+// counters; free output such as build steps, stack traces and test
+// failures keeps its versions, line numbers and expected/actual values.
+// A record whose template is seen once or twice keeps its full line.
+// What carries a fact stays whole: time stamps in any shape (a reader
+// wants the time of the first occurrence), IP addresses, dotted versions,
+// grouped numbers such as 1440,900 and UUIDs; so do the lines keywords
+// keeps as signal (lineSignal), and a count appended by log_dedup.
 func NewNumberNormalize(o NumberNormalizeOptions) Node { return numberNode{o} }
 
 func (numberNode) Key() Key { return KeyNumberNormalize }
@@ -53,7 +56,20 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if !slices.Contains(n.opt.Kinds, in.Kind) {
 		return skip(in, "kind "+string(in.Kind)+" keeps exact numbers"), nil
 	}
+	var lay LogLayout
+	if in.Kind == KindLog {
+		if lay = layoutOf(in); !lay.Records {
+			return skip(in, "build output keeps exact numbers"), nil
+		}
+	}
 	text := in.Text
+	var rare rareTemplates
+	if in.Kind == KindLog {
+		var err error
+		if rare, err = countTemplates(ctx, text, lay); err != nil {
+			return Outcome{}, err
+		}
+	}
 	var out, scratch []byte // out stays nil until a line changes
 	cc := canceled{ctx: ctx}
 	tails := failingTails(text) // a build's failure keeps its numbers
@@ -69,22 +85,31 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		}
 		line := text[start:end]
 		next := min(end+1, len(text))
-		if (in.Kind != KindLog || isStamped(line)) && !tails.holds(start) {
-			// A count that log_dedup appended is a fact, not a value.
-			head, _ := splitCount(line)
+		// A count that log_dedup appended is a fact, not a value.
+		head, _ := splitCount(line)
+		// A rare record (its template seen once or twice) keeps its full line.
+		rewrite := (in.Kind != KindLog || (lay.opensRecord(line) && !rare.nextIsRare())) && !tails.holds(start)
+		if rewrite && lineSignal(head) == 0 {
+			// The header (times in any shape, pids, nodes) says when and
+			// where the first record was: it stays as written.
+			keep := 0
+			if in.Kind == KindLog {
+				keep = headerEnd(head, lay.HeaderCols)
+			}
 			if out == nil {
 				var ok bool
-				if scratch, ok = n.normalize(scratch[:0], head); ok {
+				if scratch, ok = n.normalize(scratch[:0], head[keep:]); ok {
 					out = make([]byte, 0, len(text))
-					out = append(append(out, text[:start]...), scratch...)
+					out = append(append(out, text[:start+keep]...), scratch...)
 					out = append(out, text[start+len(head):next]...)
 				}
 			} else {
+				at := len(out)
 				var ok bool
-				if out, ok = n.normalize(out, head); ok {
+				if out, ok = n.normalize(append(out, head[:keep]...), head[keep:]); ok {
 					out = append(out, text[start+len(head):next]...)
 				} else {
-					out = append(out, text[start:next]...)
+					out = append(out[:at], text[start:next]...)
 				}
 			}
 		} else if out != nil {
@@ -98,14 +123,73 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	return done(string(out)), nil
 }
 
+// rareTemplates counts the records of each template of a log (their
+// weights: a line with a count stands for that many), and remembers each
+// record line's template, in order.
+type rareTemplates struct {
+	counts map[uint64]int
+	keys   []uint64 // the template of each record line, in order
+	next   int
+}
+
+func countTemplates(ctx context.Context, text string, lay LogLayout) (rareTemplates, error) {
+	r := rareTemplates{counts: map[uint64]int{}}
+	cc := canceled{ctx: ctx}
+	var toks []tok
+	for line := range strings.SplitSeq(text, "\n") {
+		if err := cc.check(); err != nil {
+			return r, err
+		}
+		if !lay.opensRecord(line) {
+			continue
+		}
+		head, w := splitCount(line)
+		toks = lay.templateTokens(head, toks[:0])
+		k := uint64(fnvOffset) ^ uint64(len(toks))
+		for _, t := range toks {
+			k = (k ^ tokenID(t)) * fnvPrime
+		}
+		r.counts[k] += w
+		r.keys = append(r.keys, k)
+	}
+	return r, nil
+}
+
+// nextIsRare reports whether the next record line (in text order) has a
+// template that stands for two records or fewer.
+func (r *rareTemplates) nextIsRare() bool {
+	if r.next >= len(r.keys) {
+		return false
+	}
+	r.next++
+	return r.counts[r.keys[r.next-1]] <= 2
+}
+
 // normalize appends text to dst with its numbers replaced. When none is,
 // ok is false and dst is returned as it was.
 func (n numberNode) normalize(dst []byte, text string) (_ []byte, ok bool) {
 	at := len(dst)
 	last := 0
 	changed := false
+	tokEnd := -1   // end of the blank-separated token holding i
+	whole := false // that token is a time stamp: it stays whole
 	for i := 0; i < len(text); {
 		c := text[i]
+		if c == ' ' || c == '\t' {
+			i++
+			continue
+		}
+		if i >= tokEnd {
+			tokEnd = i
+			for tokEnd < len(text) && text[tokEnd] != ' ' && text[tokEnd] != '\t' {
+				tokEnd++
+			}
+			whole = isTimeToken(text[i:tokEnd])
+		}
+		if whole {
+			i = tokEnd
+			continue
+		}
 		// Only a digit, or a hex digit that opens a word, starts a value.
 		if cl := tokClass[c]; cl&tcDigit == 0 && (cl&tcHex == 0 || (i > 0 && tokClass[text[i-1]]&tcWord != 0)) {
 			i++
@@ -119,9 +203,20 @@ func (n numberNode) normalize(dst []byte, text string) (_ []byte, ok bool) {
 				last, i, changed = end, end, true
 				continue
 			}
-			if end := hexTokenEnd(text, i); end > 0 {
+			if end := uuidEnd(text, i); end > 0 {
+				i = end // a UUID names one thing: it stays
+				continue
+			}
+			end, stop := hexTokenEnd(text, i)
+			if end > 0 {
 				dst = append(append(dst, text[last:i]...), n.opt.Placeholder...)
 				last, i, changed = end, end, true
+				continue
+			}
+			if !isDigit(c) {
+				// No start inside this run of hex and dashes opens an id
+				// either: skip it, so a long run is read once.
+				i = max(i+1, stop)
 				continue
 			}
 		}
@@ -130,9 +225,11 @@ func (n numberNode) normalize(dst []byte, text string) (_ []byte, ok bool) {
 			continue
 		}
 		end := numberEnd(text, i)
-		// A number glued to letters (x86_64k, v12abc) is part of a name.
+		// A number glued to letters (x86_64k, v12abc) is part of a name;
+		// grouped numbers (1440,900) and dotted ones (an address, a
+		// version) are facts.
 		free := (i == 0 || !isLetter(text[i-1])) && (end == len(text) || !isLetter(text[end]))
-		if free && digitsIn(text[i:end]) >= n.opt.MinChars {
+		if free && digitsIn(text[i:end]) >= n.opt.MinChars && !grouped(text[i:end]) {
 			dst = append(append(dst, text[last:i]...), n.opt.Placeholder...)
 			last, changed = end, true
 		}
@@ -142,6 +239,61 @@ func (n numberNode) normalize(dst []byte, text string) (_ []byte, ok bool) {
 		return dst[:at], false
 	}
 	return append(dst, text[last:]...), true
+}
+
+// isTimeToken reports a token holding a clock time (digits, a colon,
+// digits) or a date (three digit groups joined by - or /), whatever its
+// shape around them: 10:00:01, 2024-11-30T10:00:00.247Z, 20240301-10:00:00:243,
+// 2005-06-03-15.42.50.363779, [03/Dec/2024:10:00:00. IP addresses with a
+// port (10.0.0.1:8080) read as one too, and stay whole as well.
+func isTimeToken(t string) bool {
+	for i := 1; i+1 < len(t); i++ {
+		switch t[i] {
+		case ':':
+			if isDigit(t[i-1]) && isDigit(t[i+1]) {
+				return true
+			}
+		case '-', '/':
+			// d-d-d: a date.
+			if isDigit(t[i-1]) && isDigit(t[i+1]) {
+				j := digitRun(t, i+1)
+				if j-i-1 <= 2 && j+1 < len(t) && t[j] == t[i] && isDigit(t[j+1]) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// grouped reports a number of three or more dot-joined groups (an IP
+// address, a version, a dotted date) or of comma-joined groups (1440,900,
+// 13,48,39.36): each of those reads as one fact.
+func grouped(num string) bool {
+	return strings.IndexByte(num, ',') >= 0 || strings.Count(num, ".") >= 2
+}
+
+// uuidEnd returns the end of a UUID (8-4-4-4-12 hex digits) at i, or 0.
+func uuidEnd(s string, i int) int {
+	j := i
+	for g, want := range [...]int{8, 4, 4, 4, 12} {
+		if g > 0 {
+			if j >= len(s) || s[j] != '-' {
+				return 0
+			}
+			j++
+		}
+		for k := 0; k < want; k++ {
+			if j >= len(s) || !isHexDigit(s[j]) {
+				return 0
+			}
+			j++
+		}
+	}
+	if j < len(s) && isWordByte(s[j]) {
+		return 0
+	}
+	return j
 }
 
 func digitsIn(s string) int {
@@ -186,8 +338,11 @@ func hexLiteralEnd(s string, i int) int {
 }
 
 // hexTokenEnd returns the end of a hex id (8+ hex chars with a digit and a
-// letter, optionally dashed like a UUID) starting at i, or 0.
-func hexTokenEnd(s string, i int) int {
+// letter, optionally dashed like a UUID) starting at i, or 0. stop is
+// where its scan stopped: no start after a dash before stop opens an id
+// when this one does not, so the caller skips there (linear on long
+// dash-joined runs).
+func hexTokenEnd(s string, i int) (end, stop int) {
 	j := i
 	digits, letters, run := 0, 0, 0
 	for j < len(s) {
@@ -208,12 +363,12 @@ func hexTokenEnd(s string, i int) int {
 	}
 end:
 	if j < len(s) && isWordByte(s[j]) {
-		return 0
+		return 0, j
 	}
 	if digits+letters < 8 || digits == 0 || letters == 0 {
-		return 0
+		return 0, j
 	}
-	return j
+	return j, j
 }
 
 func isDigit(c byte) bool    { return c >= '0' && c <= '9' }

@@ -201,7 +201,9 @@ func stampAt(s string) bool {
 		case e <= 2 && e < len(s) && s[e] == ':':
 			return timeAt(s)
 		case (e == 2 || e == 4) && e+1 < len(s) && (s[e] == '-' || s[e] == '/' || s[e] == '.'):
-			// 2005-06-03, 17/06/09, 2005.06.03; not a version such as 1.54.0.
+			// ISO 2005-06-03, day-first 17/06/09, dotted 2005.06.03; not a
+			// version such as 1.54.0. Other shapes are found by the
+			// analysis of the document (AnalyzeLog), not listed here.
 			sep := s[e]
 			f := digitRun(s, e+1)
 			if f-e-1 != 2 {
@@ -211,8 +213,7 @@ func stampAt(s string) bool {
 				g := digitRun(s, f+1)
 				return g-f-1 == 2 || g-f-1 == 4
 			}
-			// A month.day date such as 10.30, followed by a time.
-			return f+1 < len(s) && s[f] == ' ' && timeAt(s[f+1:])
+			return false
 		}
 		return false
 	}
@@ -331,8 +332,9 @@ const (
 	countClose = "]"
 )
 
-// splitCount splits a trailing count suffix off line. It returns the line
-// without it and the count (1 when there is none).
+// splitCount splits a trailing count suffix off line, with the summary
+// that may follow the count (" [×57; …]"). It returns the line without it
+// and the count (1 when there is none).
 func splitCount(line string) (string, int) {
 	if !strings.HasSuffix(line, countClose) {
 		return line, 1
@@ -342,6 +344,12 @@ func splitCount(line string) (string, int) {
 		return line, 1
 	}
 	digits := line[i+len(countOpen) : len(line)-len(countClose)]
+	if j := strings.IndexByte(digits, ';'); j >= 0 {
+		if strings.IndexByte(digits[j:], ']') >= 0 {
+			return line, 1 // a bracket inside: not a summary of ours
+		}
+		digits = digits[:j]
+	}
 	if digits == "" || len(digits) > 12 || digitRun(digits, 0) != len(digits) {
 		return line, 1
 	}

@@ -18,8 +18,18 @@ import (
 // into placeholder lines first and restored after.
 func applyNode(t testing.TB, node Node, text string, kind Kind) string {
 	t.Helper()
+	return applyNodeAs(t, node, text, kind, text)
+}
+
+// applyNodeAs is applyNode with the log analysis of original, as the
+// pipeline hands a node the analysis of the document it came from: an
+// idempotence check runs a node again on its output with the analysis of
+// its input.
+func applyNodeAs(t testing.TB, node Node, text string, kind Kind, original string) string {
+	t.Helper()
 	masked, stash := Protect(text)
-	out, err := node.Apply(context.Background(), Input{Text: masked, Kind: kind, Mode: ModeAlgorithmic})
+	in := Input{Text: masked, Kind: kind, Mode: ModeAlgorithmic, Log: AnalyzeLog(original)}
+	out, err := node.Apply(context.Background(), in)
 	if err != nil {
 		t.Fatalf("%s: %v", node.Key(), err)
 	}
@@ -75,7 +85,7 @@ func runGolden(t *testing.T, node Node, dir string, update bool) {
 			if got != string(want) {
 				t.Errorf("output differs from %s:\n%s", golden, firstDiff(got, string(want)))
 			}
-			if again := applyNode(t, node, got, kind); again != got {
+			if again := applyNodeAs(t, node, got, kind, text); again != got {
 				t.Errorf("not idempotent on %s:\n%s", golden, firstDiff(again, got))
 			}
 			for _, block := range fencedBlocks(text) {
@@ -136,7 +146,7 @@ func checkConformance(t *testing.T, node Node, inputs map[string]string) {
 			if !utf8.ValidString(once) {
 				t.Fatal("invalid UTF-8 out")
 			}
-			if twice := applyNode(t, node, once, kind); twice != once {
+			if twice := applyNodeAs(t, node, once, kind, text); twice != once {
 				t.Fatalf("not idempotent:\n%s", firstDiff(twice, once))
 			}
 			for _, block := range fencedBlocks(text) {
@@ -299,7 +309,7 @@ func FuzzLogNodes(f *testing.F) {
 				if !utf8.ValidString(once) {
 					t.Fatalf("%s: invalid UTF-8", node.Key())
 				}
-				if twice := applyNode(t, node, once, kind); twice != once {
+				if twice := applyNodeAs(t, node, once, kind, text); twice != once {
 					t.Fatalf("%s/%s not idempotent on %q:\n%s", node.Key(), kind, text, firstDiff(twice, once))
 				}
 				for _, block := range fencedBlocks(text) {

@@ -1,0 +1,602 @@
+package stages
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// LogLayout is the analysis of a log: whether it is made of records, how a
+// record opens and how its fields are laid out. It is made once from the
+// original text (AnalyzeLog) and handed to every node through Input.Log,
+// so no node decides again on text that an earlier node rewrote; across
+// fleet segments it travels in its String form.
+type LogLayout struct {
+	// Analyzed is false for the zero value: a node given none analyses
+	// the text it is given.
+	Analyzed bool
+	// Records: a log of records (a service log), whose templates are
+	// mined across the whole text. False for build and test output,
+	// whose repeats tell a story.
+	Records bool
+	// Fields names the field syntax of the records: FieldsJSON, FieldsLogfmt
+	// or "" for free text.
+	Fields string
+	// byRepeats: Records rests on repetition alone (no stamp, no data
+	// column, no fields); Detect does not turn prose into a log on it.
+	byRepeats bool
+	// HeaderCols is how many leading columns (blank- or '|'-separated)
+	// of a record are header: times, pids, node ids. The message follows.
+	HeaderCols int
+	// Openers are the shapes (see appendShape) of the first token of the
+	// lines that open a record; other lines continue the record above.
+	Openers []string
+}
+
+// The field syntaxes a log's records may use.
+const (
+	FieldsJSON   = "json"   // JSON lines: zap, logrus, bunyan, pino, slog, Docker json-file
+	FieldsLogfmt = "logfmt" // key=value pairs: slog text, logrus text, Heroku
+)
+
+// String encodes the layout for an envelope header; ParseLogLayout reads it.
+func (l LogLayout) String() string {
+	if !l.Analyzed {
+		return ""
+	}
+	v := url.Values{}
+	v.Set("v", "1")
+	if l.Records {
+		v.Set("r", "1")
+	}
+	if l.Fields != "" {
+		v.Set("f", l.Fields)
+	}
+	if l.HeaderCols > 0 {
+		v.Set("h", strconv.Itoa(l.HeaderCols))
+	}
+	if len(l.Openers) > 0 {
+		v["o"] = l.Openers
+	}
+	return v.Encode()
+}
+
+// ParseLogLayout reads a layout written by String. An empty string is the
+// zero layout (not analysed).
+func ParseLogLayout(s string) (LogLayout, error) {
+	if s == "" {
+		return LogLayout{}, nil
+	}
+	v, err := url.ParseQuery(s)
+	if err != nil {
+		return LogLayout{}, err
+	}
+	if v.Get("v") != "1" {
+		return LogLayout{}, &fieldError{"log layout", "unknown version"}
+	}
+	l := LogLayout{Analyzed: true, Records: v.Get("r") == "1", Fields: v.Get("f"), Openers: v["o"]}
+	if h := v.Get("h"); h != "" {
+		n, err := strconv.Atoi(h)
+		if err != nil || n < 0 || n > 8 {
+			return LogLayout{}, &fieldError{"log layout", "bad header columns"}
+		}
+		l.HeaderCols = n
+	}
+	switch l.Fields {
+	case "", FieldsJSON, FieldsLogfmt:
+	default:
+		return LogLayout{}, &fieldError{"log layout", "unknown field syntax"}
+	}
+	if len(l.Openers) > maxOpeners {
+		return LogLayout{}, &fieldError{"log layout", "too many openers"}
+	}
+	return l, nil
+}
+
+// layoutOf returns the layout a node works with: the one it was given, or
+// the analysis of its text when it was given none.
+func layoutOf(in Input) LogLayout {
+	if in.Log.Analyzed {
+		return in.Log
+	}
+	return AnalyzeLog(in.Text)
+}
+
+// maxOpeners bounds the record-opening shapes a layout keeps.
+const maxOpeners = 8
+
+// analysisLines is how many lines AnalyzeLog samples: the head, and for
+// long texts windows in the middle and at the end.
+const analysisLines = 3000
+
+// AnalyzeLog analyses a log from a sample of its lines. It assumes nothing
+// about where a time stamp stands or what it looks like:
+//   - the lines that open a record are those whose first token has one of
+//     the frequent shapes (dates, levels, prefixes alike); indented lines,
+//     stack frames and lines of rare shapes continue the record above;
+//   - the text is a log of records when its records carry fields (JSON
+//     lines, logfmt), when a leading column holds data that changes from
+//     line to line (times in any shape, sequence numbers, epochs), or when
+//     nearly every line repeats an earlier one, digits aside (logs without
+//     time stamps).
+//
+// It is a pure function of the text, linear in its length.
+func AnalyzeLog(text string) LogLayout {
+	var a logAnalysis
+	a.shapes, a.headed = map[shapeKey]int{}, map[shapeKey]int{}
+	const window = 96 << 10
+	if len(text) <= 3*window {
+		a.scan(text, analysisLines)
+	} else {
+		a.scan(text[:window], analysisLines/3)
+		mid := len(text)/2 - window/2
+		a.scan(dropPartialLine(text[mid:mid+window]), analysisLines/3)
+		a.scan(dropPartialLine(text[len(text)-window:]), analysisLines/3)
+	}
+	return a.layout()
+}
+
+// logAnalysis gathers the statistics of the sampled lines.
+type logAnalysis struct {
+	lines int // non-blank lines
+	heads []string
+	// headShapes are the shapes of heads, in order.
+	headShapes []shapeKey
+	shapes     map[shapeKey]int
+	// headed counts, per shape, the heads followed by a continuation
+	// form: an exception's name over its frames, not a record.
+	headed  map[shapeKey]int
+	stamped int // lines a known time stamp opens
+	json    int // lines holding one JSON object, maybe after a prefix
+	logfmt  int // lines of key=value pairs
+	escapes int // lines with ANSI escapes
+}
+
+func (a *logAnalysis) scan(s string, max int) {
+	var prev shapeKey // the shape of the line before, when it was a head
+	for n := 0; len(s) > 0 && n < max; {
+		line := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		line = strings.TrimSuffix(line, "\r")
+		if strings.TrimSpace(line) == "" || IsProtectedLine(line) {
+			continue
+		}
+		n++
+		a.lines++
+		if strings.IndexByte(line, 0x1b) >= 0 {
+			a.escapes++
+		}
+		if continuationForm(line) {
+			if prev.n > 0 {
+				a.headed[prev]++
+				prev = shapeKey{}
+			}
+			continue
+		}
+		if len(line) > 4096 {
+			line = line[:4096] // a head is enough
+		}
+		a.heads = append(a.heads, line)
+		prev = shapeOf(line)
+		a.headShapes = append(a.headShapes, prev)
+		a.shapes[prev]++
+		if isStamped(line) {
+			a.stamped++
+		}
+		if jsonPayloadStart(line) >= 0 {
+			a.json++
+		} else if logfmtPairs(line) >= 3 {
+			a.logfmt++
+		}
+	}
+}
+
+func (a *logAnalysis) layout() LogLayout {
+	l := LogLayout{Analyzed: true}
+	heads := len(a.heads)
+	if heads == 0 {
+		return l
+	}
+	type sc struct {
+		key   shapeKey
+		shape string
+		n     int
+	}
+	var all []sc
+	for k, n := range a.shapes {
+		all = append(all, sc{k, string(k.b[:k.n]), n})
+	}
+	slices.SortFunc(all, func(x, y sc) int {
+		if x.n != y.n {
+			return y.n - x.n
+		}
+		return strings.Compare(x.shape, y.shape)
+	})
+	exceptions := 0 // heads of shapes that head stack traces
+	for i, s := range all {
+		// A shape opens records when it is the most frequent, or frequent
+		// (2% of the heads, at least twice) and not mostly over stack
+		// frames. Rare shapes (an exception's name, a stray line) and
+		// exception names continue the record above.
+		frequent := s.n >= 2 && s.n*50 >= heads && a.headed[s.key]*2 < s.n
+		if (i == 0 || frequent) && len(l.Openers) < maxOpeners {
+			l.Openers = append(l.Openers, s.shape)
+		} else if a.headed[s.key]*2 >= s.n {
+			exceptions += s.n
+		}
+	}
+	slices.Sort(l.Openers)
+	switch {
+	case a.json*10 >= heads*6:
+		l.Fields = FieldsJSON
+	case a.logfmt*10 >= heads*6:
+		l.Fields = FieldsLogfmt
+	}
+	isOpener := map[shapeKey]bool{}
+	for _, s := range all {
+		if slices.Contains(l.Openers, s.shape) {
+			isOpener[s.key] = true
+		}
+	}
+	var openers []string
+	for i, h := range a.heads {
+		if isOpener[a.headShapes[i]] {
+			openers = append(openers, h)
+		}
+	}
+	varying, header := headerStats(openers)
+	if l.Fields == "" {
+		l.HeaderCols = header
+	}
+	// Records must make up most of the text's lines, continuations aside.
+	mostly := len(openers)*10 >= (heads-exceptions)*6 && len(openers) >= 1
+	switch {
+	case !mostly:
+	case l.Fields != "":
+		l.Records = true
+	case a.stamped*2 >= heads:
+		l.Records = true
+	case varying:
+		l.Records = true
+	case a.escapes*20 < a.lines && repetitive(openers):
+		l.Records, l.byRepeats = true, true
+	}
+	return l
+}
+
+// opensRecord reports whether line opens a record: not a continuation
+// form, and a first token of a record's shape or a known stamp.
+func (l LogLayout) opensRecord(line string) bool {
+	if line == "" || continuationForm(line) || IsProtectedLine(line) || parseFoldMarker(line) > 0 {
+		return false
+	}
+	return l.opensRecordShape(line) || isLogRecord(line)
+}
+
+func (l LogLayout) opensRecordShape(line string) bool {
+	if len(l.Openers) == 0 {
+		return false
+	}
+	var buf [shapeMax]byte
+	s := appendShape(buf[:0], line)
+	for _, o := range l.Openers {
+		if o == string(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// continuationForm reports a line that can only continue a record:
+// indented, a stack frame, a "Caused by:" or "Traceback" header, the
+// "... 12 more" of a Java trace, or a closing bracket.
+func continuationForm(line string) bool {
+	c := line[0]
+	if c == ' ' || c == '\t' || c == '}' || c == ']' || c == ')' {
+		return true
+	}
+	s := line
+	if c == 0x1b {
+		s = line[skipANSI(line, 0):]
+		if s == "" || s[0] == ' ' || s[0] == '\t' {
+			return true
+		}
+	}
+	switch s[0] {
+	case 'a', 'C', 'S', 'T', 'D', 'g', 'c':
+		for _, p := range continuationPrefixes {
+			if strings.HasPrefix(s, p) {
+				return true
+			}
+		}
+	case '.':
+		return strings.HasPrefix(s, "... ") && strings.HasSuffix(trimLineEnd(s), " more")
+	}
+	return false
+}
+
+// continuationPrefixes open the lines of stack traces in Java, Python,
+// Go and JavaScript runtimes, which continue the record that logged them.
+// continuationForm filters on their first bytes: keep it in step.
+var continuationPrefixes = [...]string{
+	"at ", "Caused by: ", "Suppressed: ", "Traceback (most recent call last)",
+	"During handling of the above exception", "The above exception was",
+	"goroutine ", "created by ",
+}
+
+// shapeMax bounds a shape's length: the opening of a token says what it is.
+const shapeMax = 8
+
+// shapeKey is a shape held by value, for counting without allocating.
+type shapeKey struct {
+	b [shapeMax]byte
+	n uint8
+}
+
+func shapeOf(line string) shapeKey {
+	var k shapeKey
+	k.n = uint8(len(appendShape(k.b[:0], line)))
+	return k
+}
+
+// appendShape appends the shape of line's first token (ANSI aside): runs of
+// letters and digits become 'a' (letters only) or 'd' (with a digit, so
+// hex ids and dates alike), a placeholder such as <N> is 'd', and other
+// bytes stay. "2024-03-01" is "d-d-d", "[Sun" is "[a", "web-1" is "a-d".
+func appendShape(dst []byte, line string) []byte {
+	s := line[skipANSI(line, 0):]
+	for i := 0; i < len(s) && len(dst) < shapeMax; {
+		c := s[i]
+		if c == ' ' || c == '\t' || c == '\r' {
+			break
+		}
+		if c == '<' && isPlaceholderAt(s[i:]) {
+			j := strings.IndexByte(s[i:], '>')
+			dst = append(dst, 'd')
+			i += j + 1
+			continue
+		}
+		if tokClass[c]&(tcLetter|tcDigit) != 0 {
+			digit := false
+			for i < len(s) && tokClass[s[i]]&(tcLetter|tcDigit) != 0 {
+				digit = digit || isDigit(s[i])
+				i++
+			}
+			if digit {
+				dst = append(dst, 'd')
+			} else {
+				dst = append(dst, 'a')
+			}
+			continue
+		}
+		dst = append(dst, c)
+		i++
+	}
+	return dst
+}
+
+// headerStats reads the first columns of the record heads. varying: one
+// holds data (a token with digits, no more letters than digits) on most
+// lines and changes from line to line: a time in any shape, a sequence
+// number, an epoch, a request counter. header: the leading columns that
+// hold data on most lines (times, pids, node ids), with at most one
+// word between two of them (a host, a level); the message follows.
+func headerStats(heads []string) (varying bool, header int) {
+	const cols = 8
+	// The columns are read on 400 heads at most: a header's shape does
+	// not change with the length of the log.
+	heads = heads[:min(len(heads), 400)]
+	var data, changes [cols]int
+	var prev [cols]string
+	for _, h := range heads {
+		s := h[skipANSI(h, 0):]
+		for c, i := 0, 0; c < cols && i < len(s); c++ {
+			for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '|') {
+				i++
+			}
+			st := i
+			d, l := 0, 0 // digits and letters: data has no more letters than digits
+			for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != '|' {
+				switch cl := tokClass[s[i]]; {
+				case cl&tcDigit != 0:
+					d++
+				case cl&tcLetter != 0:
+					l++
+				}
+				i++
+			}
+			e := i
+			for st < e && trimmedByte(s[st]) {
+				st++
+			}
+			for e > st && trimmedByte(s[e-1]) {
+				e--
+			}
+			tok := s[st:e]
+			if d > 0 && l <= d {
+				data[c]++
+				if tok != prev[c] {
+					changes[c]++
+				}
+			}
+			prev[c] = tok
+		}
+	}
+	n := len(heads)
+	gap := 0 // columns without data since the last one with data
+	for c := range cols {
+		if data[c]*10 < n*8 {
+			gap++
+			continue
+		}
+		if c < 6 && changes[c]*10 >= n*3 {
+			varying = true
+		}
+		if gap <= 1 && (header > 0 || c <= 1) {
+			// The header runs on while at most one word (a host, a
+			// level) stands between its data columns.
+			header, gap = c+1, 0
+		}
+	}
+	return varying, header
+}
+
+// headerEnd returns where the message of a record starts: after its
+// first n columns (see headerColumns), or 0.
+func headerEnd(line string, n int) int {
+	if n == 0 {
+		return 0
+	}
+	s := line[skipANSI(line, 0):]
+	off := len(line) - len(s)
+	c := 0
+	for i := 0; i < len(s); {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '|') {
+			i++
+		}
+		if i >= len(s) {
+			break
+		}
+		for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != '|' {
+			i++
+		}
+		if c++; c == n {
+			return off + i
+		}
+	}
+	return len(line)
+}
+
+// trimmedByte reports the brackets, quotes and separators trimmed off a
+// header column before it is compared with the one above.
+func trimmedByte(c byte) bool {
+	switch c {
+	case '[', ']', '(', ')', '<', '>', '"', '\'', ',', ';':
+		return true
+	}
+	return false
+}
+
+// repetitive reports heads that mostly repeat an earlier head, digits
+// aside: a log without time stamps (at least 20 lines, four in five
+// repeats, three templates or more).
+func repetitive(heads []string) bool {
+	if len(heads) < 20 {
+		return false
+	}
+	seen := make(map[uint64]struct{}, len(heads))
+	repeats := 0
+	for _, h := range heads {
+		k := maskedHash(h)
+		if _, ok := seen[k]; ok {
+			repeats++
+		} else {
+			seen[k] = struct{}{}
+		}
+	}
+	// Three templates at least: one sentence said over and over is prose
+	// (dedup's), not a log.
+	return repeats*5 >= len(heads)*4 && len(seen) >= 3
+}
+
+// jsonPayloadStart returns where a JSON object that ends the line starts:
+// the whole line, or after a short prefix (a CRI or Compose header), or -1.
+func jsonPayloadStart(line string) int {
+	end := trimLineEnd(line)
+	if len(end) < 2 || end[len(end)-1] != '}' {
+		return -1
+	}
+	lim := min(len(end), 160)
+	for i := 0; i < lim; i++ {
+		if end[i] == '{' && (i == 0 || end[i-1] == ' ' || end[i-1] == '\t') {
+			if i+1 < len(end) && (end[i+1] == '"' || end[i+1] == ' ' || end[i+1] == '}') {
+				return i
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// trimLineEnd is strings.TrimRight(s, " \t\r") without building a
+// cutset on every call: it runs on every line.
+func trimLineEnd(s string) string {
+	e := len(s)
+	for e > 0 && (s[e-1] == ' ' || s[e-1] == '\t' || s[e-1] == '\r') {
+		e--
+	}
+	return s[:e]
+}
+
+// logfmtPairs counts the key=value pairs of a logfmt line, up to 8, or
+// returns 0 when a token is not one (plain words are allowed only inside
+// quoted values).
+func logfmtPairs(line string) int {
+	n := 0
+	for i := 0; i < len(line) && n < 8; {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
+			i++
+		}
+		if i >= len(line) {
+			break
+		}
+		k := i
+		for i < len(line) && (isWordByte(line[i]) || line[i] == '.' || line[i] == '-' || line[i] == '@') {
+			i++
+		}
+		if i == k || i >= len(line) || line[i] != '=' {
+			return n
+		}
+		i = logfmtValueEnd(line, i+1)
+		n++
+	}
+	return n
+}
+
+// logfmtValueEnd returns the end of the logfmt value at i: a quoted
+// string with escapes, or up to the next blank.
+func logfmtValueEnd(line string, i int) int {
+	if i < len(line) && line[i] == '"' {
+		for j := i + 1; j < len(line); j++ {
+			switch line[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return len(line)
+	}
+	for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+		i++
+	}
+	return i
+}
+
+// jsonLines reports a text whose first lines (up to 50 non-blank ones)
+// are mostly JSON objects of one line each, at least two: JSON lines.
+func jsonLines(text string) bool {
+	objects, lines := 0, 0
+	for len(text) > 0 && lines < 50 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		lines++
+		if len(line) >= 2 && line[0] == '{' && line[len(line)-1] == '}' {
+			objects++
+		}
+	}
+	return objects >= 2 && objects*10 >= lines*8
+}

@@ -1,0 +1,242 @@
+package stages
+
+// Records that carry fields (JSON lines, logfmt) have as template their
+// keys, in order, the level, and the message (msg, message, log, event,
+// …) and other values tokenized like free text: the message's words and
+// a logger's or caller's name stay, numbers, ids, times and values that
+// vary widely are variables. A prefix before a JSON object (a CRI or
+// Compose header) is tokenized like free text.
+
+// levelKeys name the level field: level (most), lvl (go-kit), severity
+// (GCP, CRI loggers), levelname (Python), @l (Serilog).
+var levelKeys = [...]string{"level", "lvl", "severity", "levelname", "loglevel", "@l", "LEVEL", "Level"}
+
+func isLevelKey(k string) bool {
+	for _, m := range levelKeys {
+		if k == m {
+			return true
+		}
+	}
+	return false
+}
+
+// maxTemplateBytes bounds the bytes of a line that make its template.
+const maxTemplateBytes = 16 << 10
+
+// templateTokens appends to dst the tokens whose shapes make the template
+// of a record's head line under layout l.
+func (l LogLayout) templateTokens(head string, dst []tok) []tok {
+	if len(head) > maxTemplateBytes {
+		// A line this long is told apart by its opening: memory stays
+		// bounded whatever the line's length.
+		head = head[:maxTemplateBytes]
+	}
+	if l.Fields != "" {
+		at := len(dst)
+		if out, ok := fieldTokens(l.Fields, head, dst); ok {
+			return out
+		}
+		dst = dst[:at]
+	}
+	return tokenize(head, dst)
+}
+
+// fieldTokens appends the template tokens of a structured record: its
+// prefix as free text, then each field in order: its key, and its value,
+// the level as it is, the message and other values tokenized like free
+// text (so a logger or a caller name stays, and ids, times and numbers
+// are variables). ok is false when the line does not parse as the syntax
+// says.
+func fieldTokens(syntax, line string, dst []tok) (_ []tok, ok bool) {
+	at := len(dst)
+	base := 0 // where the scanned text starts in line
+	levelSeen := false
+	visit := func(k, v string, off int) {
+		h := uint64(fnvOffset) ^ 'K'
+		for i := 0; i < len(k); i++ {
+			h = (h ^ uint64(k[i])) * fnvPrime
+		}
+		dst = append(dst, tok{h: h})
+		if !levelSeen && isLevelKey(k) {
+			levelSeen = true
+			h := uint64(fnvOffset) ^ 'L'
+			for i := 0; i < len(v); i++ {
+				h = (h ^ uint64(lower(v[i]))) * fnvPrime
+			}
+			dst = append(dst, tok{h: h})
+			return
+		}
+		from := len(dst)
+		dst = tokenize(v, dst)
+		for i := from; i < len(dst); i++ {
+			dst[i].start += int32(base + off)
+			dst[i].end += int32(base + off)
+		}
+	}
+	switch syntax {
+	case FieldsJSON:
+		p := jsonPayloadStart(line)
+		if p < 0 {
+			return dst, false
+		}
+		dst = tokenize(line[:p], dst)
+		base = p
+		if !scanJSONObject(trimLineEnd(line[p:]), visit) {
+			return dst[:at], false
+		}
+	case FieldsLogfmt:
+		if !scanLogfmt(line, visit) {
+			return dst[:at], false
+		}
+	default:
+		return dst, false
+	}
+	return dst, true
+}
+
+// scanJSONObject calls visit with the key and value of every top-level
+// member of the JSON object s, a string's quotes removed. It reports
+// whether s is one well-formed object, nested values skipped by their
+// brackets (strings respected).
+func scanJSONObject(s string, visit func(k, v string, at int)) bool {
+	i := skipJSONSpace(s, 0)
+	if i >= len(s) || s[i] != '{' {
+		return false
+	}
+	i = skipJSONSpace(s, i+1)
+	if i < len(s) && s[i] == '}' {
+		return skipJSONSpace(s, i+1) == len(s)
+	}
+	for {
+		if i >= len(s) || s[i] != '"' {
+			return false
+		}
+		e := jsonStringEnd(s, i)
+		if e < 0 {
+			return false
+		}
+		key := s[i+1 : e-1]
+		i = skipJSONSpace(s, e)
+		if i >= len(s) || s[i] != ':' {
+			return false
+		}
+		i = skipJSONSpace(s, i+1)
+		if i >= len(s) {
+			return false
+		}
+		var val string
+		at := i
+		switch s[i] {
+		case '"':
+			e = jsonStringEnd(s, i)
+			if e < 0 {
+				return false
+			}
+			val, at = s[i+1:e-1], i+1
+		case '{', '[':
+			e = jsonNestedEnd(s, i)
+			if e < 0 {
+				return false
+			}
+			val = s[i:e]
+		default:
+			e = i
+			for e < len(s) && s[e] != ',' && s[e] != '}' && s[e] != ' ' && s[e] != '\t' {
+				e++
+			}
+			if e == i {
+				return false
+			}
+			val = s[i:e]
+		}
+		visit(key, val, at)
+		i = skipJSONSpace(s, e)
+		if i >= len(s) {
+			return false
+		}
+		switch s[i] {
+		case ',':
+			i = skipJSONSpace(s, i+1)
+		case '}':
+			return skipJSONSpace(s, i+1) == len(s)
+		default:
+			return false
+		}
+	}
+}
+
+func skipJSONSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// jsonStringEnd returns the index past the closing quote of the string
+// opening at i, or -1.
+func jsonStringEnd(s string, i int) int {
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// jsonNestedEnd returns the index past the bracket closing the object or
+// array opening at i, or -1.
+func jsonNestedEnd(s string, i int) int {
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '"':
+			e := jsonStringEnd(s, j)
+			if e < 0 {
+				return -1
+			}
+			j = e - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return j + 1
+			}
+		}
+	}
+	return -1
+}
+
+// scanLogfmt calls visit with every key=value pair of a logfmt line, a
+// quoted value's quotes removed. It reports whether the line holds at
+// least two pairs and nothing else.
+func scanLogfmt(line string, visit func(k, v string, at int)) bool {
+	n := 0
+	for i := 0; i < len(line); {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
+			i++
+		}
+		if i >= len(line) {
+			break
+		}
+		k := i
+		for i < len(line) && (isWordByte(line[i]) || line[i] == '.' || line[i] == '-' || line[i] == '@') {
+			i++
+		}
+		if i == k || i >= len(line) || line[i] != '=' {
+			return false
+		}
+		key := line[k:i]
+		e := logfmtValueEnd(line, i+1)
+		val, at := line[i+1:e], i+1
+		if len(val) >= 2 && val[0] == '"' && val[len(val)-1] == '"' {
+			val, at = val[1:len(val)-1], at+1
+		}
+		visit(key, val, at)
+		n++
+		i = e
+	}
+	return n >= 2
+}

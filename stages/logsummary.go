@@ -1,0 +1,306 @@
+package stages
+
+import (
+	"strconv"
+	"strings"
+)
+
+// A representative line must not pass for every line it stands for: the
+// count that log_dedup appends says what varied among them, in a few
+// words. " [×420; 10:00:01–10:42:17; pkg: 420 distinct (libgdbm6, zlib1g, …)]"
+// gives the time range of the records (their clock), and for up to two
+// variable slots of the message the range of a number or the distinct
+// values of a word.
+
+const (
+	summarySlots      = 1    // variable slots a summary describes
+	summaryCandidates = 3    // variable slots followed to pick them
+	summaryDistinct   = 1000 // distinct values counted exactly; beyond, "1000+"
+	summaryValueMax   = 15   // bytes of an example value shown (an IPv4 address)
+)
+
+// slotStat follows one variable position of a template.
+type slotStat struct {
+	pos      int
+	name     string
+	distinct map[string]struct{}
+	ex       [2]string
+	numeric  bool
+	unit     string // of a duration or a size: 12ms, 4.5MB
+	min, max float64
+	minS     string
+	maxS     string
+}
+
+// groupSummary follows the records of one template.
+type groupSummary struct {
+	first, last string // clocks of the first and last records
+	slots       []slotStat
+}
+
+// newGroupSummary picks the slots of a template from its first instance:
+// variable positions (toks, ids at ids) after the header (the clock).
+func newGroupSummary(head string, toks []tok, ids []uint64, lay LogLayout) *groupSummary {
+	s := &groupSummary{}
+	s.first, _ = clockIn(head)
+	msg := headerEnd(head, lay.HeaderCols)
+	if lay.HeaderCols == 0 {
+		msg = messageStart(head, stampEnd(head))
+	}
+	for p := range toks {
+		if len(s.slots) == summaryCandidates {
+			break
+		}
+		if ids[p] > varToken || int(toks[p].start) < msg {
+			continue
+		}
+		name := ""
+		if p > 0 && ids[p-1] > varToken {
+			if w := head[toks[p-1].start:toks[p-1].end]; len(w) <= 12 && isPlainName(w) {
+				name = w
+			}
+		}
+		s.slots = append(s.slots, slotStat{pos: p, name: name, distinct: map[string]struct{}{}, numeric: true})
+	}
+	return s
+}
+
+// stampEnd returns the end of the last column among a record's first
+// eight that holds a date or a time (see isTimeToken), or 0: the header
+// reaches at least there.
+func stampEnd(head string) int {
+	end, col := 0, 0
+	for i := 0; i < len(head) && i < 160 && col < 8; col++ {
+		for i < len(head) && (head[i] == ' ' || head[i] == '\t') {
+			i++
+		}
+		st := i
+		for i < len(head) && head[i] != ' ' && head[i] != '\t' {
+			i++
+		}
+		if isTimeToken(head[st:i]) {
+			end = i
+		}
+	}
+	return end
+}
+
+// messageStart returns where the message of a record starts: after the
+// first ": " or " - " that follows the clock (syslog "sshd[42]: ", log4j
+// and Python "Handler - "), within the first 160 bytes, else after the
+// clock. Slots before it (pids, threads) are header, not what happened.
+func messageStart(head string, after int) int {
+	lim := min(len(head), 160)
+	for i := after; i+2 < lim; i++ {
+		if (head[i] == ':' || head[i] == '-') && head[i+1] == ' ' && (head[i] == ':' || (i > 0 && head[i-1] == ' ')) {
+			return i + 2
+		}
+	}
+	return after
+}
+
+// isPlainName reports a short word of letters, digits and _ . -, with a letter first.
+func isPlainName(w string) bool {
+	if w == "" || !isLetter(w[0]) {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if !isWordByte(w[i]) && w[i] != '.' && w[i] != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// add counts one record of the template.
+func (s *groupSummary) add(head string, toks []tok) {
+	for i := range s.slots {
+		sl := &s.slots[i]
+		if sl.pos < len(toks) {
+			sl.add(head[toks[sl.pos].start:toks[sl.pos].end])
+		}
+	}
+}
+
+// addWildcards counts the values a record holds at the merged positions
+// of the template (ids: the root's token ids).
+func (s *groupSummary) addWildcards(head string, toks []tok, ids []uint64) {
+	for i := range s.slots {
+		sl := &s.slots[i]
+		if sl.pos < len(toks) && ids[sl.pos] == wildcard {
+			sl.add(head[toks[sl.pos].start:toks[sl.pos].end])
+		}
+	}
+}
+
+// mergeFrom adds the values another group of the same template counted.
+func (s *groupSummary) mergeFrom(o *groupSummary) {
+	for i := range s.slots {
+		sl := &s.slots[i]
+		for j := range o.slots {
+			if o.slots[j].pos != sl.pos {
+				continue
+			}
+			for v := range o.slots[j].distinct {
+				sl.add(v)
+			}
+			if o.slots[j].numeric && o.slots[j].minS != "" {
+				sl.add(o.slots[j].minS)
+				sl.add(o.slots[j].maxS)
+			} else {
+				sl.numeric = false
+			}
+		}
+	}
+}
+
+// add counts one value of the slot.
+func (sl *slotStat) add(v string) {
+	if len(sl.distinct) < summaryDistinct {
+		if _, ok := sl.distinct[v]; !ok {
+			sl.distinct[v] = struct{}{}
+			for k := range sl.ex {
+				if sl.ex[k] == "" {
+					sl.ex[k] = v
+					break
+				}
+			}
+		}
+	}
+	if !sl.numeric {
+		return
+	}
+	if v == "" || (!isDigit(v[0]) && v[0] != '-' && v[0] != '.') {
+		sl.numeric = false
+		return
+	}
+	f, unit, err := quantity(v)
+	if sl.minS == "" {
+		sl.unit = unit
+	}
+	switch {
+	case err != nil || unit != sl.unit:
+		sl.numeric = false
+	case sl.minS == "":
+		sl.min, sl.minS, sl.max, sl.maxS = f, v, f, v
+	case f < sl.min:
+		sl.min, sl.minS = f, v
+	case f > sl.max:
+		sl.max, sl.maxS = f, v
+	}
+}
+
+// suffix renders the count and the summary: " [×N; …]".
+func (s *groupSummary) suffix(count int) string {
+	var b strings.Builder
+	b.WriteString(countOpen)
+	b.WriteString(itoa(count))
+	if s.first != "" && s.last != "" && s.first != s.last {
+		b.WriteString("; " + s.first + "–" + s.last)
+	}
+	// Words first: which values a representative stands for is what it
+	// can hide; a number's range comes next.
+	var order []*slotStat
+	for i := range s.slots {
+		if sl := &s.slots[i]; len(sl.distinct) >= 2 && !(sl.numeric && sl.minS != sl.maxS) {
+			order = append(order, sl)
+		}
+	}
+	for i := range s.slots {
+		if sl := &s.slots[i]; len(sl.distinct) >= 2 && sl.numeric && sl.minS != sl.maxS {
+			order = append(order, sl)
+		}
+	}
+	for i, sl := range order {
+		if i == summarySlots {
+			break
+		}
+		b.WriteString("; ")
+		if sl.name != "" {
+			b.WriteString(sl.name + ": ")
+		}
+		if sl.numeric && sl.minS != sl.maxS {
+			b.WriteString(sl.minS + "–" + sl.maxS)
+			continue
+		}
+		n := len(sl.distinct)
+		b.WriteString(itoa(n))
+		if n == summaryDistinct {
+			b.WriteByte('+')
+		}
+		b.WriteString(" distinct (" + clipValue(sl.ex[0]) + ", " + clipValue(sl.ex[1]))
+		if n > 2 {
+			b.WriteString(", …")
+		}
+		b.WriteByte(')')
+	}
+	b.WriteString(countClose)
+	return b.String()
+}
+
+// quantity reads a number with an optional unit of letters or % (12ms,
+// 4.5MB, 98%).
+func quantity(v string) (float64, string, error) {
+	e := len(v)
+	for e > 0 && (isLetter(v[e-1]) || v[e-1] == '%') {
+		e--
+	}
+	if e == 0 || e < len(v)-3 {
+		return 0, "", strconv.ErrSyntax
+	}
+	if e <= 15 && digitRun(v, 0) == e {
+		n := 0 // most values are plain integers: no float parse
+		for i := 0; i < e; i++ {
+			n = n*10 + int(v[i]-'0')
+		}
+		return float64(n), v[e:], nil
+	}
+	f, err := strconv.ParseFloat(v[:e], 64)
+	return f, v[e:], err
+}
+
+// clipValue cuts an example value to summaryValueMax bytes, on a rune.
+func clipValue(v string) string {
+	if i := strings.IndexAny(v, "[];\n"); i >= 0 {
+		v = v[:i] // brackets and ';' would end the summary early
+	}
+	if len(v) <= summaryValueMax {
+		return v
+	}
+	cut := summaryValueMax
+	for cut > 0 && v[cut]&0xc0 == 0x80 {
+		cut--
+	}
+	return v[:cut] + "…"
+}
+
+// clockIn finds the first clock time (7:04:05, 10:00:01) in the first
+// bytes of a record, where its header is, and returns it as written,
+// seconds included, fraction left out, and where its token ends.
+func clockIn(s string) (string, int) {
+	lim := min(len(s), 96)
+	for i := 0; i+4 < lim; i++ {
+		if s[i] != ':' || !isDigit(s[i+1]) || !isDigit(s[i+2]) || i == 0 || !isDigit(s[i-1]) {
+			continue
+		}
+		start := i - 1
+		if start > 0 && isDigit(s[start-1]) {
+			start--
+		}
+		if start > 0 && isDigit(s[start-1]) {
+			continue // not a clock: 123:45
+		}
+		end := i + 3
+		if end+2 < len(s) && s[end] == ':' && isDigit(s[end+1]) && isDigit(s[end+2]) {
+			end += 3
+		}
+		// The header goes on to the end of the clock's token (a fraction,
+		// a zone: 10:00:00,000Z).
+		tokEnd := end
+		for tokEnd < len(s) && s[tokEnd] != ' ' && s[tokEnd] != '\t' && s[tokEnd] != '"' {
+			tokEnd++
+		}
+		return s[start:end], tokEnd
+	}
+	return "", 0
+}
