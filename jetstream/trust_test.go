@@ -1,0 +1,554 @@
+package jetstream
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jetcompact/jetcompact/llm"
+	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/stages"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
+)
+
+// The tests in this file attack the fleet through its own subjects, as a
+// client with publish rights on them would: it owns documents of its own
+// (so it knows their nonces) and knows the victim's document id.
+
+// llmSpy is a chat-completions endpoint that records every prompt.
+type llmSpy struct {
+	mu      sync.Mutex
+	prompts []string
+}
+
+func newLLMSpy(t *testing.T) (*llmSpy, string) {
+	spy := &llmSpy{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		spy.mu.Lock()
+		spy.prompts = append(spy.prompts, string(body))
+		spy.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"c1","object":"chat.completion","created":1700000000,"model":"m",
+"choices":[{"index":0,"message":{"role":"assistant","content":"a short summary"},"finish_reason":"stop"}],
+"usage":{"prompt_tokens":10,"completion_tokens":3,"total_tokens":13}}`)
+	}))
+	t.Cleanup(srv.Close)
+	return spy, srv.URL + "/v1"
+}
+
+func (s *llmSpy) saw(secret string) (calls int, leaked bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.prompts {
+		leaked = leaked || strings.Contains(p, secret)
+	}
+	return len(s.prompts), leaked
+}
+
+// trustFleet is a fleet whose LLM stage is on (hybrid, every length) and
+// talks to spy.
+func trustFleet(t *testing.T, cfg Config, base string) *fleet {
+	t.Helper()
+	f := startFleet(t, cfg)
+	lc := llm.DefaultConfig()
+	lc.BaseURL, lc.Model, lc.Timeout, lc.MaxRetries = base, "test-model", 5*time.Second, 0
+	summarizer, err := llm.New(lc, llm.WithLookupEnv(func(k string) (string, bool) {
+		if k == llm.EnvAPIKey {
+			return "sk-test", true
+		}
+		return "", false
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := pipeline.DefaultConfig()
+	pc.Mode = stages.ModeHybrid
+	pc.SetNode(stages.KeyLLMSummary, true)
+	pc.Options.LLMSummary.Threshold = 1
+	if f.pipe, err = pipeline.New(pc, stages.Deps{Summarizer: summarizer}); err != nil {
+		t.Fatal(err)
+	}
+	f.worker(cfg.Segments)
+	return f
+}
+
+// secretDoc is a document that carries secret and compacts to a text
+// that still does.
+func secretDoc(secret string, lines int) string {
+	var b strings.Builder
+	for i := range lines {
+		fmt.Fprintf(&b, "2024-05-01 12:%02d:%02d ERROR vault token %s rejected for user-%d\n", i/60%60, i%60, secret, i)
+	}
+	return b.String()
+}
+
+// wordSoup is n bytes of sentences no stage can shorten much.
+func wordSoup(n int) string {
+	words := []string{"amber", "quartz", "violet", "harbor", "meadow", "cobalt", "lantern", "orchid", "summit", "falcon", "granite", "willow"}
+	r := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	for b.Len() < n {
+		for range 8 {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+		b.WriteString(".\n")
+	}
+	return b.String()
+}
+
+// attackHop publishes a work message with the envelope env and body.
+func attackHop(t *testing.T, f *fleet, subject string, env Envelope, body string) {
+	t.Helper()
+	m := nats.NewMsg(subject)
+	m.Data = []byte(body)
+	if err := env.Write(m.Header); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.js.PublishMsg(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// settle waits until every consumer of the fleet has handled all it holds.
+func settle(t *testing.T, f *fleet) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n := Names{f.cfg.Prefix}
+	for _, stream := range []string{n.WorkStream(), n.OriginalsStream()} {
+		st, err := f.js.Stream(ctx, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			busy := false
+			list := st.ListConsumers(ctx)
+			for info := range list.Info() {
+				busy = busy || info.NumPending+uint64(info.NumAckPending) > 0
+			}
+			if !busy {
+				break
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("%s still holds work", stream)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// storedResults returns the text of every stored result by document id.
+func storedResults(t *testing.T, f *fleet) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	n := Names{f.cfg.Prefix}
+	st, err := f.js.Stream(ctx, n.ResultsStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := st.Info(ctx)
+	work, _ := f.js.ObjectStore(ctx, n.BlobBucket())
+	out := map[string]string{}
+	for seq := info.State.FirstSeq; info.State.Msgs > 0 && seq <= info.State.LastSeq; seq++ {
+		raw, err := st.GetMsg(ctx, seq)
+		if err != nil {
+			continue
+		}
+		text := string(raw.Data)
+		if name := raw.Header.Get(HeaderBlob); name != "" {
+			data, _ := work.GetBytes(ctx, name)
+			text = string(data)
+		}
+		out[strings.TrimPrefix(raw.Subject, n.Prefix+".result.")] = text
+	}
+	return out
+}
+
+// ownDocument stores a document of the attacker's, whose nonce it knows.
+func ownDocument(t *testing.T, f *fleet, id, text string) Envelope {
+	t.Helper()
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Compact(ctx, Document{ID: id, Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := lastOriginal(ctx, Names{f.cfg.Prefix}, c.blobs, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := ReadEnvelope(raw.Header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+// noLeak fails if secret is in any result but the victim's, or reached the LLM.
+func noLeak(t *testing.T, f *fleet, spy *llmSpy, victim, secret string) {
+	t.Helper()
+	settle(t, f)
+	for id, text := range storedResults(t, f) {
+		if id != victim && strings.Contains(text, secret) {
+			t.Errorf("the victim's secret is in the result of %s", id)
+		}
+	}
+	if _, leaked := spy.saw(secret); leaked {
+		t.Error("the victim's secret reached the LLM")
+	}
+}
+
+// TestHopCannotReadAnotherDocument: a hop of the attacker's own document
+// that names the victim's original, or the victim's work blob, gets
+// neither into the attacker's result nor to the LLM.
+func TestHopCannotReadAnotherDocument(t *testing.T) {
+	const secret = "S3CRET-victim-4411"
+	cfg := DefaultConfig()
+	cfg.Segments = SplitSegments()
+	cfg.InlineMaxBytes = 4096 // the victim's text moves through work blobs
+	spy, base := newLLMSpy(t)
+	f := trustFleet(t, cfg, base)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	own := ownDocument(t, f, "attacker-doc", "my own short text")
+	victimText := secretDoc(secret, 400)
+	if _, err := c.Compact(ctx, Document{ID: "victim-doc", Text: victimText}); err != nil {
+		t.Fatal(err)
+	}
+	n := Names{cfg.Prefix}
+	first := cfg.Segments[0][0]
+	hop := own
+	hop.Attempt, hop.Blob, hop.AllowLLM, hop.OrigChars, hop.OrigBytes = 1, originalBlobPrefix+"victim-doc", true, 1<<20, 1<<20
+	attackHop(t, f, n.WorkSubject(first), hop, "")
+	// Work blobs under the names a hop of the victim's would use, as
+	// they were before names carried a digest.
+	for i, k := range ChainKeys()[1:] {
+		hop.Attempt, hop.Blob = 10+i, msgID("victim-doc", 0, k)
+		attackHop(t, f, n.WorkSubject(k), hop, "")
+	}
+	noLeak(t, f, spy, "victim-doc", secret)
+}
+
+// TestHopCannotUseWildcards: subject wildcards and tokens in a reference
+// or an id reach no other document.
+func TestHopCannotUseWildcards(t *testing.T) {
+	const secret = "S3CRET-wild-9020"
+	cfg := DefaultConfig()
+	spy, base := newLLMSpy(t)
+	f := trustFleet(t, cfg, base)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	own := ownDocument(t, f, "wild-attacker", "my own short text")
+	if _, err := c.Compact(ctx, Document{ID: "wild-victim", Text: secretDoc(secret, 50)}); err != nil {
+		t.Fatal(err)
+	}
+	n := Names{cfg.Prefix}
+	for i, ref := range []string{">", "*", "wild-victim.>", "*.wild-victim", "task.>", "wild-attacker.>", " wild-victim", "wild-victim\t"} {
+		hop := own
+		hop.Attempt, hop.Blob, hop.OrigChars, hop.OrigBytes = 1+i, originalBlobPrefix+ref, 1<<20, 1<<20
+		attackHop(t, f, n.WorkSubject(cfg.Segments[0][0]), hop, "")
+	}
+	for i, id := range []string{">", "*", "wild-victim.>", "wild-*"} {
+		m := nats.NewMsg(n.WorkSubject(cfg.Segments[0][0]))
+		_ = own.Write(m.Header)
+		m.Header.Set(HeaderDocID, id)
+		m.Header.Set(HeaderAttempt, fmt.Sprint(20+i))
+		m.Header.Set(HeaderBlob, originalBlobPrefix+id)
+		if _, err := f.js.PublishMsg(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noLeak(t, f, spy, "wild-victim", secret)
+}
+
+// TestHopCannotEnableTheLLM: a document published with the LLM off stays
+// off whatever its later hops claim, its own publisher's included.
+func TestHopCannotEnableTheLLM(t *testing.T) {
+	const secret = "S3CRET-nollm-5150"
+	cfg := DefaultConfig()
+	spy, base := newLLMSpy(t)
+	f := trustFleet(t, cfg, base)
+	text := secretDoc(secret, 50)
+	own := ownDocument(t, f, "llm-off", text)
+	if calls, _ := spy.saw(secret); calls != 0 {
+		t.Fatalf("the LLM was called %d times for a document published with it off", calls)
+	}
+	n := Names{cfg.Prefix}
+	for i, mode := range []stages.Mode{stages.ModeLLM, stages.ModeHybrid} {
+		hop := own
+		hop.Attempt, hop.AllowLLM, hop.Mode = 1+i, true, mode
+		hop.Blob = originalBlobPrefix + own.DocID
+		attackHop(t, f, n.WorkSubject(stages.KeyLLMSummary), hop, "")
+		hop.Blob = ""
+		hop.Attempt += 10
+		attackHop(t, f, n.WorkSubject(stages.KeyLLMSummary), hop, text)
+	}
+	settle(t, f)
+	if calls, leaked := spy.saw(secret); calls != 0 || leaked {
+		t.Errorf("a hop turned the LLM on: %d calls (secret sent: %v)", calls, leaked)
+	}
+}
+
+// TestResultCannotBeForged: a guard hop with the victim's id and a higher
+// attempt, and a result published on another subject naming the victim,
+// replace nothing and are accepted by no waiting client.
+func TestResultCannotBeForged(t *testing.T) {
+	cfg := DefaultConfig()
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n := Names{cfg.Prefix}
+	const forged = "FORGED by the attacker"
+	victim := Document{ID: "forge-victim", Text: testDocs(1)[0]}
+	genuine, err := c.Compact(ctx, victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, attempt := range []int{0, 1, 7, 1 << 40} {
+		env := Envelope{DocID: victim.ID, OrigChars: 1 << 20, OrigBytes: 1 << 20, OrigRef: n.OriginalSubject(victim.ID), Attempt: attempt, Pass: "passthrough: forged"}
+		attackHop(t, f, n.WorkSubject(stages.KeyGuard), env, forged)
+		env.Pass = ""
+		attackHop(t, f, n.WorkSubject(stages.KeyGuard), env, forged)
+	}
+	settle(t, f)
+	again, err := c.Compact(ctx, victim)
+	if err != nil || again.Text != genuine.Text {
+		t.Errorf("republishing the victim: err %v, forged %v", err, strings.Contains(again.Text, forged))
+	}
+	if got := storedResults(t, f)[victim.ID]; got != genuine.Text {
+		t.Errorf("the victim's stored result was replaced (forged: %v)", strings.Contains(got, forged))
+	}
+
+	// A client waiting for a new document takes no result that merely
+	// names it, on another subject or with another attempt.
+	next := Document{ID: "forge-next", Text: testDocs(2)[1]}
+	wait, err := c.expect(ctx, next.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for subject, attempt := range map[string]int{n.ResultSubject("forge-other"): 0, n.ResultSubject(next.ID) + ".x": 0} {
+		m := nats.NewMsg(subject)
+		m.Data = []byte(forged)
+		env := Envelope{DocID: next.ID, OrigChars: 5, OrigBytes: 5, Attempt: attempt}
+		_ = env.Write(m.Header)
+		m.Header.Set(HeaderGuard, pipeline.GuardKeptResult)
+		if _, err := f.js.PublishMsg(ctx, m); err != nil && !strings.Contains(err.Error(), "no response") {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.submit(ctx, next, 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	res, err := wait(ctx)
+	if err != nil || res.Text == forged {
+		t.Errorf("waiting client: err %v, took the forged result %v", err, res.Text == forged)
+	}
+}
+
+// TestBlobCannotBeOverwritten: the objects of a large result and a large
+// original, overwritten by name, are never served as the document's.
+func TestBlobCannotBeOverwritten(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.InlineMaxBytes = 4096
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n := Names{cfg.Prefix}
+	victim := Document{ID: "blob-victim", Text: wordSoup(40 << 10)}
+	genuine, err := c.Compact(ctx, victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := f.js.Stream(ctx, n.ResultsStream())
+	raw, err := st.GetLastMsgForSubject(ctx, n.ResultSubject(victim.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resultBlob := raw.Header.Get(HeaderBlob)
+	if resultBlob == "" {
+		t.Fatal("the victim's result is inline; the test needs it in a blob")
+	}
+	forged := strings.Repeat("FORGED ", 1000)
+	work, _ := f.js.ObjectStore(ctx, n.BlobBucket())
+	if _, err := work.PutString(ctx, resultBlob, forged); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := work.PutString(ctx, msgID(victim.ID, 0, "result"), forged); err != nil { // the name before digests
+		t.Fatal(err)
+	}
+	again, err := c.Compact(ctx, victim)
+	if err == nil && again.Text != genuine.Text {
+		t.Errorf("a result blob overwritten by name was served (forged: %v)", strings.Contains(again.Text, "FORGED"))
+	}
+	orig, _ := f.js.Stream(ctx, n.OriginalsStream())
+	rawOrig, err := orig.GetLastMsgForSubject(ctx, n.OriginalSubject(victim.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects, _ := f.js.ObjectStore(ctx, n.OriginalBlobBucket())
+	if _, err := objects.PutString(ctx, rawOrig.Header.Get(HeaderBlob), forged); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.Original(ctx, victim.ID); err == nil && got != victim.Text {
+		t.Errorf("an original blob overwritten by name was served (forged: %v)", strings.Contains(got, "FORGED"))
+	}
+}
+
+// TestOriginalCannotBeReplacedRaw: a raw publish to a stored original's
+// subject, without the client's expected-sequence header, is refused.
+func TestOriginalCannotBeReplacedRaw(t *testing.T) {
+	cfg := DefaultConfig()
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n := Names{cfg.Prefix}
+	victim := Document{ID: "orig-victim", Text: testDocs(1)[0]}
+	genuine, err := c.Compact(ctx, victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := nats.NewMsg(n.OriginalSubject(victim.ID))
+	env := Envelope{DocID: victim.ID, OrigChars: 8, OrigBytes: 8, OrigRef: n.OriginalSubject(victim.ID)}
+	_ = env.Write(m.Header)
+	m.Data = []byte("TAMPERED")
+	if _, err := f.js.PublishMsg(ctx, m); err == nil {
+		t.Error("a raw publish onto a stored original was accepted")
+	}
+	if got, err := c.Original(ctx, victim.ID); err != nil || got != victim.Text {
+		t.Errorf("the original was replaced: err %v", err)
+	}
+	again, err := c.Replay(ctx, victim.ID, Document{})
+	if err != nil || again.Text != genuine.Text {
+		t.Errorf("replay after the attempt: err %v", err)
+	}
+}
+
+// TestPoisonCannotStallTheFleet: 300 messages whose headers make a copy
+// of them unpublishable (Nats-Expected-Stream of their own stream), then
+// 300 whose Jc-Report is just under the server's payload limit, each into
+// the intake and into a later segment; a legitimate document published
+// after them still completes in its normal time.
+func TestPoisonCannotStallTheFleet(t *testing.T) {
+	const poison = 300
+	for _, kind := range []string{"nats-header", "oversized-report"} {
+		t.Run(kind, func(t *testing.T) {
+			cfg := DefaultConfig()
+			srv := secureServer(t, func(o *server.Options) { o.MaxPayload = 64 << 10 })
+			f := fleetOn(t, srv, cfg)
+			f.worker(cfg.Segments)
+			c := f.client()
+			n := Names{cfg.Prefix}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			report := `[{"key":"x","chars_in":1,"chars_out":1,"reason":"` + strings.Repeat("r", 60<<10) + `"}]`
+			for i := range poison {
+				for _, target := range []struct{ subject, stream string }{
+					{n.OriginalSubject(fmt.Sprintf("poison-%d", i)), n.OriginalsStream()},
+					{n.WorkSubject(stages.KeyLLMSummary), n.WorkStream()},
+				} {
+					id := fmt.Sprintf("poison-%d", i)
+					m := nats.NewMsg(target.subject)
+					env := Envelope{DocID: id, OrigChars: 4, OrigBytes: 4, OrigRef: n.OriginalSubject(id)}
+					_ = env.Write(m.Header)
+					m.Data = []byte("text")
+					if kind == "nats-header" {
+						m.Header.Set("Nats-Expected-Stream", target.stream)
+						m.Header.Del(HeaderAllowLLM) // a bad envelope: permanent at once
+					} else {
+						m.Header.Set(HeaderReport, report)
+					}
+					if _, err := f.js.PublishMsgAsync(m); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			select {
+			case <-f.js.PublishAsyncComplete():
+			case <-ctx.Done():
+				t.Fatal("poison not published")
+			}
+			start := time.Now()
+			dctx, dcancel := context.WithTimeout(ctx, 20*time.Second)
+			defer dcancel()
+			res, err := c.Compact(dctx, Document{ID: "legit", Text: testDocs(1)[0]})
+			if err != nil || res.Error != "" {
+				t.Fatalf("a legitimate document after %d poison messages: err %v, error %q", poison, err, res.Error)
+			}
+			t.Logf("legitimate document done %s after the poison", time.Since(start).Round(time.Millisecond))
+			settle(t, f)
+		})
+	}
+}
+
+// fleetOn is startFleet on a given server.
+func fleetOn(t *testing.T, srv *server.Server, cfg Config) *fleet {
+	t.Helper()
+	nc, err := nats.Connect(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, _ := njs.New(nc)
+	if err := EnsureTopology(context.Background(), js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	pipe, err := pipeline.New(pipeline.DefaultConfig(), stages.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fleet{t: t, srv: srv, nc: nc, js: js, cfg: cfg, pipe: pipe}
+}
+
+// TestOriginalsBecomeAppendOnceOnUpdate: a topology made before originals
+// were append-once at the server is updated in place.
+func TestOriginalsBecomeAppendOnceOnUpdate(t *testing.T) {
+	cfg := DefaultConfig()
+	f := startFleet(t, cfg)
+	ctx := context.Background()
+	n := Names{cfg.Prefix}
+	st, err := f.js.Stream(ctx, n.OriginalsStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := st.CachedInfo().Config
+	old.DiscardNewPerSubject = false
+	if _, err := f.js.UpdateStream(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.js.Publish(ctx, n.OriginalSubject("before"), []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	if err := EnsureTopology(ctx, f.js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = f.js.Stream(ctx, n.OriginalsStream())
+	if !st.CachedInfo().Config.DiscardNewPerSubject {
+		t.Fatal("the originals stream was not updated to discard new per subject")
+	}
+	_, err = f.js.Publish(ctx, n.OriginalSubject("before"), []byte("second"))
+	if !isWrongLastSequence(err) {
+		t.Errorf("a second original on a subject: err = %v, want the server's refusal", err)
+	}
+	if raw, err := st.GetLastMsgForSubject(ctx, n.OriginalSubject("before")); err != nil || string(raw.Data) != "first" {
+		t.Errorf("the stored original changed: %v", err)
+	}
+}
