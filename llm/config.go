@@ -86,6 +86,9 @@ type Config struct {
 	// for the key itself. Default: "" (use $OPENAI_API_KEY; no key is fine
 	// for local servers).
 	APIKeyFile string `yaml:"api_key_file"`
+	// AllowInsecure permits a plain-http base_url to a host other than
+	// loopback (see transport.go). Default: false.
+	AllowInsecure bool `yaml:"allow_insecure"`
 }
 
 // BackoffConfig is exponential backoff with jitter: the n-th retry waits
