@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.tasks, "tasks", "auto", "transcript tasks to serve: auto (all with --segment all), all, none, or a list such as debate,evidence")
 	fs.StringVar(&f.prefix, "prefix", "", "subject/stream prefix (default: config fleet.prefix)")
 	f.conn.RegisterFlags(fs)
-	fs.StringVar(&f.httpAddr, "http-addr", ":8080", "serve /healthz, /readyz and /metrics here (empty: off)")
+	fs.StringVar(&f.httpAddr, "http-addr", defaultHTTPAddr(), "serve /healthz, /readyz and /metrics here (empty: off; default loopback outside Kubernetes)")
 	fs.BoolVar(&f.embedded, "embedded", false, "start an embedded nats-server with JetStream (single binary)")
 	fs.StringVar(&f.storeDir, "store-dir", "", "embedded JetStream store directory (default: a cache dir)")
 	fs.StringVar(&f.embeddedListen, "embedded-listen", "127.0.0.1:4222", "embedded server listen address")
@@ -226,16 +226,15 @@ func serveHTTP(addr string, w *jetstream.Worker, connected func() bool, metrics 
 	return srv, nil
 }
 
-func storeDir(dir string) (string, error) {
-	if dir != "" {
-		return dir, os.MkdirAll(dir, 0o700)
+func storeDir(dir string) (string, error) { return embedded.StoreDir(dir) }
+
+// defaultHTTPAddr is loopback, except inside Kubernetes, where probes and
+// scrapes come from outside the pod.
+func defaultHTTPAddr() string {
+	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		return ":8080"
 	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir = cache + "/jetcompact/worker"
-	return dir, os.MkdirAll(dir, 0o700)
+	return "127.0.0.1:8080"
 }
 
 // llmCacheBucket is the KV bucket all replicas share for LLM summaries.
