@@ -36,7 +36,7 @@ type Client struct {
 	prop   propagation.TextMapPropagator
 
 	mu      sync.Mutex
-	waiters map[string]chan *njs.RawStreamMsg
+	waiters map[string]chan offer
 	watch   njs.ConsumeContext
 	backlog backlogGate
 	// nonce makes each original's nonce (tests fix it).
@@ -61,7 +61,7 @@ func NewClient(ctx context.Context, js njs.JetStream, cfg Config, opts ...Client
 		js: js, cfg: cfg, names: Names{cfg.Prefix},
 		tracer:  tracenoop.NewTracerProvider().Tracer(tracerName),
 		prop:    propagation.TraceContext{},
-		waiters: map[string]chan *njs.RawStreamMsg{},
+		waiters: map[string]chan offer{},
 		nonce:   newNonce,
 	}
 	for _, o := range opts {
@@ -400,14 +400,22 @@ func (c *Client) publishOnce(ctx context.Context, msgs []outgoingMsg) ([]*njs.Pu
 	return acks, nil
 }
 
+// offer is a result handed to a waiter: one just published, or the one
+// stored for a republished document (of whatever attempt: a replay's
+// result replaces the first).
+type offer struct {
+	raw    *njs.RawStreamMsg
+	stored bool
+}
+
 // expect registers interest in docID's result before it is published, and
-// returns a function that waits for the result of exactly attempt, on
-// docID's own result subject.
+// returns a function that waits for the result of exactly attempt (or the
+// stored one, when offered), on docID's own result subject.
 func (c *Client) expect(ctx context.Context, docID string, attempt int) (func(context.Context) (Result, error), error) {
 	if err := c.startWatch(ctx); err != nil {
 		return nil, err
 	}
-	ch := make(chan *njs.RawStreamMsg, 4)
+	ch := make(chan offer, 4)
 	c.mu.Lock()
 	c.waiters[docID] = ch
 	c.mu.Unlock()
@@ -417,12 +425,12 @@ func (c *Client) expect(ctx context.Context, docID string, attempt int) (func(co
 			select {
 			case <-ctx.Done():
 				return Result{}, fmt.Errorf("waiting for result of %s: %w", docID, ctx.Err())
-			case raw := <-ch:
-				if raw.Subject != c.names.ResultSubject(docID) {
+			case o := <-ch:
+				if o.raw.Subject != c.names.ResultSubject(docID) {
 					continue // another document's result naming this one
 				}
-				res, got, err := c.decodeResult(ctx, raw)
-				if got != attempt || (err == nil && res.DocID != docID) {
+				res, got, err := c.decodeResult(ctx, o.raw)
+				if (got != attempt && !o.stored) || (err == nil && res.DocID != docID) {
 					continue
 				}
 				return res, err
@@ -442,7 +450,7 @@ func (c *Client) offerStoredResult(ctx context.Context, docID string) {
 	c.mu.Unlock()
 	if ch != nil {
 		select {
-		case ch <- raw:
+		case ch <- offer{raw: raw, stored: true}:
 		default:
 		}
 	}
@@ -477,7 +485,7 @@ func (c *Client) startWatch(ctx context.Context) error {
 		}
 		raw := &njs.RawStreamMsg{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data()}
 		select {
-		case ch <- raw:
+		case ch <- offer{raw: raw}:
 		default:
 		}
 	}, njs.PullExpiry(pullExpiry)) // a watch on a failed node is replaced within pullExpiry

@@ -24,6 +24,9 @@ type ConnectOptions struct {
 	TLSCA     string // CA bundle to verify the server
 	TLSCert   string // client certificate, for mutual TLS
 	TLSKey    string
+	// InboxPrefix replaces _INBOX for replies; with per-role permissions
+	// (RolePermissions) each role has its own.
+	InboxPrefix string
 }
 
 // Connect dials NATS with reconnects that never give up, so a restarted
@@ -54,6 +57,9 @@ func Connect(o ConnectOptions) (*nats.Conn, error) {
 	}
 	if o.Token != "" {
 		opts = append(opts, nats.Token(o.Token))
+	}
+	if o.InboxPrefix != "" {
+		opts = append(opts, nats.CustomInboxPrefix(o.InboxPrefix))
 	}
 	if o.TLSCA != "" {
 		opts = append(opts, nats.RootCAs(o.TLSCA))
@@ -89,6 +95,7 @@ func (o *ConnectOptions) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.TLSCA, "tls-ca", os.Getenv("NATS_TLS_CA"), "CA bundle that signs the server certificate")
 	fs.StringVar(&o.TLSCert, "tls-cert", os.Getenv("NATS_TLS_CERT"), "client certificate for mutual TLS")
 	fs.StringVar(&o.TLSKey, "tls-key", os.Getenv("NATS_TLS_KEY"), "client key for mutual TLS")
+	fs.StringVar(&o.InboxPrefix, "nats-inbox-prefix", os.Getenv("NATS_INBOX_PREFIX"), "reply subject prefix instead of _INBOX (per-role permissions)")
 	o.Password = os.Getenv("NATS_PASSWORD")
 	o.Token = os.Getenv("NATS_TOKEN")
 }

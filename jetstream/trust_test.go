@@ -195,18 +195,62 @@ func ownDocument(t *testing.T, f *fleet, id, text string) Envelope {
 	return env
 }
 
+// resultTap records every result published from now on, by document id
+// (a later result on a subject replaces an earlier one in the stream).
+type resultTap struct {
+	mu    sync.Mutex
+	texts map[string][]string
+}
+
+func tapResults(t *testing.T, f *fleet) *resultTap {
+	t.Helper()
+	n := Names{f.cfg.Prefix}
+	work, err := f.js.ObjectStore(context.Background(), n.BlobBucket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tap := &resultTap{texts: map[string][]string{}}
+	sub, err := f.nc.Subscribe(n.Prefix+".result.>", func(m *nats.Msg) {
+		text := string(m.Data)
+		if name := m.Header.Get(HeaderBlob); name != "" {
+			data, _ := work.GetBytes(context.Background(), name)
+			text = string(data)
+		}
+		id := strings.TrimPrefix(m.Subject, n.Prefix+".result.")
+		tap.mu.Lock()
+		tap.texts[id] = append(tap.texts[id], text)
+		tap.mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	return tap
+}
+
 // noLeak fails if secret is in any result but the victim's, or reached the LLM.
-func noLeak(t *testing.T, f *fleet, spy *llmSpy, victim, secret string) {
+func noLeak(t *testing.T, f *fleet, tap *resultTap, spy *llmSpy, victim, secret string) {
 	t.Helper()
 	settle(t, f)
-	for id, text := range storedResults(t, f) {
-		if id != victim && strings.Contains(text, secret) {
-			t.Errorf("the victim's secret is in the result of %s", id)
+	_ = f.nc.Flush()
+	tap.mu.Lock()
+	defer tap.mu.Unlock()
+	for id, texts := range tap.texts {
+		for _, text := range texts {
+			if id != victim && strings.Contains(text, secret) {
+				t.Errorf("the victim's secret is in a result of %s", id)
+			}
 		}
 	}
 	if _, leaked := spy.saw(secret); leaked {
 		t.Error("the victim's secret reached the LLM")
 	}
+}
+
+// secretSoup is wordSoup with secret on every line: large enough to move
+// through work blobs after every stage.
+func secretSoup(secret string, n int) string {
+	return strings.ReplaceAll(wordSoup(n), ".\n", secret+" .\n")
 }
 
 // TestHopCannotReadAnotherDocument: a hop of the attacker's own document
@@ -223,14 +267,15 @@ func TestHopCannotReadAnotherDocument(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	own := ownDocument(t, f, "attacker-doc", "my own short text")
-	victimText := secretDoc(secret, 400)
+	victimText := secretSoup(secret, 40<<10)
 	if _, err := c.Compact(ctx, Document{ID: "victim-doc", Text: victimText}); err != nil {
 		t.Fatal(err)
 	}
+	tap := tapResults(t, f)
 	n := Names{cfg.Prefix}
 	first := cfg.Segments[0][0]
 	hop := own
-	hop.Attempt, hop.Blob, hop.AllowLLM, hop.OrigChars, hop.OrigBytes = 1, originalBlobPrefix+"victim-doc", true, 1<<20, 1<<20
+	hop.Attempt, hop.Blob, hop.AllowLLM, hop.Kind, hop.OrigChars, hop.OrigBytes = 1, originalBlobPrefix+"victim-doc", true, stages.KindProse, 1<<20, 1<<20
 	attackHop(t, f, n.WorkSubject(first), hop, "")
 	// Work blobs under the names a hop of the victim's would use, as
 	// they were before names carried a digest.
@@ -238,7 +283,7 @@ func TestHopCannotReadAnotherDocument(t *testing.T) {
 		hop.Attempt, hop.Blob = 10+i, msgID("victim-doc", 0, k)
 		attackHop(t, f, n.WorkSubject(k), hop, "")
 	}
-	noLeak(t, f, spy, "victim-doc", secret)
+	noLeak(t, f, tap, spy, "victim-doc", secret)
 }
 
 // TestHopCannotUseWildcards: subject wildcards and tokens in a reference
@@ -255,10 +300,11 @@ func TestHopCannotUseWildcards(t *testing.T) {
 	if _, err := c.Compact(ctx, Document{ID: "wild-victim", Text: secretDoc(secret, 50)}); err != nil {
 		t.Fatal(err)
 	}
+	tap := tapResults(t, f)
 	n := Names{cfg.Prefix}
 	for i, ref := range []string{">", "*", "wild-victim.>", "*.wild-victim", "task.>", "wild-attacker.>", " wild-victim", "wild-victim\t"} {
 		hop := own
-		hop.Attempt, hop.Blob, hop.OrigChars, hop.OrigBytes = 1+i, originalBlobPrefix+ref, 1<<20, 1<<20
+		hop.Attempt, hop.Blob, hop.AllowLLM, hop.Kind, hop.OrigChars, hop.OrigBytes = 1+i, originalBlobPrefix+ref, true, stages.KindProse, 1<<20, 1<<20
 		attackHop(t, f, n.WorkSubject(cfg.Segments[0][0]), hop, "")
 	}
 	for i, id := range []string{">", "*", "wild-victim.>", "wild-*"} {
@@ -271,7 +317,7 @@ func TestHopCannotUseWildcards(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	noLeak(t, f, spy, "wild-victim", secret)
+	noLeak(t, f, tap, spy, "wild-victim", secret)
 }
 
 // TestHopCannotEnableTheLLM: a document published with the LLM off stays
@@ -452,6 +498,7 @@ func TestPoisonCannotStallTheFleet(t *testing.T) {
 	for _, kind := range []string{"nats-header", "oversized-report"} {
 		t.Run(kind, func(t *testing.T) {
 			cfg := DefaultConfig()
+			cfg.MaxDeliver = 1 // the first failure is final: straight to the dead letter
 			srv := secureServer(t, func(o *server.Options) { o.MaxPayload = 64 << 10 })
 			f := fleetOn(t, srv, cfg)
 			f.worker(cfg.Segments)
@@ -550,5 +597,113 @@ func TestOriginalsBecomeAppendOnceOnUpdate(t *testing.T) {
 	}
 	if raw, err := st.GetLastMsgForSubject(ctx, n.OriginalSubject("before")); err != nil || string(raw.Data) != "first" {
 		t.Errorf("the stored original changed: %v", err)
+	}
+}
+
+// TestRolePermissionsRunTheFleetAndRefuseTheAttacks: a server whose users
+// have RolePermissions runs the fleet (setup, one user per segment, a
+// publisher), and a publisher's attacks on work subjects, results, blobs
+// and originals are refused by the server.
+func TestRolePermissionsRunTheFleetAndRefuseTheAttacks(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.InlineMaxBytes = 4096
+	perms := RolePermissions(cfg)
+	var users []*server.User
+	for name, p := range perms {
+		users = append(users, &server.User{Username: strings.ReplaceAll(name, " ", "-"), Password: "pw-" + strings.ReplaceAll(name, " ", "-"),
+			Permissions: &server.Permissions{Publish: &server.SubjectPermission{Allow: p.Publish}, Subscribe: &server.SubjectPermission{Allow: p.Subscribe}}})
+	}
+	srv := secureServer(t, func(o *server.Options) { o.Users = users })
+	connect := func(role string) (*nats.Conn, njs.JetStream) {
+		t.Helper()
+		user := strings.ReplaceAll(role, " ", "-")
+		nc, err := Connect(ConnectOptions{URL: srv.ClientURL(), User: user, Password: "pw-" + user, InboxPrefix: perms[role].Inbox})
+		if err != nil {
+			t.Fatalf("%s: %v", role, err)
+		}
+		t.Cleanup(nc.Close)
+		js, _ := njs.New(nc)
+		return nc, js
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, setup := connect(RoleSetup)
+	if err := EnsureTopology(ctx, setup, cfg); err != nil {
+		t.Fatalf("setup role: %v", err)
+	}
+	pipe, _ := pipeline.New(pipeline.DefaultConfig(), stages.Deps{})
+	for _, seg := range cfg.Segments {
+		_, js := connect("segment " + string(seg[0]))
+		w, err := NewWorker(ctx, js, cfg, pipe)
+		if err != nil {
+			t.Fatalf("segment %s: %v", seg[0], err)
+		}
+		wctx, stop := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- w.Run(wctx, [][]stages.Key{seg}, 5*time.Second) }()
+		t.Cleanup(func() { stop(); <-done })
+	}
+	_, pjs := connect(RolePublisher)
+	c, err := NewClient(ctx, pjs, cfg)
+	if err != nil {
+		t.Fatalf("publisher: %v", err)
+	}
+	defer c.Close()
+	small := Document{ID: "perm-small", Text: testDocs(1)[0]}
+	large := Document{ID: "perm-large", Text: wordSoup(20 << 10)}
+	results := map[string]Result{}
+	for _, doc := range []Document{small, large} {
+		res, err := c.Compact(ctx, doc)
+		if err != nil {
+			t.Fatalf("compact %s under the publisher role: %v", doc.ID, err)
+		}
+		results[doc.ID] = res
+		if got, err := c.Original(ctx, doc.ID); err != nil || got != doc.Text {
+			t.Fatalf("original %s: %v", doc.ID, err)
+		}
+		again, err := c.Replay(ctx, doc.ID, Document{})
+		if err != nil || again.Text != res.Text {
+			t.Fatalf("replay %s: %v", doc.ID, err)
+		}
+	}
+
+	// The attacker holds publisher credentials.
+	_, ajs := connect(RolePublisher)
+	n := Names{cfg.Prefix}
+	refused := func(what string, m *nats.Msg) {
+		t.Helper()
+		actx, acancel := context.WithTimeout(ctx, 2*time.Second)
+		defer acancel()
+		if _, err := ajs.PublishMsg(actx, m); err == nil {
+			t.Errorf("%s: accepted", what)
+		}
+	}
+	for _, k := range ChainKeys()[1:] {
+		m := nats.NewMsg(n.WorkSubject(k))
+		env := Envelope{DocID: small.ID, OrigChars: 1 << 20, OrigBytes: 1 << 20, Attempt: 7, Pass: "forged", Blob: originalBlobPrefix + large.ID}
+		_ = env.Write(m.Header)
+		refused("a hop into "+string(k), m)
+	}
+	forged := nats.NewMsg(n.ResultSubject(small.ID))
+	forged.Data = []byte("FORGED")
+	refused("a raw result", forged)
+	refused("a dead letter", nats.NewMsg(n.DeadSubject("guard")))
+	replace := nats.NewMsg(n.OriginalSubject(small.ID))
+	replace.Data = []byte("TAMPERED")
+	refused("a second original", replace)
+	work, err := ajs.ObjectStore(ctx, n.BlobBucket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	octx, ocancel := context.WithTimeout(ctx, 2*time.Second)
+	if _, err := work.PutString(octx, "anything", "FORGED"); err == nil {
+		t.Error("a publisher wrote a work blob")
+	}
+	ocancel()
+	for _, doc := range []Document{small, large} {
+		again, err := c.Compact(ctx, doc)
+		if err != nil || again.Text != results[doc.ID].Text {
+			t.Errorf("%s after the attacks: err %v, changed %v", doc.ID, err, err == nil && again.Text != results[doc.ID].Text)
+		}
 	}
 }

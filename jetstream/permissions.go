@@ -1,0 +1,104 @@
+package jetstream
+
+import (
+	"sort"
+
+	"github.com/jetcompact/jetcompact/stages"
+)
+
+// Permissions is what one role of a fleet may do on the bus: the
+// subjects it may publish to (the JetStream API included) and subscribe
+// to. Everything else is denied. Each role connects with its own inbox
+// prefix (ConnectOptions.InboxPrefix = Inbox), so that no role reads
+// the replies another one gets (pulled work, object chunks).
+type Permissions struct {
+	Inbox     string
+	Publish   []string
+	Subscribe []string
+}
+
+// Role names of RolePermissions besides one per segment ("segment <first
+// stage>") and per task ("task <name>").
+const (
+	RolePublisher = "publisher" // submits documents, replays, runs tasks, reads results
+	RoleSetup     = "setup"     // creates and updates the topology (worker --setup-only)
+)
+
+// RolePermissions returns least-privilege permissions for every role of
+// cfg's fleet:
+//   - publisher: publishes <p>.original.* (a new document), the task and
+//     replay entries (<p>.original.task.*, <p>.work.task.*, and
+//     <p>.work.<first stage>, which only replays publish to); reads
+//     originals and results.
+//   - segment <first>: consumes its own consumer (and the intake, for the
+//     first segment) and publishes to the next segment only; the guard's
+//     segment publishes <p>.result.*. Every segment and task may also
+//     publish <p>.result.* for the result of a document it dead-letters,
+//     and its own <p>.dead.<name>.
+//   - task <name>: consumes its consumer, publishes results.
+//   - setup: the JetStream API of this prefix's streams (the topology job).
+//
+// Workers run with --skip-setup under these permissions.
+func RolePermissions(cfg Config) map[string]Permissions {
+	n := Names{cfg.Prefix}
+	P := n.upper()
+	api := "$JS.API."
+	read := func(stream string) []string { // look up and read a stream's messages
+		return []string{api + "STREAM.INFO." + stream, api + "DIRECT.GET." + stream, api + "DIRECT.GET." + stream + ".>", api + "STREAM.MSG.GET." + stream}
+	}
+	watch := func(stream string) []string { // ordered consumers of a stream (results watch, object reads)
+		return []string{api + "CONSUMER.CREATE." + stream, api + "CONSUMER.CREATE." + stream + ".>", api + "CONSUMER.DELETE." + stream + ".>",
+			api + "CONSUMER.INFO." + stream + ".>", api + "CONSUMER.MSG.NEXT." + stream + ".>", "$JS.FC." + stream + ".>"}
+	}
+	objRead := func(bucket string) []string { return append(read("OBJ_"+bucket), watch("OBJ_"+bucket)...) }
+	objWrite := func(bucket string) []string {
+		return append(objRead(bucket), "$O."+bucket+".>", api+"STREAM.PURGE.OBJ_"+bucket)
+	}
+	consume := func(stream, consumer string) []string {
+		return []string{api + "CONSUMER.INFO." + stream + "." + consumer, api + "CONSUMER.MSG.NEXT." + stream + "." + consumer, "$JS.ACK." + stream + "." + consumer + ".>"}
+	}
+	inbox := func(role string) string { return "_INBOX_" + n.Prefix + "_" + role }
+	role := func(name string, pub ...[]string) Permissions {
+		p := Permissions{Inbox: inbox(name), Subscribe: []string{inbox(name) + ".>"}}
+		for _, s := range pub {
+			p.Publish = append(p.Publish, s...)
+		}
+		sort.Strings(p.Publish)
+		return p
+	}
+	worker := [][]string{
+		read(n.OriginalsStream()), read(n.ResultsStream()), {api + "STREAM.INFO." + n.WorkStream()},
+		objWrite(n.BlobBucket()), objRead(n.OriginalBlobBucket()),
+	}
+	out := map[string]Permissions{}
+	entries := []string{n.Prefix + ".original.*", n.WorkSubject(cfg.Segments[0][0])}
+	if len(cfg.Tasks) > 0 {
+		entries = append(entries, n.Prefix+".original.task.*", n.Prefix+".work.task.*")
+	}
+	out[RolePublisher] = role("publisher", entries,
+		read(n.OriginalsStream()), read(n.ResultsStream()), read(n.DeadStream()), watch(n.ResultsStream()),
+		[]string{api + "CONSUMER.INFO." + n.OriginalsStream() + "." + n.IntakeConsumer()},
+		objWrite(n.OriginalBlobBucket()), objRead(n.BlobBucket()))
+	for i, seg := range cfg.Segments {
+		first := seg[0]
+		next := []string{n.ResultSubject("*")}
+		if seg[len(seg)-1] != stages.KeyGuard {
+			next = append(next, n.WorkSubject(cfg.Segments[i+1][0]))
+		}
+		perms := append([][]string{next, {n.DeadSubject(string(first))}, consume(n.WorkStream(), n.Consumer(first))}, worker...)
+		if i == 0 {
+			perms = append(perms, consume(n.OriginalsStream(), n.IntakeConsumer()))
+		}
+		out["segment "+string(first)] = role(string(first), perms...)
+	}
+	for _, task := range cfg.Tasks {
+		perms := append([][]string{{n.ResultSubject("*"), n.DeadSubject("task_" + task)}, consume(n.WorkStream(), n.TaskConsumer(task))}, worker...)
+		out["task "+task] = role("task_"+task, perms...)
+	}
+	setup := []string{api + "INFO", api + "STREAM.NAMES", api + "STREAM.LIST"}
+	for _, s := range []string{n.WorkStream(), n.OriginalsStream(), n.ResultsStream(), n.DeadStream(), "OBJ_" + n.BlobBucket(), "OBJ_" + n.OriginalBlobBucket()} {
+		setup = append(setup, api+"STREAM.*."+s, api+"CONSUMER.*."+s, api+"CONSUMER.*."+s+".>", api+"CONSUMER.*.*."+s+".>")
+	}
+	out[RoleSetup] = role("setup", setup, []string{"$O." + P + "_BLOBS.>", "$O." + P + "_ORIGINAL_BLOBS.>"})
+	return out
+}
