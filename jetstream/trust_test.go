@@ -506,7 +506,8 @@ func TestPoisonCannotStallTheFleet(t *testing.T) {
 			n := Names{cfg.Prefix}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			report := `[{"key":"x","chars_in":1,"chars_out":1,"reason":"` + strings.Repeat("r", 60<<10) + `"}]`
+			// Fits in one message, but not with the reports a segment adds.
+			report := `[{"key":"x","chars_in":1,"chars_out":1,"reason":"` + strings.Repeat("r", 64<<10-800) + `"}]`
 			for i := range poison {
 				for _, target := range []struct{ subject, stream string }{
 					{n.OriginalSubject(fmt.Sprintf("poison-%d", i)), n.OriginalsStream()},
