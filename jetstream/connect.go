@@ -1,6 +1,7 @@
 package jetstream
 
 import (
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -27,6 +28,11 @@ type ConnectOptions struct {
 	// InboxPrefix replaces _INBOX for replies; with per-role permissions
 	// (RolePermissions) each role has its own.
 	InboxPrefix string
+	// InProcess reaches an embedded server without the network;
+	// InProcessTLS says that server speaks TLS (over the in-process pipe
+	// there is no peer to verify).
+	InProcess    nats.InProcessConnProvider
+	InProcessTLS bool
 }
 
 // Connect dials NATS with reconnects that never give up, so a restarted
@@ -57,6 +63,12 @@ func Connect(o ConnectOptions) (*nats.Conn, error) {
 	}
 	if o.Token != "" {
 		opts = append(opts, nats.Token(o.Token))
+	}
+	if o.InProcess != nil {
+		opts = append(opts, nats.InProcessServer(o.InProcess))
+		if o.InProcessTLS {
+			opts = append(opts, nats.Secure(&tls.Config{InsecureSkipVerify: true})) //nolint:gosec // in process: no network peer
+		}
 	}
 	if o.InboxPrefix != "" {
 		opts = append(opts, nats.CustomInboxPrefix(o.InboxPrefix))

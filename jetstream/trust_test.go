@@ -494,20 +494,18 @@ func TestOriginalCannotBeReplacedRaw(t *testing.T) {
 // the intake and into a later segment; a legitimate document published
 // after them still completes in its normal time.
 func TestPoisonCannotStallTheFleet(t *testing.T) {
-	const poison = 300
+	const poison, maxPayload = 300, 64 << 10
 	for _, kind := range []string{"nats-header", "oversized-report"} {
 		t.Run(kind, func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.MaxDeliver = 1 // the first failure is final: straight to the dead letter
-			srv := secureServer(t, func(o *server.Options) { o.MaxPayload = 64 << 10 })
+			srv := secureServer(t, func(o *server.Options) { o.MaxPayload = maxPayload })
 			f := fleetOn(t, srv, cfg)
 			f.worker(cfg.Segments)
 			c := f.client()
 			n := Names{cfg.Prefix}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			// Fits in one message, but not with the reports a segment adds.
-			report := `[{"key":"x","chars_in":1,"chars_out":1,"reason":"` + strings.Repeat("r", 64<<10-800) + `"}]`
 			for i := range poison {
 				for _, target := range []struct{ subject, stream string }{
 					{n.OriginalSubject(fmt.Sprintf("poison-%d", i)), n.OriginalsStream()},
@@ -522,7 +520,11 @@ func TestPoisonCannotStallTheFleet(t *testing.T) {
 						m.Header.Set("Nats-Expected-Stream", target.stream)
 						m.Header.Del(HeaderAllowLLM) // a bad envelope: permanent at once
 					} else {
-						m.Header.Set(HeaderReport, report)
+						// 40 bytes short of the limit: no copy of it with a
+						// header more (a reason, more reports) fits.
+						head := `[{"key":"x","chars_in":1,"chars_out":1,"reason":"`
+						pad := maxPayload - 40 - wireSize(m) - len(HeaderReport+": \r\n") - len(head+`"}]`)
+						m.Header.Set(HeaderReport, head+strings.Repeat("r", pad)+`"}]`)
 					}
 					if _, err := f.js.PublishMsgAsync(m); err != nil {
 						t.Fatal(err)
@@ -545,6 +547,17 @@ func TestPoisonCannotStallTheFleet(t *testing.T) {
 			settle(t, f)
 		})
 	}
+}
+
+// wireSize is a message's size as the server counts it against max_payload.
+func wireSize(m *nats.Msg) int {
+	n := len("NATS/1.0\r\n\r\n") + len(m.Data)
+	for k, vs := range m.Header {
+		for _, v := range vs {
+			n += len(k) + len(": ") + len(v) + len("\r\n")
+		}
+	}
+	return n
 }
 
 // fleetOn is startFleet on a given server.

@@ -41,15 +41,16 @@ func main() {
 }
 
 type flags struct {
-	config, segment, mode, prefix string
-	tasks                         string
-	conn                          jetstream.ConnectOptions
-	httpAddr                      string
-	embedded                      bool
-	storeDir, embeddedListen      string
-	setupOnly, skipSetup          bool
-	drain                         time.Duration
-	gcPercent                     int
+	config, segment, mode, prefix   string
+	tasks                           string
+	conn                            jetstream.ConnectOptions
+	httpAddr                        string
+	embedded                        bool
+	storeDir, embeddedListen        string
+	embeddedTLSCert, embeddedTLSKey string
+	setupOnly, skipSetup            bool
+	drain                           time.Duration
+	gcPercent                       int
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -66,7 +67,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.httpAddr, "http-addr", defaultHTTPAddr(), "serve /healthz, /readyz and /metrics here (empty: off; default loopback outside Kubernetes)")
 	fs.BoolVar(&f.embedded, "embedded", false, "start an embedded nats-server with JetStream (single binary)")
 	fs.StringVar(&f.storeDir, "store-dir", "", "embedded JetStream store directory (default: a cache dir)")
-	fs.StringVar(&f.embeddedListen, "embedded-listen", "127.0.0.1:4222", "embedded server listen address")
+	fs.StringVar(&f.embeddedListen, "embedded-listen", "127.0.0.1:4222", "embedded server listen address; clients must present the worker's own NATS credentials (token, user, nkey)")
+	fs.StringVar(&f.embeddedTLSCert, "embedded-tls-cert", os.Getenv("NATS_EMBEDDED_TLS_CERT"), "embedded server: TLS certificate (with --embedded-tls-key)")
+	fs.StringVar(&f.embeddedTLSKey, "embedded-tls-key", os.Getenv("NATS_EMBEDDED_TLS_KEY"), "embedded server: TLS key")
 	fs.BoolVar(&f.setupOnly, "setup-only", false, "create or update streams and consumers, then exit")
 	fs.BoolVar(&f.skipSetup, "skip-setup", false, "use the topology as it is (per-role permissions: the setup role creates it)")
 	fs.DurationVar(&f.drain, "drain-timeout", 30*time.Second, "on shutdown, wait this long for in-flight work")
@@ -122,12 +125,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		srv, err := embedded.Start(embedded.Options{StoreDir: dir, Listen: f.embeddedListen})
+		srv, err := embedded.Start(embedded.Options{StoreDir: dir, Listen: f.embeddedListen,
+			Token: f.conn.Token, User: f.conn.User, Password: f.conn.Password, NKeySeedFile: f.conn.NKeyFile,
+			TLSCert: f.embeddedTLSCert, TLSKey: f.embeddedTLSKey})
 		if err != nil {
 			return err
 		}
 		defer srv.Shutdown()
-		f.conn.URL = srv.ClientURL()
+		f.conn.URL, f.conn.InProcess, f.conn.InProcessTLS = srv.ClientURL(), srv, f.embeddedTLSCert != ""
 		log.Info("embedded nats-server started", "url", f.conn.URL, "store", dir)
 	}
 	f.conn.Name = "jetcompact-worker " + f.segment
