@@ -5,8 +5,8 @@ package embedded
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"net"
+	"os"
 	"strconv"
 	"time"
 
