@@ -200,12 +200,18 @@ func (w *Worker) Run(ctx context.Context, segs [][]stages.Key, drain time.Durati
 	bindings = append(bindings, w.taskBindings()...)
 	work := context.WithoutCancel(ctx) // in-flight messages finish after ctx ends
 	var inflight, loops sync.WaitGroup
-	for _, b := range bindings {
+	// Bind every consumer before pulling from any, so a stop that comes
+	// while work is held never finds a binding half done.
+	consumers := make([]njs.Consumer, len(bindings))
+	for i, b := range bindings {
 		cons, err := w.js.Consumer(ctx, b.stream, b.consumer)
 		if err != nil {
 			return fmt.Errorf("bind consumer %s: %w", b.consumer, err)
 		}
-		loops.Go(func() { w.pull(ctx, work, b, cons, &inflight) })
+		consumers[i] = cons
+	}
+	for i, b := range bindings {
+		loops.Go(func() { w.pull(ctx, work, b, consumers[i], &inflight) })
 	}
 	w.ready.Store(true)
 	<-ctx.Done()
