@@ -1,7 +1,10 @@
 package jetstream
 
 import (
+	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/jetcompact/jetcompact/stages"
 )
@@ -101,4 +104,47 @@ func RolePermissions(cfg Config) map[string]Permissions {
 	}
 	out[RoleSetup] = role("setup", setup, []string{"$O." + P + "_BLOBS.>", "$O." + P + "_ORIGINAL_BLOBS.>"})
 	return out
+}
+
+// PermissionsConfig renders RolePermissions as the authorization block
+// of a nats-server config file: one user per role, named
+// <prefix>-<role> (spaces as dashes), whose password the server reads
+// from the environment variable shown (e.g. $JC_PUBLISHER_PASSWORD).
+func PermissionsConfig(cfg Config) string {
+	perms := RolePermissions(cfg)
+	roles := make([]string, 0, len(perms))
+	for r := range perms {
+		roles = append(roles, r)
+	}
+	sort.Strings(roles)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# jetcompact fleet %q: one NATS user per role (jetstream.RolePermissions).\n", cfg.Prefix)
+	b.WriteString("# Each role connects with --nats-user <user> and --nats-inbox-prefix <inbox>.\n")
+	b.WriteString("authorization {\n  users = [\n")
+	for _, r := range roles {
+		p := perms[r]
+		user, env := RoleUser(cfg.Prefix, r)
+		fmt.Fprintf(&b, "    # %s; inbox %s\n", r, p.Inbox)
+		fmt.Fprintf(&b, "    { user: %q, password: $%s, permissions: {\n", user, env)
+		fmt.Fprintf(&b, "        publish: { allow: %s }\n", quoteList(p.Publish))
+		fmt.Fprintf(&b, "        subscribe: { allow: %s }\n      } }\n", quoteList(p.Subscribe))
+	}
+	b.WriteString("  ]\n}\n")
+	return b.String()
+}
+
+// RoleUser is the user name PermissionsConfig gives a role, and the
+// environment variable its password is read from.
+func RoleUser(prefix, role string) (user, passwordEnv string) {
+	user = prefix + "-" + strings.ReplaceAll(role, " ", "-")
+	env := strings.ToUpper(strings.NewReplacer("-", "_", " ", "_").Replace(prefix+" "+role)) + "_PASSWORD"
+	return user, env
+}
+
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
 }

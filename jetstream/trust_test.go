@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -622,16 +624,32 @@ func TestRolePermissionsRunTheFleetAndRefuseTheAttacks(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.InlineMaxBytes = 4096
 	perms := RolePermissions(cfg)
-	var users []*server.User
-	for name, p := range perms {
-		users = append(users, &server.User{Username: strings.ReplaceAll(name, " ", "-"), Password: "pw-" + strings.ReplaceAll(name, " ", "-"),
-			Permissions: &server.Permissions{Publish: &server.SubjectPermission{Allow: p.Publish}, Subscribe: &server.SubjectPermission{Allow: p.Subscribe}}})
+	// The server runs the config PermissionsConfig prints.
+	dir := t.TempDir()
+	for role := range perms {
+		_, env := RoleUser(cfg.Prefix, role)
+		t.Setenv(env, "pw-"+strings.ReplaceAll(role, " ", "-"))
 	}
-	srv := secureServer(t, func(o *server.Options) { o.Users = users })
+	conf := fmt.Sprintf("listen: 127.0.0.1:-1\njetstream { store_dir: %q }\n%s", filepath.Join(dir, "js"), PermissionsConfig(cfg))
+	path := filepath.Join(dir, "server.conf")
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts, err := server.ProcessConfigFile(path)
+	if err != nil {
+		t.Fatalf("the printed permissions do not load: %v", err)
+	}
+	if len(opts.Users) != len(perms) {
+		t.Fatalf("%d users loaded, want %d", len(opts.Users), len(perms))
+	}
+	srv := secureServer(t, func(o *server.Options) {
+		o.Users = opts.Users
+		o.StoreDir = filepath.Join(dir, "js")
+	})
 	connect := func(role string) (*nats.Conn, njs.JetStream) {
 		t.Helper()
-		user := strings.ReplaceAll(role, " ", "-")
-		nc, err := Connect(ConnectOptions{URL: srv.ClientURL(), User: user, Password: "pw-" + user, InboxPrefix: perms[role].Inbox})
+		user, _ := RoleUser(cfg.Prefix, role)
+		nc, err := Connect(ConnectOptions{URL: srv.ClientURL(), User: user, Password: "pw-" + strings.ReplaceAll(role, " ", "-"), InboxPrefix: perms[role].Inbox})
 		if err != nil {
 			t.Fatalf("%s: %v", role, err)
 		}
@@ -686,7 +704,7 @@ func TestRolePermissionsRunTheFleetAndRefuseTheAttacks(t *testing.T) {
 	n := Names{cfg.Prefix}
 	refused := func(what string, m *nats.Msg) {
 		t.Helper()
-		actx, acancel := context.WithTimeout(ctx, 2*time.Second)
+		actx, acancel := context.WithTimeout(ctx, time.Second)
 		defer acancel()
 		if _, err := ajs.PublishMsg(actx, m); err == nil {
 			t.Errorf("%s: accepted", what)

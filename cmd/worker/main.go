@@ -49,6 +49,7 @@ type flags struct {
 	storeDir, embeddedListen        string
 	embeddedTLSCert, embeddedTLSKey string
 	setupOnly, skipSetup            bool
+	printPermissions                bool
 	drain                           time.Duration
 	gcPercent                       int
 }
@@ -71,6 +72,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.embeddedTLSCert, "embedded-tls-cert", os.Getenv("NATS_EMBEDDED_TLS_CERT"), "embedded server: TLS certificate (with --embedded-tls-key)")
 	fs.StringVar(&f.embeddedTLSKey, "embedded-tls-key", os.Getenv("NATS_EMBEDDED_TLS_KEY"), "embedded server: TLS key")
 	fs.BoolVar(&f.setupOnly, "setup-only", false, "create or update streams and consumers, then exit")
+	fs.BoolVar(&f.printPermissions, "print-permissions", false, "print a nats-server authorization block with one least-privilege user per role of this fleet, then exit")
 	fs.BoolVar(&f.skipSetup, "skip-setup", false, "use the topology as it is (per-role permissions: the setup role creates it)")
 	fs.DurationVar(&f.drain, "drain-timeout", 30*time.Second, "on shutdown, wait this long for in-flight work")
 	fs.IntVar(&f.gcPercent, "gc-percent", 400, "Go GC target when GOGC is unset: the live heap is small, so collecting less often saves CPU for little memory")
@@ -101,6 +103,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := file.Fleet.Validate(); err != nil {
+		return err
+	}
+	if f.printPermissions {
+		_, err := io.WriteString(stdout, jetstream.PermissionsConfig(file.Fleet))
 		return err
 	}
 	segs, err := jetstream.SelectSegments(file.Fleet.Segments, f.segment)
