@@ -739,3 +739,29 @@ func TestRolePermissionsRunTheFleetAndRefuseTheAttacks(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorModeCapsTheDocumentsMode: --mode wins over a document's LLM
+// mode, a pipeline configured without the LLM runs none, and a document
+// may always ask for no LLM.
+func TestOperatorModeCapsTheDocumentsMode(t *testing.T) {
+	A, L, H := stages.ModeAlgorithmic, stages.ModeLLM, stages.ModeHybrid
+	for _, tc := range []struct {
+		configured, operator, doc, want stages.Mode
+	}{
+		{A, "", L, A}, {A, "", H, A}, {A, "", A, A}, {A, "", "", ""},
+		{H, "", L, L}, {H, "", A, A},
+		{H, A, L, A}, {H, A, H, A}, {H, A, "", A},
+		{A, L, H, L}, {A, H, L, H}, {A, L, A, A},
+	} {
+		pc := pipeline.DefaultConfig()
+		pc.Mode = tc.configured
+		pipe, err := pipeline.New(pc, stages.Deps{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &Worker{pipe: pipe, mode: tc.operator}
+		if got := w.capMode(tc.doc); got != tc.want {
+			t.Errorf("configured %q, --mode %q, document %q: ran %q, want %q", tc.configured, tc.operator, tc.doc, got, tc.want)
+		}
+	}
+}
