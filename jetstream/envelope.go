@@ -53,6 +53,9 @@ type Envelope struct {
 	Attempt   int
 	Reports   []pipeline.NodeReport
 	Nonce     string
+	// Error is a permanent error the document met; it comes out as its
+	// original (a dead letter's hop to the guard, a result).
+	Error string
 }
 
 // Bounds of Jc-Report: any envelope the fleet writes stays within them, so
@@ -92,6 +95,7 @@ func (e Envelope) Write(h nats.Header) error {
 	setOrDel(h, HeaderBlob, e.Blob)
 	setOrDel(h, HeaderPass, e.Pass)
 	setOrDel(h, HeaderNonce, e.Nonce)
+	setOrDel(h, HeaderError, e.Error)
 	if len(e.Reports) > 0 {
 		b, err := marshalReports(e.Reports)
 		if err != nil {
@@ -137,6 +141,7 @@ func ReadEnvelope(h nats.Header) (Envelope, error) {
 		Blob:    h.Get(HeaderBlob),
 		Pass:    h.Get(HeaderPass),
 		Nonce:   h.Get(HeaderNonce),
+		Error:   h.Get(HeaderError),
 	}
 	fail := func(format string, args ...any) (Envelope, error) {
 		return Envelope{}, fmt.Errorf("%w: %s", errBadEnvelope, fmt.Sprintf(format, args...))

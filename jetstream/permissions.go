@@ -34,10 +34,10 @@ const (
 //     <p>.work.<first stage>, which only replays publish to); reads
 //     originals and results.
 //   - segment <first>: consumes its own consumer (and the intake, for the
-//     first segment) and publishes to the next segment only; the guard's
-//     segment publishes <p>.result.*. Every segment and task may also
-//     publish <p>.result.* for the result of a document it dead-letters,
-//     and its own <p>.dead.<name>.
+//     first segment), publishes to the next segment and its own
+//     <p>.dead.<first>; only the guard's segment publishes <p>.result.*.
+//     A segment before it hands the result of a document it dead-letters
+//     to the guard (<p>.work.guard).
 //   - task <name>: consumes its consumer, publishes results.
 //   - setup: the JetStream API of this prefix's streams (the topology job).
 //
@@ -84,9 +84,10 @@ func RolePermissions(cfg Config) map[string]Permissions {
 		objWrite(n.OriginalBlobBucket()), objRead(n.BlobBucket()))
 	for i, seg := range cfg.Segments {
 		first := seg[0]
-		next := []string{n.ResultSubject("*")}
+		next := []string{n.ResultSubject("*")} // the guard's segment
 		if seg[len(seg)-1] != stages.KeyGuard {
-			next = append(next, n.WorkSubject(cfg.Segments[i+1][0]))
+			// The next segment, and the guard for a dead letter's result.
+			next = []string{n.WorkSubject(cfg.Segments[i+1][0]), n.WorkSubject(stages.KeyGuard)}
 		}
 		perms := append([][]string{next, {n.DeadSubject(string(first))}, consume(n.WorkStream(), n.Consumer(first))}, worker...)
 		if i == 0 {

@@ -699,9 +699,33 @@ func TestRolePermissionsRunTheFleetAndRefuseTheAttacks(t *testing.T) {
 		}
 	}
 
+	// A replay hop that no segment can process is dead-lettered by the
+	// first segment, and only the guard writes its result.
+	n := Names{cfg.Prefix}
+	stored, err := lastOriginal(ctx, n, c.blobs, small.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait, err := c.expect(ctx, small.ID, 99)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := cfg.Segments[0][0]
+	broken := nats.NewMsg(n.WorkSubject(first))
+	missing := Envelope{DocID: small.ID, OrigChars: 1, OrigBytes: 1, Attempt: 99, Nonce: stored.Header.Get(HeaderNonce),
+		Blob: msgID(small.ID, 99, first) + "." + strings.Repeat("0", 32)}
+	_ = missing.Write(broken.Header)
+	if _, err := pjs.PublishMsg(ctx, broken); err != nil {
+		t.Fatal(err)
+	}
+	res, err := wait(ctx)
+	if err != nil || res.Text != small.Text || !strings.Contains(res.Error, "not found") {
+		t.Errorf("a dead-lettered replay under the permissions: err %v, error %q, original %v", err, res.Error, res.Text == small.Text)
+	}
+	results[small.ID] = res // a replay's result replaces the first
+
 	// The attacker holds publisher credentials.
 	_, ajs := connect(RolePublisher)
-	n := Names{cfg.Prefix}
 	refused := func(what string, m *nats.Msg) {
 		t.Helper()
 		actx, acancel := context.WithTimeout(ctx, time.Second)

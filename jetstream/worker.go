@@ -143,6 +143,9 @@ type binding struct {
 	label    string // segment keys or task name, for spans, logs and dead letters
 	dead     string // dead-letter subject
 	intake   bool   // the messages are the stored originals themselves
+	// viaGuard: a segment before the guard's hands the result of a
+	// document it dead-letters to the guard (only the guard writes results).
+	viaGuard bool
 	process  func(ctx context.Context, env Envelope, msg njs.Msg) error
 }
 
@@ -154,8 +157,13 @@ func (w *Worker) segmentBindings(seg []stages.Key) []binding {
 		consumer: w.names.Consumer(seg[0]),
 		label:    joinKeys(seg),
 		dead:     w.names.DeadSubject(string(seg[0])),
+		viaGuard: seg[len(seg)-1] != stages.KeyGuard,
 		process: func(ctx context.Context, env Envelope, msg njs.Msg) error {
 			env, stored, err := w.verifyHop(ctx, env)
+			if errors.Is(err, errOriginalMissing) && env.Pass == outcomeNoOriginal && seg[len(seg)-1] == stages.KeyGuard {
+				// A dead letter's hop for a document with no original.
+				return w.publishResult(ctx, env, "", outcomeNoOriginal, env.Error)
+			}
 			if err != nil {
 				return err
 			}
@@ -488,12 +496,18 @@ func (w *Worker) verifyHop(ctx context.Context, hop Envelope) (Envelope, *njs.Ra
 	if err != nil {
 		return hop, nil, err
 	}
+	if subtle.ConstantTimeCompare([]byte(hop.Nonce), []byte(raw.Header.Get(HeaderNonce))) != 1 {
+		return hop, nil, fmt.Errorf("%w: a hop of %s does not carry its original's nonce", errForged, hop.DocID)
+	}
 	stored, err := ReadEnvelope(raw.Header)
 	if err != nil || stored.DocID != hop.DocID {
+		if hop.Pass != "" {
+			// A dead letter's hop of an original stored without an
+			// envelope: it comes out as itself, and no stage runs.
+			hop.AllowLLM = false
+			return hop, raw, nil
+		}
 		return hop, nil, fmt.Errorf("%w: the stored original of %s has no envelope to check a hop against", errForged, hop.DocID)
-	}
-	if subtle.ConstantTimeCompare([]byte(hop.Nonce), []byte(stored.Nonce)) != 1 {
-		return hop, nil, fmt.Errorf("%w: a hop of %s does not carry its original's nonce", errForged, hop.DocID)
 	}
 	env := hop
 	env.Kind = cmp.Or(hop.Kind, stored.Kind)
@@ -594,7 +608,7 @@ func (w *Worker) finish(ctx context.Context, env Envelope, text string) error {
 		attribute.Int("jetcompact.chars_out", stages.Chars(text)),
 		attribute.String("jetcompact.guard", outcome),
 	)
-	return w.publishResult(ctx, env, text, outcome, "")
+	return w.publishResult(ctx, env, text, outcome, env.Error)
 }
 
 // publishResult writes a document's result without replacing another
@@ -751,7 +765,13 @@ func (w *Worker) deadLetter(ctx context.Context, b binding, env Envelope, msg nj
 		w.m.deadLetters.Add(ctx, 1, metric.WithAttributes(attribute.String("segment", segName)))
 		w.log.Warn("dead-lettered", "segment", segName, "doc", env.DocID, "reason", reason)
 	}
-	if env.DocID != "" && !errors.Is(cause, errForged) {
+	if env.DocID != "" && !errors.Is(cause, errForged) && b.viaGuard {
+		if err := w.deadLetterToGuard(ctx, b, env, msg, reason); err != nil {
+			w.log.Warn("result after dead letter failed; will retry", "doc", env.DocID, "error", err.Error())
+			_ = msg.NakWithDelay(backoff(2))
+			return
+		}
+	} else if env.DocID != "" && !errors.Is(cause, errForged) {
 		// The document still comes out once: as its original, marked with
 		// the error, or as the error alone when no original is stored.
 		orig, stored, err := fetchStoredOriginal(ctx, w.names, w.blobs, env.DocID)
@@ -774,6 +794,37 @@ func (w *Worker) deadLetter(ctx context.Context, b binding, env Envelope, msg nj
 		}
 	}
 	w.settleDead(msg, key, reason)
+}
+
+// deadLetterToGuard hands the guard a hop that makes the dead-lettered
+// document come out as its stored original, marked with reason (or as the
+// error alone when no original is stored). A message that is not its
+// document's own makes none.
+func (w *Worker) deadLetterToGuard(ctx context.Context, b binding, env Envelope, msg njs.Msg, reason string) error {
+	hop := Envelope{DocID: env.DocID, Attempt: env.Attempt, Blob: originalBlobPrefix + env.DocID, Pass: "kept original: " + reason, Error: reason}
+	raw, err := lastOriginal(ctx, w.names, w.blobs, env.DocID)
+	switch {
+	case errors.Is(err, errOriginalMissing):
+		hop.Blob, hop.Pass = "", outcomeNoOriginal
+	case err != nil:
+		return err
+	case !w.ownMessage(b, env.DocID, msg, raw.Header):
+		w.log.Warn("no result for a message that is not its document's own", "segment", b.label, "doc", env.DocID)
+		return nil
+	default:
+		hop.Nonce = raw.Header.Get(HeaderNonce)
+		if stored, err := ReadEnvelope(raw.Header); err == nil {
+			hop.OrigChars, hop.OrigBytes, hop.OrigRef = stored.OrigChars, stored.OrigBytes, stored.OrigRef
+		}
+	}
+	m := nats.NewMsg(w.names.WorkSubject(stages.KeyGuard))
+	if err := hop.Write(m.Header); err != nil {
+		return err
+	}
+	if _, err := w.js.PublishMsg(ctx, m, njs.WithMsgID(msgID(env.DocID, env.Attempt, stages.KeyGuard)+":dead")); err != nil {
+		return fmt.Errorf("publish to %s: %w", stages.KeyGuard, err)
+	}
+	return nil
 }
 
 // ownMessage reports whether msg is docID's: its stored original itself,
