@@ -3,12 +3,15 @@
 package embedded
 
 import (
+	"bytes"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nkeys"
 )
 
 // Options configure the embedded server.
@@ -19,6 +22,58 @@ type Options struct {
 	Listen string
 	// MaxPayload bounds one message; default 8 MiB.
 	MaxPayload int32
+	// Clients must present these credentials, when set: a token, a user
+	// and password, or the NKey whose seed file is given (the worker
+	// passes the ones it connects with itself). At most one.
+	Token          string
+	User, Password string
+	NKeySeedFile   string
+	// TLSCert and TLSKey make the server speak TLS only.
+	TLSCert, TLSKey string
+}
+
+// configureAuth sets o's client authentication and TLS on so.
+func (o Options) configureAuth(so *server.Options) error {
+	set := 0
+	for _, on := range []bool{o.Token != "", o.User != "", o.NKeySeedFile != ""} {
+		if on {
+			set++
+		}
+	}
+	if set > 1 {
+		return fmt.Errorf("embedded: configure at most one of token, user and nkey")
+	}
+	switch {
+	case o.Token != "":
+		so.Authorization = o.Token
+	case o.User != "":
+		so.Username, so.Password = o.User, o.Password
+	case o.NKeySeedFile != "":
+		seed, err := os.ReadFile(o.NKeySeedFile)
+		if err != nil {
+			return fmt.Errorf("embedded: nkey seed file: %w", err)
+		}
+		kp, err := nkeys.FromSeed(bytes.TrimSpace(seed))
+		if err != nil {
+			return fmt.Errorf("embedded: nkey seed file %s: not a seed", o.NKeySeedFile)
+		}
+		pub, err := kp.PublicKey()
+		if err != nil {
+			return fmt.Errorf("embedded: nkey: %w", err)
+		}
+		so.Nkeys = []*server.NkeyUser{{Nkey: pub}}
+	}
+	if (o.TLSCert == "") != (o.TLSKey == "") {
+		return fmt.Errorf("embedded: TLS needs both a certificate and a key")
+	}
+	if o.TLSCert != "" {
+		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: o.TLSCert, KeyFile: o.TLSKey})
+		if err != nil {
+			return fmt.Errorf("embedded: tls: %w", err)
+		}
+		so.TLS, so.TLSConfig = true, tc
+	}
+	return nil
 }
 
 // Server is a running embedded nats-server.
@@ -46,7 +101,7 @@ func Start(o Options) (*Server, error) {
 	if o.MaxPayload == 0 {
 		o.MaxPayload = 8 << 20
 	}
-	ns, err := server.NewServer(&server.Options{
+	so := &server.Options{
 		ServerName: "jetcompact-embedded",
 		Host:       host,
 		Port:       port,
@@ -55,7 +110,11 @@ func Start(o Options) (*Server, error) {
 		MaxPayload: o.MaxPayload,
 		NoSigs:     true,
 		NoLog:      true,
-	})
+	}
+	if err := o.configureAuth(so); err != nil {
+		return nil, err
+	}
+	ns, err := server.NewServer(so)
 	if err != nil {
 		return nil, fmt.Errorf("embedded: %w", err)
 	}
@@ -69,6 +128,10 @@ func Start(o Options) (*Server, error) {
 
 // ClientURL is the loopback TCP URL clients connect to.
 func (s *Server) ClientURL() string { return s.ns.ClientURL() }
+
+// InProcessConn connects without the network (nats.InProcessServer), so
+// the worker reaches its own server whatever TLS the port speaks.
+func (s *Server) InProcessConn() (net.Conn, error) { return s.ns.InProcessConn() }
 
 // Shutdown stops the server and waits for it to finish.
 func (s *Server) Shutdown() {

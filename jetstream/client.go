@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,9 +36,11 @@ type Client struct {
 	prop   propagation.TextMapPropagator
 
 	mu      sync.Mutex
-	waiters map[string]chan *njs.RawStreamMsg
+	waiters map[string]chan offer
 	watch   njs.ConsumeContext
 	backlog backlogGate
+	// nonce makes each original's nonce (tests fix it).
+	nonce func() string
 }
 
 // ClientOption configures a Client.
@@ -58,7 +61,8 @@ func NewClient(ctx context.Context, js njs.JetStream, cfg Config, opts ...Client
 		js: js, cfg: cfg, names: Names{cfg.Prefix},
 		tracer:  tracenoop.NewTracerProvider().Tracer(tracerName),
 		prop:    propagation.TraceContext{},
-		waiters: map[string]chan *njs.RawStreamMsg{},
+		waiters: map[string]chan offer{},
+		nonce:   newNonce,
 	}
 	for _, o := range opts {
 		o(c)
@@ -239,9 +243,16 @@ func (c *Client) submit(ctx context.Context, doc Document, attempt int, task str
 				return false, err
 			}
 		}
-		if dup, err = c.storeOriginal(ctx, doc, env); err != nil || task == "" {
+		if dup, env.Nonce, err = c.storeOriginal(ctx, doc, env); err != nil || task == "" {
 			return dup, err
 		}
+	} else {
+		// A replay's hop proves itself with the stored original's nonce.
+		raw, err := lastOriginal(ctx, c.names, c.blobs, doc.ID)
+		if err != nil {
+			return false, err
+		}
+		env.Nonce = raw.Header.Get(HeaderNonce)
 	}
 	subject, hop := c.names.WorkSubject(c.cfg.Segments[0][0]), string(c.cfg.Segments[0][0])
 	if task != "" {
@@ -259,28 +270,26 @@ func (c *Client) submit(ctx context.Context, doc Document, attempt int, task str
 	return dup, nil
 }
 
-// storeOriginal writes doc's original, with env in its headers, unless
-// the stream holds it already (dup). An id that holds a different text is
-// refused: an original is never replaced. A large text goes to the object
-// store under a name of its content, so a refused one cannot overwrite the
-// stored one's object either.
-func (c *Client) storeOriginal(ctx context.Context, doc Document, env Envelope) (dup bool, err error) {
+// storeOriginal writes doc's original, with env and a new nonce in its
+// headers, unless the stream holds it already (dup). It returns the
+// stored original's nonce. An id that holds a different text is refused:
+// an original is never replaced (the stream itself refuses a second
+// message on a subject). A large text goes to the object store under a
+// name of its content, so a refused one cannot overwrite the stored one's
+// object either.
+func (c *Client) storeOriginal(ctx context.Context, doc Document, env Envelope) (dup bool, nonce string, err error) {
 	orig := nats.NewMsg(env.OrigRef)
+	env.Nonce = c.nonce()
 	if len(doc.Text) > c.cfg.InlineMaxBytes {
-		env.Blob = originalBlobName(doc)
-		switch _, err := c.blobs.originals.GetInfo(ctx, env.Blob); {
-		case errors.Is(err, njs.ErrObjectNotFound):
-			if err := c.blobs.put(ctx, c.blobs.originals, env.Blob, []byte(doc.Text)); err != nil {
-				return false, err
-			}
-		case err != nil:
-			return false, fmt.Errorf("blob %s: %w", env.Blob, err)
+		env.Blob = blobName(doc.ID, []byte(doc.Text))
+		if err := c.blobs.put(ctx, c.blobs.originals, env.Blob, []byte(doc.Text)); err != nil {
+			return false, "", err
 		}
 	} else {
 		orig.Data = []byte(doc.Text)
 	}
 	if err := env.Write(orig.Header); err != nil {
-		return false, err
+		return false, "", err
 	}
 	c.prop.Inject(ctx, headerCarrier(orig.Header))
 	acks, err := c.publish(ctx, []outgoingMsg{{msg: orig, id: doc.ID + ":original", firstOnSubject: true}})
@@ -288,40 +297,43 @@ func (c *Client) storeOriginal(ctx context.Context, doc Document, env Envelope) 
 	case isWrongLastSequence(err):
 		dup = true
 	case err != nil:
-		return false, fmt.Errorf("store original %s: %w", doc.ID, err)
+		return false, "", fmt.Errorf("store original %s: %w", doc.ID, err)
 	default:
 		dup = acks[0].Duplicate
 	}
 	if !dup {
-		return false, nil
+		return false, env.Nonce, nil
 	}
-	stored, err := fetchOriginal(ctx, c.names, c.blobs, doc.ID)
+	stored, header, err := fetchStoredOriginal(ctx, c.names, c.blobs, doc.ID)
 	if err != nil {
-		return true, fmt.Errorf("compare with the stored original %s: %w", doc.ID, err)
+		return true, "", fmt.Errorf("compare with the stored original %s: %w", doc.ID, err)
 	}
 	if stored != doc.Text {
-		if env.Blob != "" {
+		if env.Blob != "" && env.Blob != header.Get(HeaderBlob) {
 			_ = c.blobs.originals.Delete(ctx, env.Blob) // ours: its name is our text's
 		}
-		return true, fmt.Errorf("%w: document id %s already holds a different original (%d bytes stored, %d given); originals are never replaced, so use another id",
+		return true, "", fmt.Errorf("%w: document id %s already holds a different original (%d bytes stored, %d given); originals are never replaced, so use another id",
 			errPermanent, doc.ID, len(stored), len(doc.Text))
 	}
-	return true, nil
-}
-
-// originalBlobName names a large original's object by its id and a digest
-// of its text.
-func originalBlobName(doc Document) string {
-	sum := sha256.Sum256([]byte(doc.Text))
-	return doc.ID + "." + hex.EncodeToString(sum[:8])
+	return true, header.Get(HeaderNonce), nil
 }
 
 // isWrongLastSequence reports the server refusing a publish whose subject
-// already holds a message (code 10071, or 10164 on a replicated stream).
+// already holds a message: an expected-sequence check (code 10071, or
+// 10164 on a replicated stream), or a stream that keeps the first message
+// per subject (discard new per subject).
 func isWrongLastSequence(err error) bool {
 	var apiErr *njs.APIError
-	return errors.As(err, &apiErr) && (apiErr.ErrorCode == njs.JSErrCodeStreamWrongLastSequence || apiErr.ErrorCode == njs.JSErrCodeStreamWrongLastSequenceConstant)
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	return apiErr.ErrorCode == njs.JSErrCodeStreamWrongLastSequence || apiErr.ErrorCode == njs.JSErrCodeStreamWrongLastSequenceConstant ||
+		(apiErr.ErrorCode == jsErrCodeStreamStoreFailed && strings.Contains(apiErr.Description, "maximum messages per subject exceeded"))
 }
+
+// jsErrCodeStreamStoreFailed is the server's code for a message it could
+// not store, a full subject among the reasons.
+const jsErrCodeStreamStoreFailed njs.ErrorCode = 10077
 
 type outgoingMsg struct {
 	msg *nats.Msg
@@ -388,13 +400,22 @@ func (c *Client) publishOnce(ctx context.Context, msgs []outgoingMsg) ([]*njs.Pu
 	return acks, nil
 }
 
+// offer is a result handed to a waiter: one just published, or the one
+// stored for a republished document (of whatever attempt: a replay's
+// result replaces the first).
+type offer struct {
+	raw    *njs.RawStreamMsg
+	stored bool
+}
+
 // expect registers interest in docID's result before it is published, and
-// returns a function that waits for a result of at least attempt.
+// returns a function that waits for the result of exactly attempt (or the
+// stored one, when offered), on docID's own result subject.
 func (c *Client) expect(ctx context.Context, docID string, attempt int) (func(context.Context) (Result, error), error) {
 	if err := c.startWatch(ctx); err != nil {
 		return nil, err
 	}
-	ch := make(chan *njs.RawStreamMsg, 4)
+	ch := make(chan offer, 4)
 	c.mu.Lock()
 	c.waiters[docID] = ch
 	c.mu.Unlock()
@@ -404,14 +425,15 @@ func (c *Client) expect(ctx context.Context, docID string, attempt int) (func(co
 			select {
 			case <-ctx.Done():
 				return Result{}, fmt.Errorf("waiting for result of %s: %w", docID, ctx.Err())
-			case raw := <-ch:
-				res, got, err := c.decodeResult(ctx, raw)
-				if err != nil {
-					return Result{}, err
+			case o := <-ch:
+				if o.raw.Subject != c.names.ResultSubject(docID) {
+					continue // another document's result naming this one
 				}
-				if got >= attempt {
-					return res, nil
+				res, got, err := c.decodeResult(ctx, o.raw)
+				if (got != attempt && !o.stored) || (err == nil && res.DocID != docID) {
+					continue
 				}
+				return res, err
 			}
 		}
 	}, nil
@@ -428,7 +450,7 @@ func (c *Client) offerStoredResult(ctx context.Context, docID string) {
 	c.mu.Unlock()
 	if ch != nil {
 		select {
-		case ch <- raw:
+		case ch <- offer{raw: raw, stored: true}:
 		default:
 		}
 	}
@@ -463,7 +485,7 @@ func (c *Client) startWatch(ctx context.Context) error {
 		}
 		raw := &njs.RawStreamMsg{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data()}
 		select {
-		case ch <- raw:
+		case ch <- offer{raw: raw}:
 		default:
 		}
 	}, njs.PullExpiry(pullExpiry)) // a watch on a failed node is replaced within pullExpiry
@@ -494,7 +516,7 @@ func (c *Client) decodeResult(ctx context.Context, raw *njs.RawStreamMsg) (Resul
 	}
 	text := string(raw.Data)
 	if env.Blob != "" {
-		data, err := c.blobs.get(ctx, c.blobs.work, env.Blob)
+		data, err := c.blobs.get(ctx, c.blobs.work, env.Blob, msgID(env.DocID, env.Attempt, "result"))
 		if err != nil {
 			return Result{}, 0, err
 		}

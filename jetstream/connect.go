@@ -2,6 +2,7 @@ package jetstream
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,6 +32,14 @@ type ConnectOptions struct {
 	// ConnectTimeout keeps retrying the first connection this long (0: one
 	// try), as a worker started before its server needs.
 	ConnectTimeout time.Duration
+	// InboxPrefix replaces _INBOX for replies; with per-role permissions
+	// (RolePermissions) each role has its own.
+	InboxPrefix string
+	// InProcess reaches an embedded server without the network;
+	// InProcessTLS says that server speaks TLS (over the in-process pipe
+	// there is no peer to verify).
+	InProcess    nats.InProcessConnProvider
+	InProcessTLS bool
 }
 
 // Connect dials NATS with reconnects that never give up, so a restarted
@@ -80,6 +89,15 @@ func Connect(o ConnectOptions) (*nats.Conn, error) {
 	}
 	if o.Token != "" {
 		opts = append(opts, nats.Token(o.Token))
+	}
+	if o.InProcess != nil {
+		opts = append(opts, nats.InProcessServer(o.InProcess))
+		if o.InProcessTLS {
+			opts = append(opts, nats.Secure(&tls.Config{InsecureSkipVerify: true})) //nolint:gosec // in process: no network peer
+		}
+	}
+	if o.InboxPrefix != "" {
+		opts = append(opts, nats.CustomInboxPrefix(o.InboxPrefix))
 	}
 	if o.TLSCA != "" {
 		opts = append(opts, nats.RootCAs(o.TLSCA))
@@ -163,6 +181,7 @@ func (o *ConnectOptions) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.TLSCA, "tls-ca", firstEnv("NATS_CA", "NATS_TLS_CA"), "CA bundle that signs the server certificate (env NATS_CA)")
 	fs.StringVar(&o.TLSCert, "tls-cert", firstEnv("NATS_CERT", "NATS_TLS_CERT"), "client certificate for mutual TLS (env NATS_CERT)")
 	fs.StringVar(&o.TLSKey, "tls-key", firstEnv("NATS_KEY", "NATS_TLS_KEY"), "client key for mutual TLS (env NATS_KEY)")
+	fs.StringVar(&o.InboxPrefix, "nats-inbox-prefix", os.Getenv("NATS_INBOX_PREFIX"), "reply subject prefix instead of _INBOX (per-role permissions)")
 	o.Password = os.Getenv("NATS_PASSWORD")
 	o.Token = os.Getenv("NATS_TOKEN")
 }

@@ -1,6 +1,8 @@
 package jetstream
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,6 +32,9 @@ const (
 	HeaderStage     = "Jc-Stage"   // dead-letter: the segment that gave up
 	HeaderError     = "Jc-Error"   // result: permanent error, original emitted
 	HeaderLog       = "Jc-Log"     // the log analysis of the original (stages.LogLayout)
+	// HeaderNonce is a document's unguessable token, stored with its
+	// original. A hop must carry it; results and dead letters never do.
+	HeaderNonce = "Jc-Nonce"
 )
 
 // The W3C trace context travels in "traceparent" and "tracestate", written
@@ -51,6 +56,26 @@ type Envelope struct {
 	// Log is the analysis of the original log, made by the first segment
 	// so that later ones work with it instead of re-reading rewritten text.
 	Log stages.LogLayout
+	Nonce     string
+	// Error is a permanent error the document met; it comes out as its
+	// original (a dead letter's hop to the guard, a result).
+	Error string
+}
+
+// Bounds of Jc-Report: any envelope the fleet writes stays within them, so
+// a larger one is forged and no retry can fix it.
+const (
+	maxReportBytes   = 16 << 10
+	maxReportEntries = 128
+)
+
+var nonceRe = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// newNonce returns 128 random bits in hex.
+func newNonce() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return hex.EncodeToString(b)
 }
 
 var docIDRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
@@ -74,8 +99,10 @@ func (e Envelope) Write(h nats.Header) error {
 	setOrDel(h, HeaderBlob, e.Blob)
 	setOrDel(h, HeaderPass, e.Pass)
 	setOrDel(h, HeaderLog, e.Log.String())
+	setOrDel(h, HeaderNonce, e.Nonce)
+	setOrDel(h, HeaderError, e.Error)
 	if len(e.Reports) > 0 {
-		b, err := json.Marshal(e.Reports)
+		b, err := marshalReports(e.Reports)
 		if err != nil {
 			return err
 		}
@@ -84,6 +111,21 @@ func (e Envelope) Write(h nats.Header) error {
 		h.Del(HeaderReport)
 	}
 	return nil
+}
+
+// marshalReports encodes reports within the bounds ReadEnvelope checks,
+// dropping the oldest entries (after the first) when needed and saying so.
+func marshalReports(reports []pipeline.NodeReport) ([]byte, error) {
+	for dropped := 0; ; dropped++ {
+		rs := reports
+		if dropped > 0 {
+			rs = append([]pipeline.NodeReport{reports[0], {Key: "reports", Skipped: true, Reason: strconv.Itoa(dropped) + " earlier node reports dropped"}}, reports[1+dropped:]...)
+		}
+		b, err := json.Marshal(rs)
+		if err != nil || (len(b) <= maxReportBytes && len(rs) <= maxReportEntries) || len(rs) <= 2 {
+			return b, err
+		}
+	}
 }
 
 func setOrDel(h nats.Header, k, v string) {
@@ -103,6 +145,8 @@ func ReadEnvelope(h nats.Header) (Envelope, error) {
 		OrigRef: h.Get(HeaderOrigRef),
 		Blob:    h.Get(HeaderBlob),
 		Pass:    h.Get(HeaderPass),
+		Nonce:   h.Get(HeaderNonce),
+		Error:   h.Get(HeaderError),
 	}
 	fail := func(format string, args ...any) (Envelope, error) {
 		return Envelope{}, fmt.Errorf("%w: %s", errBadEnvelope, fmt.Sprintf(format, args...))
@@ -133,9 +177,18 @@ func ReadEnvelope(h nats.Header) (Envelope, error) {
 	}
 	// The analysis is a hint: one that does not parse is made again.
 	e.Log, _ = stages.ParseLogLayout(h.Get(HeaderLog))
+	if e.Nonce != "" && !nonceRe.MatchString(e.Nonce) {
+		return fail("%s: not a nonce", HeaderNonce)
+	}
 	if r := h.Get(HeaderReport); r != "" {
+		if len(r) > maxReportBytes {
+			return fail("%s: %d bytes, above %d", HeaderReport, len(r), maxReportBytes)
+		}
 		if err := json.Unmarshal([]byte(r), &e.Reports); err != nil {
 			return fail("%s: %v", HeaderReport, err)
+		}
+		if len(e.Reports) > maxReportEntries {
+			return fail("%s: %d entries, above %d", HeaderReport, len(e.Reports), maxReportEntries)
 		}
 	}
 	return e, nil

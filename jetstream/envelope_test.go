@@ -1,6 +1,7 @@
 package jetstream
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -50,5 +51,56 @@ func TestEnvelopeRoundTripsThroughExactHeaderNames(t *testing.T) {
 		if _, err := ReadEnvelope(bad); !errors.Is(err, errBadEnvelope) || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s=%q: err = %v, want a bad envelope naming it", name, value, err)
 		}
+	}
+}
+
+// TestReportIsBounded: a Jc-Report above its byte or entry bound is a bad
+// envelope, and the fleet never writes one: Write drops the oldest
+// entries (after the first) and says how many.
+func TestReportIsBounded(t *testing.T) {
+	env := Envelope{DocID: "d", OrigChars: 1, OrigBytes: 1}
+	for name, reports := range map[string][]pipeline.NodeReport{
+		"bytes":   {{Key: "x", Reason: strings.Repeat("r", maxReportBytes)}, {Key: "y"}, {Key: "z"}},
+		"entries": make([]pipeline.NodeReport, maxReportEntries*3),
+	} {
+		h := nats.Header{}
+		_ = env.Write(h)
+		raw, _ := json.Marshal(reports)
+		h.Set(HeaderReport, string(raw))
+		if _, err := ReadEnvelope(h); !errors.Is(err, errBadEnvelope) || !strings.Contains(err.Error(), HeaderReport) {
+			t.Errorf("%s: an oversized report was read: %v", name, err)
+		}
+		if name == "bytes" {
+			continue // a single entry above the bound cannot be trimmed
+		}
+		env.Reports = reports
+		h = nats.Header{}
+		if err := env.Write(h); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadEnvelope(h)
+		if err != nil {
+			t.Fatalf("%s: the fleet wrote a report it cannot read: %v", name, err)
+		}
+		if len(got.Reports) > maxReportEntries || !strings.Contains(got.Reports[1].Reason, "dropped") {
+			t.Errorf("%s: %d entries, second %+v", name, len(got.Reports), got.Reports[1])
+		}
+	}
+}
+
+// TestDeadLetterCopiesOnlyBoundedEnvelopeHeaders: Nats-* headers, the
+// nonce and oversized values stay behind.
+func TestDeadLetterCopiesOnlyBoundedEnvelopeHeaders(t *testing.T) {
+	src := nats.Header{}
+	src.Set("Nats-Expected-Stream", "JC_WORK")
+	src.Set("Nats-Msg-Id", "x")
+	src.Set(HeaderNonce, newNonce())
+	src.Set(HeaderReport, strings.Repeat("r", maxDeadHeaderValueBytes+1))
+	src.Set(HeaderDocID, "doc")
+	src.Set("traceparent", "00-1-2-01")
+	dst := nats.Header{}
+	copyDeadLetterHeaders(dst, src)
+	if len(dst) != 1 || dst.Get(HeaderDocID) != "doc" {
+		t.Errorf("copied %v, want only %s", dst, HeaderDocID)
 	}
 }

@@ -180,8 +180,13 @@ func TestMissingBlobGoesToDeadLettersWithOriginal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stored, err := lastOriginal(ctx, n, c.blobs, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := msgID(id, 1, stages.KeyStructured) + "." + strings.Repeat("0", 32)
 	m := nats.NewMsg(n.WorkSubject(stages.KeyStructured))
-	env := Envelope{DocID: id, OrigChars: stages.Chars(text), OrigBytes: len(text), OrigRef: n.OriginalSubject(id), Blob: "no-such-object", Attempt: 1}
+	env := Envelope{DocID: id, OrigChars: stages.Chars(text), OrigBytes: len(text), OrigRef: n.OriginalSubject(id), Blob: missing, Attempt: 1, Nonce: stored.Header.Get(HeaderNonce)}
 	if err := env.Write(m.Header); err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +200,7 @@ func TestMissingBlobGoesToDeadLettersWithOriginal(t *testing.T) {
 	if res.Error == "" || res.Text != text {
 		t.Errorf("want the original marked with the error, got error %q and %d bytes", res.Error, len(res.Text))
 	}
-	if !strings.Contains(res.Error, "no-such-object") {
+	if !strings.Contains(res.Error, missing) {
 		t.Errorf("error does not say what is missing: %q", res.Error)
 	}
 	dl, err := c.DeadLetters(ctx)
@@ -534,6 +539,8 @@ func TestOriginalNotYetVisibleIsRetried(t *testing.T) {
 			f := startFleet(t, cfg)
 			f.worker(cfg.Segments)
 			c := f.client()
+			nonce := newNonce()
+			c.nonce = func() string { return nonce }
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			n := Names{cfg.Prefix}
@@ -543,7 +550,7 @@ func TestOriginalNotYetVisibleIsRetried(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := nats.NewMsg(n.WorkSubject(tc.seg))
-			env := Envelope{DocID: id, OrigChars: stages.Chars(text), OrigBytes: len(text), OrigRef: n.OriginalSubject(id), Attempt: 1}
+			env := Envelope{DocID: id, OrigChars: stages.Chars(text), OrigBytes: len(text), OrigRef: n.OriginalSubject(id), Attempt: 1, Nonce: nonce}
 			if tc.body == "" {
 				env.Blob = originalBlobPrefix + id
 			} else {

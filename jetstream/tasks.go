@@ -1,6 +1,7 @@
 package jetstream
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -55,17 +56,20 @@ func (w *Worker) taskBindings() []binding {
 			label:    "task " + name,
 			dead:     w.names.DeadSubject("task_" + name),
 			process: func(ctx context.Context, env Envelope, msg njs.Msg) error {
-				body, err := w.body(ctx, env, msg)
+				env, stored, err := w.verifyHop(ctx, env)
 				if err != nil {
 					return err
 				}
-				mode := env.Mode
-				if mode == "" {
-					mode = w.mode
+				body, err := w.body(ctx, env, msg, stages.Key("task_"+name), stored)
+				if err != nil {
+					return err
 				}
-				if mode == "" {
-					mode = w.pipe.Config().Mode
+				release, err := w.hold(ctx, len(body))
+				if err != nil {
+					return err
 				}
+				defer release()
+				mode := cmp.Or(env.Mode, w.pipe.Config().Mode)
 				out, reports, err := fn(ctx, TaskRequest{DocID: env.DocID, Body: []byte(body), Mode: mode, AllowLLM: env.AllowLLM})
 				if err != nil {
 					return fmt.Errorf("task %s: %w", name, err)

@@ -45,10 +45,13 @@ func EnsureTopology(ctx context.Context, js njs.JetStream, cfg Config) error {
 			MaxAge:            cfg.OriginalsMaxAge,
 			MaxBytes:          cfg.OriginalsMaxBytes,
 			MaxMsgsPerSubject: 1,
-			AllowDirect:       true,
-			Storage:           storage,
-			Replicas:          cfg.Replicas,
-			Duplicates:        cfg.DuplicateWindow,
+			// Append-once at the server: a second original on a subject
+			// is refused, not swapped for the first.
+			DiscardNewPerSubject: true,
+			AllowDirect:          true,
+			Storage:              storage,
+			Replicas:             cfg.Replicas,
+			Duplicates:           cfg.DuplicateWindow,
 		},
 		{
 			Name:              n.ResultsStream(),
@@ -211,6 +214,10 @@ func (n Names) OriginalBlobBucket() string { return n.upper() + "_ORIGINAL_BLOBS
 
 // errPermanent marks failures that no redelivery can fix.
 var errPermanent = errors.New("permanent")
+
+// errForged marks a message that names what is not its own, or that
+// does not match what the fleet stored: permanent, and it gets no result.
+var errForged = fmt.Errorf("%w: refused", errPermanent)
 
 // IsPermanent reports whether err can never succeed on retry.
 func IsPermanent(err error) bool {

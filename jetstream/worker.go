@@ -1,7 +1,9 @@
 package jetstream
 
 import (
+	"cmp"
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -44,7 +46,10 @@ type Worker struct {
 	tasks    map[string]TaskFunc
 	pullWait time.Duration
 	ready    atomic.Bool
-	inflight *semaphore.Weighted // original bytes in process; nil = unbounded
+	inflight *semaphore.Weighted // bytes of the texts in process; nil = unbounded
+	// deadLetterFailures counts failed dead-letter publishes per message.
+	deadLetterMu       sync.Mutex
+	deadLetterFailures map[string]int
 	// testHookPublish runs just before (published false) and just after
 	// (true) each downstream publish, all before the ack.
 	testHookPublish func(docID string, published bool)
@@ -137,6 +142,10 @@ type binding struct {
 	consumer string // durable consumer name
 	label    string // segment keys or task name, for spans, logs and dead letters
 	dead     string // dead-letter subject
+	intake   bool   // the messages are the stored originals themselves
+	// viaGuard: a segment before the guard's hands the result of a
+	// document it dead-letters to the guard (only the guard writes results).
+	viaGuard bool
 	process  func(ctx context.Context, env Envelope, msg njs.Msg) error
 }
 
@@ -148,8 +157,17 @@ func (w *Worker) segmentBindings(seg []stages.Key) []binding {
 		consumer: w.names.Consumer(seg[0]),
 		label:    joinKeys(seg),
 		dead:     w.names.DeadSubject(string(seg[0])),
+		viaGuard: seg[len(seg)-1] != stages.KeyGuard,
 		process: func(ctx context.Context, env Envelope, msg njs.Msg) error {
-			text, err := w.body(ctx, env, msg)
+			env, stored, err := w.verifyHop(ctx, env)
+			if errors.Is(err, errOriginalMissing) && env.Pass == outcomeNoOriginal && seg[len(seg)-1] == stages.KeyGuard {
+				// A dead letter's hop for a document with no original.
+				return w.publishResult(ctx, env, "", outcomeNoOriginal, env.Error)
+			}
+			if err != nil {
+				return err
+			}
+			text, err := w.body(ctx, env, msg, seg[0], stored)
 			if err != nil {
 				return err
 			}
@@ -160,13 +178,18 @@ func (w *Worker) segmentBindings(seg []stages.Key) []binding {
 		return []binding{work}
 	}
 	intake := work
-	intake.stream, intake.consumer = w.names.OriginalsStream(), w.names.IntakeConsumer()
+	intake.stream, intake.consumer, intake.intake = w.names.OriginalsStream(), w.names.IntakeConsumer(), true
 	intake.process = func(ctx context.Context, env Envelope, msg njs.Msg) error {
-		text, err := originalText(ctx, w.blobs, msg.Headers(), msg.Data())
+		// The message is the stored original: its envelope is the record,
+		// if it is stored under its own id.
+		if msg.Subject() != w.names.OriginalSubject(env.DocID) {
+			return fmt.Errorf("%w: an original stored on %s names document %s", errForged, msg.Subject(), env.DocID)
+		}
+		text, err := originalText(ctx, w.blobs, env.DocID, msg.Headers(), msg.Data())
 		if err != nil {
 			return err
 		}
-		env.Blob = ""
+		env.Blob, env.Attempt, env.Mode = "", 0, w.capMode(env.Mode)
 		return w.process(ctx, seg, env, text)
 	}
 	return []binding{intake, work}
@@ -185,12 +208,18 @@ func (w *Worker) Run(ctx context.Context, segs [][]stages.Key, drain time.Durati
 	bindings = append(bindings, w.taskBindings()...)
 	work := context.WithoutCancel(ctx) // in-flight messages finish after ctx ends
 	var inflight, loops sync.WaitGroup
-	for _, b := range bindings {
+	// Bind every consumer before pulling from any, so a stop that comes
+	// while work is held never finds a binding half done.
+	consumers := make([]njs.Consumer, len(bindings))
+	for i, b := range bindings {
 		cons, err := w.js.Consumer(ctx, b.stream, b.consumer)
 		if err != nil {
 			return fmt.Errorf("bind consumer %s: %w", b.consumer, err)
 		}
-		loops.Go(func() { w.pull(ctx, work, b, cons, &inflight) })
+		consumers[i] = cons
+	}
+	for i, b := range bindings {
+		loops.Go(func() { w.pull(ctx, work, b, consumers[i], &inflight) })
 	}
 	w.ready.Store(true)
 	<-ctx.Done()
@@ -332,6 +361,14 @@ func (w *Worker) handle(ctx context.Context, b binding, msg njs.Msg) {
 		err = w.processKeptAlive(ctx, b, env, msg)
 	}
 	switch {
+	case err == nil && !b.intake && env.Blob != "" && !strings.HasPrefix(env.Blob, originalBlobPrefix):
+		// The next hop holds the text now: once our ack is confirmed, no
+		// redelivery needs the blob we read.
+		if ackErr := msg.DoubleAck(ctx); ackErr != nil {
+			w.log.Warn("ack failed; the message will be redelivered and deduplicated", "segment", segName, "doc", env.DocID, "error", ackErr.Error())
+		} else if delErr := w.blobs.work.Delete(ctx, env.Blob); delErr != nil && !errors.Is(delErr, njs.ErrObjectNotFound) {
+			w.log.Warn("delete used blob; it expires with max_age", "segment", segName, "doc", env.DocID, "error", delErr.Error())
+		}
 	case err == nil:
 		if ackErr := msg.Ack(); ackErr != nil {
 			w.log.Warn("ack failed; the message will be redelivered and deduplicated", "segment", segName, "doc", env.DocID, "error", ackErr.Error())
@@ -356,23 +393,29 @@ func backoff(delivery int) time.Duration {
 	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
 }
 
-// keepAlive sends InProgress while long work runs, so it never outlives the ack wait.
-// processKeptAlive runs b.process while keepAlive holds the message,
-// once the document's bytes fit in max_inflight_bytes. The keep-alive
-// stops however process ends, a panic included, so that the message is
-// redelivered after the ack wait.
+// processKeptAlive runs b.process while keepAlive holds the message. The
+// keep-alive stops however process ends, a panic included, so that the
+// message is redelivered after the ack wait.
 func (w *Worker) processKeptAlive(ctx context.Context, b binding, env Envelope, msg njs.Msg) error {
 	stop := w.keepAlive(msg)
 	defer stop()
-	if w.inflight != nil {
-		weight := min(max(int64(env.OrigBytes), 1), w.cfg.MaxInflightBytes)
-		if err := w.inflight.Acquire(ctx, weight); err != nil {
-			return err
-		}
-		defer w.inflight.Release(weight)
-	}
 	return b.process(ctx, env, msg)
 }
+
+// hold waits until a text of n bytes fits in max_inflight_bytes. The
+// weight is the text as loaded, never a header's claim.
+func (w *Worker) hold(ctx context.Context, n int) (release func(), err error) {
+	if w.inflight == nil {
+		return func() {}, nil
+	}
+	weight := min(max(int64(n), 1), w.cfg.MaxInflightBytes)
+	if err := w.inflight.Acquire(ctx, weight); err != nil {
+		return nil, err
+	}
+	return func() { w.inflight.Release(weight) }, nil
+}
+
+// keepAlive sends InProgress while long work runs, so it never outlives the ack wait.
 
 func (w *Worker) keepAlive(msg njs.Msg) func() {
 	done := make(chan struct{})
@@ -402,10 +445,12 @@ func (w *Worker) process(ctx context.Context, seg []stages.Key, env Envelope, te
 		nodeKeys = seg[:len(seg)-1]
 	}
 	if env.Pass == "" && len(nodeKeys) > 0 {
-		req := pipeline.Request{Text: text, Kind: env.Kind, Mode: env.Mode, AllowLLM: env.AllowLLM, Log: env.Log}
-		if req.Mode == "" {
-			req.Mode = w.mode
+		release, err := w.hold(ctx, len(text))
+		if err != nil {
+			return err
 		}
+		defer release()
+		req := pipeline.Request{Text: text, Kind: env.Kind, Mode: env.Mode, AllowLLM: env.AllowLLM, Log: env.Log}
 		in, pass := w.pipe.Prepare(req)
 		env.Kind, env.Mode, env.Log = in.Kind, in.Mode, in.Log
 		if pass != "" {
@@ -440,29 +485,95 @@ func (w *Worker) nextSegment(seg []stages.Key) (stages.Key, error) {
 	return "", fmt.Errorf("%w: no segment after %s", errPermanent, last)
 }
 
-// body returns the message text, from the object store when it was too
-// large to inline. The text is copied once, whatever its source.
-func (w *Worker) body(ctx context.Context, env Envelope, msg njs.Msg) (string, error) {
+// verifyHop checks a work message against its document's stored
+// original, the record, and returns the envelope to run with and the
+// stored message. The hop must carry the original's nonce. Kind and mode
+// may be the hop's (a replay may change them; the mode is capped by the
+// operator's), the LLM is allowed only where the publisher allowed it,
+// and the sizes are the original's.
+func (w *Worker) verifyHop(ctx context.Context, hop Envelope) (Envelope, *njs.RawStreamMsg, error) {
+	raw, err := lastOriginal(ctx, w.names, w.blobs, hop.DocID)
+	if err != nil {
+		return hop, nil, err
+	}
+	if subtle.ConstantTimeCompare([]byte(hop.Nonce), []byte(raw.Header.Get(HeaderNonce))) != 1 {
+		return hop, nil, fmt.Errorf("%w: a hop of %s does not carry its original's nonce", errForged, hop.DocID)
+	}
+	stored, err := ReadEnvelope(raw.Header)
+	if err != nil || stored.DocID != hop.DocID {
+		if hop.Pass != "" {
+			// A dead letter's hop of an original stored without an
+			// envelope: it comes out as itself, and no stage runs.
+			hop.AllowLLM = false
+			return hop, raw, nil
+		}
+		return hop, nil, fmt.Errorf("%w: the stored original of %s has no envelope to check a hop against", errForged, hop.DocID)
+	}
+	env := hop
+	env.Kind = cmp.Or(hop.Kind, stored.Kind)
+	env.Mode = w.capMode(cmp.Or(hop.Mode, stored.Mode))
+	env.AllowLLM = hop.AllowLLM && stored.AllowLLM
+	env.OrigChars, env.OrigBytes, env.OrigRef = stored.OrigChars, stored.OrigBytes, stored.OrigRef
+	return env, raw, nil
+}
+
+// capMode applies the operator's mode to a document's: --mode wins over a
+// document's LLM mode, a pipeline configured without the LLM runs every
+// document without it, and a document may always ask for no LLM.
+func (w *Worker) capMode(m stages.Mode) stages.Mode {
+	configured := cmp.Or(w.mode, w.pipe.Config().Mode)
+	switch {
+	case m == "":
+		return w.mode // "" = the pipeline's
+	case !m.UsesLLM():
+		return m
+	case !configured.UsesLLM():
+		return configured
+	case w.mode != "":
+		return w.mode
+	}
+	return m
+}
+
+// body returns the message text: inline, the document's own stored
+// original, or a blob that belongs to this hop (hop is the consuming
+// segment's first stage or task). The text is copied once, whatever its
+// source.
+func (w *Worker) body(ctx context.Context, env Envelope, msg njs.Msg, hop stages.Key, stored *njs.RawStreamMsg) (string, error) {
 	switch {
 	case env.Blob == "":
 		return string(msg.Data()), nil
-	case strings.HasPrefix(env.Blob, originalBlobPrefix):
+	case env.Blob == originalBlobPrefix+env.DocID:
 		// The first hop refers to the stored original instead of copying it.
-		return fetchOriginal(ctx, w.names, w.blobs, strings.TrimPrefix(env.Blob, originalBlobPrefix))
+		return originalText(ctx, w.blobs, env.DocID, stored.Header, stored.Data)
+	case strings.HasPrefix(env.Blob, originalBlobPrefix):
+		return "", fmt.Errorf("%w: a hop of %s refers to another original %q", errForged, env.DocID, truncate(env.Blob, 200))
 	}
-	data, err := w.blobs.get(ctx, w.blobs.work, env.Blob)
+	owner := msgID(env.DocID, env.Attempt, hop)
+	if env.Blob == owner && env.Nonce == "" {
+		// A hop in flight from before names carried a digest (its
+		// original has no nonce either): its own name, unchecked.
+		data, err := w.blobs.work.GetBytes(ctx, env.Blob)
+		if errors.Is(err, njs.ErrObjectNotFound) {
+			return "", fmt.Errorf("%w: blob %s not found", errPermanent, env.Blob)
+		}
+		return string(data), err
+	}
+	data, err := w.blobs.get(ctx, w.blobs.work, env.Blob, owner)
 	return string(data), err
 }
 
-// outgoing builds a message carrying env and text, moving a large text to the object store.
-func (w *Worker) outgoing(ctx context.Context, subject string, env Envelope, text string, blobName string) (*nats.Msg, error) {
+// outgoing builds a message carrying env and text, moving a large text to
+// the object store under a name of owner and the text's digest.
+func (w *Worker) outgoing(ctx context.Context, subject string, env Envelope, text string, owner string) (*nats.Msg, error) {
 	m := nats.NewMsg(subject)
 	env.Blob = ""
 	if len(text) > w.cfg.InlineMaxBytes {
-		if err := w.blobs.put(ctx, w.blobs.work, blobName, []byte(text)); err != nil {
+		name := blobName(owner, []byte(text))
+		if err := w.blobs.put(ctx, w.blobs.work, name, []byte(text)); err != nil {
 			return nil, err
 		}
-		env.Blob = blobName
+		env.Blob = name
 	} else {
 		m.Data = []byte(text)
 	}
@@ -507,21 +618,51 @@ func (w *Worker) finish(ctx context.Context, env Envelope, text string) error {
 		attribute.Int("jetcompact.chars_out", stages.Chars(text)),
 		attribute.String("jetcompact.guard", outcome),
 	)
-	return w.publishResult(ctx, env, text, outcome, "")
+	return w.publishResult(ctx, env, text, outcome, env.Error)
 }
 
+// publishResult writes a document's result without replacing another
+// writer's: a first run's only where none is stored (a "no original"
+// placeholder aside), a replay's over the result it read. Results are
+// readable by publishers, so they never carry the nonce.
 func (w *Worker) publishResult(ctx context.Context, env Envelope, text, outcome, permanentErr string) error {
+	env.Nonce = ""
 	id := msgID(env.DocID, env.Attempt, "result")
-	m, err := w.outgoing(ctx, w.names.ResultSubject(env.DocID), env, text, id)
+	subject := w.names.ResultSubject(env.DocID)
+	m, err := w.outgoing(ctx, subject, env, text, id)
 	if err != nil {
 		return err
 	}
 	m.Header.Set(HeaderGuard, outcome)
 	if permanentErr != "" {
-		m.Header.Set(HeaderError, permanentErr)
+		m.Header.Set(HeaderError, truncate(permanentErr, maxReasonBytes))
+	}
+	var last uint64
+	if env.Attempt > 0 {
+		switch raw, err := w.blobs.resultsStream.GetLastMsgForSubject(ctx, subject); {
+		case err == nil:
+			last = raw.Sequence
+		case !errors.Is(err, njs.ErrMsgNotFound):
+			return fmt.Errorf("read result of %s: %w", env.DocID, err)
+		}
 	}
 	w.hookPublish(env.DocID, false)
-	if _, err := w.js.PublishMsg(ctx, m, njs.WithMsgID(id)); err != nil {
+	for try := 0; ; try++ {
+		_, err = w.js.PublishMsg(ctx, m, njs.WithMsgID(id), njs.WithExpectLastSequencePerSubject(last))
+		if !isWrongLastSequence(err) || try == 3 {
+			break
+		}
+		raw, gerr := w.blobs.resultsStream.GetLastMsgForSubject(ctx, subject)
+		if gerr != nil {
+			return fmt.Errorf("read result of %s: %w", env.DocID, gerr)
+		}
+		if env.Attempt == 0 && raw.Header.Get(HeaderGuard) != outcomeNoOriginal {
+			err = nil // the stored result stands
+			break
+		}
+		last = raw.Sequence
+	}
+	if err != nil {
 		return fmt.Errorf("publish result: %w", err)
 	}
 	w.hookPublish(env.DocID, true)
@@ -554,6 +695,19 @@ func fetchOriginal(ctx context.Context, n Names, b *blobs, docID string) (string
 // fetchStoredOriginal returns a stored original's text and headers (its
 // envelope as published).
 func fetchStoredOriginal(ctx context.Context, n Names, b *blobs, docID string) (string, nats.Header, error) {
+	raw, err := lastOriginal(ctx, n, b, docID)
+	if err != nil {
+		return "", nil, err
+	}
+	text, err := originalText(ctx, b, docID, raw.Header, raw.Data)
+	return text, raw.Header, err
+}
+
+// lastOriginal returns the stored original message of a valid docID.
+func lastOriginal(ctx context.Context, n Names, b *blobs, docID string) (*njs.RawStreamMsg, error) {
+	if !ValidDocID(docID) {
+		return nil, fmt.Errorf("%w: invalid document id %q", errForged, truncate(docID, 200))
+	}
 	var raw *njs.RawStreamMsg
 	var err error
 	// A pipeline document's original first, then a task's.
@@ -566,20 +720,20 @@ func fetchStoredOriginal(ctx context.Context, n Names, b *blobs, docID string) (
 		// Not permanent for a worker: a lagging replica may answer a direct
 		// get, or a hop may overtake its original. Redelivery retries it;
 		// after max_deliver the message is dead-lettered.
-		return "", nil, fmt.Errorf("%w: original of %s not found (not visible yet, expired, or never stored)", errOriginalMissing, docID)
+		return nil, fmt.Errorf("%w: original of %s not found (not visible yet, expired, or never stored)", errOriginalMissing, docID)
 	}
 	if err != nil {
-		return "", nil, fmt.Errorf("get original %s: %w", docID, err)
+		return nil, fmt.Errorf("get original %s: %w", docID, err)
 	}
-	text, err := originalText(ctx, b, raw.Header, raw.Data)
-	return text, raw.Header, err
+	return raw, nil
 }
 
-// originalText is the text of a stored original: its body, or the object
-// its Jc-Blob header names in the originals object store.
-func originalText(ctx context.Context, b *blobs, h nats.Header, data []byte) (string, error) {
+// originalText is the text of docID's stored original: its body, or the
+// object its Jc-Blob header names in the originals object store, which
+// must be docID's.
+func originalText(ctx context.Context, b *blobs, docID string, h nats.Header, data []byte) (string, error) {
 	if name := h.Get(HeaderBlob); name != "" {
-		blob, err := b.get(ctx, b.originals, name)
+		blob, err := b.get(ctx, b.originals, name, docID)
 		return string(blob), err
 	}
 	return string(data), nil
@@ -587,14 +741,15 @@ func originalText(ctx context.Context, b *blobs, h nats.Header, data []byte) (st
 
 // deadLetter records a message no retry can fix, with its reason, then
 // emits the original as the document's result so nothing is lost, and
-// terminates the message.
+// terminates the message. Only a message that is its document's own (the
+// stored original, or a hop with its nonce) makes a result. A dead letter
+// that cannot be published is retried deadLetterTries times, then the
+// message is terminated anyway, so no message can hold a consumer.
 func (w *Worker) deadLetter(ctx context.Context, b binding, env Envelope, msg njs.Msg, cause error) {
 	segName := b.label
-	reason := cause.Error()
+	reason := truncate(cause.Error(), maxReasonBytes)
 	dl := nats.NewMsg(b.dead)
-	for k, v := range msg.Headers() {
-		dl.Header[k] = v
-	}
+	copyDeadLetterHeaders(dl.Header, msg.Headers())
 	dl.Header.Set(HeaderReason, reason)
 	dl.Header.Set(HeaderStage, b.label)
 	if len(msg.Data()) <= w.cfg.InlineMaxBytes {
@@ -602,34 +757,142 @@ func (w *Worker) deadLetter(ctx context.Context, b binding, env Envelope, msg nj
 	}
 	meta, _ := msg.Metadata()
 	var opts []njs.PublishOpt
+	key := ""
 	if meta != nil {
-		opts = append(opts, njs.WithMsgID("dead:"+meta.Stream+":"+strconv.FormatUint(meta.Sequence.Stream, 10)))
+		key = "dead:" + meta.Stream + ":" + strconv.FormatUint(meta.Sequence.Stream, 10)
+		opts = append(opts, njs.WithMsgID(key))
 	}
 	if _, err := w.js.PublishMsg(ctx, dl, opts...); err != nil {
-		w.log.Warn("dead letter publish failed; will retry", "segment", segName, "error", err.Error())
-		_ = msg.NakWithDelay(backoff(2))
-		return
+		if w.deadLetterFailed(key) < deadLetterTries {
+			w.log.Warn("dead letter publish failed; will retry", "segment", segName, "doc", env.DocID, "error", err.Error())
+			_ = msg.NakWithDelay(backoff(2))
+			return
+		}
+		w.m.deadLettersDropped.Add(ctx, 1, metric.WithAttributes(attribute.String("segment", segName)))
+		w.log.Error("dead letter could not be published; message terminated", "segment", segName, "doc", env.DocID,
+			"tries", deadLetterTries, "reason", truncate(reason, 200), "error", err.Error())
+	} else {
+		w.m.deadLetters.Add(ctx, 1, metric.WithAttributes(attribute.String("segment", segName)))
+		w.log.Warn("dead-lettered", "segment", segName, "doc", env.DocID, "reason", reason)
 	}
-	w.m.deadLetters.Add(ctx, 1, metric.WithAttributes(attribute.String("segment", segName)))
-	w.log.Warn("dead-lettered", "segment", segName, "doc", env.DocID, "reason", reason)
-	if env.DocID != "" {
+	if env.DocID != "" && !errors.Is(cause, errForged) && b.viaGuard {
+		if err := w.deadLetterToGuard(ctx, b, env, msg, reason); err != nil {
+			w.log.Warn("result after dead letter failed; will retry", "doc", env.DocID, "error", err.Error())
+			_ = msg.NakWithDelay(backoff(2))
+			return
+		}
+	} else if env.DocID != "" && !errors.Is(cause, errForged) {
 		// The document still comes out once: as its original, marked with
 		// the error, or as the error alone when no original is stored.
-		orig, err := w.Original(ctx, env.DocID)
+		orig, stored, err := fetchStoredOriginal(ctx, w.names, w.blobs, env.DocID)
 		outcome := "kept original: " + reason
-		if errors.Is(err, errOriginalMissing) {
+		switch {
+		case errors.Is(err, errOriginalMissing):
 			orig, outcome, err = "", outcomeNoOriginal, nil
+		case err == nil && !w.ownMessage(b, env.DocID, msg, stored):
+			w.log.Warn("no result for a message that is not its document's own", "segment", segName, "doc", env.DocID)
+			w.settleDead(msg, key, reason)
+			return
 		}
 		if err == nil {
 			err = w.publishResult(ctx, env, orig, outcome, reason)
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, errPermanent) {
 			w.log.Warn("result after dead letter failed; will retry", "doc", env.DocID, "error", err.Error())
 			_ = msg.NakWithDelay(backoff(2))
 			return
 		}
 	}
+	w.settleDead(msg, key, reason)
+}
+
+// deadLetterToGuard hands the guard a hop that makes the dead-lettered
+// document come out as its stored original, marked with reason (or as the
+// error alone when no original is stored). A message that is not its
+// document's own makes none.
+func (w *Worker) deadLetterToGuard(ctx context.Context, b binding, env Envelope, msg njs.Msg, reason string) error {
+	hop := Envelope{DocID: env.DocID, Attempt: env.Attempt, Blob: originalBlobPrefix + env.DocID, Pass: "kept original: " + reason, Error: reason}
+	raw, err := lastOriginal(ctx, w.names, w.blobs, env.DocID)
+	switch {
+	case errors.Is(err, errOriginalMissing):
+		hop.Blob, hop.Pass = "", outcomeNoOriginal
+	case err != nil:
+		return err
+	case !w.ownMessage(b, env.DocID, msg, raw.Header):
+		w.log.Warn("no result for a message that is not its document's own", "segment", b.label, "doc", env.DocID)
+		return nil
+	default:
+		hop.Nonce = raw.Header.Get(HeaderNonce)
+		if stored, err := ReadEnvelope(raw.Header); err == nil {
+			hop.OrigChars, hop.OrigBytes, hop.OrigRef = stored.OrigChars, stored.OrigBytes, stored.OrigRef
+		}
+	}
+	m := nats.NewMsg(w.names.WorkSubject(stages.KeyGuard))
+	if err := hop.Write(m.Header); err != nil {
+		return err
+	}
+	if _, err := w.js.PublishMsg(ctx, m, njs.WithMsgID(msgID(env.DocID, env.Attempt, stages.KeyGuard)+":dead")); err != nil {
+		return fmt.Errorf("publish to %s: %w", stages.KeyGuard, err)
+	}
+	return nil
+}
+
+// ownMessage reports whether msg is docID's: its stored original itself,
+// or a hop with the stored original's nonce.
+func (w *Worker) ownMessage(b binding, docID string, msg njs.Msg, stored nats.Header) bool {
+	if b.intake {
+		return msg.Subject() == w.names.OriginalSubject(docID)
+	}
+	return subtle.ConstantTimeCompare([]byte(msg.Headers().Get(HeaderNonce)), []byte(stored.Get(HeaderNonce))) == 1
+}
+
+func (w *Worker) settleDead(msg njs.Msg, key, reason string) {
+	w.deadLetterMu.Lock()
+	delete(w.deadLetterFailures, key)
+	w.deadLetterMu.Unlock()
 	_ = msg.TermWithReason(truncate(reason, 200))
+}
+
+// deadLetterTries bounds the publishes of one dead letter.
+const deadLetterTries = 3
+
+// deadLetterFailed counts a failed dead-letter publish of the message key
+// names and returns how many there were.
+func (w *Worker) deadLetterFailed(key string) int {
+	if key == "" {
+		return deadLetterTries
+	}
+	w.deadLetterMu.Lock()
+	defer w.deadLetterMu.Unlock()
+	if w.deadLetterFailures == nil || len(w.deadLetterFailures) > 10000 {
+		w.deadLetterFailures = map[string]int{}
+	}
+	w.deadLetterFailures[key]++
+	return w.deadLetterFailures[key]
+}
+
+// Bounds of what a dead letter copies: a reason, each header value, and
+// all headers together.
+const (
+	maxReasonBytes          = 1 << 10
+	maxDeadHeaderValueBytes = 4 << 10
+	maxDeadHeaderBytes      = 16 << 10
+)
+
+// copyDeadLetterHeaders copies a message's Jc-* headers but its nonce,
+// within the bounds above: nothing a sender adds (Nats-Expected-*, a huge
+// Jc-Report) can make the dead letter's own publish fail.
+func copyDeadLetterHeaders(dst, src nats.Header) {
+	total := 0
+	for k, vs := range src {
+		if !strings.HasPrefix(k, "Jc-") || k == HeaderNonce || len(vs) != 1 || len(vs[0]) > maxDeadHeaderValueBytes {
+			continue
+		}
+		if total += len(k) + len(vs[0]); total > maxDeadHeaderBytes {
+			return
+		}
+		dst[k] = vs
+	}
 }
 
 func truncate(s string, n int) string {
@@ -661,7 +924,7 @@ func (c headerCarrier) Keys() []string {
 }
 
 type workerMetrics struct {
-	documents, redeliveries, deadLetters, errors metric.Int64Counter
+	documents, redeliveries, deadLetters, deadLettersDropped, errors metric.Int64Counter
 }
 
 func newWorkerMetrics(mp metric.MeterProvider) (workerMetrics, error) {
@@ -674,6 +937,8 @@ func newWorkerMetrics(mp metric.MeterProvider) (workerMetrics, error) {
 	wm.redeliveries, err = m.Int64Counter("jetcompact.segment.redeliveries", metric.WithDescription("Messages received more than once"))
 	errs = append(errs, err)
 	wm.deadLetters, err = m.Int64Counter("jetcompact.segment.dead_letters", metric.WithDescription("Messages sent to the dead-letter subject"))
+	errs = append(errs, err)
+	wm.deadLettersDropped, err = m.Int64Counter("jetcompact.segment.dead_letters_dropped", metric.WithDescription("Messages terminated after their dead letter could not be published"))
 	errs = append(errs, err)
 	wm.errors, err = m.Int64Counter("jetcompact.segment.errors", metric.WithDescription("Transient errors (message retried)"))
 	errs = append(errs, err)

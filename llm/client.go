@@ -186,9 +186,10 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	if cfg.APIVersion != "" {
 		oc.APIVersion = cfg.APIVersion
 	}
-	if o.httpClient != nil {
-		oc.HTTPClient = o.httpClient
+	if err := checkBaseURL(base, cfg.AllowInsecure); err != nil {
+		return nil, err
 	}
+	oc.HTTPClient = noRedirects(o.httpClient) // transport.go
 	cfg.BaseURL = base
 	if cfg.Model == "" {
 		if v, ok := o.lookupEnv(EnvModel); ok {

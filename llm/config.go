@@ -98,6 +98,9 @@ type Config struct {
 	// every text is redacted first (package redact): secrets in logs are
 	// the user's, not a third party's. Default: false.
 	DisableRedaction bool `yaml:"disable_redaction"`
+	// AllowInsecure permits a plain-http base_url to a host other than
+	// loopback (see transport.go). Default: false.
+	AllowInsecure bool `yaml:"allow_insecure"`
 }
 
 // BackoffConfig is exponential backoff with jitter: the n-th retry waits

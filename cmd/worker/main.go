@@ -41,16 +41,18 @@ func main() {
 }
 
 type flags struct {
-	config, segment, mode, prefix string
-	tasks, sources                string
-	conn                          jetstream.ConnectOptions
-	httpAddr                      string
-	embedded                      bool
-	storeDir, embeddedListen      string
-	setupOnly                     bool
-	drain                         time.Duration
-	gcPercent                     int
-	logs                          telemetry.LogFlags
+	config, segment, mode, prefix   string
+	tasks, sources                  string
+	conn                            jetstream.ConnectOptions
+	httpAddr                        string
+	embedded                        bool
+	storeDir, embeddedListen        string
+	embeddedTLSCert, embeddedTLSKey string
+	setupOnly, skipSetup            bool
+	printPermissions                bool
+	drain                           time.Duration
+	gcPercent                       int
+	logs                            telemetry.LogFlags
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -66,11 +68,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.prefix, "prefix", "", "subject/stream prefix (default: config fleet.prefix)")
 	f.conn.RegisterFlags(fs)
 	fs.DurationVar(&f.conn.ConnectTimeout, "connect-timeout", time.Minute, "keep retrying the first connection to NATS this long")
-	fs.StringVar(&f.httpAddr, "http-addr", ":8080", "serve /healthz, /readyz and /metrics here (empty: off)")
+	fs.StringVar(&f.httpAddr, "http-addr", defaultHTTPAddr(), "serve /healthz, /readyz and /metrics here (empty: off; default loopback outside Kubernetes)")
 	fs.BoolVar(&f.embedded, "embedded", false, "start an embedded nats-server with JetStream (single binary)")
 	fs.StringVar(&f.storeDir, "store-dir", "", "embedded JetStream store directory (default: a cache dir)")
-	fs.StringVar(&f.embeddedListen, "embedded-listen", "127.0.0.1:4222", "embedded server listen address")
+	fs.StringVar(&f.embeddedListen, "embedded-listen", "127.0.0.1:4222", "embedded server listen address; clients must present the worker's own NATS credentials (token, user, nkey)")
+	fs.StringVar(&f.embeddedTLSCert, "embedded-tls-cert", os.Getenv("NATS_EMBEDDED_TLS_CERT"), "embedded server: TLS certificate (with --embedded-tls-key)")
+	fs.StringVar(&f.embeddedTLSKey, "embedded-tls-key", os.Getenv("NATS_EMBEDDED_TLS_KEY"), "embedded server: TLS key")
 	fs.BoolVar(&f.setupOnly, "setup-only", false, "create or update streams and consumers, then exit")
+	fs.BoolVar(&f.printPermissions, "print-permissions", false, "print a nats-server authorization block with one least-privilege user per role of this fleet, then exit")
+	fs.BoolVar(&f.skipSetup, "skip-setup", false, "use the topology as it is (per-role permissions: the setup role creates it)")
 	fs.DurationVar(&f.drain, "drain-timeout", 30*time.Second, "on shutdown, wait this long for in-flight work")
 	fs.IntVar(&f.gcPercent, "gc-percent", 400, "Go GC target when GOGC is unset: the live heap is small, so collecting less often saves CPU for little memory")
 	f.logs.RegisterFlags(fs)
@@ -106,6 +112,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := file.Fleet.Validate(); err != nil {
 		return err
 	}
+	if f.printPermissions {
+		_, err := io.WriteString(stdout, jetstream.PermissionsConfig(file.Fleet))
+		return err
+	}
 	segs, err := jetstream.SelectSegments(file.Fleet.Segments, f.segment)
 	if err != nil {
 		return err
@@ -128,12 +138,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		srv, err := embedded.Start(embedded.Options{StoreDir: dir, Listen: f.embeddedListen})
+		srv, err := embedded.Start(embedded.Options{StoreDir: dir, Listen: f.embeddedListen,
+			Token: f.conn.Token, User: f.conn.User, Password: f.conn.Password, NKeySeedFile: f.conn.NKeyFile,
+			TLSCert: f.embeddedTLSCert, TLSKey: f.embeddedTLSKey})
 		if err != nil {
 			return err
 		}
 		defer srv.Shutdown()
-		f.conn.URL = srv.ClientURL()
+		f.conn.URL, f.conn.InProcess, f.conn.InProcessTLS = srv.ClientURL(), srv, f.embeddedTLSCert != ""
 		log.Info("embedded nats-server started", "url", f.conn.URL, "store", dir)
 	}
 	f.conn.Name = "jetcompact-worker " + f.segment
@@ -146,11 +158,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := jetstream.CheckJetStream(ctx, js); err != nil {
-		return err
-	}
-	if err := retrySetup(ctx, log, "topology", func() error { return jetstream.EnsureTopology(ctx, js, file.Fleet) }); err != nil {
-		return err
+	if !f.skipSetup || f.setupOnly {
+		// Under per-role permissions (--skip-setup) the account info request
+		// may be refused; the setup role asks it.
+		if err := jetstream.CheckJetStream(ctx, js); err != nil {
+			return err
+		}
+		if err := retrySetup(ctx, log, "topology", func() error { return jetstream.EnsureTopology(ctx, js, file.Fleet) }); err != nil {
+			return err
+		}
 	}
 	if f.setupOnly {
 		log.Info("topology ready", "prefix", file.Fleet.Prefix, "segments", len(file.Fleet.Segments))
@@ -245,16 +261,15 @@ func serveHTTP(addr string, w *jetstream.Worker, connected func() bool, metrics 
 	return srv, nil
 }
 
-func storeDir(dir string) (string, error) {
-	if dir != "" {
-		return dir, os.MkdirAll(dir, 0o700)
+func storeDir(dir string) (string, error) { return embedded.StoreDir(dir) }
+
+// defaultHTTPAddr is loopback, except inside Kubernetes, where probes and
+// scrapes come from outside the pod.
+func defaultHTTPAddr() string {
+	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		return ":8080"
 	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir = cache + "/jetcompact/worker"
-	return dir, os.MkdirAll(dir, 0o700)
+	return "127.0.0.1:8080"
 }
 
 // llmCacheBucket is the KV bucket all replicas share for LLM summaries.

@@ -66,6 +66,7 @@ func inlineSecretsValues() string {
 			"auth": map[string]any{"userPassword": map[string]any{"username": inlineUser, "password": inlinePassword}},
 			"tls":  map[string]any{"enabled": true, "ca": inlineCA, "cert": inlineCert, "key": inlineKey},
 		},
+		"networkPolicy": map[string]any{"egress": map[string]any{"llm": map[string]any{"cidrs": []string{"203.0.113.0/24"}}}},
 	})
 	return string(b)
 }
@@ -688,7 +689,7 @@ func TestChecksumAnnotationFollowsConfig(t *testing.T) {
 		return hex.EncodeToString(h[:])
 	}
 	a := render(t)
-	b := render(t, "--set", "config.pipeline.mode=hybrid")
+	b := render(t, "--set", "config.pipeline.mode=hybrid", "--set", "networkPolicy.egress.llm.cidrs={203.0.113.0/24}")
 	for _, m := range []*Manifests{a, b} {
 		want := sum(m)
 		for name, d := range deployments(m) {
@@ -1041,59 +1042,105 @@ func TestNetworkPolicyLimitsTraffic(t *testing.T) {
 		}
 		return out
 	}
+	policies := func(m *Manifests) map[string]*networkingv1.NetworkPolicy {
+		out := map[string]*networkingv1.NetworkPolicy{}
+		for _, np := range Of[*networkingv1.NetworkPolicy](m) {
+			out[np.Name] = np
+		}
+		return out
+	}
+	// Each pod is selected by exactly the policy of its component.
+	selects := func(np *networkingv1.NetworkPolicy, labels map[string]string) bool {
+		for k, v := range np.Spec.PodSelector.MatchLabels {
+			if labels[k] != v {
+				return false
+			}
+		}
+		return true
+	}
 	m := render(t)
-	nps := Of[*networkingv1.NetworkPolicy](m)
-	if len(nps) != 1 {
-		t.Fatalf("NetworkPolicies = %d, want 1", len(nps))
+	nps := policies(m)
+	if got := keys(nps); len(got) != 4 {
+		t.Fatalf("NetworkPolicies = %v, want one per segment and the topology Job", got)
 	}
-	np := nps[0]
-	if !slices.Equal(np.Spec.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}) {
-		t.Errorf("policyTypes = %v", np.Spec.PolicyTypes)
-	}
-	if len(np.Spec.Ingress) != 1 || len(np.Spec.Ingress[0].Ports) != 1 || np.Spec.Ingress[0].Ports[0].Port.String() != "http" {
-		t.Errorf("ingress = %+v, want only the http port", np.Spec.Ingress)
-	}
-	want := map[port]bool{{"UDP", "53"}: true, {"TCP", "53"}: true, {"TCP", "4222"}: true, {"TCP", "443"}: true, {"TCP", "4317"}: true, {"TCP", "4318"}: true}
-	if got := egressPorts(np); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("egress ports = %v, want %v", got, want)
+	base := map[port]bool{{"UDP", "53"}: true, {"TCP", "53"}: true, {"TCP", "4222"}: true}
+	for name, np := range nps {
+		if !slices.Equal(np.Spec.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}) {
+			t.Errorf("%s policyTypes = %v", name, np.Spec.PolicyTypes)
+		}
+		// The LLM is not in use by default, and telemetry is not otlp.
+		if got := egressPorts(np); fmt.Sprint(got) != fmt.Sprint(base) {
+			t.Errorf("%s egress ports = %v, want %v", name, got, base)
+		}
+		if name != fullname+"-topology" && (len(np.Spec.Ingress) != 1 || len(np.Spec.Ingress[0].Ports) != 1 || np.Spec.Ingress[0].Ports[0].Port.String() != "http") {
+			t.Errorf("%s ingress = %+v, want only the http port", name, np.Spec.Ingress)
+		}
 	}
 	for name, pt := range podTemplates(m) {
-		for k, v := range np.Spec.PodSelector.MatchLabels {
-			if pt.Labels[k] != v {
-				t.Errorf("NetworkPolicy does not select %s (%s=%s)", name, k, v)
+		n := 0
+		for _, np := range nps {
+			if selects(np, pt.Labels) {
+				n++
 			}
+		}
+		if n != 1 {
+			t.Errorf("%s is selected by %d NetworkPolicies, want 1", name, n)
 		}
 	}
 
-	// Production narrows the LLM egress to its CIDR and NATS to a namespace.
-	p := Of[*networkingv1.NetworkPolicy](render(t, production()...))[0]
-	for _, r := range p.Spec.Egress {
-		if r.Ports[0].Port.IntValue() == 443 && (len(r.To) != 1 || r.To[0].IPBlock == nil || r.To[0].IPBlock.CIDR != "203.0.113.0/24") {
-			t.Errorf("production LLM egress = %+v", r.To)
+	// Production: the LLM (hybrid) only from the segment that runs
+	// llm_summary and the tasks, to its CIDR; OTLP (exporter otlp) from all;
+	// NATS to a namespace.
+	for name, np := range policies(render(t, production()...)) {
+		llm, otlp := false, false
+		for _, r := range np.Spec.Egress {
+			switch r.Ports[0].Port.IntValue() {
+			case 443:
+				llm = true
+				if len(r.To) != 1 || r.To[0].IPBlock == nil || r.To[0].IPBlock.CIDR != "203.0.113.0/24" {
+					t.Errorf("%s LLM egress = %+v", name, r.To)
+				}
+			case 4317:
+				otlp = true
+			case 4222:
+				if len(r.To) != 1 || r.To[0].NamespaceSelector == nil {
+					t.Errorf("%s NATS egress = %+v", name, r.To)
+				}
+			}
 		}
-		if r.Ports[0].Port.IntValue() == 4222 && (len(r.To) != 1 || r.To[0].NamespaceSelector == nil) {
-			t.Errorf("production NATS egress = %+v", r.To)
+		if want := name == fullname+"-llm-summary"; llm != want {
+			t.Errorf("%s LLM egress %v, want %v", name, llm, want)
 		}
+		if otlp != true {
+			t.Errorf("%s has no OTLP egress with exporter otlp", name)
+		}
+	}
+	if _, stderr, err := helmTemplate(t, append(production(), "--set", "networkPolicy.egress.llm.cidrs=null")...); err == nil || !strings.Contains(stderr, "networkPolicy.egress.llm.cidrs") {
+		t.Errorf("the LLM in use without CIDRs: err %v, %s", err, stderr)
 	}
 
 	// With the NATS chart, NATS egress goes to its pods.
-	s := Of[*networkingv1.NetworkPolicy](render(t, "--set", "nats.enabled=true"))[0]
-	for _, r := range s.Spec.Egress {
-		if r.Ports[0].Port.IntValue() == 4222 {
-			if len(r.To) != 1 || r.To[0].PodSelector == nil || r.To[0].PodSelector.MatchLabels["app.kubernetes.io/name"] != "nats" ||
-				r.To[0].PodSelector.MatchLabels["app.kubernetes.io/instance"] != release {
-				t.Errorf("NATS-chart egress = %+v", r.To)
+	for _, s := range Of[*networkingv1.NetworkPolicy](render(t, "--set", "nats.enabled=true")) {
+		for _, r := range s.Spec.Egress {
+			if r.Ports[0].Port.IntValue() == 4222 {
+				if len(r.To) != 1 || r.To[0].PodSelector == nil || r.To[0].PodSelector.MatchLabels["app.kubernetes.io/name"] != "nats" ||
+					r.To[0].PodSelector.MatchLabels["app.kubernetes.io/instance"] != release {
+					t.Errorf("NATS-chart egress = %+v", r.To)
+				}
 			}
 		}
 	}
 
-	// Embedded: no NATS egress, NATS ingress for publishers.
-	e := Of[*networkingv1.NetworkPolicy](render(t, embedded()...))[0]
-	if egressPorts(e)[port{"TCP", "4222"}] {
+	// Embedded: no NATS egress, NATS ingress for the publishers named.
+	e := Of[*networkingv1.NetworkPolicy](render(t, embedded()...))
+	if len(e) != 1 {
+		t.Fatalf("embedded NetworkPolicies = %d, want 1", len(e))
+	}
+	if egressPorts(e[0])[port{"TCP", "4222"}] {
 		t.Error("embedded policy allows NATS egress")
 	}
-	if len(e.Spec.Ingress) != 2 || e.Spec.Ingress[1].Ports[0].Port.String() != "nats" {
-		t.Errorf("embedded ingress = %+v", e.Spec.Ingress)
+	if len(e[0].Spec.Ingress) != 2 || e[0].Spec.Ingress[1].Ports[0].Port.String() != "nats" || len(e[0].Spec.Ingress[1].From) == 0 {
+		t.Errorf("embedded ingress = %+v", e[0].Spec.Ingress)
 	}
 
 	if len(Of[*networkingv1.NetworkPolicy](render(t, "--set", "networkPolicy.enabled=false"))) != 0 {
@@ -1136,7 +1183,7 @@ func TestInvalidValuesFail(t *testing.T) {
 			"must be a DNS label"},
 		{"duplicate segment name", "segments:\n- {name: a, stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, llm_summary]}\n- {name: a, stages: [guard]}\n",
 			"is used twice"},
-		{"two auth methods", "nats: {auth: {token: {value: t}, creds: {existingSecret: c}}}\n", "at most one of creds, userPassword and token"},
+		{"two auth methods", "nats: {auth: {token: {value: t}, creds: {existingSecret: c}}}\n", "at most one of creds, userPassword, token and nkey"},
 		{"keda without endpoint", "segmentDefaults: {autoscaling: {keda: {enabled: true}}}\n", "needs nats.monitoringEndpoint"},
 		{"no nats", "nats: {url: \"\"}\n", "set nats.url"},
 		{"fleet segments set by hand", "config: {fleet: {segments: [[guard]]}}\n", "generated from `segments`"},
@@ -1144,6 +1191,10 @@ func TestInvalidValuesFail(t *testing.T) {
 		{"embedded R3", "embedded: {enabled: true}\nconfig: {fleet: {replicas: 3}}\n", "config.fleet.replicas must be 1"},
 		{"embedded with NATS chart", "embedded: {enabled: true}\nnats: {enabled: true}\n", "set nats.enabled=false"},
 		{"embedded with creds", "embedded: {enabled: true}\nnats: {auth: {creds: {existingSecret: c}}}\n", "takes no nats.auth"},
+		{"embedded without credentials", "embedded: {enabled: true}\nnetworkPolicy: {ingress: {natsFrom: [{podSelector: {}}]}}\n", "set nats.auth.token, nats.auth.userPassword or nats.auth.nkey"},
+		{"embedded open to any pod", "embedded: {enabled: true}\nnats: {auth: {token: {existingSecret: t}}}\n", "networkPolicy.ingress.natsFrom"},
+		{"llm without cidrs", "config: {pipeline: {mode: hybrid}}\n", "networkPolicy.egress.llm.cidrs"},
+		{"two auth methods with nkey", "nats: {auth: {token: {value: t}, nkey: {existingSecret: n}}}\n", "at most one of creds, userPassword, token and nkey"},
 		{"tls without ca", "nats: {tls: {enabled: true}}\n", "nats.tls.existingSecret or nats.tls.ca"},
 		{"tls cert without key", "nats: {tls: {enabled: true, ca: CA, cert: CERT}}\n", "both cert and key"},
 	}
@@ -1204,6 +1255,31 @@ func TestRenderedConfigLoadsInProduct(t *testing.T) {
 			if err != nil {
 				t.Errorf("%s: ConfigMap %s is refused by the product: %v\n%s", name, cm.Name, err, out)
 			}
+		}
+	}
+}
+
+// TestEmbeddedServerAuthAndTLS: the embedded worker gets the token its
+// server requires and, given a certificate Secret, serves TLS from it; an
+// NKey seed is mounted as a file and passed to every worker.
+func TestEmbeddedServerAuthAndTLS(t *testing.T) {
+	m := render(t, append(embedded(), "--set", "embedded.tls.existingSecret=embedded-tls")...)
+	c := container(t, deployments(m)[fullname].Spec.Template.Spec)
+	if e := env(c, "NATS_TOKEN"); e == nil || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil || e.ValueFrom.SecretKeyRef.Name != "jetcompact-embedded-token" {
+		t.Errorf("embedded NATS_TOKEN = %+v", e)
+	}
+	cert, _ := argValue(c.Args, "--embedded-tls-cert")
+	key, _ := argValue(c.Args, "--embedded-tls-key")
+	if v := volume(deployments(m)[fullname].Spec.Template.Spec, "embedded-tls"); v == nil || v.Secret == nil || v.Secret.SecretName != "embedded-tls" || cert == "" || key == "" {
+		t.Errorf("embedded TLS: volume %+v, args %q %q", v, cert, key)
+	}
+
+	n := render(t, "--set", "nats.auth.nkey.existingSecret=worker-nkey")
+	for name, d := range deployments(n) {
+		c := container(t, d.Spec.Template.Spec)
+		seed, _ := argValue(c.Args, "--nats-nkey")
+		if v := volume(d.Spec.Template.Spec, "nats-nkey"); v == nil || v.Secret == nil || v.Secret.SecretName != "worker-nkey" || seed == "" {
+			t.Errorf("%s nkey: volume %+v, --nats-nkey %q", name, v, seed)
 		}
 	}
 }

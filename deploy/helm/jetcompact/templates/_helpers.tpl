@@ -197,6 +197,17 @@ user's existingSecret or one this chart creates from an inline value.
 {{- end -}}
 {{- end -}}
 
+{{- /* "true" when the LLM is in use: an LLM mode, llm_summary on, or a key given. */ -}}
+{{- define "jetcompact.llmInUse" -}}
+{{- $c := .Values.config.pipeline -}}
+{{- $node := dig "nodes" "llm_summary" "enabled" false $c -}}
+{{- if or (has (toString $c.mode) (list "llm" "hybrid")) $node (include "jetcompact.llmSecret" .) -}}true{{- end -}}
+{{- end -}}
+
+{{- define "jetcompact.nkeySecret" -}}
+{{- .Values.nats.auth.nkey.existingSecret -}}
+{{- end -}}
+
 {{- define "jetcompact.tlsClientCert" -}}
 {{- $t := .Values.nats.tls -}}
 {{- if and $t.enabled $t.certKey $t.keyKey (or $t.existingSecret $t.cert) -}}true{{- end -}}
@@ -220,8 +231,14 @@ Checks that fail the render with a message naming the value to fix.
 {{- if ne (int .Values.config.fleet.replicas) 1 -}}
 {{- fail "embedded.enabled has a single server: config.fleet.replicas must be 1" -}}
 {{- end -}}
-{{- if or (include "jetcompact.credsSecret" .) (include "jetcompact.userSecret" .) (include "jetcompact.tokenSecret" .) .Values.nats.tls.enabled -}}
-{{- fail "embedded.enabled: the embedded server takes no nats.auth or nats.tls settings; unset them" -}}
+{{- if or (include "jetcompact.credsSecret" .) .Values.nats.tls.enabled -}}
+{{- fail "embedded.enabled: the embedded server takes no nats.auth.creds or nats.tls settings (use nats.auth.token, userPassword or nkey, and embedded.tls)" -}}
+{{- end -}}
+{{- if not (or (include "jetcompact.userSecret" .) (include "jetcompact.tokenSecret" .) (include "jetcompact.nkeySecret" .) .Values.embedded.allowUnauthenticated) -}}
+{{- fail "embedded.enabled: set nats.auth.token, nats.auth.userPassword or nats.auth.nkey (the embedded server requires what the worker connects with), or embedded.allowUnauthenticated=true" -}}
+{{- end -}}
+{{- if and .Values.networkPolicy.enabled (not .Values.networkPolicy.ingress.natsFrom) (not .Values.networkPolicy.ingress.allowAnyClient) -}}
+{{- fail "embedded.enabled: set networkPolicy.ingress.natsFrom to the publishers allowed to reach NATS, or networkPolicy.ingress.allowAnyClient=true" -}}
 {{- end -}}
 {{- else -}}
 {{- if not (include "jetcompact.natsURL" .) -}}
@@ -269,11 +286,16 @@ Checks that fail the render with a message naming the value to fix.
 {{- end -}}
 {{- end -}}
 {{- $auth := 0 -}}
+{{- if include "jetcompact.nkeySecret" . }}{{ $auth = add1 $auth }}{{ end -}}
 {{- if include "jetcompact.credsSecret" . }}{{ $auth = add1 $auth }}{{ end -}}
 {{- if include "jetcompact.userSecret" . }}{{ $auth = add1 $auth }}{{ end -}}
 {{- if include "jetcompact.tokenSecret" . }}{{ $auth = add1 $auth }}{{ end -}}
 {{- if gt $auth 1 -}}
-{{- fail "nats.auth: configure at most one of creds, userPassword and token" -}}
+{{- fail "nats.auth: configure at most one of creds, userPassword, token and nkey" -}}
+{{- end -}}
+{{- $np := .Values.networkPolicy -}}
+{{- if and $np.enabled $np.egress.llm.enabled (include "jetcompact.llmInUse" .) (not $np.egress.llm.cidrs) -}}
+{{- fail "networkPolicy.egress.llm.cidrs: the LLM is in use; list the CIDRs of its endpoint (or set networkPolicy.egress.llm.enabled=false and add your own rule)" -}}
 {{- end -}}
 {{- $t := .Values.nats.tls -}}
 {{- if and $t.enabled (not $t.existingSecret) -}}
@@ -297,6 +319,9 @@ Deployment and the topology Job. Argument: dict "root" $ "llm" bool
 {{- define "jetcompact.connectionArgs" -}}
 {{- if include "jetcompact.credsSecret" . }}
 - --nats-creds=/var/run/secrets/jetcompact/nats/nats.creds
+{{- end }}
+{{- if include "jetcompact.nkeySecret" . }}
+- --nats-nkey=/var/run/secrets/jetcompact/nkey/nats.nk
 {{- end }}
 {{- if include "jetcompact.tlsSecret" . }}
 - --tls-ca=/var/run/secrets/jetcompact/tls/ca.crt
@@ -373,6 +398,11 @@ Deployment and the topology Job. Argument: dict "root" $ "llm" bool
   mountPath: /var/run/secrets/jetcompact/tls
   readOnly: true
 {{- end }}
+{{- if include "jetcompact.nkeySecret" .root }}
+- name: nats-nkey
+  mountPath: /var/run/secrets/jetcompact/nkey
+  readOnly: true
+{{- end }}
 {{- with .root.Values.extraVolumeMounts }}
 {{ toYaml . }}
 {{- end }}
@@ -409,6 +439,15 @@ Deployment and the topology Job. Argument: dict "root" $ "llm" bool
       - key: {{ $v.nats.tls.keyKey }}
         path: tls.key
 {{- end }}
+{{- end }}
+{{- with include "jetcompact.nkeySecret" .root }}
+- name: nats-nkey
+  secret:
+    secretName: {{ . }}
+    defaultMode: 0440
+    items:
+      - key: {{ $v.nats.auth.nkey.key }}
+        path: nats.nk
 {{- end }}
 {{- with $v.extraVolumes }}
 {{ toYaml . }}
