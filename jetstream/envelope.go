@@ -55,8 +55,8 @@ type Envelope struct {
 	Reports   []pipeline.NodeReport
 	// Log is the analysis of the original log, made by the first segment
 	// so that later ones work with it instead of re-reading rewritten text.
-	Log stages.LogLayout
-	Nonce     string
+	Log   stages.LogLayout
+	Nonce string
 	// Error is a permanent error the document met; it comes out as its
 	// original (a dead letter's hop to the guard, a result).
 	Error string

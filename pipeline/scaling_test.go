@@ -98,7 +98,6 @@ func privateUseDoc(n int) string {
 	return "icon \ue000\n```\nkeep  two  spaces\nduplicate line!!\nduplicate line!!\n```\n" + strings.Repeat("the same sentence again.\n", n)
 }
 
-
 // timeRun is the least CPU time of at least runs compactions of text (up
 // to 7 while they add up to under half a second), with a generous
 // absolute ceiling on each. CPU time, not wall time: the helpers sharing
