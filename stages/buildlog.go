@@ -198,6 +198,20 @@ func failingTails(text string) byteRanges {
 	return r
 }
 
+// failingTailLines marks the lines of x in failingTails, or is nil when
+// there are none.
+func failingTailLines(x lineIndex) []bool {
+	r := failingTails(x.text)
+	if len(r.r) == 0 {
+		return nil
+	}
+	marks := make([]bool, x.len())
+	for i := range marks {
+		marks[i] = r.holds(int(x.starts[i]))
+	}
+	return marks
+}
+
 // byteRanges are sorted, disjoint byte ranges, asked about offsets in
 // increasing order.
 type byteRanges struct {

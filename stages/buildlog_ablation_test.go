@@ -2,6 +2,7 @@ package stages
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,9 +14,10 @@ var ablateWords = flag.Bool("ablate-words", false, "also switch each vocabulary 
 
 // ablationInput is a text with the reasons that must survive in it.
 type ablationInput struct {
-	name    string
-	text    string
-	reasons []string
+	name     string
+	text     string
+	reasons  []string
+	original string // the text before any node: its log analysis is what nodes get
 }
 
 // ablationInputs are the sample CI logs (when present), the build repros
@@ -28,7 +30,7 @@ func ablationInputs(t *testing.T) []ablationInput {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in = append(in, ablationInput{l.File, strings.ToValidUTF8(string(b), "\uFFFD"), []string{l.Reason}})
+			in = append(in, ablationInput{name: l.File, text: strings.ToValidUTF8(string(b), "\uFFFD"), reasons: []string{l.Reason}})
 		}
 	}
 	for _, r := range []struct{ file, reason string }{
@@ -37,13 +39,23 @@ func ablationInputs(t *testing.T) []ablationInput {
 		{"F_dash_mark.log", ""},
 	} {
 		if b, err := os.ReadFile(filepath.Join(reprosDir, r.file)); err == nil {
-			in = append(in, ablationInput{r.file, string(b), []string{r.reason}})
+			in = append(in, ablationInput{name: r.file, text: string(b), reasons: []string{r.reason}})
 		}
 	}
+	// A problem list far above the exit line, beyond the tail's budget:
+	// only its heading says it matters (the class "problem heading").
+	var far strings.Builder
+	far.WriteString("$ ./tools/linkcheck docs/\nScanning docs/ for links\nNeeds attention:\n  - 404 https://example.org/gone (in intro.md)\n")
+	for i := range 400 {
+		fmt.Fprintf(&far, "  checked https://example.org/guide/page-%d (in chapter-%d.md)\n", i, i%9)
+	}
+	far.WriteString("The command \"./tools/linkcheck docs/\" exited with 1.\n")
+	in = append(in, ablationInput{name: "generated/problem list far above the exit", text: far.String(),
+		reasons: []string{"Needs attention:\n  - 404 https://example.org/gone (in intro.md)"}})
 	for di, d := range buildDialects {
 		for si, shape := range failureShapes {
 			log, reason := generatedBuildLog(d, si, int64(di*100+si*10))
-			in = append(in, ablationInput{d.name + "/" + shape.name, log, []string{reason}})
+			in = append(in, ablationInput{name: d.name + "/" + shape.name, text: log, reasons: []string{reason}})
 		}
 	}
 	return in
@@ -71,7 +83,7 @@ func ablate(t *testing.T, inputs []ablationInput, off ...string) (outs []string,
 	defer setSignalsOff()
 	keywords, headtail := NewKeywords(DefaultKeywordsOptions()), NewHeadTail(DefaultHeadTailOptions())
 	for _, in := range inputs {
-		out := applyNode(t, headtail, applyNode(t, keywords, in.text, KindLog), KindLog)
+		out := applyNodeAs(t, headtail, applyNodeAs(t, keywords, in.text, KindLog, in.original), KindLog, in.original)
 		outs = append(outs, out)
 		for _, r := range in.reasons {
 			if r != "" && !keptLoosely(out, r) {
@@ -93,12 +105,13 @@ func TestSignalAblation(t *testing.T) {
 	inputs := ablationInputs(t)
 	// The nodes before keywords run once, with every signal on.
 	for i := range inputs {
+		inputs[i].original = inputs[i].text
 		for _, k := range []Key{KeyStructured, KeyDedup, KeyWhitespace, KeyLogDedup, KeyNearDup, KeyNumberNormalize} {
 			n, err := New(k, DefaultOptions(), Deps{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			inputs[i].text = applyNode(t, n, inputs[i].text, KindLog)
+			inputs[i].text = applyNodeAs(t, n, inputs[i].text, KindLog, inputs[i].original)
 		}
 	}
 	base, baseLost := ablate(t, inputs)

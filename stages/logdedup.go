@@ -170,8 +170,9 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (str
 	nl := x.len()
 	// opens[i]: line i opens a record; each line is asked once.
 	opens := make([]bool, nl)
+	tail := failingTailLines(x) // a build's failure is kept as it was written
 	for i := range opens {
-		opens[i] = lay.opensRecord(x.line(i))
+		opens[i] = lay.opensRecord(x.line(i)) && (tail == nil || !tail[i])
 	}
 	for i := 0; i < nl; {
 		if err := cc.check(); err != nil {
@@ -185,7 +186,7 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (str
 		end := i + 1
 		for end < nl {
 			l := x.line(end)
-			if l == "" || opens[end] || IsProtectedLine(l) {
+			if l == "" || opens[end] || IsProtectedLine(l) || (tail != nil && tail[end]) {
 				break
 			}
 			end++
@@ -248,6 +249,7 @@ func (n logdedupNode) runs(ctx context.Context, x lineIndex) (string, error) {
 	nl := x.len()
 	w := newLineWriter(len(x.text))
 	changed := false
+	tail := failingTailLines(x) // a build's failure is kept as it was written
 	head, weight := splitCount(x.line(0))
 	h := maskedHash(head)
 	for i := 0; i < nl; {
@@ -268,7 +270,7 @@ func (n logdedupNode) runs(ctx context.Context, x lineIndex) (string, error) {
 			total += nextWeight
 		}
 		if (j-i >= n.opt.MinRun || (j-i > 1 && weight > 1)) && len(strings.TrimSpace(head)) >= 8 &&
-			!IsProtectedLine(head) && lineSignal(head) == 0 {
+			!IsProtectedLine(head) && lineSignal(head) == 0 && (tail == nil || !tail[i] && !tail[j-1]) {
 			w.add(withCount(head, total))
 			changed = true
 		} else {
