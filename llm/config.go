@@ -165,7 +165,7 @@ func (c Config) Validate() error {
 		bad("timeout", "%s: must be > 0, got %s", c.Timeout)
 	}
 	if c.CallTimeout < c.Timeout {
-		bad("call_timeout", "%s: must be >= timeout (%s), got %s", c.Timeout, c.CallTimeout)
+		bad("call_timeout", "must be >= timeout (%s), got %s", c.Timeout, c.CallTimeout)
 	}
 	if c.MaxRetries < 0 || c.MaxRetries > 20 {
 		bad("max_retries", "%s: must be in [0, 20], got %d", c.MaxRetries)

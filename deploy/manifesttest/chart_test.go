@@ -27,7 +27,7 @@ import (
 
 // Stage keys in pipeline order; the default segments split them 9/1/1.
 var (
-	algorithmicStages = []string{"structured", "dedup", "whitespace", "log_dedup", "near_dup", "number_normalize", "stopwords", "keywords", "headtail"}
+	algorithmicStages = []string{"structured", "dedup", "whitespace", "log_dedup", "near_dup", "number_normalize", "stopwords", "keywords", "headtail", "redact"}
 	allStages         = append(slices.Clone(algorithmicStages), "llm_summary", "guard")
 )
 
@@ -389,7 +389,7 @@ func TestDefaultsOneDeploymentPerSegment(t *testing.T) {
 		// Transcript tasks are served by the LLM segment only.
 		wantTasks := "none"
 		if name == fullname+"-llm-summary" {
-			wantTasks = "debate,evidence,session,meeting"
+			wantTasks = "debate,evidence,session,meeting,decide"
 		}
 		if got, _ := argValue(c.Args, "--tasks"); got != wantTasks {
 			t.Errorf("%s --tasks = %q, want %q", name, got, wantTasks)
@@ -862,7 +862,7 @@ func TestHPAWhenEnabled(t *testing.T) {
 	// A segment's explicit false and 0 override segmentDefaults.
 	o := render(t, withValues(t, `segmentDefaults: {replicas: 2, autoscaling: {hpa: {enabled: true}}}
 segments:
-- {name: fused, stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, llm_summary]}
+- {name: fused, stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, redact, llm_summary]}
 - {name: guard, stages: [guard], replicas: 0, autoscaling: {hpa: {enabled: false}}}
 `)...)
 	hpas = Of[*autoscalingv2.HorizontalPodAutoscaler](o)
@@ -1169,19 +1169,19 @@ func TestInvalidValuesFail(t *testing.T) {
 		values string
 		want   string
 	}{
-		{"hpa and keda", "nats: {monitoringEndpoint: m:8222}\nsegments:\n- {name: a, stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, llm_summary], autoscaling: {hpa: {enabled: true}, keda: {enabled: true}}}\n- {name: g, stages: [guard]}\n",
+		{"hpa and keda", "nats: {monitoringEndpoint: m:8222}\nsegments:\n- {name: a, stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, redact, llm_summary], autoscaling: {hpa: {enabled: true}, keda: {enabled: true}}}\n- {name: g, stages: [guard]}\n",
 			"enable at most one of autoscaling.hpa and autoscaling.keda"},
-		{"stage order", "segments:\n- {name: a, stages: [dedup, structured, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, llm_summary]}\n- {name: g, stages: [guard]}\n",
+		{"stage order", "segments:\n- {name: a, stages: [dedup, structured, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, redact, llm_summary]}\n- {name: g, stages: [guard]}\n",
 			"every stage once, in order"},
-		{"missing stage", "segments:\n- {name: a, stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail]}\n- {name: g, stages: [guard]}\n",
+		{"missing stage", "segments:\n- {name: a, stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, redact]}\n- {name: g, stages: [guard]}\n",
 			"every stage once, in order"},
 		{"unknown stage", "segments:\n- {name: a, stages: [structured, summarise]}\n- {name: g, stages: [guard]}\n",
 			`unknown stage "summarise"`},
-		{"guard not alone", "segments:\n- {name: a, stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, llm_summary, guard]}\n",
+		{"guard not alone", "segments:\n- {name: a, stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, redact, llm_summary, guard]}\n",
 			"the last segment must be [guard] alone"},
-		{"bad segment name", "segments:\n- {name: Fused_All, stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, llm_summary]}\n- {name: g, stages: [guard]}\n",
+		{"bad segment name", "segments:\n- {name: Fused_All, stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, redact, llm_summary]}\n- {name: g, stages: [guard]}\n",
 			"must be a DNS label"},
-		{"duplicate segment name", "segments:\n- {name: a, stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, llm_summary]}\n- {name: a, stages: [guard]}\n",
+		{"duplicate segment name", "segments:\n- {name: a, stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, redact, llm_summary]}\n- {name: a, stages: [guard]}\n",
 			"is used twice"},
 		{"two auth methods", "nats: {auth: {token: {value: t}, creds: {existingSecret: c}}}\n", "at most one of creds, userPassword, token and nkey"},
 		{"keda without endpoint", "segmentDefaults: {autoscaling: {keda: {enabled: true}}}\n", "needs nats.monitoringEndpoint"},

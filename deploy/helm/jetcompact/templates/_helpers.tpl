@@ -60,7 +60,7 @@ The pipeline: stage keys in the order code runs them. Segments must list
 exactly these, in this order.
 */}}
 {{- define "jetcompact.stageOrder" -}}
-structured dedup whitespace log_dedup near_dup number_normalize stopwords keywords headtail llm_summary guard
+structured dedup whitespace log_dedup near_dup number_normalize stopwords keywords headtail redact llm_summary guard
 {{- end -}}
 
 {{/* JetStream names from config.fleet.prefix. */}}
