@@ -54,7 +54,9 @@ func Detect(text string) Kind {
 			// One object a line: a structured log, not a JSON document.
 			return KindLog
 		}
-		if looksJSON(trimmed[0], text) {
+		if looksJSON(trimmed[0], text) && validJSON(trimmed) {
+			// One whole JSON value; text that merely opens and closes with
+			// brackets (a log, code, JSON with comments) is read by its lines.
 			return KindJSON
 		}
 	case '<':

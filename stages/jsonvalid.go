@@ -1,0 +1,57 @@
+package stages
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/minio/simdjson-go"
+)
+
+// simdJSON says whether validJSON may use simdjson-go: it needs AVX2 (and
+// CLMUL); without them the literal tokenizer checks every document.
+var simdJSON = simdjson.SupportedCPU()
+
+// simdJSONMaxBytes bounds the documents given to simdjson-go, whose tape
+// takes several times a document's size; larger ones are walked.
+const simdJSONMaxBytes = 16 << 20
+
+// parsedPool reuses simdjson-go's tape between documents.
+var parsedPool sync.Pool
+
+// validJSON reports whether text is one JSON object or array. simdjson-go
+// checks the common case at about 1 GB/s; what it refuses is walked again
+// by the literal tokenizer, which accepts all of JSON's grammar (numbers
+// beyond float64 such as 1e400 among them), so both paths agree.
+func validJSON(text string) bool {
+	if simdJSON && len(text) > 0 && len(text) <= simdJSONMaxBytes {
+		reuse, _ := parsedPool.Get().(*simdjson.ParsedJson)
+		// simdjson-go reads its input and never writes it.
+		pj, err := simdjson.Parse(unsafe.Slice(unsafe.StringData(text), len(text)), reuse)
+		if pj != nil {
+			parsedPool.Put(pj)
+		}
+		if err == nil {
+			return true
+		}
+	}
+	return walkJSON(text)
+}
+
+// walkJSON is validJSON by the literal tokenizer alone.
+func walkJSON(text string) bool {
+	src := newJSONSource(text)
+	first := true
+	for {
+		t, err := src.next()
+		if err != nil {
+			return false
+		}
+		if first && t != tokObjStart && t != tokArrStart {
+			return false
+		}
+		if t == tokEnd {
+			return true
+		}
+		first = false
+	}
+}
