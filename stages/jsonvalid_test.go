@@ -42,7 +42,7 @@ func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
 func TestDetectNeedsOneJSONValue(t *testing.T) {
 	for text, want := range map[string]Kind{
 		`{"users":[{"id":1,"name":"a"},{"id":2,"name":"b"}],"total":2}`: KindJSON,
-		"{\n  // settings\n  \"theme\": \"dark\"\n}":                     "",
+		"{\n  // settings\n  \"theme\": \"dark\"\n}":                    "",
 	} {
 		got := Detect(text)
 		if want != "" && got != want || want == "" && got == KindJSON {
