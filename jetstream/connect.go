@@ -57,21 +57,18 @@ func Connect(o ConnectOptions) (*nats.Conn, error) {
 		nats.ReconnectBufSize(64 << 20),
 		nats.Timeout(5 * time.Second),
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
-			attrs := []any{"url", where}
-			if err != nil {
-				attrs = append(attrs, "error", redact(err, o).Error())
+			if err == nil {
+				return // our own Close
 			}
-			slog.Warn("nats disconnected", attrs...)
+			slog.Warn("nats disconnected", "url", where, "error", redact(err, o).Error())
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
 			slog.Info("nats reconnected", "url", nc.ConnectedUrlRedacted())
 		}),
 		nats.ClosedHandler(func(nc *nats.Conn) {
-			attrs := []any{"url", where}
-			if err := nc.LastError(); err != nil {
-				attrs = append(attrs, "error", redact(err, o).Error())
+			if err := nc.LastError(); err != nil { // not our own Close
+				slog.Warn("nats connection closed", "url", where, "error", redact(err, o).Error())
 			}
-			slog.Info("nats connection closed", attrs...)
 		}),
 	}
 	if o.CredsFile != "" {

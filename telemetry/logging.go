@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 
 	"go.opentelemetry.io/otel"
 )
@@ -47,4 +48,34 @@ func (l LogFlags) NewLogger(w io.Writer) (*slog.Logger, error) {
 		log.Warn("telemetry export failed", "error", err.Error())
 	}))
 	return log, nil
+}
+
+// ScopedWriter passes writes to w until Close, then drops them. A command
+// logs through one for the length of its run: callbacks that fire after
+// it returns (a connection closing in the background) cannot write into a
+// writer the caller has moved on from.
+type ScopedWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
+}
+
+// NewScopedWriter wraps w.
+func NewScopedWriter(w io.Writer) *ScopedWriter { return &ScopedWriter{w: w} }
+
+func (s *ScopedWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return len(p), nil
+	}
+	return s.w.Write(p)
+}
+
+// Close stops the writes.
+func (s *ScopedWriter) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	return nil
 }

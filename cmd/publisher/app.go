@@ -112,7 +112,8 @@ func (a *app) connect(ctx context.Context) (njs.JetStream, func(), error) {
 		}
 		fleet, err := embedded.StartFleet(ctx, embedded.FleetOptions{
 			StoreDir: dir, Fleet: a.file.Fleet, Pipeline: a.pipe,
-			Worker: []jetstream.WorkerOption{jetstream.WithTracerProvider(a.tel.TracerProvider), jetstream.WithMeterProvider(a.tel.MeterProvider)},
+			// The embedded fleet is this command's own: its --mode is the operator's.
+			Worker: []jetstream.WorkerOption{jetstream.WithMode(a.mode), jetstream.WithTracerProvider(a.tel.TracerProvider), jetstream.WithMeterProvider(a.tel.MeterProvider)},
 			Setup:  a.workerTasks,
 		})
 		if err != nil {

@@ -159,7 +159,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, telemetry.VersionString(version))
 		return nil
 	}
-	if _, err := o.logs.NewLogger(stderr); err != nil {
+	logw := telemetry.NewScopedWriter(stderr)
+	defer logw.Close()
+	if _, err := o.logs.NewLogger(logw); err != nil {
 		return usageError{err}
 	}
 	if o.output != "text" && o.output != "json" {

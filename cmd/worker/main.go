@@ -94,7 +94,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(f.gcPercent)
 	}
-	log, err := f.logs.NewLogger(stderr)
+	logw := telemetry.NewScopedWriter(stderr)
+	defer logw.Close()
+	log, err := f.logs.NewLogger(logw)
 	if err != nil {
 		return err
 	}
