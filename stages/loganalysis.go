@@ -50,6 +50,9 @@ func (l LogLayout) String() string {
 	if l.Records {
 		v.Set("r", "1")
 	}
+	if l.byRepeats {
+		v.Set("b", "1")
+	}
 	if l.Fields != "" {
 		v.Set("f", l.Fields)
 	}
@@ -75,7 +78,7 @@ func ParseLogLayout(s string) (LogLayout, error) {
 	if v.Get("v") != "1" {
 		return LogLayout{}, &fieldError{"log layout", "unknown version"}
 	}
-	l := LogLayout{Analyzed: true, Records: v.Get("r") == "1", Fields: v.Get("f"), Openers: v["o"]}
+	l := LogLayout{Analyzed: true, Records: v.Get("r") == "1", byRepeats: v.Get("b") == "1", Fields: v.Get("f"), Openers: v["o"]}
 	if h := v.Get("h"); h != "" {
 		n, err := strconv.Atoi(h)
 		if err != nil || n < 0 || n > 8 {

@@ -141,6 +141,14 @@ func (s *groupSummary) mergeFrom(o *groupSummary) {
 			if o.slots[j].pos != sl.pos {
 				continue
 			}
+			// Examples first, in the order they were met: the values shown
+			// never depend on map order, so every run and every fleet
+			// segmentation writes the same summary.
+			for _, v := range o.slots[j].ex {
+				if v != "" {
+					sl.add(v)
+				}
+			}
 			for v := range o.slots[j].distinct {
 				sl.add(v)
 			}
