@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,9 +27,11 @@ func cpuOf(f func()) time.Duration {
 	best := time.Duration(1<<63 - 1)
 	for range 5 {
 		runtime.GC()
+		gc := debug.SetGCPercent(-1) // the collector's timing is not the code's
 		start := processCPU()
 		f()
 		best = min(best, processCPU()-start)
+		debug.SetGCPercent(gc)
 	}
 	return best
 }
@@ -39,6 +42,9 @@ func cpuOf(f func()) time.Duration {
 func TestTextScalesLinearly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("several MB per generator")
+	}
+	if raceEnabled {
+		t.Skip("timings under -race say nothing about the code; CI runs this test without it too")
 	}
 	random := func(n int) string {
 		r := rand.New(rand.NewPCG(9, 9))
@@ -77,7 +83,8 @@ func TestTextScalesLinearly(t *testing.T) {
 		t2n := cpuOf(func() { redact.Text(big) })
 		ratio := float64(t2n) / float64(max(tn, 20*time.Millisecond))
 		t.Logf("%s: %d bytes %s, %d bytes %s CPU, ratio %.2f", name, len(small), tn.Round(time.Millisecond), len(big), t2n.Round(time.Millisecond), ratio)
-		if ratio > 2.5 {
+		// 25 ms of slack: page faults and scheduling move short runs by that much.
+		if t2n > time.Duration(2.5*float64(tn))+25*time.Millisecond {
 			t.Errorf("%s: 2n took %.2fx n", name, ratio)
 		}
 		if t2n > 10*time.Second {
