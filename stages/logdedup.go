@@ -392,16 +392,21 @@ func isHexID(t string) bool {
 // /var/log/…); deeper segments are ids and names, variables. A path
 // without two word segments is a variable.
 func pathShape(t string) tok {
-	if i := strings.Index(t, "://"); i >= 0 {
-		t = t[i+3:]
-		if j := strings.IndexByte(t, '/'); j >= 0 {
-			t = t[j:]
-		} else {
-			t = ""
+	if strings.IndexByte(t, ':') >= 0 { // tokenize splits at ':': rarely here
+		if i := strings.Index(t, "://"); i >= 0 {
+			t = t[i+3:]
+			if j := strings.IndexByte(t, '/'); j >= 0 {
+				t = t[j:]
+			} else {
+				t = ""
+			}
 		}
 	}
-	if i := strings.IndexAny(t, "?#"); i >= 0 {
-		t = t[:i]
+	for i := 0; i < len(t); i++ {
+		if t[i] == '?' || t[i] == '#' {
+			t = t[:i]
+			break
+		}
 	}
 	h := uint64(fnvOffset) ^ '/'
 	segs, words := 0, 0
@@ -417,7 +422,7 @@ func pathShape(t string) tok {
 		}
 		segs++
 		m := maskToken(seg)
-		if !m.variable && !isCalendarWord(seg) && strings.IndexFunc(seg, func(r rune) bool { return r >= '0' && r <= '9' }) < 0 {
+		if !m.variable && !isCalendarWord(seg) && !hasDigit(seg) {
 			words++
 		}
 		h = (h ^ m.h) * fnvPrime
@@ -426,6 +431,15 @@ func pathShape(t string) tok {
 		return tok{h: fnvOffset, variable: true}
 	}
 	return tok{h: h | 2}
+}
+
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // maskToken hashes a token that holds a digit, with its numbers masked:
