@@ -30,6 +30,10 @@ type slotStat struct {
 	min, max float64
 	minS     string
 	maxS     string
+	// last is the value added last (when added): adding it again changes
+	// nothing, and records of a template often repeat a value in a row.
+	last    string
+	hasLast bool
 }
 
 // groupSummary follows the records of one template.
@@ -156,6 +160,10 @@ func (s *groupSummary) mergeFrom(o *groupSummary) {
 
 // add counts one value of the slot.
 func (sl *slotStat) add(v string) {
+	if sl.hasLast && v == sl.last {
+		return
+	}
+	sl.last, sl.hasLast = v, true
 	if len(sl.distinct) < summaryDistinct {
 		if _, ok := sl.distinct[v]; !ok {
 			sl.distinct[v] = struct{}{}
