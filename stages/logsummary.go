@@ -64,6 +64,9 @@ func newGroupSummary(head string, toks []tok, ids []uint64, lay LogLayout) *grou
 				name = w
 			}
 		}
+		if s.slots == nil {
+			s.slots = make([]slotStat, 0, summaryCandidates) // one allocation, not three
+		}
 		s.slots = append(s.slots, slotStat{pos: p, name: name, distinct: map[string]struct{}{}, numeric: true})
 	}
 	return s
