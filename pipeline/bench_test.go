@@ -174,6 +174,10 @@ func logDocs64KiB(n int) []string {
 // passes, controlBytes' per-byte loop, stepHeader on every line, headerStats'
 // branches, pathShape's IndexAny/IndexFunc. Still on top: tokenize and the
 // slot summaries (map inserts), AnalyzeLog, the per-node Protect call.
+// Measured 074ff45 -> a05da45, GOMAXPROCS=1 on a shared
+// 2-core box: instructions per byte (valgrind cachegrind) Log64KiB 225 ->
+// 211, Log 115 -> 108, JSONLines 127 -> 117, JSON 190 -> 186; wall-clock
+// MB/s medians moved within the box's noise (about ±20%).
 func BenchmarkPipelineLog64KiB(b *testing.B) {
 	p, err := New(DefaultConfig(), stages.Deps{})
 	if err != nil {
