@@ -97,9 +97,24 @@ var oddControl = func() (t [256]bool) {
 	return t
 }()
 
+// controlBytes counts the odd control bytes of s. It runs on every input,
+// so it skips eight bytes at a time when none of them is below 0x20.
 func controlBytes(s string) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	n, i := 0, 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if (w-0x20*ones)&^w&highs == 0 {
+			continue // no byte below 0x20
+		}
+		for _, c := range []byte(s[i : i+8]) {
+			if oddControl[c] {
+				n++
+			}
+		}
+	}
+	for ; i < len(s); i++ {
 		if oddControl[s[i]] {
 			n++
 		}

@@ -24,9 +24,10 @@ func (s buildStep) succeeded() bool { return s.exit == 0 }
 // no step. A log without headers has no steps.
 func findSteps(x lineIndex) []buildStep {
 	var steps []buildStep
+	f := newStepFilter(x.text)
 	for i := 0; i < x.len(); i++ {
 		l := x.line(i)
-		if stepHeader(l) {
+		if f.mayOpen(l) && stepHeader(l) {
 			if len(steps) > 0 {
 				steps[len(steps)-1].end = i
 			}
@@ -61,6 +62,31 @@ func terminalView(line string) string {
 		}
 	}
 	return s
+}
+
+// stepFilter rejects most lines that cannot open a step by their first
+// byte, without stepHeader's look at the whole line: the text-wide checks
+// say when that is safe (no fold or section markers, no carriage return
+// or ANSI escape that would change what a terminal shows first).
+type stepFilter struct{ exact bool }
+
+func newStepFilter(text string) stepFilter {
+	return stepFilter{exact: strings.Contains(text, "travis_fold:start:") || strings.Contains(text, "section_start:") ||
+		strings.IndexByte(text, '\r') >= 0 || strings.IndexByte(text, 0x1b) >= 0}
+}
+
+// stepOpeners are the first bytes of the lines stepHeader accepts, a time
+// stamp (a digit) aside.
+var stepOpeners = func() (t [256]bool) {
+	for _, c := range []byte("$#[m> R=-+~0123456789") {
+		t[c] = true
+	}
+	return t
+}()
+
+// mayOpen is false only for a line stepHeader rejects.
+func (f stepFilter) mayOpen(line string) bool {
+	return f.exact || len(line) > 0 && stepOpeners[line[0]]
 }
 
 // stepHeader reports a line that opens a step:

@@ -404,13 +404,13 @@ func headerStats(heads []string) (varying bool, header int) {
 			}
 			st := i
 			d, l := 0, 0 // digits and letters: data has no more letters than digits
-			for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != '|' {
-				switch cl := tokClass[s[i]]; {
-				case cl&tcDigit != 0:
-					d++
-				case cl&tcLetter != 0:
-					l++
+			for i < len(s) {
+				cl := colClass[s[i]]
+				if cl&ccEnd != 0 {
+					break
 				}
+				d += int(cl & ccDigit)
+				l += int(cl&ccLetter) >> 1
 				i++
 			}
 			e := i
@@ -448,6 +448,28 @@ func headerStats(heads []string) (varying bool, header int) {
 	}
 	return varying, header
 }
+
+// colClass classes the bytes of a header column without branches: a
+// digit, a letter (tokClass's), or the end of the column.
+const (
+	ccDigit  = 1 << iota // must be bit 0
+	ccLetter             // must be bit 1
+	ccEnd
+)
+
+var colClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch cl := tokClass[c]; {
+		case c == ' ' || c == '\t' || c == '|':
+			t[c] = ccEnd
+		case cl&tcDigit != 0:
+			t[c] = ccDigit
+		case cl&tcLetter != 0:
+			t[c] = ccLetter
+		}
+	}
+	return t
+}()
 
 // headerEnd returns where the message of a record starts: after its
 // first n columns (see headerColumns), or 0.

@@ -308,17 +308,12 @@ func tokenize(line string, dst []tok) []tok {
 		}
 		start := i
 		var seen uint8 // the classes of the token's bytes
-		// The plain hash is computed as the token is split off: a token
-		// without digits is its own shape.
-		h := uint64(fnvOffset)
 		for i < len(line) {
-			c := line[i]
-			cl := tokClass[c]
+			cl := tokClass[line[i]]
 			if cl&tcSep != 0 {
 				break
 			}
 			seen |= cl
-			h = (h ^ uint64(c)) * fnvPrime
 			i++
 		}
 		t := line[start:i]
@@ -329,7 +324,7 @@ func tokenize(line string, dst []tok) []tok {
 		case seen&tcSlash != 0 && len(t) >= 3:
 			k = pathShape(t)
 		case seen&tcDigit == 0:
-			k = tok{h: h}
+			k = tok{h: wordHash(t)}
 		case seen&tcLetter == 0:
 			// Numbers and punctuation only (dates, times, addresses): a
 			// variable, whose hash no one reads (see tokenID).
@@ -344,6 +339,30 @@ func tokenize(line string, dst []tok) []tok {
 		dst = append(dst, k)
 	}
 	return dst
+}
+
+// wordHash hashes a token without digits, eight bytes a step: words make
+// most of a log's bytes, and a byte-at-a-time hash is a chain of
+// multiplications. Tokens of up to eight bytes never collide.
+func wordHash(t string) uint64 {
+	const m = 0x9E3779B97F4A7C15
+	h := (uint64(fnvOffset) ^ uint64(len(t))) * m
+	for ; len(t) >= 8; t = t[8:] {
+		w := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+		h = (h ^ w) * m
+		h ^= h >> 32
+	}
+	if len(t) > 0 {
+		var w uint64
+		for j := 0; j < len(t); j++ {
+			w |= uint64(t[j]) << (8 * j)
+		}
+		h = (h ^ w) * m
+	}
+	h ^= h >> 29
+	h *= 0xBF58476D1CE4E5B9
+	return h ^ h>>32
 }
 
 // isHexID reports a token of hex digits and dashes with at least eight
@@ -373,16 +392,21 @@ func isHexID(t string) bool {
 // /var/log/…); deeper segments are ids and names, variables. A path
 // without two word segments is a variable.
 func pathShape(t string) tok {
-	if i := strings.Index(t, "://"); i >= 0 {
-		t = t[i+3:]
-		if j := strings.IndexByte(t, '/'); j >= 0 {
-			t = t[j:]
-		} else {
-			t = ""
+	if strings.IndexByte(t, ':') >= 0 { // tokenize splits at ':': rarely here
+		if i := strings.Index(t, "://"); i >= 0 {
+			t = t[i+3:]
+			if j := strings.IndexByte(t, '/'); j >= 0 {
+				t = t[j:]
+			} else {
+				t = ""
+			}
 		}
 	}
-	if i := strings.IndexAny(t, "?#"); i >= 0 {
-		t = t[:i]
+	for i := 0; i < len(t); i++ {
+		if t[i] == '?' || t[i] == '#' {
+			t = t[:i]
+			break
+		}
 	}
 	h := uint64(fnvOffset) ^ '/'
 	segs, words := 0, 0
@@ -398,7 +422,7 @@ func pathShape(t string) tok {
 		}
 		segs++
 		m := maskToken(seg)
-		if !m.variable && !isCalendarWord(seg) && strings.IndexFunc(seg, func(r rune) bool { return r >= '0' && r <= '9' }) < 0 {
+		if !m.variable && !isCalendarWord(seg) && !hasDigit(seg) {
 			words++
 		}
 		h = (h ^ m.h) * fnvPrime
@@ -407,6 +431,15 @@ func pathShape(t string) tok {
 		return tok{h: fnvOffset, variable: true}
 	}
 	return tok{h: h | 2}
+}
+
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // maskToken hashes a token that holds a digit, with its numbers masked:

@@ -379,6 +379,10 @@ func maskTokenReference(t string) tok {
 func tokenizeReference(line string) []tok {
 	var out []tok
 	for _, t := range strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' || strings.ContainsRune(`|,;=:[](){}"`, r) }) {
+		if !isCalendarWord(t) && !(len(t) >= 3 && strings.Contains(t, "/")) && !strings.ContainsAny(t, "0123456789") {
+			out = append(out, tok{h: wordHash(t)}) // a word is its own shape
+			continue
+		}
 		out = append(out, maskTokenReference(t))
 	}
 	return out

@@ -41,6 +41,9 @@ func (l LogLayout) templateTokens(head string, dst []tok) []tok {
 	return tokenize(head, dst)
 }
 
+// keyDomain sets a field key's hash apart from a word's of the same bytes.
+const keyDomain = 0x4B65794B65794B65
+
 // fieldTokens appends the template tokens of a structured record: its
 // prefix as free text, then each field in order: its key, and its value,
 // the level as it is, the message and other values tokenized like free
@@ -52,11 +55,8 @@ func fieldTokens(syntax, line string, dst []tok) (_ []tok, ok bool) {
 	base := 0 // where the scanned text starts in line
 	levelSeen := false
 	visit := func(k, v string, off int) {
-		h := uint64(fnvOffset) ^ 'K'
-		for i := 0; i < len(k); i++ {
-			h = (h ^ uint64(k[i])) * fnvPrime
-		}
-		dst = append(dst, tok{h: h})
+		// A key: a word hash set apart from the value words' (keyDomain).
+		dst = append(dst, tok{h: wordHash(k) ^ keyDomain})
 		if !levelSeen && isLevelKey(k) {
 			levelSeen = true
 			h := uint64(fnvOffset) ^ 'L'

@@ -30,6 +30,10 @@ type slotStat struct {
 	min, max float64
 	minS     string
 	maxS     string
+	// last is the value added last (when added): adding it again changes
+	// nothing, and records of a template often repeat a value in a row.
+	last    string
+	hasLast bool
 }
 
 // groupSummary follows the records of one template.
@@ -59,6 +63,9 @@ func newGroupSummary(head string, toks []tok, ids []uint64, lay LogLayout) *grou
 			if w := head[toks[p-1].start:toks[p-1].end]; len(w) <= 12 && isPlainName(w) {
 				name = w
 			}
+		}
+		if s.slots == nil {
+			s.slots = make([]slotStat, 0, summaryCandidates) // one allocation, not three
 		}
 		s.slots = append(s.slots, slotStat{pos: p, name: name, distinct: map[string]struct{}{}, numeric: true})
 	}
@@ -164,6 +171,10 @@ func (s *groupSummary) mergeFrom(o *groupSummary) {
 
 // add counts one value of the slot.
 func (sl *slotStat) add(v string) {
+	if sl.hasLast && v == sl.last {
+		return
+	}
+	sl.last, sl.hasLast = v, true
 	if len(sl.distinct) < summaryDistinct {
 		if _, ok := sl.distinct[v]; !ok {
 			sl.distinct[v] = struct{}{}

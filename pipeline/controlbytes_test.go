@@ -1,0 +1,33 @@
+package pipeline
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestControlBytesMatchesByteLoop checks the eight-bytes-a-step count
+// against a byte loop, on texts of every length around a word and on
+// random bytes biased to controls, tabs and newlines.
+func TestControlBytesMatchesByteLoop(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 9))
+	alphabet := []byte{0, 1, '\t', '\n', '\v', '\f', '\r', 0x1b, 0x1f, ' ', 'a', 0x7f, 0x80, 0xff}
+	for n := 0; n < 2000; n++ {
+		b := make([]byte, n%67+n/40)
+		for i := range b {
+			if r.IntN(3) == 0 {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			} else {
+				b[i] = byte(r.IntN(256))
+			}
+		}
+		want := 0
+		for _, c := range b {
+			if oddControl[c] {
+				want++
+			}
+		}
+		if got := controlBytes(string(b)); got != want {
+			t.Fatalf("controlBytes(%q) = %d, want %d", b, got, want)
+		}
+	}
+}
