@@ -63,7 +63,7 @@ func (a *app) buildPipeline(ctx context.Context) error {
 }
 
 func (a *app) request(text string) pipeline.Request {
-	return pipeline.Request{Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM}
+	return pipeline.Request{Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM, BudgetTokens: a.o.budgetTokens}
 }
 
 func (a *app) compactLocal(ctx context.Context, inputs []string) error {
@@ -206,6 +206,7 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 		if g := res.Report.Guard; (a.o.report || a.o.output == "json") && (g == pipeline.GuardKeptResult || g == pipeline.GuardKeptOriginal || strings.HasPrefix(g, pipeline.PassBinary)) {
 			pipeline.ReportEncoding(&res.Report, text)
 		}
+		a.fitBudget(&res.Text, &res.Report)
 		out := newResult(name, res.DocID, res.Report, res.Text, time.Since(start), len(inputs))
 		out.Error = res.Error
 		if err := a.emit(out); err != nil {

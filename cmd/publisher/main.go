@@ -68,6 +68,7 @@ type options struct {
 	compactNow                     bool
 	output                         string
 	quiet                          bool
+	budgetTokens                   int
 	logs                           telemetry.LogFlags
 	tx                             transcriptFlags
 }
@@ -113,6 +114,7 @@ func parse(args []string, stderr io.Writer) (options, []string, error) {
 	fs.StringVar(&o.messages, "messages", "", "with --session: JSON array of messages to append first (file or -)")
 	fs.BoolVar(&o.compactNow, "compact-now", false, "with --session: compact even below the usage threshold")
 	fs.StringVar(&o.output, "output", "text", "text, or json: one JSON object per input (id, file, kind, mode, ratio, chars, text, report)")
+	fs.IntVar(&o.budgetTokens, "budget-tokens", 0, "fold more until each output is at most N estimated tokens (default: the config's budget_tokens; 0 = none)")
 	fs.BoolVar(&o.quiet, "quiet", false, "with several inputs, no ==> FILE <== header before each result")
 	o.tx.register(fs)
 	o.conn.RegisterFlags(fs)

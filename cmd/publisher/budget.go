@@ -1,0 +1,20 @@
+package main
+
+import (
+	"cmp"
+
+	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/stages"
+)
+
+// fitBudget applies the token budget to a fleet's result, after the fleet,
+// so that fused and split fleets give the same output.
+func (a *app) fitBudget(text *string, rep *pipeline.Report) {
+	budget := cmp.Or(a.o.budgetTokens, a.file.Pipeline.BudgetTokens)
+	if budget <= 0 {
+		return
+	}
+	var b pipeline.BudgetReport
+	*text, b = pipeline.FitBudget(*text, budget, rep.Kind)
+	rep.Budget, rep.CharsOut = &b, stages.Chars(*text)
+}
