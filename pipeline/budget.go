@@ -125,10 +125,10 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 	count := make([]int, n)
 	for i, l := range lines {
 		f.cjk[i], f.other[i] = runeWeights(l)
-		f.weight[i] = max(stages.FoldedLines(l), 1)
+		f.weight[i] = max(markerLines(l), 1) // a node's marker, or an earlier budget's
 		count[i] = dedupCount(l)
 		switch {
-		case stages.FoldedLines(l) > 0 || strings.TrimSpace(l) == "":
+		case foldMarkerLine(l) || strings.TrimSpace(l) == "":
 			f.class[i], rank[i] = BudgetCommon, 0
 		case sig[i] > 0:
 			f.class[i], rank[i] = BudgetFailure, 50+sig[i]

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -230,4 +231,67 @@ func alignKey(l string) string {
 
 func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// Ref is a parsed reference: a document id or a prefix of one, and a
+// 1-based inclusive line range (From 0: the whole document).
+type Ref struct {
+	ID       string
+	From, To int
+}
+
+// ParseRef reads "ID", "ID:L<a>-<b>" or "ID:L<a>".
+func ParseRef(s string) (Ref, error) {
+	id, lines, hasLines := strings.Cut(strings.TrimSpace(s), ":")
+	r := Ref{ID: id}
+	if id == "" {
+		return r, fmt.Errorf("reference %q: no document id", s)
+	}
+	if !hasLines {
+		return r, nil
+	}
+	rest, ok := strings.CutPrefix(lines, "L")
+	if !ok {
+		return r, fmt.Errorf("reference %q: want ID:L<from>-<to>", s)
+	}
+	a, b, isRange := strings.Cut(rest, "-")
+	if !isRange {
+		b = a
+	}
+	from, err1 := strconv.Atoi(a)
+	to, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil || from < 1 || to < from {
+		return r, fmt.Errorf("reference %q: want ID:L<from>-<to>, 1 <= from <= to", s)
+	}
+	r.From, r.To = from, to
+	return r, nil
+}
+
+// Lines is the text of lines from..to (1-based, inclusive) of text, each
+// with its own line end as in text. A range past the end is an error.
+func Lines(text string, from, to int) (string, error) {
+	start, line := 0, 1
+	for line < from {
+		i := strings.IndexByte(text[start:], '\n')
+		if i < 0 {
+			return "", fmt.Errorf("line %d is past the end (%d lines)", from, line)
+		}
+		start, line = start+i+1, line+1
+	}
+	if start == len(text) && from > 1 {
+		return "", fmt.Errorf("line %d is past the end (%d lines)", from, line-1)
+	}
+	end := start
+	for ; line <= to; line++ {
+		i := strings.IndexByte(text[end:], '\n')
+		if i < 0 {
+			if line < to || end == len(text) {
+				return "", fmt.Errorf("line %d is past the end", to)
+			}
+			end = len(text)
+			break
+		}
+		end += i + 1
+	}
+	return text[start:end], nil
 }

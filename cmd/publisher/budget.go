@@ -10,7 +10,7 @@ import (
 // fitBudget applies the token budget to a fleet's result, after the fleet,
 // so that fused and split fleets give the same output.
 func (a *app) fitBudget(text *string, rep *pipeline.Report) {
-	budget := cmp.Or(a.o.budgetTokens, a.file.Pipeline.BudgetTokens)
+	budget := a.budget()
 	if budget <= 0 {
 		return
 	}
@@ -18,3 +18,6 @@ func (a *app) fitBudget(text *string, rep *pipeline.Report) {
 	*text, b = pipeline.FitBudget(*text, budget, rep.Kind)
 	rep.Budget, rep.CharsOut = &b, stages.Chars(*text)
 }
+
+// budget is --budget-tokens, else the config's budget_tokens; 0 = none.
+func (a *app) budget() int { return cmp.Or(a.o.budgetTokens, a.file.Pipeline.BudgetTokens) }

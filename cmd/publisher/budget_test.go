@@ -36,7 +36,7 @@ func TestBudgetTokensLocalAndFleetAgree(t *testing.T) {
 	if !strings.Contains(local, "ERROR payment-1500: upstream timed out") {
 		t.Errorf("--local folded the failure:\n%s", local)
 	}
-	if !strings.Contains(local, " lines folded]") {
+	if !strings.Contains(local, " lines folded") {
 		t.Errorf("--local: no budget marker:\n%s", local)
 	}
 	fleet, _, err := runPublisher(t, text, "--budget-tokens", "300", "-")

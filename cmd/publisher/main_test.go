@@ -94,8 +94,8 @@ func TestGetAndReplayFromAStoreDir(t *testing.T) {
 	if err != nil || again != first {
 		t.Fatalf("replay: %v (equal=%v)", err, again == first)
 	}
-	if _, _, err := runPublisher(t, "", "get", "x"); err == nil || !strings.Contains(err.Error(), "--store-dir") {
-		t.Errorf("get without a store: %v", err)
+	if _, _, err := runPublisher(t, "", "get", "x"); err == nil || !strings.Contains(err.Error(), "unknown reference: x") {
+		t.Errorf("get of an unknown reference: %v", err)
 	}
 }
 
