@@ -22,7 +22,8 @@ import (
 
 func runPublisher(t *testing.T, stdin string, args ...string) (string, string, error) {
 	t.Helper()
-	var out, errb bytes.Buffer
+	var out bytes.Buffer
+	var errb lockedBuffer // the default logger may still write after run returns
 	err := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
 	return out.String(), errb.String(), err
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jetcompact/jetcompact/docstore"
@@ -123,4 +125,23 @@ func TestNoStoreLeavesMarkersBare(t *testing.T) {
 	if entries, _ := os.ReadDir(filepath.Join(state, "jetcompact", "originals")); len(entries) > 0 {
 		t.Errorf("--no-store stored %d files", len(entries))
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the writes a NATS callback makes
+// through the default logger after run has returned.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
