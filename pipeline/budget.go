@@ -130,6 +130,8 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 		switch {
 		case foldMarkerLine(l) || strings.TrimSpace(l) == "":
 			f.class[i], rank[i] = BudgetCommon, 0
+		case sig[i] > 0 && fieldDump(l):
+			f.class[i], rank[i] = BudgetFailure, 46
 		case sig[i] > 0:
 			f.class[i], rank[i] = BudgetFailure, 50+sig[i]
 		case region[i]:
@@ -185,6 +187,30 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 	})
 	return f
 }
+
+// fieldDump reports a line of a crash report's state dump: a label, then
+// a colon or a dot leader, then one value ("machine state register:
+// 0x00002000", "floating pt ex mode 0 enable......0", "RIP: 0010"). Its
+// failure word is the report's, not the line's: the headline outlives it.
+func fieldDump(line string) bool {
+	body := line
+	if i := strings.LastIndex(body, " [×"); i >= 0 {
+		body = body[:i]
+	}
+	body = strings.TrimRight(body, " \t")
+	j := len(body)
+	for j > 0 && isHexByte(body[j-1]) {
+		j--
+	}
+	value := strings.TrimPrefix(body[j:], "0x")
+	if j == len(body) || strings.HasSuffix(body[:j], "0x") && value == "" {
+		return false
+	}
+	head := strings.TrimSuffix(body[:j], "0x")
+	return strings.HasSuffix(head, ": ") || strings.HasSuffix(head, ":") || strings.HasSuffix(head, "..")
+}
+
+func isHexByte(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 // dedupCount is N of a record's " [×N" count, 0 when it has none.
 func dedupCount(line string) int {
