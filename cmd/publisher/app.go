@@ -261,7 +261,7 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 		if err != nil {
 			return usageError{err}
 		}
-		text, err := client.Original(ctx, ref.ID)
+		text, err := client.Original(ctx, a.wholeID(ref.ID))
 		if err != nil {
 			return err
 		}

@@ -104,3 +104,19 @@ func writeRef(w io.Writer, text string, ref pipeline.Ref) error {
 	_, err := io.WriteString(w, text)
 	return err
 }
+
+// wholeID turns an id prefix into the whole id the local store knows it
+// by (a cluster looks originals up by whole ids); otherwise it is as given.
+func (a *app) wholeID(prefix string) string {
+	if a.o.noStore {
+		return prefix
+	}
+	st, err := a.openStore()
+	if err != nil {
+		return prefix
+	}
+	if id, err := st.Resolve(prefix); err == nil {
+		return id
+	}
+	return prefix
+}

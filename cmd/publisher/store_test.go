@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,10 @@ import (
 	"testing"
 
 	"github.com/jetcompact/jetcompact/docstore"
+	"github.com/jetcompact/jetcompact/embedded"
+	"github.com/jetcompact/jetcompact/jetstream"
+	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/stages"
 )
 
 // TestMain keeps every test's originals out of the user's state directory.
@@ -144,4 +149,46 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TestGetRoundTripNATS: against a cluster (--nats), references resolve from
+// its originals stream, the prefix expanded by the local store; with the
+// local store gone, a whole id still resolves.
+func TestGetRoundTripNATS(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	p, err := pipeline.New(pipeline.DefaultConfig(), stages.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleet, err := embedded.StartFleet(context.Background(), embedded.FleetOptions{StoreDir: t.TempDir(), Fleet: jetstream.DefaultConfig(), Pipeline: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fleet.Close()
+	text := roundTripLog()
+	lines := strings.SplitAfter(text, "\n")
+	out, report, err := runPublisher(t, text, "--nats", fleet.URL(), "--report", "-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := refInOutput.FindAllStringSubmatch(out, -1)
+	if len(refs) == 0 {
+		t.Fatalf("no references:\n%s", out)
+	}
+	for _, m := range refs {
+		got, _, err := runPublisher(t, "", "--nats", fleet.URL(), "get", m[1])
+		a, _ := strconv.Atoi(m[2])
+		b, _ := strconv.Atoi(m[3])
+		if err != nil || got != strings.Join(lines[a-1:b], "") {
+			t.Fatalf("get %s: %v\n%q", m[1], err, got)
+		}
+	}
+	id := regexp.MustCompile(`doc id: (\S+)`).FindStringSubmatch(report)
+	if id == nil {
+		t.Fatalf("no doc id in the report:\n%s", report)
+	}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	if got, _, err := runPublisher(t, "", "--nats", fleet.URL(), "get", id[1]+":L1-2"); err != nil || got != lines[0]+lines[1] {
+		t.Errorf("get %s:L1-2 from the cluster alone = %q, %v", id[1], got, err)
+	}
 }
