@@ -26,7 +26,7 @@ func (a *app) openStore() (*docstore.Store, error) {
 		}
 		dir = d
 	}
-	return docstore.Open(filepath.Join(dir, "originals"), 0, 0)
+	return docstore.Open(filepath.Join(dir, "originals"), a.file.Retention.MaxBytes, a.file.Retention.MaxAge)
 }
 
 // keepOriginal stores original under id and makes text's fold markers
