@@ -210,7 +210,9 @@ func fieldDump(line string) bool {
 	return strings.HasSuffix(head, ": ") || strings.HasSuffix(head, ":") || strings.HasSuffix(head, "..")
 }
 
-func isHexByte(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+func isHexByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
 
 // dedupCount is N of a record's " [×N" count, 0 when it has none.
 func dedupCount(line string) int {
