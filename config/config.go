@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/jetcompact/jetcompact/docstore"
 	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/llm"
 	"github.com/jetcompact/jetcompact/pipeline"
@@ -21,6 +22,8 @@ type File struct {
 	Telemetry   telemetry.Config
 	LLM         llm.Config
 	Transcripts transcripts.Config
+	// Retention bounds the publisher's store of originals (see docstore).
+	Retention docstore.Config
 	// Sources are users' streams of raw events that workers compact in windows.
 	Sources []jetstream.SourceConfig
 	Source  string
@@ -30,7 +33,7 @@ type File struct {
 func Default() File {
 	fleet := jetstream.DefaultConfig()
 	fleet.Tasks = transcripts.JobNames()
-	return File{Pipeline: pipeline.DefaultConfig(), Fleet: fleet, Telemetry: telemetry.DefaultConfig(), LLM: llm.DefaultConfig(), Transcripts: transcripts.DefaultConfig()}
+	return File{Pipeline: pipeline.DefaultConfig(), Fleet: fleet, Telemetry: telemetry.DefaultConfig(), LLM: llm.DefaultConfig(), Transcripts: transcripts.DefaultConfig(), Retention: docstore.DefaultConfig()}
 }
 
 // Load reads path; "" means built-in defaults.
@@ -62,6 +65,7 @@ func Parse(data []byte) (File, error) {
 		LLM         yaml.Node `yaml:"llm"`
 		Transcripts yaml.Node `yaml:"transcripts"`
 		Sources     yaml.Node `yaml:"sources"`
+		Retention   yaml.Node `yaml:"retention"`
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -97,6 +101,12 @@ func Parse(data []byte) (File, error) {
 		return File{}, err
 	}
 	if err := f.Transcripts.Validate(); err != nil {
+		return File{}, err
+	}
+	if err := pipeline.DecodeStrict(&root.Retention, &f.Retention, "retention"); err != nil {
+		return File{}, err
+	}
+	if err := f.Retention.Validate(); err != nil {
 		return File{}, err
 	}
 	if err := pipeline.DecodeStrict(&root.Sources, &f.Sources, "sources"); err != nil {

@@ -21,6 +21,7 @@ func TestShippedFileIsTheDefaults(t *testing.T) {
 		"telemetry":   {f.Telemetry, d.Telemetry},
 		"llm":         {f.LLM, d.LLM},
 		"transcripts": {f.Transcripts, d.Transcripts},
+		"retention":   {f.Retention, d.Retention},
 	} {
 		if !reflect.DeepEqual(pair[0], pair[1]) {
 			t.Errorf("%s section differs from the defaults:\nfile: %+v\ncode: %+v", name, pair[0], pair[1])
@@ -37,6 +38,7 @@ func TestUnknownFieldsAndBadValuesNameTheField(t *testing.T) {
 		"llm:\n  api_key: sk-123\n":                 "api_key",
 		"transcripts:\n  debate: {gate_ratio: 2}\n": "gate_ratio",
 		"whatever: 1\n":                             "whatever",
+		"retention:\n  max_age: -1h\n":              "retention.max_age",
 		"pipeline:\n  mode: fast\n":                 "pipeline.mode",
 	} {
 		_, err := Parse([]byte(src))

@@ -21,6 +21,9 @@ type Config struct {
 	// Nodes lists code's nodes in order, then historic ones (Order+100).
 	Nodes   []NodeState
 	Options stages.Options
+	// BudgetTokens caps every output's estimated tokens (see FitBudget);
+	// 0, the default, sets no cap. A request's own budget wins.
+	BudgetTokens int
 	// Source names the file the config came from ("" for built-in defaults).
 	Source string
 }
@@ -99,6 +102,9 @@ func (c Config) Validate() error {
 	if err := c.Options.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("pipeline.%w", err))
 	}
+	if c.BudgetTokens < 0 {
+		errs = append(errs, fmt.Errorf("pipeline.budget_tokens: %d is negative (0 = no budget)", c.BudgetTokens))
+	}
 	return errors.Join(errs...)
 }
 
@@ -107,6 +113,8 @@ type fileSection struct {
 	Enabled *bool                `yaml:"enabled"`
 	Mode    *string              `yaml:"mode"`
 	Nodes   map[string]yaml.Node `yaml:"nodes"`
+	// BudgetTokens is Config.BudgetTokens.
+	BudgetTokens *int `yaml:"budget_tokens"`
 }
 
 // nodeMeta are the fields every node entry may carry besides its knobs.
@@ -154,6 +162,9 @@ func ParseSection(section *yaml.Node) (Config, error) {
 	}
 	if f.Mode != nil {
 		c.Mode = stages.Mode(*f.Mode)
+	}
+	if f.BudgetTokens != nil {
+		c.BudgetTokens = *f.BudgetTokens
 	}
 	optsByKey := optionTargets(&c.Options)
 	var historic []NodeState

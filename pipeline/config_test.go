@@ -146,6 +146,7 @@ func TestInvalidConfigNamesTheField(t *testing.T) {
 		"pipeline:\n  nodes:\n    dedup: {no_such_knob: 1}\n":         "no_such_knob",
 		"pipeline:\n  enabled: maybe\n":                               "maybe",
 		"pipeline:\n  nodes:\n    whitespace: {max_blank_lines: x}\n": "pipeline.nodes.whitespace",
+		"pipeline:\n  budget_tokens: -3\n":                            "pipeline.budget_tokens",
 	}
 	for src, want := range cases {
 		_, err := parse(t, src)

@@ -101,6 +101,11 @@ func (r Report) WriteText(w io.Writer) error {
 	if _, err := fmt.Fprintf(w, "kind %s, mode %s, ratio %.4f\n", r.Kind, r.Mode, r.Ratio()); err != nil {
 		return err
 	}
+	if b := r.Budget; b != nil {
+		if _, err := fmt.Fprintf(w, "budget %d tokens: %d in, %d out%s\n", b.Tokens, b.TokensIn, b.TokensOut, b.foldedText()); err != nil {
+			return err
+		}
+	}
 	if r.Encoding != "" || r.Replaced > 0 {
 		_, err := fmt.Fprintf(w, "input %s, %d invalid bytes replaced by U+FFFD\n", cmp.Or(r.Encoding, "utf-8"), r.Replaced)
 		return err

@@ -3,6 +3,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +39,8 @@ type Report struct {
 	Encoding string `json:"encoding,omitempty"`
 	// Replaced counts invalid bytes that became U+FFFD (see Decode).
 	Replaced int `json:"replaced,omitempty"`
+	// Budget is what FitBudget folded, when the request had a budget.
+	Budget *BudgetReport `json:"budget,omitempty"`
 }
 
 // Ratio is output characters over input characters.
@@ -122,6 +125,9 @@ type Request struct {
 	// Log is the analysis of the original when an earlier segment made
 	// it; the zero value analyses the text (see stages.AnalyzeLog).
 	Log stages.LogLayout
+	// BudgetTokens caps the output's estimated tokens (see FitBudget);
+	// 0 = the config's budget_tokens, and none when that is 0 too.
+	BudgetTokens int
 }
 
 // Compact runs the whole pipeline, the LLM summary included when its gates
@@ -160,6 +166,11 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (Result, error) {
 	out, guard := text, GuardKeptResult
 	if !ShorterThan(text, origChars, len(req.Text)) {
 		out, guard = p.keptOriginal(dec), GuardKeptOriginal
+	}
+	if budget := cmp.Or(req.BudgetTokens, p.cfg.BudgetTokens); budget > 0 {
+		var b BudgetReport
+		out, b = FitBudget(out, budget, in.Kind)
+		rep.Budget = &b
 	}
 	rep.Nodes, rep.CharsOut, rep.Guard = reports, stages.Chars(out), guard
 	return Result{Text: out, Report: rep}, nil

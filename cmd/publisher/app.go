@@ -63,7 +63,7 @@ func (a *app) buildPipeline(ctx context.Context) error {
 }
 
 func (a *app) request(text string) pipeline.Request {
-	return pipeline.Request{Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM}
+	return pipeline.Request{Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM, BudgetTokens: a.o.budgetTokens}
 }
 
 func (a *app) compactLocal(ctx context.Context, inputs []string) error {
@@ -77,7 +77,9 @@ func (a *app) compactLocal(ctx context.Context, inputs []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if err := a.emit(newResult(name, jetstream.DocumentID(text, a.salt()), res.Report, res.Text, time.Since(start), len(inputs))); err != nil {
+		id := jetstream.DocumentID(text, a.salt())
+		a.keepOriginal(id, text, &res.Text, &res.Report)
+		if err := a.emit(newResult(name, id, res.Report, res.Text, time.Since(start), len(inputs))); err != nil {
 			return err
 		}
 		a.writeReport(name, res.Report)
@@ -207,6 +209,8 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 		if g := res.Report.Guard; (a.o.report || a.o.output == "json") && (g == pipeline.GuardKeptResult || g == pipeline.GuardKeptOriginal || strings.HasPrefix(g, pipeline.PassBinary)) {
 			pipeline.ReportEncoding(&res.Report, text)
 		}
+		a.fitBudget(&res.Text, &res.Report)
+		a.keepOriginal(res.DocID, text, &res.Text, &res.Report)
 		out := newResult(name, res.DocID, res.Report, res.Text, time.Since(start), len(inputs))
 		out.Error = res.Error
 		if err := a.emit(out); err != nil {
@@ -254,12 +258,15 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 	id := args[0]
 	switch cmd {
 	case "get":
-		text, err := client.Original(ctx, id)
+		ref, err := pipeline.ParseRef(id)
+		if err != nil {
+			return usageError{err}
+		}
+		text, err := client.Original(ctx, a.wholeID(ref.ID))
 		if err != nil {
 			return err
 		}
-		_, err = io.WriteString(a.stdout, text)
-		return err
+		return writeRef(a.stdout, text, ref)
 	case "replay":
 		res, err := client.Replay(ctx, id, jetstream.Document{Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM})
 		if err != nil {

@@ -32,7 +32,7 @@ func TestHelpExitsZeroAndShowsExamples(t *testing.T) {
 }
 
 func TestUsageErrorExitsTwoWithOneLine(t *testing.T) {
-	for _, args := range [][]string{{"--no-such-flag"}, {"--kind", "spreadsheet", "-"}, {"--local", "get", "x"}} {
+	for _, args := range [][]string{{"--no-such-flag"}, {"--kind", "spreadsheet", "-"}, {"--local", "get"}} {
 		code, _, stderr := exitOf(t, args...)
 		if code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)

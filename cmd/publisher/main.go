@@ -68,13 +68,15 @@ type options struct {
 	compactNow                     bool
 	output                         string
 	quiet                          bool
+	budgetTokens                   int
+	noStore                        bool
 	logs                           telemetry.LogFlags
 	tx                             transcriptFlags
 }
 
 const usage = `usage:
   publisher [flags] [FILE|-]...   compact files or stdin, print the results
-  publisher [flags] get ID        print a stored original
+  publisher [flags] get REF       print a stored original: ID, an ID prefix, or ID:L<from>-<to>
   publisher [flags] replay ID     re-run a stored original through the pipeline
   publisher [flags] dead          list dead letters
   publisher [--config F] validate check a config file, print the effective pipeline
@@ -103,7 +105,8 @@ func parse(args []string, stderr io.Writer) (options, []string, error) {
 	fs.StringVar(&o.kind, "kind", "", "content kind instead of detection: log, json, html, transcript or prose")
 	fs.BoolVar(&o.noLLM, "no-llm", false, "use the algorithmic entry point: never call the LLM")
 	fs.StringVar(&o.id, "id", "", "document id (one input only; default: derived from the text)")
-	fs.StringVar(&o.storeDir, "store-dir", "", "embedded server: keep JetStream data here (default: a temp dir removed at exit)")
+	fs.StringVar(&o.storeDir, "store-dir", "", "keep originals (for get) and embedded JetStream data here (default: originals in $XDG_STATE_HOME/jetcompact, JetStream data in a temp dir removed at exit)")
+	fs.BoolVar(&o.noStore, "no-store", false, "keep no original: fold markers carry no references")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up waiting for results after this long")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.StringVar(&o.debate, "debate", "", "debate JSON file (or -): print the chairman's view, response_compressed filled")
@@ -113,6 +116,7 @@ func parse(args []string, stderr io.Writer) (options, []string, error) {
 	fs.StringVar(&o.messages, "messages", "", "with --session: JSON array of messages to append first (file or -)")
 	fs.BoolVar(&o.compactNow, "compact-now", false, "with --session: compact even below the usage threshold")
 	fs.StringVar(&o.output, "output", "text", "text, or json: one JSON object per input (id, file, kind, mode, ratio, chars, text, report)")
+	fs.IntVar(&o.budgetTokens, "budget-tokens", 0, "fold more until each output is at most N estimated tokens (default: the config's budget_tokens; 0 = none)")
 	fs.BoolVar(&o.quiet, "quiet", false, "with several inputs, no ==> FILE <== header before each result")
 	o.tx.register(fs)
 	o.conn.RegisterFlags(fs)
@@ -203,6 +207,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return usagef("--%s takes its input from its own flag; unexpected arguments %v", name, rest)
 		}
 		return app.runTranscriptJob(ctx, name, body)
+	}
+	if len(rest) > 0 && rest[0] == "get" && o.conn.URL == "" {
+		return app.getRef(ctx, rest[1:])
 	}
 	if len(rest) > 0 && isSubcommand(rest[0]) {
 		if o.local {

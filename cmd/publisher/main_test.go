@@ -22,7 +22,8 @@ import (
 
 func runPublisher(t *testing.T, stdin string, args ...string) (string, string, error) {
 	t.Helper()
-	var out, errb bytes.Buffer
+	var out bytes.Buffer
+	var errb lockedBuffer // the default logger may still write after run returns
 	err := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
 	return out.String(), errb.String(), err
 }
@@ -94,8 +95,8 @@ func TestGetAndReplayFromAStoreDir(t *testing.T) {
 	if err != nil || again != first {
 		t.Fatalf("replay: %v (equal=%v)", err, again == first)
 	}
-	if _, _, err := runPublisher(t, "", "get", "x"); err == nil || !strings.Contains(err.Error(), "--store-dir") {
-		t.Errorf("get without a store: %v", err)
+	if _, _, err := runPublisher(t, "", "get", "x"); err == nil || !strings.Contains(err.Error(), "unknown reference: x") {
+		t.Errorf("get of an unknown reference: %v", err)
 	}
 }
 

@@ -1,0 +1,322 @@
+package pipeline
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/jetcompact/jetcompact/stages"
+)
+
+// Budget classes, in the order lines are kept: the last class folds first.
+const (
+	BudgetFailure   = "failure"        // a failure or warning signal (stages.LineSignal)
+	BudgetRegion    = "failure region" // build output around a failure: its test's banner and source, its stack
+	BudgetRare      = "rare"           // a log record seen once or twice, where others carry [×N] counts
+	BudgetProtected = "protected"      // a user request, code or edit block (stages.Protect)
+	BudgetEdge      = "edge"           // the first and last lines
+	BudgetCommon    = "common"         // everything else, repeated templates and earlier fold markers included
+)
+
+// budgetEdgeLines is how many lines at each end count as the first and
+// last records.
+const budgetEdgeLines = 3
+
+// A failure's region, in lines before and after its line.
+const (
+	budgetRegionBefore = 40
+	budgetRegionAfter  = 8
+)
+
+// BudgetReport says what was folded to fit a token budget.
+type BudgetReport struct {
+	Tokens    int `json:"tokens"`     // the budget
+	TokensIn  int `json:"tokens_in"`  // estimated tokens of the pipeline's output
+	TokensOut int `json:"tokens_out"` // estimated tokens after folding
+	// Folded counts the lines folded to meet the budget, by class.
+	Folded map[string]int `json:"folded,omitempty"`
+}
+
+// FitBudget folds lines of text until its estimated tokens
+// (stages.EstimateTokens) are at most budget, lowest-ranked lines first
+// (see the Budget classes), each run of folded lines into one marker. The
+// result never exceeds budget, except that a text folded whole is one
+// marker line. Transcript markers carry no counts (seed 002). A budget of
+// zero or less, or a text that fits, comes back unchanged.
+func FitBudget(text string, budget int, kind stages.Kind) (string, BudgetReport) {
+	rep := BudgetReport{Tokens: budget, TokensIn: stages.EstimateTokens(text)}
+	rep.TokensOut = rep.TokensIn
+	if budget <= 0 || rep.TokensIn <= budget {
+		return text, rep
+	}
+	body, trailingNL := strings.CutSuffix(text, "\n")
+	lines := strings.Split(body, "\n")
+	f := newBudgetFolder(lines, kind.IsTranscript())
+	f.trailingNL = trailingNL
+	// Smallest prefix of the fold order that fits; the cost is not strictly
+	// monotonic (a new run adds a marker), so check upward from there.
+	lo, hi := 0, len(lines)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if f.tokens(mid) <= budget {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	k := lo
+	for ; k < len(lines) && f.tokens(k) > budget; k++ {
+	}
+	out := f.render(k)
+	if trailingNL {
+		out += "\n"
+	}
+	rep.TokensOut = stages.EstimateTokens(out)
+	rep.Folded = map[string]int{}
+	for _, i := range f.order[:k] {
+		rep.Folded[f.class[i]]++
+	}
+	return out, rep
+}
+
+type budgetFolder struct {
+	lines      []string
+	class      []string
+	weight     []int  // lines of the original a line stands for: >1 for an earlier fold marker
+	cjk, other []int  // rune counts, as EstimateTokens weighs them
+	order      []int  // line indexes, first folded first
+	folded     []bool // scratch
+	transcript bool
+	trailingNL bool
+}
+
+func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
+	n := len(lines)
+	f := &budgetFolder{lines: lines, class: make([]string, n), weight: make([]int, n), cjk: make([]int, n), other: make([]int, n),
+		order: make([]int, n), folded: make([]bool, n), transcript: transcript}
+	prot := stages.ProtectedLines(strings.Join(lines, "\n"))
+	counted := false // a log whose records carry [×N] counts: the others are rare
+	for _, l := range lines {
+		if dedupCount(l) > 0 {
+			counted = true
+			break
+		}
+	}
+	sig := make([]int, n)
+	for i, l := range lines {
+		sig[i] = stages.LineSignal(l)
+	}
+	// In build and test output (no [×N] counts), a failure's region:
+	// budgetRegionBefore lines before it (a test's
+	// banner and source, a command) and budgetRegionAfter after it (a
+	// message continued, a stack, an assertion's expected and actual).
+	region := make([]bool, n)
+	for i := range lines {
+		if counted || sig[i] < 3 { // records carry their own message
+			continue
+		}
+		for j := max(i-budgetRegionBefore, 0); j < n && j <= i+budgetRegionAfter; j++ {
+			region[j] = true
+		}
+	}
+	rank := make([]int, n)
+	count := make([]int, n)
+	for i, l := range lines {
+		f.cjk[i], f.other[i] = runeWeights(l)
+		f.weight[i] = max(markerLines(l), 1) // a node's marker, or an earlier budget's
+		count[i] = dedupCount(l)
+		switch {
+		case foldMarkerLine(l) || strings.TrimSpace(l) == "":
+			f.class[i], rank[i] = BudgetCommon, 0
+		case sig[i] > 0 && fieldDump(l):
+			f.class[i], rank[i] = BudgetFailure, 46
+		case sig[i] > 0:
+			f.class[i], rank[i] = BudgetFailure, 50+sig[i]
+		case region[i]:
+			f.class[i], rank[i] = BudgetRegion, 45
+		case counted && count[i] <= 2 && !prot[i]:
+			f.class[i], rank[i] = BudgetRare, 40
+		case prot[i]:
+			f.class[i], rank[i] = BudgetProtected, 30
+			if (i == 0 || !prot[i-1]) || (i == n-1 || !prot[i+1]) {
+				rank[i] = 35 // a region's first and last lines (fences) outlive its middle
+			}
+		case i < budgetEdgeLines || i >= n-budgetEdgeLines:
+			f.class[i], rank[i] = BudgetEdge, 20
+		default:
+			f.class[i], rank[i] = BudgetCommon, 10
+		}
+		f.order[i] = i
+	}
+	// A blank line folds with the first of its neighbours to fold: alone it
+	// would cost a marker.
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			continue
+		}
+		lo, hi := 0, 0
+		for j := i - 1; j >= 0; j-- {
+			if strings.TrimSpace(lines[j]) != "" {
+				lo = rank[j]
+				break
+			}
+		}
+		for j := i + 1; j < n; j++ {
+			if strings.TrimSpace(lines[j]) != "" {
+				hi = rank[j]
+				break
+			}
+		}
+		rank[i] = min(lo, hi)
+	}
+	// Lowest rank first. Among failures, the least repeated first (a
+	// failure that recurs is an incident), then the earliest (a build's
+	// last failure is its cause). Otherwise the middle
+	// of the text first, so folded runs stay few and long.
+	edgeDist := func(i int) int { return min(i, n-1-i) }
+	slices.SortStableFunc(f.order, func(a, b int) int {
+		if c := cmp.Compare(rank[a], rank[b]); c != 0 {
+			return c
+		}
+		if rank[a] >= 45 {
+			return cmp.Or(cmp.Compare(count[a], count[b]), cmp.Compare(a, b))
+		}
+		return cmp.Or(cmp.Compare(edgeDist(b), edgeDist(a)), cmp.Compare(a, b))
+	})
+	return f
+}
+
+// fieldDump reports a line of a crash report's state dump: a label, then
+// a colon or a dot leader, then one value ("machine state register:
+// 0x00002000", "floating pt ex mode 0 enable......0", "RIP: 0010"). Its
+// failure word is the report's, not the line's: the headline outlives it.
+func fieldDump(line string) bool {
+	body := line
+	if i := strings.LastIndex(body, " [×"); i >= 0 {
+		body = body[:i]
+	}
+	body = strings.TrimRight(body, " \t")
+	j := len(body)
+	for j > 0 && isHexByte(body[j-1]) {
+		j--
+	}
+	value := strings.TrimPrefix(body[j:], "0x")
+	if j == len(body) || strings.HasSuffix(body[:j], "0x") && value == "" {
+		return false
+	}
+	head := strings.TrimSuffix(body[:j], "0x")
+	return strings.HasSuffix(head, ": ") || strings.HasSuffix(head, ":") || strings.HasSuffix(head, "..")
+}
+
+func isHexByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// dedupCount is N of a record's " [×N" count, 0 when it has none.
+func dedupCount(line string) int {
+	i := strings.LastIndex(line, " [×")
+	if i < 0 {
+		return 0
+	}
+	rest := line[i+len(" [×"):]
+	e := 0
+	for e < len(rest) && rest[e] >= '0' && rest[e] <= '9' {
+		e++
+	}
+	n, err := strconv.Atoi(rest[:e])
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+func runeWeights(s string) (cjk, other int) {
+	for _, r := range s {
+		if unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) {
+			cjk++
+		} else {
+			other++
+		}
+	}
+	return cjk, other
+}
+
+func (f *budgetFolder) mark(k int) {
+	clear(f.folded)
+	for _, i := range f.order[:k] {
+		f.folded[i] = true
+	}
+}
+
+// marker is the line that stands for n folded lines.
+func (f *budgetFolder) marker(n int) string {
+	if f.transcript {
+		return "[... lines folded]"
+	}
+	if n == 1 {
+		return "[... 1 line folded]"
+	}
+	return "[... " + strconv.Itoa(n) + " lines folded]"
+}
+
+// tokens estimates the output with the first k lines of the order folded,
+// as EstimateTokens would count the rendered text (newlines included).
+func (f *budgetFolder) tokens(k int) int {
+	f.mark(k)
+	cjk, other, rows := 0, 0, 0
+	for i := 0; i < len(f.lines); {
+		if !f.folded[i] {
+			cjk, other, rows = cjk+f.cjk[i], other+f.other[i], rows+1
+			i++
+			continue
+		}
+		n := 0
+		for ; i < len(f.lines) && f.folded[i]; i++ {
+			n += f.weight[i]
+		}
+		other += len(f.marker(n)) // ASCII
+		rows++
+	}
+	other += rows - 1
+	if f.trailingNL {
+		other++
+	}
+	return int(float64(cjk)/1.5 + float64(other)/4.0)
+}
+
+func (f *budgetFolder) render(k int) string {
+	f.mark(k)
+	var b strings.Builder
+	for i := 0; i < len(f.lines); {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if !f.folded[i] {
+			b.WriteString(f.lines[i])
+			i++
+			continue
+		}
+		n := 0
+		for ; i < len(f.lines) && f.folded[i]; i++ {
+			n += f.weight[i]
+		}
+		b.WriteString(f.marker(n))
+	}
+	return b.String()
+}
+
+// foldedText is ", folded failure=2 common=40" in class order, or "".
+func (b BudgetReport) foldedText() string {
+	var parts []string
+	for _, c := range []string{BudgetFailure, BudgetRegion, BudgetRare, BudgetProtected, BudgetEdge, BudgetCommon} {
+		if n := b.Folded[c]; n > 0 {
+			parts = append(parts, strings.ReplaceAll(c, " ", "_")+"="+strconv.Itoa(n))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ", folded " + strings.Join(parts, " ")
+}

@@ -1,0 +1,297 @@
+package pipeline
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// RefSep opens the reference a fold marker carries: "[... 540 lines folded
+// · ref 3f9a1c2b:L120-659]".
+const RefSep = " · ref "
+
+// AddRefs rewrites every fold marker of compacted (a line that opens
+// "[... " or "…[" and closes with "]") to carry a reference to the lines
+// of original it stands for: idPrefix, then the 1-based inclusive range
+// ":L<a>-<b>". The range is the gap between the kept lines either side of
+// the marker, found by a monotonic alignment with original that compares
+// lines with numbers and placeholders masked (number_normalize rewrites
+// them) and a log_dedup count removed. A marker whose gap is empty or
+// whose neighbours do not align keeps no reference. An empty idPrefix
+// returns compacted unchanged.
+func AddRefs(original, compacted, idPrefix string) string {
+	if idPrefix == "" || !strings.Contains(compacted, "[") {
+		return compacted
+	}
+	body, trailingNL := strings.CutSuffix(compacted, "\n")
+	out := strings.Split(body, "\n")
+	isMarker := make([]bool, len(out))
+	any := false
+	for i, l := range out {
+		isMarker[i] = foldMarkerLine(l)
+		any = any || isMarker[i]
+	}
+	if !any {
+		return compacted
+	}
+	// Align on segments: a line of original split at lone carriage
+	// returns too, as Decode and the nodes read progress output. line maps
+	// a segment back to its line of original (split on "\n" only).
+	var segs []string
+	var line []int
+	for i, l := range strings.Split(strings.TrimSuffix(original, "\n"), "\n") {
+		for _, s := range strings.Split(strings.TrimSuffix(l, "\r"), "\r") {
+			segs, line = append(segs, s), append(line, i)
+		}
+	}
+	exact := map[string][]int{} // segment -> its indexes, ascending
+	where := map[string][]int{} // masked segment -> its indexes
+	for i, s := range segs {
+		exact[s] = append(exact[s], i)
+		k := alignKey(s)
+		where[k] = append(where[k], i)
+	}
+	pos := make([]int, len(out)) // segment of a kept line, -1 unknown
+	next, hint := 0, 0           // next: the first segment left; hint: where a marker's count says to look
+	for i, l := range out {
+		pos[i] = -1
+		if isMarker[i] {
+			hint += markerLines(l)
+			continue
+		}
+	search:
+		for _, from := range []int{hint, next} {
+			for _, idx := range [][]int{exact[l], where[alignKey(l)]} {
+				if j, _ := slices.BinarySearch(idx, from); j < len(idx) {
+					pos[i], next = idx[j], idx[j]+1
+					break search
+				}
+			}
+		}
+		hint = next
+	}
+	for i := 0; i < len(out); i++ {
+		if !isMarker[i] {
+			continue
+		}
+		k := i // markers i..k-1 stand in a row between the same kept lines
+		for k < len(out) && isMarker[k] {
+			k++
+		}
+		lo, hi := 0, len(segs)-1 // the gap in segments, inclusive
+		for j := i - 1; j >= 0; j-- {
+			if pos[j] >= 0 {
+				lo = pos[j] + 1
+				break
+			}
+		}
+		for j := k; j < len(out); j++ {
+			if pos[j] >= 0 {
+				hi = pos[j] - 1
+				break
+			}
+		}
+		for m, r := range splitGap(out[i:k], lo, hi) {
+			if r[0] <= r[1] {
+				out[i+m] = withRef(out[i+m], idPrefix+":L"+strconv.Itoa(line[r[0]]+1)+"-"+strconv.Itoa(line[r[1]]+1))
+			}
+		}
+		i = k - 1
+	}
+	res := strings.Join(out, "\n")
+	if trailingNL {
+		res += "\n"
+	}
+	return res
+}
+
+// foldMarkerLine reports a line that stands for removed lines: the
+// nodes' "[... N lines folded by keywords ...]", a budget's "[... N lines
+// folded]", structured "[... N rows folded ...]", a transcript's "…[lines
+// folded]…".
+func foldMarkerLine(l string) bool {
+	t := strings.TrimSpace(l)
+	if strings.Contains(t, RefSep) {
+		return false
+	}
+	switch {
+	case strings.HasPrefix(t, "[... ") && strings.HasSuffix(t, "]"):
+		return strings.Contains(t, "folded") || strings.Contains(t, "omitted")
+	case strings.HasPrefix(t, "…[") && strings.HasSuffix(t, "]…"):
+		return true
+	}
+	return false
+}
+
+// splitGap shares the gap lo..hi among markers in a row by their stated
+// counts, the last taking the rest; when a count is missing or too large,
+// each gets the whole gap.
+func splitGap(markers []string, lo, hi int) [][2]int {
+	r := make([][2]int, len(markers))
+	at := lo
+	for m, l := range markers {
+		n := markerLines(l)
+		if m == len(markers)-1 {
+			r[m] = [2]int{at, hi}
+			break
+		}
+		if n <= 0 || at+n-1 >= hi {
+			for m := range r {
+				r[m] = [2]int{lo, hi}
+			}
+			return r
+		}
+		r[m], at = [2]int{at, at + n - 1}, at+n
+	}
+	return r
+}
+
+// markerLines is the N of "[... N line(s) …", or 0.
+func markerLines(l string) int {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(l), "[... ")
+	if !ok {
+		return 0
+	}
+	num, what, _ := strings.Cut(rest, " ")
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 || !strings.HasPrefix(what, "line") {
+		return 0
+	}
+	return n
+}
+
+// withRef puts " · ref R" before a marker's last "]".
+func withRef(marker, ref string) string {
+	i := strings.LastIndexByte(marker, ']')
+	if i < 0 {
+		return marker
+	}
+	end := marker[:i]
+	if strings.HasSuffix(end, " ...") {
+		end = strings.TrimSuffix(end, " ...") // "[... 5 lines folded by keywords · ref …]": the ref closes it
+	}
+	return end + RefSep + ref + marker[i:]
+}
+
+// alignKey is a line as the nodes may have left it: words that hold a
+// digit (numbers, hex, ids) and "<N>"-style placeholders masked, runs of
+// masks as one, a log_dedup " [×N…]" count removed, blanks folded.
+func alignKey(l string) string {
+	if i := strings.LastIndex(l, " [×"); i >= 0 && strings.HasSuffix(l, "]") {
+		l = l[:i]
+	}
+	var b strings.Builder
+	b.Grow(len(l))
+	mask := func() {
+		if s := b.String(); len(s) == 0 || s[len(s)-1] != '#' {
+			b.WriteByte('#')
+		}
+	}
+	space := false
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		switch {
+		case isAlnum(c):
+			j, digit := i, false
+			for j < len(l) && isAlnum(l[j]) {
+				digit = digit || l[j] >= '0' && l[j] <= '9'
+				j++
+			}
+			if digit {
+				mask()
+			} else {
+				b.WriteString(l[i:j])
+			}
+			i, space = j-1, false
+		case c == '<' && i+2 < len(l) && l[i+1] >= 'A' && l[i+1] <= 'Z':
+			j := i + 1
+			for j < len(l) && l[j] >= 'A' && l[j] <= 'Z' {
+				j++
+			}
+			if j < len(l) && l[j] == '>' {
+				mask()
+				i = j
+			} else {
+				b.WriteByte(c)
+			}
+			space = false
+		case c == ' ' || c == '\t' || c == '\r':
+			if !space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = true
+		default:
+			b.WriteByte(c)
+			space = false
+		}
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// Ref is a parsed reference: a document id or a prefix of one, and a
+// 1-based inclusive line range (From 0: the whole document).
+type Ref struct {
+	ID       string
+	From, To int
+}
+
+// ParseRef reads "ID", "ID:L<a>-<b>" or "ID:L<a>".
+func ParseRef(s string) (Ref, error) {
+	id, lines, hasLines := strings.Cut(strings.TrimSpace(s), ":")
+	r := Ref{ID: id}
+	if id == "" {
+		return r, fmt.Errorf("reference %q: no document id", s)
+	}
+	if !hasLines {
+		return r, nil
+	}
+	rest, ok := strings.CutPrefix(lines, "L")
+	if !ok {
+		return r, fmt.Errorf("reference %q: want ID:L<from>-<to>", s)
+	}
+	a, b, isRange := strings.Cut(rest, "-")
+	if !isRange {
+		b = a
+	}
+	from, err1 := strconv.Atoi(a)
+	to, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil || from < 1 || to < from {
+		return r, fmt.Errorf("reference %q: want ID:L<from>-<to>, 1 <= from <= to", s)
+	}
+	r.From, r.To = from, to
+	return r, nil
+}
+
+// Lines is the text of lines from..to (1-based, inclusive) of text, each
+// with its own line end as in text. A range past the end is an error.
+func Lines(text string, from, to int) (string, error) {
+	start, line := 0, 1
+	for line < from {
+		i := strings.IndexByte(text[start:], '\n')
+		if i < 0 {
+			return "", fmt.Errorf("line %d is past the end (%d lines)", from, line)
+		}
+		start, line = start+i+1, line+1
+	}
+	if start == len(text) && from > 1 {
+		return "", fmt.Errorf("line %d is past the end (%d lines)", from, line-1)
+	}
+	end := start
+	for ; line <= to; line++ {
+		i := strings.IndexByte(text[end:], '\n')
+		if i < 0 {
+			if line < to || end == len(text) {
+				return "", fmt.Errorf("line %d is past the end", to)
+			}
+			end = len(text)
+			break
+		}
+		end += i + 1
+	}
+	return text[start:end], nil
+}
