@@ -116,10 +116,7 @@ func TestSignalAblation(t *testing.T) {
 	}
 	base, baseLost := ablate(t, inputs)
 	for _, name := range baseLost {
-		// Known, and log_dedup's to fix: see TestBuildDialects.
-		if !strings.HasPrefix(name, "github actions/") {
-			t.Errorf("with every signal on, the reason is lost in %s", name)
-		}
+		t.Errorf("with every signal on, the reason is lost in %s", name)
 	}
 	for _, name := range signalNames() {
 		outs, lost := ablate(t, inputs, name)
