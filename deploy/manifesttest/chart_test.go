@@ -1283,3 +1283,41 @@ func TestEmbeddedServerAuthAndTLS(t *testing.T) {
 		}
 	}
 }
+
+// TestSegmentsServeSources: a segment that names sources runs its workers
+// with --sources, the others with none, and the rendered config (with the
+// sources section) loads in the product.
+func TestSegmentsServeSources(t *testing.T) {
+	m := render(t, withValues(t, `config:
+  sources:
+    - {name: app, stream: LOGS, subjects: ["logs.>"], key: "subject:1"}
+segments:
+  - name: algorithmic
+    stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, redact]
+    sources: [app]
+  - name: llm-summary
+    stages: [llm_summary]
+  - name: guard
+    stages: [guard]
+`)...)
+	for name, d := range deployments(m) {
+		got, ok := argValue(d.Spec.Template.Spec.Containers[0].Args, "--sources")
+		if strings.HasSuffix(name, "-algorithmic") {
+			if got != "app" {
+				t.Errorf("%s --sources = %q, want app", name, got)
+			}
+		} else if ok {
+			t.Errorf("%s runs sources %q", name, got)
+		}
+	}
+	bin := publisher(t)
+	for _, cm := range Of[*corev1.ConfigMap](m) {
+		p := filepath.Join(t.TempDir(), "config.yaml")
+		if err := os.WriteFile(p, []byte(cm.Data["config.yaml"]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(bin, "--config", p, "validate").CombinedOutput(); err != nil {
+			t.Errorf("ConfigMap %s with sources is refused by the product: %v\n%s", cm.Name, err, out)
+		}
+	}
+}
