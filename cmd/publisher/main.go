@@ -171,9 +171,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if o.output != "text" && o.output != "json" {
 		return usagef("--output: %q is neither text nor json", o.output)
 	}
-	if len(rest) > 0 && rest[0] == "validate" {
-		return validate(o, rest[1:], stdout)
-	}
 	file, err := config.Load(o.config)
 	if err != nil {
 		return err
@@ -181,6 +178,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	mode, err := file.Pipeline.OverrideMode(o.mode)
 	if err != nil {
 		return err
+	}
+	if len(rest) > 0 && rest[0] == "validate" {
+		return validate(o, file, mode, rest[1:], stdout)
 	}
 	kind := stages.ParseKind(o.kind)
 	if o.kind != "" && kind == "" {
