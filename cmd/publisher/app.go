@@ -79,9 +79,11 @@ func (a *app) compactLocal(ctx context.Context, inputs []string) error {
 		}
 		id := jetstream.DocumentID(text, a.salt())
 		a.keepOriginal(id, text, &res.Text, &res.Report)
-		if err := a.emit(newResult(name, id, res.Report, res.Text, time.Since(start), len(inputs))); err != nil {
+		out := newResult(name, id, res.Report, res.Text, time.Since(start), len(inputs))
+		if err := a.emit(out); err != nil {
 			return err
 		}
+		a.addToHTMLReport(out, text)
 		a.writeReport(name, res.Report)
 	}
 	return nil
@@ -216,6 +218,7 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 		if err := a.emit(out); err != nil {
 			return err
 		}
+		a.addToHTMLReport(out, text)
 		if a.o.report {
 			fmt.Fprintf(a.stderr, "doc id: %s\n", res.DocID)
 		}

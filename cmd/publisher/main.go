@@ -72,6 +72,7 @@ type options struct {
 	noStore                        bool
 	logs                           telemetry.LogFlags
 	tx                             transcriptFlags
+	html                           htmlReportFlags
 }
 
 const usage = `usage:
@@ -119,6 +120,7 @@ func parse(args []string, stderr io.Writer) (options, []string, error) {
 	fs.IntVar(&o.budgetTokens, "budget-tokens", 0, "fold more until each output is at most N estimated tokens (default: the config's budget_tokens; 0 = none)")
 	fs.BoolVar(&o.quiet, "quiet", false, "with several inputs, no ==> FILE <== header before each result")
 	o.tx.register(fs)
+	o.html.register(fs)
 	o.conn.RegisterFlags(fs)
 	o.logs.RegisterFlags(fs)
 	// The flag package calls Usage on every parse error too; the full
@@ -224,8 +226,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if o.id != "" && len(inputs) > 1 {
 		return usagef("--id names one document; give one input")
 	}
-	if o.local {
-		return app.compactLocal(ctx, inputs)
-	}
-	return app.compactFleet(ctx, inputs)
+	return app.withHTMLReport(func() error {
+		if o.local {
+			return app.compactLocal(ctx, inputs)
+		}
+		return app.compactFleet(ctx, inputs)
+	})
 }

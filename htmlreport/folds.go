@@ -1,0 +1,251 @@
+package htmlreport
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// refPattern finds the reference a fold marker carries (pipeline.RefSep,
+// then "<idprefix>:L<a>-<b>"), whatever made the marker: keywords,
+// headtail, budget, log_dedup count lines, near_dup, structured.
+var refPattern = regexp.MustCompile(` · ref ([0-9a-f]+):L(\d+)-(\d+)`)
+
+// markerPattern is a fold marker with or without a reference: "[... N
+// lines folded …]", "[... N rows omitted …]", a transcript's "…[…]…".
+var markerPattern = regexp.MustCompile(`^\s*(\[\.\.\. .*(folded|omitted).*\]|…\[.*\]…)\s*$`)
+
+// maxTemplateLines caps the lines a count line lists when opened.
+const maxTemplateLines = 200
+
+// fold is one expandable line of the compacted text.
+type fold struct {
+	Ref      string // "3f9a1c2b:L120-659"
+	From, To int    // the reference's 1-based inclusive range
+	// Lines are the original lines the fold shows, as ascending ranges.
+	Lines [][2]int
+	// Template: a count line ("[×N…]"); Lines are those of the range that
+	// match its template, Matched counts them all (Lines holds at most
+	// maxTemplateLines).
+	Template bool
+	Matched  int
+}
+
+// Spec is Lines as "12-14,19": the data-lines attribute the script reads.
+func (f *fold) Spec() string {
+	var b strings.Builder
+	for i, r := range f.Lines {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(r[0]))
+		if r[1] != r[0] {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(r[1]))
+		}
+	}
+	return b.String()
+}
+
+// Count is how many lines Lines holds.
+func (f *fold) Count() int {
+	n := 0
+	for _, r := range f.Lines {
+		n += r[1] - r[0] + 1
+	}
+	return n
+}
+
+// More is how many matching lines a count line does not list.
+func (f *fold) More() int { return f.Matched - f.Count() }
+
+// parseFold reads the reference of line. ok is false when line carries
+// none, or one that is not this document's (idPrefix is a prefix of docID)
+// or points past its lines: a log line that imitates a marker expands to
+// nothing.
+func parseFold(line, docID string, lines []string) (f fold, ok bool) {
+	m := refPattern.FindAllStringSubmatchIndex(line, -1)
+	if len(m) == 0 {
+		return f, false
+	}
+	last := m[len(m)-1]
+	id := line[last[2]:last[3]]
+	from, err1 := strconv.Atoi(line[last[4]:last[5]])
+	to, err2 := strconv.Atoi(line[last[6]:last[7]])
+	if err1 != nil || err2 != nil || from < 1 || to < from || to > len(lines) || docID == "" || !strings.HasPrefix(docID, id) {
+		return f, false
+	}
+	f = fold{Ref: line[last[2]:last[7]], From: from, To: to}
+	kept, isCount := countLineHead(line[:last[0]])
+	if !isCount {
+		f.Lines = [][2]int{{from, to}}
+		return f, true
+	}
+	f.Template = true
+	slots := slotNames(line[len(kept):last[0]])
+	want := templateOf(kept, slots)
+	for n := from; n <= to; n++ {
+		if !sameTemplate(want, templateOf(lines[n-1], slots)) {
+			continue
+		}
+		f.Matched++
+		if f.Matched > maxTemplateLines {
+			continue
+		}
+		if k := len(f.Lines); k > 0 && f.Lines[k-1][1] == n-1 {
+			f.Lines[k-1][1] = n
+		} else {
+			f.Lines = append(f.Lines, [2]int{n, n})
+		}
+	}
+	return f, true
+}
+
+// countLineHead splits a log_dedup count line ("kept line [×311; 0–2")
+// into its kept line; isCount is false for any other line.
+func countLineHead(s string) (kept string, isCount bool) {
+	i := strings.LastIndex(s, " [×")
+	if i < 0 {
+		return s, false
+	}
+	return s[:i], true
+}
+
+// slotNames are the names of a count's slot summaries: "pkg" and "at" of
+// " [×420; pkg: 7 distinct (…); at: 1–9".
+func slotNames(count string) map[string]bool {
+	names := map[string]bool{}
+	for _, part := range strings.Split(count, "; ")[1:] {
+		if name, _, ok := strings.Cut(part, ": "); ok && name != "" && !strings.ContainsAny(name, " ") {
+			names[name] = true
+		}
+	}
+	return names
+}
+
+// templateOf is a line's constant tokens, with variable ones masked as
+// "": a token holding a digit (numbers, hex, ids, times), a placeholder
+// ("<N>", "<IP>"), or the value after a slot's name; runs of masks as one.
+// Class: the template a log_dedup count stands for, whatever the values.
+func templateOf(line string, slots map[string]bool) []string {
+	var out []string
+	afterSlot := false
+	for _, tok := range strings.Fields(line) {
+		masked := afterSlot || variable(tok)
+		afterSlot = slots[strings.TrimSuffix(tok, ":")] || slots[strings.TrimRight(tok, ":=")]
+		if masked {
+			if len(out) > 0 && out[len(out)-1] == "" {
+				continue
+			}
+			tok = ""
+		}
+		out = append(out, tok)
+	}
+	return out
+}
+
+func variable(tok string) bool {
+	for i, r := range tok {
+		if unicode.IsDigit(r) {
+			return true
+		}
+		if r == '<' && i+2 < len(tok) {
+			j := strings.IndexByte(tok[i:], '>')
+			if j > 1 && strings.ToUpper(tok[i+1:i+j]) == tok[i+1:i+j] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func sameTemplate(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// isMarker reports a fold marker line, with or without a reference.
+func isMarker(line string) bool { return markerPattern.MatchString(line) }
+
+// embedPlan chooses the original lines to embed. Under maxBytes the whole
+// original; over it, the lines within depth lines of either end of each
+// fold (the lines nearest to the kept lines around it), depth the largest
+// that fits. covered lists the embedded lines as ascending ranges.
+func embedPlan(lines []string, folds []*fold, total, maxBytes int) (covered [][2]int, depth int, capped bool) {
+	if total <= maxBytes {
+		return [][2]int{{1, len(lines)}}, 0, false
+	}
+	prefix := make([]int, len(lines)+1) // bytes of lines 1..n, each with its "\n"
+	for i, l := range lines {
+		prefix[i+1] = prefix[i] + len(l) + 1
+	}
+	at := func(d int) [][2]int {
+		var rs [][2]int
+		for _, f := range folds {
+			for _, r := range f.Lines {
+				if r[1]-r[0]+1 <= 2*d {
+					rs = append(rs, r)
+					continue
+				}
+				rs = append(rs, [2]int{r[0], r[0] + d - 1}, [2]int{r[1] - d + 1, r[1]})
+			}
+		}
+		return mergeRanges(rs)
+	}
+	cost := func(rs [][2]int) int {
+		n := 0
+		for _, r := range rs {
+			n += prefix[r[1]] - prefix[r[0]-1]
+		}
+		return n
+	}
+	lo, hi := 0, len(lines) // largest d with cost(at(d)) <= maxBytes
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if cost(at(mid)) <= maxBytes {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if lo == 0 {
+		return nil, 0, true
+	}
+	return at(lo), lo, true
+}
+
+func mergeRanges(rs [][2]int) [][2]int {
+	sort.Slice(rs, func(i, j int) bool { return rs[i][0] < rs[j][0] })
+	var out [][2]int
+	for _, r := range rs {
+		if r[1] < r[0] {
+			continue
+		}
+		if k := len(out); k > 0 && r[0] <= out[k-1][1]+1 {
+			out[k-1][1] = max(out[k-1][1], r[1])
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// coveredAll reports whether every line of f lies in covered.
+func coveredAll(f *fold, covered [][2]int) bool {
+	for _, r := range f.Lines {
+		i := sort.Search(len(covered), func(i int) bool { return covered[i][1] >= r[0] })
+		if i == len(covered) || covered[i][0] > r[0] || covered[i][1] < r[1] {
+			return false
+		}
+	}
+	return true
+}

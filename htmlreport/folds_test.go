@@ -1,0 +1,128 @@
+package htmlreport
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestCountLineListsTheLinesOfItsTemplate: a log_dedup count line with a
+// reference opens onto the lines of its range that share its template
+// (numbers, hex, placeholders and slot values differ), not the others.
+func TestCountLineListsTheLinesOfItsTemplate(t *testing.T) {
+	templates := []func(r *rand.Rand) string{
+		func(r *rand.Rand) string { return fmt.Sprintf("worker %d done in %dms", r.IntN(99), r.IntN(999)) },
+		func(r *rand.Rand) string {
+			return fmt.Sprintf("CE sym %d, at 0x%08x, mask 0x%02x", r.IntN(9), r.Uint32(), r.IntN(255))
+		},
+		func(r *rand.Rand) string {
+			return fmt.Sprintf("Error loading %s: no such file", []string{"/p/gb/a", "./runtime", "/home/x/y"}[r.IntN(3)])
+		},
+		func(r *rand.Rand) string { return fmt.Sprintf("connection from 10.0.%d.%d closed", r.IntN(255), r.IntN(255)) },
+	}
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		var lines []string
+		var which []int
+		for range 300 {
+			k := r.IntN(len(templates))
+			lines = append(lines, templates[k](r))
+			which = append(which, k)
+		}
+		for k := range templates {
+			first := -1
+			var want []int
+			for i, w := range which {
+				if w == k {
+					if first < 0 {
+						first = i
+					}
+					want = append(want, i+1)
+				}
+			}
+			kept := lines[first]
+			// The kept line as number_normalize may leave it.
+			kept = strings.Replace(kept, "0x", "0x<N>", 1)
+			if len(kept) > 0 && strings.Contains(kept, "0x<N>") {
+				kept = kept[:strings.Index(kept, "0x<N>")+5] + kept[strings.Index(kept, "0x<N>")+5+8:]
+			}
+			count := fmt.Sprintf(" [×%d; loading: 3 distinct (/p/gb/a, ./runtime, …) · ref 0123abcd:L%d-300]", len(want), first+1)
+			f, ok := parseFold(kept+count, "0123abcd99", lines)
+			if !ok || !f.Template {
+				t.Fatalf("seed %d: %q not read as a count line", seed, kept+count)
+			}
+			var got []int
+			for _, rg := range f.Lines {
+				for n := rg[0]; n <= rg[1]; n++ {
+					got = append(got, n)
+				}
+			}
+			if f.Matched != len(want) || fmt.Sprint(got) != fmt.Sprint(want[:min(len(want), maxTemplateLines)]) {
+				t.Fatalf("seed %d template %d (%q): matched %d lines %v, want %v", seed, k, kept, f.Matched, got, want)
+			}
+		}
+	}
+}
+
+func TestCountLineListIsCapped(t *testing.T) {
+	var lines []string
+	for i := range 1000 {
+		lines = append(lines, fmt.Sprintf("tick %d", i))
+	}
+	f, ok := parseFold("tick 0 [×1000 · ref abcdef12:L1-1000]", "abcdef1234", lines)
+	if !ok || f.Matched != 1000 || f.Count() != maxTemplateLines || f.More() != 1000-maxTemplateLines {
+		t.Fatalf("matched %d, listed %d, more %d", f.Matched, f.Count(), f.More())
+	}
+}
+
+func TestForeignOrOutOfRangeReferencesDoNotOpen(t *testing.T) {
+	lines := strings.Split("a\nb\nc", "\n")
+	for _, l := range []string{
+		"[... 2 lines folded · ref ffffffff:L1-2]", // another document
+		"[... 9 lines folded · ref 0123abcd:L1-9]", // past the end
+		"[... 0 lines folded · ref 0123abcd:L0-1]", // line 0
+		"[... 2 lines folded · ref 0123abcd:L3-2]", // backwards
+	} {
+		if _, ok := parseFold(l, "0123abcd5678", lines); ok {
+			t.Errorf("%q opens", l)
+		}
+	}
+	f, ok := parseFold("[... 2 lines folded · ref 0123abcd:L2-3]", "0123abcd5678", lines)
+	if !ok || f.Spec() != "2-3" || f.Template {
+		t.Errorf("a good reference: %+v %v", f, ok)
+	}
+}
+
+func TestEmbedPlanKeepsTheLinesNearestKeptLines(t *testing.T) {
+	var lines []string
+	for i := range 10000 {
+		lines = append(lines, fmt.Sprintf("line %05d", i+1)) // 11 bytes each with "\n"
+	}
+	folds := []*fold{{Lines: [][2]int{{2, 4999}}}, {Lines: [][2]int{{5001, 5010}}}, {Lines: [][2]int{{5012, 10000}}}}
+	covered, depth, capped := embedPlan(lines, folds, 110000, 11*400)
+	if !capped || depth == 0 {
+		t.Fatalf("capped %v depth %d", capped, depth)
+	}
+	size := 0
+	for _, r := range covered {
+		size += (r[1] - r[0] + 1) * 11
+	}
+	if size > 11*400 {
+		t.Errorf("%d bytes over the cap", size)
+	}
+	if !coveredAll(folds[1], covered) {
+		t.Error("the small fold between kept lines is not whole")
+	}
+	for _, n := range []int{2, 4999, 5012, 10000} {
+		if !coveredAll(&fold{Lines: [][2]int{{n, n}}}, covered) {
+			t.Errorf("line %d, next to a kept line, is not embedded", n)
+		}
+	}
+	if coveredAll(folds[0], covered) {
+		t.Error("a fold larger than the cap is whole")
+	}
+	if c, _, capped := embedPlan(lines, folds, 110000, 1<<20); capped || len(c) != 1 || c[0] != [2]int{1, 10000} {
+		t.Errorf("under the cap: %v %v", c, capped)
+	}
+}

@@ -1,0 +1,405 @@
+package htmlreport_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/jetcompact/jetcompact/htmlreport"
+	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/stages"
+)
+
+// testDocID stands for a document id; fold references carry its prefix.
+const testDocID = "0123456789abcdef0123456789abcdef"
+
+// hostileLines are log lines that try to break out of the page: a
+// script, closing the fold element, attribute injection, a forged fold
+// reference to lines that are not this document's.
+var hostileLines = []string{
+	`<script>window.__pwned = 1; document.title = "pwned"</script>`,
+	`</details></div><script>window.__pwned = 2</script><details>`,
+	`" onmouseover="window.__pwned=3" x="' onfocus='window.__pwned=4'`,
+	`<img src=x onerror="window.__pwned=5">`,
+	`[... 3 lines folded · ref ffffffff:L1-2]`,
+}
+
+// buildLog generates a build log of n progress lines with a failure at
+// the end whose lines are hostile; hostile lines sit among the progress
+// lines too, so that folds hold them. Class: build and test output, whose
+// progress keywords folds and whose failure it keeps.
+func buildLog(n int) string {
+	var b strings.Builder
+	stamp := func(format string, args ...any) {
+		fmt.Fprintf(&b, format+"\n", args...)
+	}
+	stamp("$ make test")
+	for i := 0; i < n; i++ {
+		stamp("  CC      src/%s/%s.o", letters(i/7), letters(i*31))
+		if i%97 == 50 {
+			stamp("  note: %s", hostileLines[(i/97)%len(hostileLines)])
+		}
+	}
+	stamp("--- FAIL: TestParser (0.02s)")
+	for _, h := range hostileLines {
+		stamp("    parser_test.go:41: error: unexpected input %s", h)
+	}
+	stamp("FAIL\tgithub.com/example/parser\t0.214s")
+	stamp("make: *** [Makefile:12: test] Error 1")
+	return b.String()
+}
+
+// letters names i in letters only, so that lines differ by more than
+// numbers and log_dedup leaves them to keywords.
+func letters(i int) string {
+	s := []byte{byte('a' + i%26)}
+	for i /= 26; i > 0; i /= 26 {
+		s = append(s, byte('a'+i%26))
+	}
+	return string(s)
+}
+
+// compact runs the default pipeline on text and references its folds as
+// the publisher does with a stored original.
+func compact(t testing.TB, file, text string, budget int) htmlreport.Input {
+	t.Helper()
+	p, err := pipeline.New(pipeline.DefaultConfig(), stages.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Run(context.Background(), pipeline.Request{Text: text, Kind: stages.KindLog, Mode: stages.ModeAlgorithmic, BudgetTokens: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := pipeline.AddRefs(text, res.Text, testDocID[:8])
+	return htmlreport.Input{File: file, DocID: testDocID, Original: text, Text: out, Report: res.Report}
+}
+
+func render(t testing.TB, inputs []htmlreport.Input, opt htmlreport.Options) (string, *html.Node) {
+	t.Helper()
+	var b strings.Builder
+	if err := htmlreport.Write(&b, inputs, opt); err != nil {
+		t.Fatal(err)
+	}
+	root, err := html.Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatalf("report does not parse: %v", err)
+	}
+	return b.String(), root
+}
+
+func walk(n *html.Node, visit func(*html.Node)) {
+	visit(n)
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		walk(c, visit)
+	}
+}
+
+func attr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+func hasClass(n *html.Node, class string) bool {
+	v, _ := attr(n, "class")
+	return n.Type == html.ElementNode && strings.Contains(" "+v+" ", " "+class+" ")
+}
+
+func elements(root *html.Node, match func(*html.Node) bool) []*html.Node {
+	var out []*html.Node
+	walk(root, func(n *html.Node) {
+		if n.Type == html.ElementNode && match(n) {
+			out = append(out, n)
+		}
+	})
+	return out
+}
+
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	walk(n, func(c *html.Node) {
+		if c.Type == html.TextNode {
+			b.WriteString(c.Data)
+		}
+	})
+	return b.String()
+}
+
+var refRE = regexp.MustCompile(` · ref ([0-9a-f]+):L(\d+)-(\d+)`)
+
+// embeddedLines decodes a document's embedded original independently of
+// the page's script: line number -> text.
+func embeddedLines(t *testing.T, root *html.Node, doc string) map[int]string {
+	t.Helper()
+	els := elements(root, func(n *html.Node) bool { id, _ := attr(n, "id"); return n.Data == "script" && id == "orig-"+doc })
+	if len(els) != 1 {
+		t.Fatalf("document %s: %d embedded originals, want 1", doc, len(els))
+	}
+	var b64 string
+	if err := json.Unmarshal([]byte(textOf(els[0])), &b64); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if enc, _ := attr(els[0], "data-enc"); enc == "gzip" {
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var segs [][2]json.RawMessage
+	if err := json.Unmarshal(raw, &segs); err != nil {
+		t.Fatal(err)
+	}
+	lines := map[int]string{}
+	for _, s := range segs {
+		var from int
+		var body string
+		if json.Unmarshal(s[0], &from) != nil || json.Unmarshal(s[1], &body) != nil {
+			t.Fatalf("bad segment %s", s)
+		}
+		for i, l := range strings.Split(body, "\n") {
+			lines[from+i] = l
+		}
+	}
+	return lines
+}
+
+func TestHostileLogStaysText(t *testing.T) {
+	in := compact(t, `"><script>window.__pwned=6</script>.log`, buildLog(600), 0)
+	page, root := render(t, []htmlreport.Input{in}, htmlreport.Options{Title: `</title><script>window.__pwned=7</script>`})
+	scripts := elements(root, func(n *html.Node) bool { return n.Data == "script" })
+	code := 0
+	for _, s := range scripts {
+		if typ, _ := attr(s, "type"); typ != "application/json" {
+			code++
+			if strings.Contains(textOf(s), "__pwned") {
+				t.Errorf("a script element holds the log's text: %.120q", textOf(s))
+			}
+		}
+	}
+	if code != 1 {
+		t.Errorf("%d executable script elements, want the page's one", code)
+	}
+	walk(root, func(n *html.Node) {
+		if n.Type != html.ElementNode {
+			return
+		}
+		if n.Data == "img" {
+			t.Errorf("an <img> element came from the log")
+		}
+		for _, a := range n.Attr {
+			if strings.HasPrefix(a.Key, "on") {
+				t.Errorf("<%s %s=%q>: an event attribute came from the log", n.Data, a.Key, a.Val)
+			}
+		}
+	})
+	// The hostile lines the pipeline kept are on the page as text.
+	body := textOf(root)
+	for _, h := range hostileLines {
+		if !strings.Contains(in.Text, h) {
+			continue
+		}
+		if !strings.Contains(body, h) {
+			t.Errorf("kept line %q is not shown as text", h)
+		}
+	}
+	if strings.Contains(page, "<script>window.__pwned") {
+		t.Error("a raw hostile script tag is in the page source")
+	}
+}
+
+func TestEveryFoldOpensOntoItsOriginalLines(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		lines  int
+		budget int
+	}{
+		{"small", 600, 0},
+		{"gzipped", 6000, 0}, // payload above the gzip threshold
+		{"budget", 600, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := compact(t, "build.log", buildLog(tc.lines), tc.budget)
+			_, root := render(t, []htmlreport.Input{in}, htmlreport.Options{})
+			orig := embeddedLines(t, root, "0")
+			var markers []string
+			for _, l := range strings.Split(in.Text, "\n") {
+				if m := refRE.FindStringSubmatch(l); m != nil && strings.HasPrefix(testDocID, m[1]) {
+					markers = append(markers, l)
+				}
+			}
+			folds := elements(root, func(n *html.Node) bool { return n.Data == "details" && hasClass(n, "fold") })
+			if len(markers) == 0 || len(folds) != len(markers) {
+				t.Fatalf("%d fold markers with a reference, %d <details>", len(markers), len(folds))
+			}
+			for i, d := range folds {
+				summary := elements(d, func(n *html.Node) bool { return n.Data == "summary" })
+				if len(summary) != 1 || textOf(summary[0]) != markers[i] {
+					t.Fatalf("fold %d: summary %q, want the marker %q", i, textOf(summary[0]), markers[i])
+				}
+				m := refRE.FindStringSubmatch(markers[i])
+				from, _ := strconv.Atoi(m[2])
+				to, _ := strconv.Atoi(m[3])
+				if spec, _ := attr(d, "data-lines"); spec != fmt.Sprintf("%d-%d", from, to) {
+					t.Fatalf("fold %d: data-lines %q for ref L%d-%d", i, spec, from, to)
+				}
+				want, err := pipeline.Lines(in.Original, from, to)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got strings.Builder
+				for n := from; n <= to; n++ {
+					l, ok := orig[n]
+					if !ok {
+						t.Fatalf("fold %d: line %d not embedded", i, n)
+					}
+					got.WriteString(l + "\n")
+				}
+				if got.String() != want {
+					t.Fatalf("fold %d: embedded lines %q, want %q", i, got.String(), want)
+				}
+			}
+		})
+	}
+}
+
+func TestChartHasOneBarPerNode(t *testing.T) {
+	in := compact(t, "build.log", buildLog(600), 0)
+	_, root := render(t, []htmlreport.Input{in}, htmlreport.Options{})
+	bars := elements(root, func(n *html.Node) bool { return n.Data == "g" && hasClass(n, "bar") })
+	nodes := in.Report.Nodes
+	if len(bars) != len(nodes) || len(nodes) == 0 {
+		t.Fatalf("%d bars for %d nodes", len(bars), len(nodes))
+	}
+	for i, b := range bars {
+		n := nodes[i]
+		key, _ := attr(b, "data-node")
+		cin, _ := attr(b, "data-in")
+		cout, _ := attr(b, "data-out")
+		if key != string(n.Key) || cin != strconv.Itoa(n.CharsIn) || cout != strconv.Itoa(n.CharsOut) {
+			t.Errorf("bar %d: %s %s→%s, report %s %d→%d", i, key, cin, cout, n.Key, n.CharsIn, n.CharsOut)
+		}
+		if hasClass(b, "skipped") != n.Skipped {
+			t.Errorf("bar %s: skipped %v, report %v", key, hasClass(b, "skipped"), n.Skipped)
+		}
+		title := elements(b, func(n *html.Node) bool { return n.Data == "title" })
+		if n.Skipped && (len(title) != 1 || !strings.Contains(textOf(title[0]), n.Reason)) {
+			t.Errorf("bar %s: the hover title does not give the skip reason %q", key, n.Reason)
+		}
+	}
+}
+
+func TestSeveralInputsGetATableOfContents(t *testing.T) {
+	a := compact(t, "a.log", buildLog(300), 0)
+	b := compact(t, "b.log", buildLog(400), 500)
+	_, root := render(t, []htmlreport.Input{a, b}, htmlreport.Options{})
+	links := elements(root, func(n *html.Node) bool {
+		href, _ := attr(n, "href")
+		return n.Data == "a" && strings.HasPrefix(href, "#doc-")
+	})
+	if len(links) != 2 || textOf(links[0]) != "a.log" || textOf(links[1]) != "b.log" {
+		t.Fatalf("table of contents: %d links", len(links))
+	}
+	for _, l := range links {
+		href, _ := attr(l, "href")
+		if len(elements(root, func(n *html.Node) bool { id, _ := attr(n, "id"); return id == href[1:] })) != 1 {
+			t.Errorf("%s points nowhere", href)
+		}
+	}
+	budget := elements(root, func(n *html.Node) bool { return hasClass(n, "budget") })
+	if len(budget) != 1 || !strings.Contains(textOf(budget[0]), "budget 500 tokens") {
+		t.Errorf("want one budget line, for b.log: %d", len(budget))
+	}
+}
+
+func TestFailuresAreListedWithJumpLinks(t *testing.T) {
+	in := compact(t, "build.log", buildLog(600), 0)
+	_, root := render(t, []htmlreport.Input{in}, htmlreport.Options{})
+	navs := elements(root, func(n *html.Node) bool { return n.Data == "nav" && hasClass(n, "alerts") })
+	if len(navs) != 1 {
+		t.Fatalf("%d alert lists", len(navs))
+	}
+	links := elements(navs[0], func(n *html.Node) bool { return n.Data == "a" })
+	if len(links) == 0 {
+		t.Fatal("no kept failure listed")
+	}
+	for _, l := range links {
+		href, _ := attr(l, "href")
+		target := elements(root, func(n *html.Node) bool { id, _ := attr(n, "id"); return "#"+id == href })
+		if len(target) != 1 || !hasClass(target[0], "fail") {
+			t.Errorf("%s: not one highlighted failure line", href)
+		}
+	}
+	if !strings.Contains(textOf(navs[0]), "FAIL: TestParser") {
+		t.Errorf("the failing test is not in the list: %q", textOf(navs[0]))
+	}
+}
+
+func TestOverTheCapOnlyNearestLinesAreEmbedded(t *testing.T) {
+	in := compact(t, "build.log", buildLog(6000), 0)
+	_, root := render(t, []htmlreport.Input{in}, htmlreport.Options{MaxOriginal: 20000})
+	orig := embeddedLines(t, root, "0")
+	size := 0
+	for _, l := range orig {
+		size += len(l) + 1
+	}
+	if size > 20000 {
+		t.Errorf("%d bytes embedded over a 20000-byte cap", size)
+	}
+	notes := elements(root, func(n *html.Node) bool { return hasClass(n, "cap") })
+	if len(notes) != 1 || !strings.Contains(textOf(notes[0]), "cap") {
+		t.Fatal("the report does not say the original was capped")
+	}
+	partial := 0
+	for _, d := range elements(root, func(n *html.Node) bool { return n.Data == "details" && hasClass(n, "fold") }) {
+		spec, _ := attr(d, "data-lines")
+		a, b, _ := strings.Cut(spec, "-")
+		from, _ := strconv.Atoi(a)
+		to, _ := strconv.Atoi(b)
+		// The lines next to the kept lines either side are there.
+		if _, ok := orig[from]; !ok {
+			t.Errorf("fold %s: its first line is not embedded", spec)
+		}
+		if _, ok := orig[to]; !ok {
+			t.Errorf("fold %s: its last line is not embedded", spec)
+		}
+		if hasClass(d, "partial") {
+			partial++
+		}
+	}
+	if partial == 0 {
+		t.Error("no fold is marked partial under the cap")
+	}
+}
+
+func TestWithoutOriginalFoldsStayText(t *testing.T) {
+	in := compact(t, "build.log", buildLog(300), 0)
+	in.Original = ""
+	_, root := render(t, []htmlreport.Input{in}, htmlreport.Options{})
+	if n := len(elements(root, func(n *html.Node) bool { return n.Data == "details" })); n != 0 {
+		t.Errorf("%d folds open onto an original the report does not have", n)
+	}
+	if n := len(elements(root, func(n *html.Node) bool { return hasClass(n, "original") })); n != 0 {
+		t.Error("an original is embedded")
+	}
+}
