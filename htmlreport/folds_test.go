@@ -19,7 +19,9 @@ func TestCountLineListsTheLinesOfItsTemplate(t *testing.T) {
 		func(r *rand.Rand) string {
 			return fmt.Sprintf("Error loading %s: no such file", []string{"/p/gb/a", "./runtime", "/home/x/y"}[r.IntN(3)])
 		},
-		func(r *rand.Rand) string { return fmt.Sprintf("connection from 10.0.%d.%d closed", r.IntN(255), r.IntN(255)) },
+		func(r *rand.Rand) string {
+			return fmt.Sprintf("connection from 10.0.%d.%d closed", r.IntN(255), r.IntN(255))
+		},
 	}
 	for seed := range uint64(20) {
 		r := rand.New(rand.NewPCG(seed, 7))
