@@ -2,7 +2,7 @@
 // Folds: on opening, the lines named by data-lines are read from the
 // document's embedded original and put in with textContent only.
 (function () {
-  const cap = 5000; // lines one fold shows at most
+  const cap = 20000; // lines one fold shows at most (the rest: publisher get)
   const originals = new Map();
 
   function bytesOf(b64) {

@@ -1,0 +1,212 @@
+package htmlreport_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"golang.org/x/net/html"
+
+	"github.com/jetcompact/jetcompact/htmlreport"
+	"github.com/jetcompact/jetcompact/pipeline"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/report.png from the browser test's screenshot")
+
+// chromiumPath finds headless Chromium; .ci/run installs it from Debian's
+// packages (apt-get install -y chromium).
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium on PATH (apt-get install -y chromium): the real-browser check of the HTML report did not run")
+	return ""
+}
+
+// plantHostile puts the hostile lines into a log as error records, one
+// every step lines, so that some are kept and some folded.
+func plantHostile(log string, step int) string {
+	lines := strings.SplitAfter(log, "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		b.WriteString(l)
+		if i > 0 && i%step == 0 {
+			fmt.Fprintf(&b, "2026-11-02 09:04:%02d.000 ERROR [http-9] rejected request body %s\n", i%60, hostileLines[(i/step)%len(hostileLines)])
+		}
+	}
+	return b.String()
+}
+
+// TestReportInARealBrowser opens a report of the sample log (with hostile
+// lines planted, under a token budget so that it has folds) and of a large
+// generated build log (its original gzipped) in headless Chromium: folds
+// open onto their original lines, no console error, no planted script ran.
+func TestReportInARealBrowser(t *testing.T) {
+	bin := chromiumPath(t)
+	sample, err := os.ReadFile("../testdata/app.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := []htmlreport.Input{
+		compact(t, "testdata/app.log", plantHostile(string(sample), 150), 600),
+		compact(t, "build.log", buildLog(6000), 0),
+	}
+	inputs[0].Took, inputs[1].Took = 41*time.Millisecond, 17*time.Millisecond
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	var b strings.Builder
+	if err := htmlreport.Write(&b, inputs, htmlreport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := html.Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	folds := elements(root, func(n *html.Node) bool { return n.Data == "details" && hasClass(n, "fold") })
+	if len(folds) < 2 {
+		t.Fatalf("the report has %d folds", len(folds))
+	}
+	if !strings.Contains(b.String(), `data-enc="gzip"`) {
+		t.Fatal("no original is gzipped: DecompressionStream is not exercised")
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
+		chromedp.WindowSize(1100, 1300), chromedp.Flag("disable-dev-shm-usage", true))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	defer cancelTimeout()
+	// Console errors, uncaught exceptions and browser log errors.
+	consoleCtx, stopConsole := context.WithCancel(ctx)
+	var mu sync.Mutex
+	var problems []string
+	consoleDone := make(chan struct{})
+	messages := chromedp.Console(consoleCtx)
+	go func() {
+		defer close(consoleDone)
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException {
+				mu.Lock()
+				problems = append(problems, fmt.Sprintf("%s: %s", m.Type, m.Text))
+				mu.Unlock()
+			}
+		}
+	}()
+
+	first, _ := attr(folds[0], "id")
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate("file://"+page),
+		chromedp.WaitReady("body"),
+		// A person opens the first fold.
+		chromedp.Click("#"+first+" > summary"),
+		chromedp.WaitVisible("#"+first+" pre.orig span.l"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		// The README's picture: the first input's header, chart, failures
+		// and its first fold open.
+		err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector("#doc-0").scrollIntoView(); 0`), chromedp.Sleep(200*time.Millisecond))
+		var top []byte
+		if err == nil {
+			top, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("../docs/report.png", top, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shotPath := filepath.Join(dir, "report.jpg")
+	if err := os.WriteFile(shotPath, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", shotPath)
+
+	// Every fold, opened, shows exactly the original lines it names.
+	if err := chromedp.Do(ctx,
+		chromedp.Evaluate[chromedp.Void](`document.querySelectorAll("details.fold").forEach(d => d.open = true); 0`),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`[...document.querySelectorAll("details.fold pre.orig")].every(p => p.dataset.filled && p.childNodes.length > 0)`, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]string](`Object.fromEntries([...document.querySelectorAll("details.fold")].map(d => [d.id, d.querySelector("pre.orig").textContent]))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	title, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.title`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pwned, err := chromedp.Run(ctx, chromedp.Evaluate[string](`typeof window.__pwned`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopConsole()
+	<-consoleDone
+	originals := map[string]string{"0": inputs[0].Original, "1": inputs[1].Original}
+	for _, d := range folds {
+		id, _ := attr(d, "id")
+		doc, _ := attr(d, "data-doc")
+		spec, _ := attr(d, "data-lines")
+		var want strings.Builder
+		for _, r := range strings.Split(spec, ",") {
+			a, z, ok := strings.Cut(r, "-")
+			if !ok {
+				z = a
+			}
+			from, _ := strconv.Atoi(a)
+			to, _ := strconv.Atoi(z)
+			part, err := pipeline.Lines(originals[doc], from, to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.WriteString(part)
+		}
+		if strings.TrimSuffix(got[id], "\n") != strings.TrimSuffix(want.String(), "\n") {
+			t.Errorf("fold %s (lines %s) shows %.200q, want %.200q", id, spec, got[id], want.String())
+		}
+	}
+	if pwned != "undefined" || title != "jetcompact report" {
+		t.Errorf("a planted script ran: window.__pwned is %s, title %q", pwned, title)
+	}
+	hostileShown := false
+	for _, txt := range got {
+		hostileShown = hostileShown || strings.Contains(txt, "<script>window.__pwned")
+	}
+	if !hostileShown {
+		t.Error("no opened fold holds a planted script: the check proves nothing")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(problems) > 0 {
+		t.Errorf("console errors: %q", problems)
+	}
+}
