@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,23 +50,23 @@ func plantHostile(log string, step int) string {
 	return b.String()
 }
 
-// TestReportInARealBrowser opens a report of the sample log (with hostile
-// lines planted, under a token budget so that it has folds) and of a large
-// generated build log (its original gzipped) in headless Chromium: folds
-// open onto their original lines, no console error, no planted script ran.
-func TestReportInARealBrowser(t *testing.T) {
+// browserPage is a report opened in headless Chromium.
+type browserPage struct {
+	t        *testing.T
+	ctx      context.Context
+	root     *html.Node
+	inputs   []htmlreport.Input
+	dir      string
+	mu       sync.Mutex
+	problems []string // console errors, exceptions, browser log errors
+}
+
+// openReport writes inputs' report and opens it in headless Chromium.
+func openReport(t *testing.T, inputs []htmlreport.Input) *browserPage {
+	t.Helper()
 	bin := chromiumPath(t)
-	sample, err := os.ReadFile("../testdata/app.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inputs := []htmlreport.Input{
-		compact(t, "testdata/app.log", plantHostile(string(sample), 150), 600),
-		compact(t, "build.log", buildLog(6000), 0),
-	}
-	inputs[0].Took, inputs[1].Took = 41*time.Millisecond, 17*time.Millisecond
-	dir := t.TempDir()
-	page := filepath.Join(dir, "report.html")
+	p := &browserPage{t: t, inputs: inputs, dir: t.TempDir()}
+	page := filepath.Join(p.dir, "report.html")
 	var b strings.Builder
 	if err := htmlreport.Write(&b, inputs, htmlreport.Options{}); err != nil {
 		t.Fatal(err)
@@ -77,26 +78,17 @@ func TestReportInARealBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	folds := elements(root, func(n *html.Node) bool { return n.Data == "details" && hasClass(n, "fold") })
-	if len(folds) < 2 {
-		t.Fatalf("the report has %d folds", len(folds))
-	}
-	if !strings.Contains(b.String(), `data-enc="gzip"`) {
-		t.Fatal("no original is gzipped: DecompressionStream is not exercised")
-	}
-
+	p.root = root
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
 		chromedp.WindowSize(1100, 1300), chromedp.Flag("disable-dev-shm-usage", true))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelTimeout()
-	// Console errors, uncaught exceptions and browser log errors.
+	t.Cleanup(cancel)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(cancelTimeout)
+	p.ctx = ctx
 	consoleCtx, stopConsole := context.WithCancel(ctx)
-	var mu sync.Mutex
-	var problems []string
 	consoleDone := make(chan struct{})
 	messages := chromedp.Console(consoleCtx)
 	go func() {
@@ -106,76 +98,46 @@ func TestReportInARealBrowser(t *testing.T) {
 				return
 			}
 			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException {
-				mu.Lock()
-				problems = append(problems, fmt.Sprintf("%s: %s", m.Type, m.Text))
-				mu.Unlock()
+				p.mu.Lock()
+				p.problems = append(p.problems, fmt.Sprintf("%s: %s", m.Type, m.Text))
+				p.mu.Unlock()
 			}
 		}
 	}()
+	t.Cleanup(func() { stopConsole(); <-consoleDone })
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page), chromedp.WaitReady("body")); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
 
-	first, _ := attr(folds[0], "id")
-	if err := chromedp.Do(ctx,
-		chromedp.Navigate("file://"+page),
-		chromedp.WaitReady("body"),
-		// A person opens the first fold.
-		chromedp.Click("#"+first+" > summary"),
-		chromedp.WaitVisible("#"+first+" pre.orig span.l"),
-	); err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		// The README's picture: the first input's header, chart, failures
-		// and its first fold open.
-		err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector("#doc-0").scrollIntoView(); 0`), chromedp.Sleep(200*time.Millisecond))
-		var top []byte
-		if err == nil {
-			top, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile("../docs/report.png", top, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
-	if err != nil {
-		t.Fatal(err)
-	}
-	shotPath := filepath.Join(dir, "report.jpg")
-	if err := os.WriteFile(shotPath, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", shotPath)
+func (p *browserPage) folds() []*html.Node {
+	return elements(p.root, func(n *html.Node) bool { return n.Data == "details" && hasClass(n, "fold") })
+}
 
-	// Every fold, opened, shows exactly the original lines it names.
-	if err := chromedp.Do(ctx,
+// checkAllFolds opens every fold and checks that each shows exactly the
+// original lines its data-lines names, that no planted script ran and
+// that the console stayed clean.
+func (p *browserPage) checkAllFolds() (shown map[string]string) {
+	t := p.t
+	t.Helper()
+	if err := chromedp.Do(p.ctx,
 		chromedp.Evaluate[chromedp.Void](`document.querySelectorAll("details.fold").forEach(d => d.open = true); 0`),
 	); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`[...document.querySelectorAll("details.fold pre.orig")].every(p => p.dataset.filled && p.childNodes.length > 0)`, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](`[...document.querySelectorAll("details.fold pre.orig")].every(p => p.dataset.filled && p.childNodes.length > 0)`, chromedp.WithPollingTimeout(60*time.Second))); err != nil {
 		t.Fatal(err)
 	}
-	got, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]string](`Object.fromEntries([...document.querySelectorAll("details.fold")].map(d => [d.id, d.querySelector("pre.orig").textContent]))`))
+	got, err := chromedp.Run(p.ctx, chromedp.Evaluate[map[string]string](`Object.fromEntries([...document.querySelectorAll("details.fold")].map(d => [d.id, d.querySelector("pre.orig").textContent]))`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	title, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.title`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pwned, err := chromedp.Run(ctx, chromedp.Evaluate[string](`typeof window.__pwned`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopConsole()
-	<-consoleDone
-	originals := map[string]string{"0": inputs[0].Original, "1": inputs[1].Original}
-	for _, d := range folds {
+	for _, d := range p.folds() {
 		id, _ := attr(d, "id")
 		doc, _ := attr(d, "data-doc")
 		spec, _ := attr(d, "data-lines")
+		i, _ := strconv.Atoi(doc)
 		var want strings.Builder
 		for _, r := range strings.Split(spec, ",") {
 			a, z, ok := strings.Cut(r, "-")
@@ -184,19 +146,92 @@ func TestReportInARealBrowser(t *testing.T) {
 			}
 			from, _ := strconv.Atoi(a)
 			to, _ := strconv.Atoi(z)
-			part, err := pipeline.Lines(originals[doc], from, to)
+			part, err := pipeline.Lines(p.inputs[i].Original, from, to)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want.WriteString(part)
+			want.WriteString(strings.TrimSuffix(part, "\n") + "\n")
 		}
 		if strings.TrimSuffix(got[id], "\n") != strings.TrimSuffix(want.String(), "\n") {
 			t.Errorf("fold %s (lines %s) shows %.200q, want %.200q", id, spec, got[id], want.String())
 		}
 	}
+	title, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.title`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pwned, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`typeof window.__pwned`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if pwned != "undefined" || title != "jetcompact report" {
 		t.Errorf("a planted script ran: window.__pwned is %s, title %q", pwned, title)
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.problems) > 0 {
+		t.Errorf("console errors: %q", p.problems)
+	}
+	return got
+}
+
+// TestReportInARealBrowser opens a report of the sample log (with hostile
+// lines planted, under a token budget so that it has folds) and of a large
+// generated build log (its original gzipped) in headless Chromium: a fold
+// opens onto its original lines, every fold does, no console error, no
+// planted script ran.
+func TestReportInARealBrowser(t *testing.T) {
+	sample, err := os.ReadFile("../testdata/app.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := []htmlreport.Input{
+		compact(t, "testdata/app.log", plantHostile(string(sample), 150), 600),
+		compact(t, "build.log", buildLog(6000), 0),
+	}
+	inputs[0].Took, inputs[1].Took = 41*time.Millisecond, 17*time.Millisecond
+	p := openReport(t, inputs)
+	folds := p.folds()
+	if len(folds) < 2 {
+		t.Fatalf("the report has %d folds", len(folds))
+	}
+	if len(elements(p.root, func(n *html.Node) bool { enc, _ := attr(n, "data-enc"); return enc == "gzip" })) == 0 {
+		t.Fatal("no original is gzipped: DecompressionStream is not exercised")
+	}
+	// A person opens the first fold.
+	first, _ := attr(folds[0], "id")
+	if err := chromedp.Do(p.ctx,
+		chromedp.Click("#"+first+" > summary"),
+		chromedp.WaitVisible("#"+first+" pre.orig span.l"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		// The README's picture: the first input's header, chart, failures
+		// and its first fold open.
+		err := chromedp.Do(p.ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector("#doc-0").scrollIntoView(); 0`), chromedp.Sleep(200*time.Millisecond))
+		var top []byte
+		if err == nil {
+			top, err = chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("../docs/report.png", top, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shot, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(90))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shotPath := filepath.Join(p.dir, "report.jpg")
+	if err := os.WriteFile(shotPath, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", shotPath)
+
+	got := p.checkAllFolds()
 	hostileShown := false
 	for _, txt := range got {
 		hostileShown = hostileShown || strings.Contains(txt, "<script>window.__pwned")
@@ -204,9 +239,31 @@ func TestReportInARealBrowser(t *testing.T) {
 	if !hostileShown {
 		t.Error("no opened fold holds a planted script: the check proves nothing")
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(problems) > 0 {
-		t.Errorf("console errors: %q", problems)
+}
+
+// TestCorpusReportsInABrowser does the same on real CI and build logs of
+// the shared corpus, a hostile line planted in each.
+func TestCorpusReportsInABrowser(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{"../../shared/corpus/ci_buildlogs_logchunks/logs/*.log", "../../shared/corpus/logs_large/php_test_buildlog/*.log"} {
+		m, _ := filepath.Glob(pattern)
+		sort.Strings(m)
+		files = append(files, m[:min(len(m), 6)]...)
 	}
+	if len(files) == 0 {
+		t.Skip("../shared/corpus is absent: no corpus logs to open")
+	}
+	var inputs []htmlreport.Input
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, compact(t, filepath.Base(f), plantHostile(string(data), 400), 0))
+	}
+	p := openReport(t, inputs)
+	if len(p.folds()) < len(files) {
+		t.Fatalf("%d folds in %d logs", len(p.folds()), len(files))
+	}
+	p.checkAllFolds()
 }

@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,11 +62,51 @@ func (f *fold) Count() int {
 // More is how many matching lines a count line does not list.
 func (f *fold) More() int { return f.Matched - f.Count() }
 
+// original is the document a report's folds open onto.
+type original struct {
+	lines []string
+	// slots are the slot names of every count line of the compacted text.
+	slots map[string]bool
+	// byKey indexes the lines by their template under slots, built on
+	// first use: a count line's candidates are looked up, not scanned.
+	byKey map[string][]int
+}
+
+func newOriginal(lines, compacted []string) *original {
+	o := &original{lines: lines, slots: map[string]bool{}}
+	for _, l := range compacted {
+		if m := refPattern.FindStringIndex(l); m != nil {
+			if kept, ok := countLineHead(l[:m[0]]); ok {
+				for name := range slotNames(l[len(kept):m[0]]) {
+					o.slots[name] = true
+				}
+			}
+		}
+	}
+	return o
+}
+
+// candidates are the lines from..to whose template, with every slot of the
+// document masked, is that of kept: a superset of a count line's lines.
+func (o *original) candidates(kept string, from, to int) []int {
+	if o.byKey == nil {
+		o.byKey = map[string][]int{}
+		for i, l := range o.lines {
+			k := strings.Join(templateOf(l, o.slots), "\x00")
+			o.byKey[k] = append(o.byKey[k], i+1)
+		}
+	}
+	idx := o.byKey[strings.Join(templateOf(kept, o.slots), "\x00")]
+	lo, _ := slices.BinarySearch(idx, from)
+	hi, _ := slices.BinarySearch(idx, to+1)
+	return idx[lo:hi]
+}
+
 // parseFold reads the reference of line. ok is false when line carries
 // none, or one that is not this document's (idPrefix is a prefix of docID)
 // or points past its lines: a log line that imitates a marker expands to
 // nothing.
-func parseFold(line, docID string, lines []string) (f fold, ok bool) {
+func parseFold(line, docID string, o *original) (f fold, ok bool) {
 	m := refPattern.FindAllStringSubmatchIndex(line, -1)
 	if len(m) == 0 {
 		return f, false
@@ -74,7 +115,7 @@ func parseFold(line, docID string, lines []string) (f fold, ok bool) {
 	id := line[last[2]:last[3]]
 	from, err1 := strconv.Atoi(line[last[4]:last[5]])
 	to, err2 := strconv.Atoi(line[last[6]:last[7]])
-	if err1 != nil || err2 != nil || from < 1 || to < from || to > len(lines) || docID == "" || !strings.HasPrefix(docID, id) {
+	if err1 != nil || err2 != nil || from < 1 || to < from || to > len(o.lines) || docID == "" || !strings.HasPrefix(docID, id) {
 		return f, false
 	}
 	f = fold{Ref: line[last[2]:last[7]], From: from, To: to}
@@ -86,8 +127,8 @@ func parseFold(line, docID string, lines []string) (f fold, ok bool) {
 	f.Template = true
 	slots := slotNames(line[len(kept):last[0]])
 	want := templateOf(kept, slots)
-	for n := from; n <= to; n++ {
-		if !sameTemplate(want, templateOf(lines[n-1], slots)) {
+	for _, n := range o.candidates(kept, from, to) {
+		if !sameTemplate(want, templateOf(o.lines[n-1], slots)) {
 			continue
 		}
 		f.Matched++

@@ -50,7 +50,7 @@ func TestCountLineListsTheLinesOfItsTemplate(t *testing.T) {
 				kept = kept[:strings.Index(kept, "0x<N>")+5] + kept[strings.Index(kept, "0x<N>")+5+8:]
 			}
 			count := fmt.Sprintf(" [×%d; loading: 3 distinct (/p/gb/a, ./runtime, …) · ref 0123abcd:L%d-300]", len(want), first+1)
-			f, ok := parseFold(kept+count, "0123abcd99", lines)
+			f, ok := parseFold(kept+count, "0123abcd99", newOriginal(lines, []string{kept + count}))
 			if !ok || !f.Template {
 				t.Fatalf("seed %d: %q not read as a count line", seed, kept+count)
 			}
@@ -72,7 +72,7 @@ func TestCountLineListIsCapped(t *testing.T) {
 	for i := range 1000 {
 		lines = append(lines, fmt.Sprintf("tick %d", i))
 	}
-	f, ok := parseFold("tick 0 [×1000 · ref abcdef12:L1-1000]", "abcdef1234", lines)
+	f, ok := parseFold("tick 0 [×1000 · ref abcdef12:L1-1000]", "abcdef1234", newOriginal(lines, nil))
 	if !ok || f.Matched != 1000 || f.Count() != maxTemplateLines || f.More() != 1000-maxTemplateLines {
 		t.Fatalf("matched %d, listed %d, more %d", f.Matched, f.Count(), f.More())
 	}
@@ -86,11 +86,11 @@ func TestForeignOrOutOfRangeReferencesDoNotOpen(t *testing.T) {
 		"[... 0 lines folded · ref 0123abcd:L0-1]", // line 0
 		"[... 2 lines folded · ref 0123abcd:L3-2]", // backwards
 	} {
-		if _, ok := parseFold(l, "0123abcd5678", lines); ok {
+		if _, ok := parseFold(l, "0123abcd5678", newOriginal(lines, nil)); ok {
 			t.Errorf("%q opens", l)
 		}
 	}
-	f, ok := parseFold("[... 2 lines folded · ref 0123abcd:L2-3]", "0123abcd5678", lines)
+	f, ok := parseFold("[... 2 lines folded · ref 0123abcd:L2-3]", "0123abcd5678", newOriginal(lines, nil))
 	if !ok || f.Spec() != "2-3" || f.Template {
 		t.Errorf("a good reference: %+v %v", f, ok)
 	}

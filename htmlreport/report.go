@@ -169,11 +169,13 @@ func newDoc(index int, in Input, maxOriginal int) (*doc, error) {
 	if in.Original != "" {
 		orig = strings.Split(strings.TrimSuffix(in.Original, "\n"), "\n")
 	}
+	compacted := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	src := newOriginal(orig, compacted)
 	var folds []*fold
 	run := -1 // index in d.Alerts of the failure run the previous line belongs to
-	for i, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+	for i, l := range compacted {
 		ln := line{ID: fmt.Sprintf("d%d-l%d", index, i+1), Text: l}
-		if f, ok := parseFold(l, in.DocID, orig); ok {
+		if f, ok := parseFold(l, in.DocID, src); ok {
 			ln.Fold = &f
 			folds = append(folds, ln.Fold)
 		} else if isMarker(l) {
