@@ -62,13 +62,13 @@ type browserPage struct {
 }
 
 // openReport writes inputs' report and opens it in headless Chromium.
-func openReport(t *testing.T, inputs []htmlreport.Input) *browserPage {
+func openReport(t *testing.T, inputs []htmlreport.Input, opt htmlreport.Options) *browserPage {
 	t.Helper()
 	bin := chromiumPath(t)
 	p := &browserPage{t: t, inputs: inputs, dir: t.TempDir()}
 	page := filepath.Join(p.dir, "report.html")
 	var b strings.Builder
-	if err := htmlreport.Write(&b, inputs, htmlreport.Options{}); err != nil {
+	if err := htmlreport.Write(&b, inputs, opt); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(page, []byte(b.String()), 0o644); err != nil {
@@ -188,9 +188,10 @@ func TestReportInARealBrowser(t *testing.T) {
 	inputs := []htmlreport.Input{
 		compact(t, "testdata/app.log", plantHostile(string(sample), 150), 600),
 		compact(t, "build.log", buildLog(6000), 0),
+		countLineInput(),
 	}
 	inputs[0].Took, inputs[1].Took = 41*time.Millisecond, 17*time.Millisecond
-	p := openReport(t, inputs)
+	p := openReport(t, inputs, htmlreport.Options{})
 	folds := p.folds()
 	if len(folds) < 2 {
 		t.Fatalf("the report has %d folds", len(folds))
@@ -239,6 +240,49 @@ func TestReportInARealBrowser(t *testing.T) {
 	if !hostileShown {
 		t.Error("no opened fold holds a planted script: the check proves nothing")
 	}
+	if !strings.Contains(got["d2-l2"], "worker 7 done in 3ms\nworker 12 done in 41ms") {
+		t.Errorf("the count line does not list its template's lines: %q", got["d2-l2"])
+	}
+}
+
+// countLineInput is a log_dedup count line with a reference, as the
+// pipeline writes them: opened, it lists the lines of its template only.
+func countLineInput() htmlreport.Input {
+	original := "start\nworker 7 done in 3ms\nworker 12 done in 41ms\ncache miss <script>window.__pwned=8</script>\nworker 9 done in 5ms\nstop\n"
+	text := "start\nworker 7 done in 3ms [×3; 3ms–41ms · ref " + testDocID[:8] + ":L2-5]\ncache miss <script>window.__pwned=8</script>\nstop\n"
+	return htmlreport.Input{File: "count.log", DocID: testDocID, Original: original, Text: text,
+		Report: pipeline.Report{Kind: "log", Mode: "algorithmic", CharsIn: len(original), CharsOut: len(text)}}
+}
+
+// TestCappedReportInABrowser: over the cap, a fold shows the lines next to
+// the kept lines around it and says how many it leaves out.
+func TestCappedReportInABrowser(t *testing.T) {
+	in := compact(t, "build.log", buildLog(6000), 0)
+	p := openReport(t, []htmlreport.Input{in}, htmlreport.Options{MaxOriginal: 20000})
+	var partial string
+	for _, d := range p.folds() {
+		if hasClass(d, "partial") {
+			partial, _ = attr(d, "id")
+			break
+		}
+	}
+	if partial == "" {
+		t.Fatal("no partial fold under the cap")
+	}
+	if err := chromedp.Do(p.ctx, chromedp.Click("#"+partial+" > summary"), chromedp.WaitVisible("#"+partial+" pre.orig span.gap")); err != nil {
+		t.Fatal(err)
+	}
+	gap, err := chromedp.Run(p.ctx, chromedp.Text("#"+partial+" pre.orig span.gap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(gap, "lines not embedded: publisher get "+testDocID[:8]) {
+		t.Errorf("the gap says %q", gap)
+	}
+	note, err := chromedp.Run(p.ctx, chromedp.Text("p.cap"))
+	if err != nil || !strings.Contains(note, "over the 20000-byte cap") {
+		t.Errorf("the cap note: %q %v", note, err)
+	}
 }
 
 // TestCorpusReportsInABrowser does the same on real CI and build logs of
@@ -261,7 +305,7 @@ func TestCorpusReportsInABrowser(t *testing.T) {
 		}
 		inputs = append(inputs, compact(t, filepath.Base(f), plantHostile(string(data), 400), 0))
 	}
-	p := openReport(t, inputs)
+	p := openReport(t, inputs, htmlreport.Options{})
 	if len(p.folds()) < len(files) {
 		t.Fatalf("%d folds in %d logs", len(p.folds()), len(files))
 	}

@@ -121,3 +121,29 @@ func textOf(n *html.Node) string {
 	}
 	return b.String()
 }
+
+// TestHTMLReportWithoutStore: with --no-store the printed markers carry no
+// reference, yet the report's folds still open (it has the original).
+func TestHTMLReportWithoutStore(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "report.html")
+	stdout, stderr, err := runPublisher(t, roundTripLog(), "--local", "--no-store", "--html-report", page, "-")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if strings.Contains(stdout, " · ref ") {
+		t.Fatal("--no-store printed references")
+	}
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := html.Parse(strings.NewReader(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	folds := findAll(root, func(n *html.Node) bool { return n.Data == "details" })
+	markers := strings.Count(stdout, "lines folded")
+	if markers == 0 || len(folds) != markers {
+		t.Errorf("%d folds for %d printed markers", len(folds), markers)
+	}
+}
