@@ -207,6 +207,12 @@ func TestHostileLogStaysText(t *testing.T) {
 		if n.Data == "img" {
 			t.Errorf("an <img> element came from the log")
 		}
+		// Self-contained: nothing is fetched, every link is in the page.
+		for _, key := range []string{"src", "href"} {
+			if v, ok := attr(n, key); ok && !strings.HasPrefix(v, "#") {
+				t.Errorf("<%s %s=%q> points outside the page", n.Data, key, v)
+			}
+		}
 		for _, a := range n.Attr {
 			if strings.HasPrefix(a.Key, "on") {
 				t.Errorf("<%s %s=%q>: an event attribute came from the log", n.Data, a.Key, a.Val)
@@ -401,5 +407,16 @@ func TestWithoutOriginalFoldsStayText(t *testing.T) {
 	}
 	if n := len(elements(root, func(n *html.Node) bool { return hasClass(n, "original") })); n != 0 {
 		t.Error("an original is embedded")
+	}
+}
+
+// BenchmarkWrite: a report of a 60,000-line build log (about 2.5 MB).
+func BenchmarkWrite(b *testing.B) {
+	in := compact(b, "build.log", buildLog(60000), 0)
+	b.SetBytes(int64(len(in.Original)))
+	for b.Loop() {
+		if err := htmlreport.Write(io.Discard, []htmlreport.Input{in}, htmlreport.Options{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
