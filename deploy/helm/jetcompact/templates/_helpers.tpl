@@ -113,38 +113,12 @@ structured dedup whitespace log_dedup near_dup number_normalize stopwords keywor
 {{- toYaml $cfg -}}
 {{- end -}}
 
-{{/*
-NATS. The official chart names its client Service <release>-nats (or the
-release name when it already contains "nats") and its headless Service,
-which carries the monitoring port, <that>-headless.
-*/}}
-{{- define "jetcompact.natsFullname" -}}
-{{- if .Values.nats.fullnameOverride -}}
-{{- .Values.nats.fullnameOverride | trunc 63 | trimSuffix "-" -}}
-{{- else -}}
-{{- $name := default "nats" .Values.nats.nameOverride -}}
-{{- if contains $name .Release.Name -}}
-{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
-{{- else -}}
-{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
-{{- end -}}
-{{- end -}}
-{{- end -}}
-
 {{- define "jetcompact.natsURL" -}}
-{{- if .Values.nats.enabled -}}
-{{- printf "nats://%s:4222" (include "jetcompact.natsFullname" .) -}}
-{{- else -}}
 {{- .Values.nats.url -}}
-{{- end -}}
 {{- end -}}
 
 {{- define "jetcompact.natsMonitoringEndpoint" -}}
-{{- if .Values.nats.monitoringEndpoint -}}
 {{- .Values.nats.monitoringEndpoint -}}
-{{- else if .Values.nats.enabled -}}
-{{- printf "%s-headless.%s.svc:8222" (include "jetcompact.natsFullname" .) .Release.Namespace -}}
-{{- end -}}
 {{- end -}}
 
 {{/*
@@ -225,9 +199,6 @@ Checks that fail the render with a message naming the value to fix.
 {{- fail (printf "config.fleet.replicas must be 1 or 3, got %v" .Values.config.fleet.replicas) -}}
 {{- end -}}
 {{- if .Values.embedded.enabled -}}
-{{- if .Values.nats.enabled -}}
-{{- fail "embedded.enabled runs its own nats-server: set nats.enabled=false" -}}
-{{- end -}}
 {{- if ne (int .Values.config.fleet.replicas) 1 -}}
 {{- fail "embedded.enabled has a single server: config.fleet.replicas must be 1" -}}
 {{- end -}}
@@ -242,7 +213,7 @@ Checks that fail the render with a message naming the value to fix.
 {{- end -}}
 {{- else -}}
 {{- if not (include "jetcompact.natsURL" .) -}}
-{{- fail "set nats.url (external NATS), nats.enabled=true (the NATS chart) or embedded.enabled=true" -}}
+{{- fail "set nats.url (an external NATS, such as the official NATS chart) or embedded.enabled=true" -}}
 {{- end -}}
 {{- if not .Values.segments -}}
 {{- fail "segments must not be empty" -}}
