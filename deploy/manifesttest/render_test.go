@@ -214,6 +214,12 @@ func decodeOne(doc []byte) (Manifest, error) {
 			return Manifest{}, fmt.Errorf("ServiceMonitor: %w", err)
 		}
 		obj = sm
+	case "monitoring.coreos.com/v1, Kind=PrometheusRule":
+		pr := &PrometheusRule{}
+		if err := decodeCRD(doc, pr); err != nil {
+			return Manifest{}, fmt.Errorf("PrometheusRule: %w", err)
+		}
+		obj = pr
 	default:
 		o, _, err := strictDecode.Decode(doc, nil, nil)
 		if err != nil {
@@ -320,4 +326,31 @@ type Endpoint struct {
 	Interval      string              `json:"interval,omitempty"`
 	ScrapeTimeout string              `json:"scrapeTimeout,omitempty"`
 	HonorLabels   bool                `json:"honorLabels,omitempty"`
+}
+
+// PrometheusRule is the Prometheus Operator's monitoring.coreos.com/v1
+// PrometheusRule, as far as this chart renders it.
+type PrometheusRule struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              struct {
+		Groups []RuleGroup `json:"groups"`
+	} `json:"spec"`
+}
+
+// RuleGroup is the operator's RuleGroup.
+type RuleGroup struct {
+	Name     string `json:"name"`
+	Interval string `json:"interval,omitempty"`
+	Rules    []Rule `json:"rules"`
+}
+
+// Rule is the operator's Rule.
+type Rule struct {
+	Record      string            `json:"record,omitempty"`
+	Alert       string            `json:"alert,omitempty"`
+	Expr        string            `json:"expr"`
+	For         string            `json:"for,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
