@@ -36,7 +36,7 @@ offline=(env HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 NO_PRO
 	HELM_CACHE_HOME="$work/cache" HELM_CONFIG_HOME="$work/config" HELM_DATA_HOME="$work/data")
 
 for kube in $kube_versions; do
-	for values in values.yaml ci/values-production.yaml ci/values-embedded.yaml; do
+	for values in values.yaml ci/values-production.yaml ci/values-embedded.yaml ci/values-roles.yaml; do
 		name="$(basename "$values" .yaml)"
 		echo "--- Kubernetes ${kube}, ${values}"
 		"${offline[@]}" helm lint --strict --kube-version "$kube" "$chart" -f "$chart/$values"

@@ -191,7 +191,7 @@ func TestChartRendersOfflineAsItIs(t *testing.T) {
 		t.Error("Chart.yaml has no kubeVersion")
 	}
 	for _, kube := range kubeVersions {
-		for name, args := range map[string][]string{"defaults": nil, "production": production(), "embedded": embedded()} {
+		for name, args := range map[string][]string{"defaults": nil, "production": production(), "embedded": embedded(), "roles": {"-f", valuesFile("ci/values-roles.yaml")}} {
 			out, stderr, err := helmTemplateAt(t, kube, args...)
 			if err != nil {
 				t.Errorf("Kubernetes %s, %s: %v\n%s", kube, name, err, stderr)
@@ -297,6 +297,7 @@ func TestRenderedManifestsDecodeStrictly(t *testing.T) {
 		},
 		"inline-token": func(*testing.T) []string { return []string{"--set", "nats.auth.token.value=" + inlineToken} },
 		"hpa":          func(*testing.T) []string { return []string{"--set", "segmentDefaults.autoscaling.hpa.enabled=true"} },
+		"roles":        func(*testing.T) []string { return []string{"-f", valuesFile("ci/values-roles.yaml")} },
 	}
 	for name, args := range sets {
 		t.Run(name, func(t *testing.T) {
@@ -1202,9 +1203,12 @@ func publisher(t *testing.T) string {
 // section and field known, the segments valid, for each values set.
 func TestRenderedConfigLoadsInProduct(t *testing.T) {
 	bin := publisher(t)
-	for name, args := range map[string][]string{"defaults": nil, "production": production(), "embedded": embedded()} {
+	for name, args := range map[string][]string{"defaults": nil, "production": production(), "embedded": embedded(), "roles": {"-f", valuesFile("ci/values-roles.yaml")}} {
 		m := render(t, args...)
 		for _, cm := range Of[*corev1.ConfigMap](m) {
+			if _, ok := cm.Data["config.yaml"]; !ok {
+				continue // the dashboard, the authorization block
+			}
 			p := filepath.Join(t.TempDir(), "config.yaml")
 			if err := os.WriteFile(p, []byte(cm.Data["config.yaml"]), 0o644); err != nil {
 				t.Fatal(err)

@@ -172,7 +172,7 @@ func helmLint(t *testing.T, args ...string) (string, error) {
 // A misspelt key or a wrongly typed value fails `helm lint --strict` and
 // `helm template`, naming the key; the shipped values files pass.
 func TestValuesSchemaRejectsMistakes(t *testing.T) {
-	for _, f := range []string{"values.yaml", "ci/values-production.yaml", "ci/values-embedded.yaml"} {
+	for _, f := range []string{"values.yaml", "ci/values-production.yaml", "ci/values-embedded.yaml", "ci/values-roles.yaml"} {
 		if out, err := helmLint(t, "-f", valuesFile(f)); err != nil {
 			t.Errorf("helm lint %s: %v\n%s", f, err, out)
 		}

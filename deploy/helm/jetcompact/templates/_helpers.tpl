@@ -256,6 +256,25 @@ Checks that fail the render with a message naming the value to fix.
 {{- fail "the last segment must be [guard] alone" -}}
 {{- end -}}
 {{- end -}}
+{{- if .Values.nats.roles.enabled -}}
+{{- if .Values.embedded.enabled -}}
+{{- fail "nats.roles: the embedded server takes one credential (nats.auth.token, userPassword or nkey); per-role users need an external NATS" -}}
+{{- end -}}
+{{- if or (include "jetcompact.credsSecret" .) (include "jetcompact.userSecret" .) (include "jetcompact.tokenSecret" .) (include "jetcompact.nkeySecret" .) -}}
+{{- fail "nats.roles: each role connects as its own user; unset nats.auth (creds, userPassword, token, nkey)" -}}
+{{- end -}}
+{{- if and .Values.topology.enabled (not .Values.nats.roles.existingSecret) -}}
+{{- fail "nats.roles: set nats.roles.existingSecret (the setup role's password, for the topology Job, and the segments' unless they name a natsSecret)" -}}
+{{- end -}}
+{{- range .Values.segments -}}
+{{- if not (or .natsSecret $.Values.nats.roles.existingSecret) -}}
+{{- fail (printf "nats.roles: segment %s has no credentials: set its natsSecret or nats.roles.existingSecret" .name) -}}
+{{- end -}}
+{{- if .tasks -}}
+{{- fail (printf "nats.roles: segment %s serves tasks, but a worker connects as one user and each task is a role of its own; set its tasks to [] (tasks need the full-access user)" .name) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- $auth := 0 -}}
 {{- if include "jetcompact.nkeySecret" . }}{{ $auth = add1 $auth }}{{ end -}}
 {{- if include "jetcompact.credsSecret" . }}{{ $auth = add1 $auth }}{{ end -}}
@@ -309,6 +328,18 @@ Deployment and the topology Job. Argument: dict "root" $ "llm" bool
 {{- if not $v.embedded.enabled }}
 - name: NATS_URL
   value: {{ include "jetcompact.natsURL" $root | quote }}
+{{- end }}
+{{- with .role }}
+{{- $r := index (include "jetcompact.rolePermissions" $root | fromYaml) .name }}
+- name: NATS_USER
+  value: {{ $r.user | quote }}
+- name: NATS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ .secret }}
+      key: {{ $r.passwordEnv }}
+- name: NATS_INBOX_PREFIX
+  value: {{ $r.inbox | quote }}
 {{- end }}
 {{- with include "jetcompact.userSecret" $root }}
 - name: NATS_USER
