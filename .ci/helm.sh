@@ -18,10 +18,20 @@ kube_versions="1.29.0 1.33.0 1.34.0"
 gobin="$(go env GOBIN)"
 [ -n "$gobin" ] || gobin="$(go env GOPATH)/bin"
 export PATH="$PATH:$gobin"
-if ! command -v helm >/dev/null 2>&1; then
+# helm's Makefile tells it, by -ldflags, which Kubernetes its client-go
+# speaks (v3.22.0: client-go v0.37, Kubernetes 1.37); a plain `go install`
+# leaves 1.20, below the chart's kubeVersion, so `helm template` without
+# --kube-version would refuse the chart. Build it as the release is built.
+install_helm() {
 	echo "installing helm ${HELM_VERSION} with go install (about 80 s the first time)"
-	go install "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}"
-fi
+	local x="" pkg
+	for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+		x="$x -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=37"
+	done
+	go install -ldflags "$x" "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}"
+	hash -r
+}
+command -v helm >/dev/null 2>&1 || install_helm
 helm version --short
 
 # The chart has no dependencies: lint and render the directory itself,
@@ -34,6 +44,17 @@ trap 'rm -rf "$work"' EXIT
 offline=(env HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 NO_PROXY= no_proxy=
 	HELM_REPOSITORY_CONFIG="$work/repositories.yaml" HELM_REPOSITORY_CACHE="$work/cache"
 	HELM_CACHE_HOME="$work/cache" HELM_CONFIG_HOME="$work/config" HELM_DATA_HOME="$work/data")
+
+# As a user runs it: no flags, no network.
+if ! "${offline[@]}" helm template "$chart" >"$work/plain.yaml" 2>"$work/plain.err"; then
+	if grep -q "incompatible with Kubernetes v1.20" "$work/plain.err" && [ "$(command -v helm)" = "$gobin/helm" ]; then
+		install_helm # an older helm.sh built it without the Kubernetes version
+		"${offline[@]}" helm template "$chart" >"$work/plain.yaml"
+	else
+		cat "$work/plain.err"; exit 1
+	fi
+fi
+echo "helm template $chart: $(grep -c '^kind:' "$work/plain.yaml") manifests, offline, no flags"
 
 for kube in $kube_versions; do
 	for values in values.yaml ci/values-production.yaml ci/values-embedded.yaml ci/values-roles.yaml; do
