@@ -48,6 +48,7 @@ type flags struct {
 	embedded                        bool
 	storeDir, embeddedListen        string
 	embeddedTLSCert, embeddedTLSKey string
+	embeddedAuthorization           string
 	setupOnly, skipSetup            bool
 	printPermissions                bool
 	drain                           time.Duration
@@ -74,6 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.embeddedListen, "embedded-listen", "127.0.0.1:4222", "embedded server listen address; clients must present the worker's own NATS credentials (token, user, nkey)")
 	fs.StringVar(&f.embeddedTLSCert, "embedded-tls-cert", os.Getenv("NATS_EMBEDDED_TLS_CERT"), "embedded server: TLS certificate (with --embedded-tls-key)")
 	fs.StringVar(&f.embeddedTLSKey, "embedded-tls-key", os.Getenv("NATS_EMBEDDED_TLS_KEY"), "embedded server: TLS key")
+	fs.StringVar(&f.embeddedAuthorization, "embedded-authorization", os.Getenv("NATS_EMBEDDED_AUTHORIZATION"), "embedded server: a nats-server file with an authorization block (e.g. from --print-permissions) adding least-privilege users; the worker keeps its own --nats-user or --nats-nkey")
 	fs.BoolVar(&f.setupOnly, "setup-only", false, "create or update streams and consumers, then exit")
 	fs.BoolVar(&f.printPermissions, "print-permissions", false, "print a nats-server authorization block with one least-privilege user per role of this fleet, then exit")
 	fs.BoolVar(&f.skipSetup, "skip-setup", false, "use the topology as it is (per-role permissions: the setup role creates it)")
@@ -142,7 +144,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		srv, err := embedded.Start(embedded.Options{StoreDir: dir, Listen: f.embeddedListen,
 			Token: f.conn.Token, User: f.conn.User, Password: f.conn.Password, NKeySeedFile: f.conn.NKeyFile,
-			TLSCert: f.embeddedTLSCert, TLSKey: f.embeddedTLSKey})
+			TLSCert: f.embeddedTLSCert, TLSKey: f.embeddedTLSKey, Authorization: f.embeddedAuthorization})
 		if err != nil {
 			return err
 		}
