@@ -218,7 +218,7 @@ func TestRolesInvalidValuesFail(t *testing.T) {
 		"no secret":         {"nats: {roles: {enabled: true}}\nsegments: [{name: a, stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, redact, llm_summary]}, {name: g, stages: [guard]}]\n", "nats.roles.existingSecret"},
 		"segment tasks":     {"nats: {roles: {enabled: true, existingSecret: r}}\n", "serves tasks"},
 		"shared user too":   {"nats: {roles: {enabled: true, existingSecret: r}, auth: {token: {value: t}}}\nsegments: [{name: a, stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, redact, llm_summary]}, {name: g, stages: [guard]}]\n", "unset nats.auth"},
-		"embedded":          {"embedded: {enabled: true, allowUnauthenticated: true}\nnetworkPolicy: {ingress: {allowAnyClient: true}}\nnats: {roles: {enabled: true, existingSecret: r}}\n", "need an external NATS"},
+		"embedded":          {"embedded: {enabled: true, allowUnauthenticated: true}\nnetworkPolicy: {ingress: {allowAnyClient: true}}\nnats: {roles: {enabled: true, existingSecret: r}}\n", "keeps a full-access user of its own"},
 		"segment no secret": {"topology: {enabled: false}\nnats: {roles: {enabled: true}}\nsegments: [{name: a, stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, redact, llm_summary], natsSecret: s}, {name: g, stages: [guard]}]\n", "segment g has no credentials"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -241,5 +241,80 @@ func TestRolesInvalidValuesFail(t *testing.T) {
 		if it.Name == fullname+"-nats-auth" {
 			t.Error("the authorization ConfigMap is rendered by default")
 		}
+	}
+}
+
+// Embedded mode: the worker's own server loads the chart's authorization
+// block (--embedded-authorization, mounted from the ConfigMap, passwords
+// from the role Secret as environment), which equals --print-permissions
+// for the embedded fleet; the worker binary starts its server with that
+// very file, and refuses it when a role's password is missing.
+func TestEmbeddedRoleUsers(t *testing.T) {
+	bin := worker(t)
+	m := render(t, append(embedded(), withValues(t, `nats:
+  auth:
+    token: null
+    userPassword: {existingSecret: embedded-worker}
+  roles: {enabled: true, existingSecret: roles}
+`)...)...)
+	authConf := configMap(t, m, fullname+"-nats-auth").Data["auth.conf"]
+	chart := parseAuthorization(t, authConf)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte(configMap(t, m, fullname).Data["config.yaml"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "--print-permissions", "--config", cfg).CombinedOutput()
+	if err != nil {
+		t.Fatalf("worker --print-permissions: %v\n%s", err, out)
+	}
+	code := parseAuthorization(t, string(out))
+	if fmt.Sprint(chart) != fmt.Sprint(code) {
+		t.Errorf("embedded roles differ:\nchart  %v\nworker %v", chart, code)
+	}
+
+	d := deployments(m)[fullname]
+	spec := d.Spec.Template.Spec
+	c := container(t, spec)
+	path, _ := argValue(c.Args, "--embedded-authorization")
+	if path != "/etc/jetcompact/nats-auth/auth.conf" {
+		t.Errorf("--embedded-authorization = %q", path)
+	}
+	if v := volume(spec, "nats-auth"); v == nil || v.ConfigMap == nil || v.ConfigMap.Name != fullname+"-nats-auth" {
+		t.Errorf("nats-auth volume = %+v", v)
+	}
+	if len(c.EnvFrom) != 1 || c.EnvFrom[0].SecretRef == nil || c.EnvFrom[0].SecretRef.Name != "roles" {
+		t.Errorf("envFrom = %+v, want the role Secret", c.EnvFrom)
+	}
+	if e := env(c, "NATS_USER"); e == nil || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef.Name != "embedded-worker" {
+		t.Errorf("the worker's own NATS_USER = %+v", e)
+	}
+
+	// The product's embedded server starts with this file.
+	authFile := filepath.Join(dir, "auth.conf")
+	if err := os.WriteFile(authFile, []byte(authConf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(skip string) ([]byte, error) {
+		cmd := exec.Command(bin, "--embedded", "--setup-only", "--config", cfg, "--store-dir", t.TempDir(),
+			"--embedded-listen", "127.0.0.1:0", "--embedded-authorization", authFile, "--http-addr", "")
+		for _, e := range os.Environ() {
+			if !strings.HasPrefix(e, "NATS_") {
+				cmd.Env = append(cmd.Env, e)
+			}
+		}
+		cmd.Env = append(cmd.Env, "NATS_USER=embedded-worker", "NATS_PASSWORD=pw-worker")
+		for _, r := range code {
+			if r.Role != skip {
+				cmd.Env = append(cmd.Env, r.PasswordEnv+"=pw-"+strings.ReplaceAll(r.Role, " ", "-"))
+			}
+		}
+		return cmd.CombinedOutput()
+	}
+	if out, err := run(""); err != nil {
+		t.Errorf("worker --embedded --embedded-authorization with the chart's block: %v\n%s", err, out)
+	}
+	if out, err := run("publisher"); err == nil || !strings.Contains(string(out), code["publisher"].PasswordEnv) {
+		t.Errorf("without the publisher's password: err %v\n%s", err, out)
 	}
 }

@@ -258,8 +258,13 @@ Checks that fail the render with a message naming the value to fix.
 {{- end -}}
 {{- if .Values.nats.roles.enabled -}}
 {{- if .Values.embedded.enabled -}}
-{{- fail "nats.roles: the embedded server takes one credential (nats.auth.token, userPassword or nkey); per-role users need an external NATS" -}}
+{{- if not .Values.nats.roles.existingSecret -}}
+{{- fail "nats.roles with embedded.enabled: set nats.roles.existingSecret (every role's password, which the embedded server reads)" -}}
 {{- end -}}
+{{- if or (include "jetcompact.tokenSecret" .) (not (or (include "jetcompact.userSecret" .) (include "jetcompact.nkeySecret" .))) -}}
+{{- fail "nats.roles with embedded.enabled: the worker keeps a full-access user of its own beside the roles: set nats.auth.userPassword or nats.auth.nkey (a token cannot be combined with users)" -}}
+{{- end -}}
+{{- else -}}
 {{- if or (include "jetcompact.credsSecret" .) (include "jetcompact.userSecret" .) (include "jetcompact.tokenSecret" .) (include "jetcompact.nkeySecret" .) -}}
 {{- fail "nats.roles: each role connects as its own user; unset nats.auth (creds, userPassword, token, nkey)" -}}
 {{- end -}}
@@ -272,6 +277,7 @@ Checks that fail the render with a message naming the value to fix.
 {{- end -}}
 {{- if .tasks -}}
 {{- fail (printf "nats.roles: segment %s serves tasks, but a worker connects as one user and each task is a role of its own; set its tasks to [] (tasks need the full-access user)" .name) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
