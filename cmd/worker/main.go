@@ -176,14 +176,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		log.Info("topology ready", "prefix", file.Fleet.Prefix, "segments", len(file.Fleet.Segments))
 		return nil
 	}
-	var cache *jetstream.LLMCache
-	if err := retrySetup(ctx, log, "llm cache", func() (err error) {
-		cache, err = jetstream.NewLLMCache(ctx, js, llmCacheBucket(file.Fleet.Prefix), file.LLM.CacheTTL, file.Fleet.Replicas)
-		return err
-	}); err != nil {
-		return err
+	llmOpts := []llm.Option{llm.WithLogger(log)}
+	if callsLLM(segs, taskNames) { // only these roles may open the cache (jetstream.RolePermissions)
+		var cache *jetstream.LLMCache
+		if err := retrySetup(ctx, log, "llm cache", func() (err error) {
+			cache, err = jetstream.NewLLMCache(ctx, js, jetstream.Names{Prefix: file.Fleet.Prefix}.LLMCacheBucket(), file.LLM.CacheTTL, file.Fleet.Replicas)
+			return err
+		}); err != nil {
+			return err
+		}
+		llmOpts = append(llmOpts, llm.WithCache(cache))
 	}
-	summarizer, err := llm.New(file.LLM, llm.WithCache(cache), llm.WithLogger(log))
+	summarizer, err := llm.New(file.LLM, llmOpts...)
 	if err != nil {
 		return err
 	}
@@ -276,8 +280,16 @@ func defaultHTTPAddr() string {
 	return "127.0.0.1:8080"
 }
 
-// llmCacheBucket is the KV bucket all replicas share for LLM summaries.
-func llmCacheBucket(prefix string) string { return prefix + "_llm_cache" }
+// callsLLM reports whether a worker serving segs and tasks calls the LLM:
+// it runs llm_summary or a transcript task.
+func callsLLM(segs [][]stages.Key, tasks []string) bool {
+	for _, seg := range segs {
+		if slices.Contains(seg, stages.KeyLLMSummary) {
+			return true
+		}
+	}
+	return len(tasks) > 0
+}
 
 // selectTasks resolves --tasks against the configured fleet.tasks.
 func selectTasks(flagValue, segment string, configured []string) ([]string, error) {

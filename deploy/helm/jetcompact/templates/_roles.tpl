@@ -27,6 +27,12 @@ space-separated subjects (subjects hold no spaces).
 $JS.API.CONSUMER.INFO.{{ .stream }}.{{ .consumer }} $JS.API.CONSUMER.MSG.NEXT.{{ .stream }}.{{ .consumer }} $JS.ACK.{{ .stream }}.{{ .consumer }}.>
 {{- end -}}
 
+{{/* Create or update a KV bucket, read and write it (the LLM cache). */}}
+{{- define "jetcompact.subj.kv" -}}
+{{- $a := "$JS.API." -}}
+{{ $a }}INFO {{ $a }}STREAM.CREATE.KV_{{ . }} {{ $a }}STREAM.UPDATE.KV_{{ . }} {{ $a }}STREAM.INFO.KV_{{ . }} {{ $a }}DIRECT.GET.KV_{{ . }}.> {{ $a }}STREAM.MSG.GET.KV_{{ . }} $KV.{{ . }}.>
+{{- end -}}
+
 {{/* The fleet's tasks: config.fleet.tasks, else the product's default. */}}
 {{- define "jetcompact.fleetTasks" -}}
 {{- $fleet := default dict .Values.config.fleet -}}
@@ -51,6 +57,7 @@ Role names: publisher, setup, "segment <first stage>", "task <name>".
 {{- $blobs := printf "%s_BLOBS" $P -}}
 {{- $oblobs := printf "%s_ORIGINAL_BLOBS" $P -}}
 {{- $intake := printf "%s_intake" $p -}}
+{{- $llmCache := include "jetcompact.subj.kv" (printf "%s_llm_cache" $p) -}}
 {{- $api := "$JS.API." -}}
 {{- $worker := list (include "jetcompact.subj.read" $orig) (include "jetcompact.subj.read" $res) (printf "%sSTREAM.INFO.%s" $api $work) (include "jetcompact.subj.objWrite" $blobs) (include "jetcompact.subj.objRead" $oblobs) | join " " -}}
 {{- $tasks := include "jetcompact.fleetTasks" . | fromYamlArray -}}
@@ -74,11 +81,14 @@ Role names: publisher, setup, "segment <first stage>", "task <name>".
 {{- if eq $i 0 -}}
 {{- $perms = append $perms (include "jetcompact.subj.consume" (dict "stream" $orig "consumer" $intake)) -}}
 {{- end -}}
+{{- if has "llm_summary" $seg -}}
+{{- $perms = append $perms $llmCache -}}
+{{- end -}}
 {{- $_ := set $roles (printf "segment %s" $first) (dict "name" $first "publish" (join " " $perms)) -}}
 {{- end -}}
 {{- /* one per task */ -}}
 {{- range $tasks -}}
-{{- $perms := list (printf "%s.result.*" $p) (printf "%s.dead.task_%s" $p .) (include "jetcompact.subj.consume" (dict "stream" $work "consumer" (printf "%s_task_%s" $p .))) $worker -}}
+{{- $perms := list (printf "%s.result.*" $p) (printf "%s.dead.task_%s" $p .) (include "jetcompact.subj.consume" (dict "stream" $work "consumer" (printf "%s_task_%s" $p .))) $worker $llmCache -}}
 {{- $_ := set $roles (printf "task %s" .) (dict "name" (printf "task_%s" .) "publish" (join " " $perms)) -}}
 {{- end -}}
 {{- /* setup: the topology job */ -}}
