@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -217,8 +216,5 @@ config:
 `)...)
 	if err != nil {
 		t.Errorf("helm lint refused free-form values: %v\n%s", err, out)
-	}
-	if !slices.Contains(strings.Fields(out), "linted,") {
-		t.Logf("%s", out)
 	}
 }
