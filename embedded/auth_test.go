@@ -110,3 +110,100 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string) {
 	}
 	return certFile, keyFile
 }
+
+// TestEmbeddedServerLoadsRoleUsers: an authorization file adds users whose
+// permissions the server enforces, with passwords from the environment,
+// while the worker's own user keeps full access.
+func TestEmbeddedServerLoadsRoleUsers(t *testing.T) {
+	dir := t.TempDir()
+	auth := filepath.Join(dir, "auth.conf")
+	conf := `authorization {
+  users = [
+    { user: "pub", password: $EMBEDDED_TEST_PUB_PASSWORD, permissions: {
+        publish: { allow: ["ok.>"] }
+        subscribe: { allow: ["_INBOX_pub.>"] }
+      } }
+  ]
+}
+`
+	if err := os.WriteFile(auth, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("EMBEDDED_TEST_PUB_PASSWORD", "pw-pub-1")
+	srv, err := Start(Options{StoreDir: t.TempDir(), User: "w", Password: "pw-worker-1", Authorization: auth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	url := srv.ClientURL()
+
+	own, err := nats.Connect(url, nats.UserInfo("w", "pw-worker-1"))
+	if err != nil {
+		t.Fatalf("the worker's own user: %v", err)
+	}
+	defer own.Close()
+	got := make(chan string, 4)
+	for _, subj := range []string{"ok.a", "no.a"} {
+		if _, err := own.Subscribe(subj, func(m *nats.Msg) { got <- m.Subject }); err != nil {
+			t.Fatalf("the worker's own user may subscribe anywhere: %v", err)
+		}
+	}
+	if err := own.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	denied := make(chan error, 4)
+	pub, err := nats.Connect(url, nats.UserInfo("pub", "pw-pub-1"), nats.CustomInboxPrefix("_INBOX_pub"),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { denied <- err }))
+	if err != nil {
+		t.Fatalf("a role user: %v", err)
+	}
+	defer pub.Close()
+	_ = pub.Publish("no.a", []byte("x"))
+	_ = pub.Publish("ok.a", []byte("x"))
+	_ = pub.Flush()
+	select {
+	case s := <-got:
+		if s != "ok.a" {
+			t.Errorf("received %s first; the role may publish only ok.>", s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the role's allowed publish never arrived")
+	}
+	select {
+	case err := <-denied:
+		if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
+			t.Errorf("denied publish: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the server did not refuse the role's publish to no.a")
+	}
+	select {
+	case s := <-got:
+		t.Errorf("%s was delivered", s)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if nc, err := nats.Connect(url, nats.UserInfo("pub", "wrong")); err == nil {
+		nc.Close()
+		t.Error("a wrong role password was accepted")
+	}
+
+	for name, o := range map[string]Options{
+		"token":              {Token: "t", Authorization: auth},
+		"no own user":        {Authorization: auth},
+		"own user is a role": {User: "pub", Password: "p", Authorization: auth},
+		"missing file":       {User: "w", Password: "p", Authorization: filepath.Join(dir, "none.conf")},
+	} {
+		o.StoreDir = t.TempDir()
+		if s, err := Start(o); err == nil {
+			s.Shutdown()
+			t.Errorf("%s: started", name)
+		}
+	}
+	t.Setenv("EMBEDDED_TEST_PUB_PASSWORD", "")
+	os.Unsetenv("EMBEDDED_TEST_PUB_PASSWORD")
+	if s, err := Start(Options{StoreDir: t.TempDir(), User: "w", Password: "p", Authorization: auth}); err == nil {
+		s.Shutdown()
+		t.Error("started with a role password variable unset")
+	}
+}

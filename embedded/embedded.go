@@ -30,6 +30,12 @@ type Options struct {
 	NKeySeedFile   string
 	// TLSCert and TLSKey make the server speak TLS only.
 	TLSCert, TLSKey string
+	// Authorization names a nats-server config file whose authorization
+	// block (users with permissions, as `worker --print-permissions`
+	// prints it; passwords may be $VARIABLES from the environment) adds
+	// least-privilege users for the server's other clients. The worker's
+	// own user or NKey keeps full access; a token cannot be combined.
+	Authorization string
 }
 
 // configureAuth sets o's client authentication and TLS on so.
@@ -43,9 +49,31 @@ func (o Options) configureAuth(so *server.Options) error {
 	if set > 1 {
 		return fmt.Errorf("embedded: configure at most one of token, user and nkey")
 	}
+	var roles []*server.User
+	if o.Authorization != "" {
+		if o.User == "" && o.NKeySeedFile == "" {
+			return fmt.Errorf("embedded: an authorization file needs the worker's own user or nkey (a token cannot be combined with users)")
+		}
+		file, err := server.ProcessConfigFile(o.Authorization)
+		if err != nil {
+			return fmt.Errorf("embedded: authorization %s: %w", o.Authorization, err)
+		}
+		if len(file.Users) == 0 {
+			return fmt.Errorf("embedded: authorization %s has no users", o.Authorization)
+		}
+		for _, u := range file.Users {
+			if u.Username == o.User {
+				return fmt.Errorf("embedded: authorization %s: user %q is the worker's own", o.Authorization, u.Username)
+			}
+		}
+		roles = file.Users
+		so.Users = roles
+	}
 	switch {
 	case o.Token != "":
 		so.Authorization = o.Token
+	case o.User != "" && roles != nil:
+		so.Users = append(roles, &server.User{Username: o.User, Password: o.Password})
 	case o.User != "":
 		so.Username, so.Password = o.User, o.Password
 	case o.NKeySeedFile != "":

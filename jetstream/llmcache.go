@@ -16,6 +16,10 @@ type LLMCache struct {
 	kv njs.KeyValue
 }
 
+// LLMCacheBucket is the KV bucket the workers that call the LLM share for
+// summaries.
+func (n Names) LLMCacheBucket() string { return n.Prefix + "_llm_cache" }
+
 // NewLLMCache creates the bucket with the fleet's replica count, or updates
 // its TTL if it exists, and returns a cache on it. ttl 0 keeps entries until
 // the bucket's limits drop them.

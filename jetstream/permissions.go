@@ -2,6 +2,7 @@ package jetstream
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,8 +38,11 @@ const (
 //     first segment), publishes to the next segment and its own
 //     <p>.dead.<first>; only the guard's segment publishes <p>.result.*.
 //     A segment before it hands the result of a document it dead-letters
-//     to the guard (<p>.work.guard).
-//   - task <name>: consumes its consumer, publishes results.
+//     to the guard (<p>.work.guard). The segment that runs llm_summary
+//     also creates, reads and writes the LLM cache bucket; no other
+//     segment may touch it.
+//   - task <name>: consumes its consumer, publishes results; the LLM
+//     cache as above.
 //   - setup: the JetStream API of this prefix's streams (the topology job).
 //
 // Workers run with --skip-setup under these permissions.
@@ -56,6 +60,11 @@ func RolePermissions(cfg Config) map[string]Permissions {
 	objRead := func(bucket string) []string { return append(read("OBJ_"+bucket), watch("OBJ_"+bucket)...) }
 	objWrite := func(bucket string) []string {
 		return append(objRead(bucket), "$O."+bucket+".>", api+"STREAM.PURGE.OBJ_"+bucket)
+	}
+	kv := func(bucket string) []string { // create or update a KV bucket, read and write it (NewLLMCache)
+		s := "KV_" + bucket
+		return []string{api + "INFO", api + "STREAM.CREATE." + s, api + "STREAM.UPDATE." + s, api + "STREAM.INFO." + s,
+			api + "DIRECT.GET." + s + ".>", api + "STREAM.MSG.GET." + s, "$KV." + bucket + ".>"}
 	}
 	consume := func(stream, consumer string) []string {
 		return []string{api + "CONSUMER.INFO." + stream + "." + consumer, api + "CONSUMER.MSG.NEXT." + stream + "." + consumer, "$JS.ACK." + stream + "." + consumer + ".>"}
@@ -93,10 +102,14 @@ func RolePermissions(cfg Config) map[string]Permissions {
 		if i == 0 {
 			perms = append(perms, consume(n.OriginalsStream(), n.IntakeConsumer()))
 		}
+		if slices.Contains(seg, stages.KeyLLMSummary) {
+			perms = append(perms, kv(n.LLMCacheBucket()))
+		}
 		out["segment "+string(first)] = role(string(first), perms...)
 	}
 	for _, task := range cfg.Tasks {
 		perms := append([][]string{{n.ResultSubject("*"), n.DeadSubject("task_" + task)}, consume(n.WorkStream(), n.TaskConsumer(task))}, worker...)
+		perms = append(perms, kv(n.LLMCacheBucket()))
 		out["task "+task] = role("task_"+task, perms...)
 	}
 	setup := []string{api + "INFO", api + "STREAM.NAMES", api + "STREAM.LIST"}

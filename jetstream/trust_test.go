@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -666,6 +667,18 @@ func TestRolePermissionsRunTheFleetAndRefuseTheAttacks(t *testing.T) {
 	pipe, _ := pipeline.New(pipeline.DefaultConfig(), stages.Deps{})
 	for _, seg := range cfg.Segments {
 		_, js := connect("segment " + string(seg[0]))
+		// Only the segment that runs llm_summary may open the LLM cache.
+		llm := slices.Contains(seg, stages.KeyLLMSummary)
+		wait := time.Second // a refused request only times out
+		if llm {
+			wait = 10 * time.Second
+		}
+		cctx, ccancel := context.WithTimeout(ctx, wait)
+		_, cerr := NewLLMCache(cctx, js, Names{cfg.Prefix}.LLMCacheBucket(), time.Hour, 1)
+		ccancel()
+		if llm != (cerr == nil) {
+			t.Errorf("segment %s opening the LLM cache: %v", seg[0], cerr)
+		}
 		w, err := NewWorker(ctx, js, cfg, pipe)
 		if err != nil {
 			t.Fatalf("segment %s: %v", seg[0], err)

@@ -48,6 +48,7 @@ type flags struct {
 	embedded                        bool
 	storeDir, embeddedListen        string
 	embeddedTLSCert, embeddedTLSKey string
+	embeddedAuthorization           string
 	setupOnly, skipSetup            bool
 	printPermissions                bool
 	drain                           time.Duration
@@ -74,6 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.embeddedListen, "embedded-listen", "127.0.0.1:4222", "embedded server listen address; clients must present the worker's own NATS credentials (token, user, nkey)")
 	fs.StringVar(&f.embeddedTLSCert, "embedded-tls-cert", os.Getenv("NATS_EMBEDDED_TLS_CERT"), "embedded server: TLS certificate (with --embedded-tls-key)")
 	fs.StringVar(&f.embeddedTLSKey, "embedded-tls-key", os.Getenv("NATS_EMBEDDED_TLS_KEY"), "embedded server: TLS key")
+	fs.StringVar(&f.embeddedAuthorization, "embedded-authorization", os.Getenv("NATS_EMBEDDED_AUTHORIZATION"), "embedded server: a nats-server file with an authorization block (e.g. from --print-permissions) adding least-privilege users; the worker keeps its own --nats-user or --nats-nkey")
 	fs.BoolVar(&f.setupOnly, "setup-only", false, "create or update streams and consumers, then exit")
 	fs.BoolVar(&f.printPermissions, "print-permissions", false, "print a nats-server authorization block with one least-privilege user per role of this fleet, then exit")
 	fs.BoolVar(&f.skipSetup, "skip-setup", false, "use the topology as it is (per-role permissions: the setup role creates it)")
@@ -142,7 +144,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		srv, err := embedded.Start(embedded.Options{StoreDir: dir, Listen: f.embeddedListen,
 			Token: f.conn.Token, User: f.conn.User, Password: f.conn.Password, NKeySeedFile: f.conn.NKeyFile,
-			TLSCert: f.embeddedTLSCert, TLSKey: f.embeddedTLSKey})
+			TLSCert: f.embeddedTLSCert, TLSKey: f.embeddedTLSKey, Authorization: f.embeddedAuthorization})
 		if err != nil {
 			return err
 		}
@@ -174,14 +176,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		log.Info("topology ready", "prefix", file.Fleet.Prefix, "segments", len(file.Fleet.Segments))
 		return nil
 	}
-	var cache *jetstream.LLMCache
-	if err := retrySetup(ctx, log, "llm cache", func() (err error) {
-		cache, err = jetstream.NewLLMCache(ctx, js, llmCacheBucket(file.Fleet.Prefix), file.LLM.CacheTTL, file.Fleet.Replicas)
-		return err
-	}); err != nil {
-		return err
+	llmOpts := []llm.Option{llm.WithLogger(log)}
+	if callsLLM(segs, taskNames) { // only these roles may open the cache (jetstream.RolePermissions)
+		var cache *jetstream.LLMCache
+		if err := retrySetup(ctx, log, "llm cache", func() (err error) {
+			cache, err = jetstream.NewLLMCache(ctx, js, jetstream.Names{Prefix: file.Fleet.Prefix}.LLMCacheBucket(), file.LLM.CacheTTL, file.Fleet.Replicas)
+			return err
+		}); err != nil {
+			return err
+		}
+		llmOpts = append(llmOpts, llm.WithCache(cache))
 	}
-	summarizer, err := llm.New(file.LLM, llm.WithCache(cache), llm.WithLogger(log))
+	summarizer, err := llm.New(file.LLM, llmOpts...)
 	if err != nil {
 		return err
 	}
@@ -274,8 +280,16 @@ func defaultHTTPAddr() string {
 	return "127.0.0.1:8080"
 }
 
-// llmCacheBucket is the KV bucket all replicas share for LLM summaries.
-func llmCacheBucket(prefix string) string { return prefix + "_llm_cache" }
+// callsLLM reports whether a worker serving segs and tasks calls the LLM:
+// it runs llm_summary or a transcript task.
+func callsLLM(segs [][]stages.Key, tasks []string) bool {
+	for _, seg := range segs {
+		if slices.Contains(seg, stages.KeyLLMSummary) {
+			return true
+		}
+	}
+	return len(tasks) > 0
+}
 
 // selectTasks resolves --tasks against the configured fleet.tasks.
 func selectTasks(flagValue, segment string, configured []string) ([]string, error) {

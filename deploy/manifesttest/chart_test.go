@@ -165,60 +165,46 @@ func argValue(args []string, flag string) (string, bool) {
 
 // ---- tests ----
 
-// The real Chart.yaml keeps NATS as an optional dependency of the official
-// chart, even though the offline copy that renders here drops it.
-func TestChartDeclaresOptionalNATSDependency(t *testing.T) {
+// kubeVersions are the Kubernetes versions the chart is rendered for: the
+// oldest and newest of those issue 18 names, and the current one.
+var kubeVersions = []string{"1.29.0", "1.33.0", kubeVersion}
+
+// The chart renders offline as it is: no dependencies to fetch, a
+// kubeVersion that admits every version rendered, and every values set
+// renders at each of them with helm's network and repositories cut off.
+func TestChartRendersOfflineAsItIs(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(chartPath, "Chart.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var chart struct {
-		APIVersion   string `json:"apiVersion"`
-		Dependencies []struct {
-			Name, Version, Repository, Condition string
-		} `json:"dependencies"`
-	}
+	var chart map[string]any
 	if err := yaml.Unmarshal(data, &chart); err != nil {
 		t.Fatal(err)
 	}
-	if chart.APIVersion != "v2" {
-		t.Errorf("apiVersion = %q, want v2", chart.APIVersion)
+	if chart["apiVersion"] != "v2" {
+		t.Errorf("apiVersion = %v, want v2", chart["apiVersion"])
 	}
-	if len(chart.Dependencies) != 1 {
-		t.Fatalf("dependencies = %+v, want only nats", chart.Dependencies)
+	if deps, ok := chart["dependencies"]; ok {
+		t.Errorf("Chart.yaml declares dependencies %v; the chart must render offline", deps)
 	}
-	d := chart.Dependencies[0]
-	if d.Name != "nats" || d.Repository != "https://nats-io.github.io/k8s/helm/charts/" || d.Condition != "nats.enabled" {
-		t.Errorf("nats dependency = %+v", d)
+	if kv, _ := chart["kubeVersion"].(string); kv == "" {
+		t.Error("Chart.yaml has no kubeVersion")
 	}
-	if _, err := stripDependencies(data); err != nil {
-		t.Error(err)
+	for _, kube := range kubeVersions {
+		for name, args := range map[string][]string{"defaults": nil, "production": production(), "embedded": embedded(), "roles": {"-f", valuesFile("ci/values-roles.yaml")}} {
+			out, stderr, err := helmTemplateAt(t, kube, args...)
+			if err != nil {
+				t.Errorf("Kubernetes %s, %s: %v\n%s", kube, name, err, stderr)
+				continue
+			}
+			if _, err := decodeAll(out); err != nil {
+				t.Errorf("Kubernetes %s, %s: %v", kube, name, err)
+			}
+		}
 	}
-
-	var values struct {
-		Nats struct {
-			Enabled bool `json:"enabled"`
-			Config  struct {
-				Cluster struct {
-					Enabled  bool `json:"enabled"`
-					Replicas int  `json:"replicas"`
-				} `json:"cluster"`
-				Jetstream struct {
-					Enabled bool `json:"enabled"`
-				} `json:"jetstream"`
-			} `json:"config"`
-		} `json:"nats"`
-	}
-	vdata, err := os.ReadFile(filepath.Join(chartPath, "values.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(vdata, &values); err != nil {
-		t.Fatal(err)
-	}
-	n := values.Nats
-	if n.Enabled || !n.Config.Jetstream.Enabled || !n.Config.Cluster.Enabled || n.Config.Cluster.Replicas != 3 {
-		t.Errorf("nats values: %+v; want disabled by default, JetStream on, 3-node cluster", n)
+	// Below the chart's kubeVersion the render is refused.
+	if _, stderr, err := helmTemplateAt(t, "1.20.0"); err == nil || !strings.Contains(stderr, "kubeVersion") {
+		t.Errorf("Kubernetes 1.20: err %v, %s", err, stderr)
 	}
 }
 
@@ -305,13 +291,13 @@ func TestRenderedManifestsDecodeStrictly(t *testing.T) {
 		"defaults":       func(*testing.T) []string { return nil },
 		"production":     func(*testing.T) []string { return production() },
 		"embedded":       func(*testing.T) []string { return embedded() },
-		"nats-subchart":  func(*testing.T) []string { return []string{"--set", "nats.enabled=true"} },
 		"inline-secrets": func(t *testing.T) []string { return withValues(t, inlineSecretsValues()) },
 		"inline-creds": func(t *testing.T) []string {
 			return withValues(t, "nats:\n  auth:\n    creds:\n      content: |\n        "+strings.ReplaceAll(strings.TrimSpace(inlineCreds), "\n", "\n        ")+"\n")
 		},
 		"inline-token": func(*testing.T) []string { return []string{"--set", "nats.auth.token.value=" + inlineToken} },
 		"hpa":          func(*testing.T) []string { return []string{"--set", "segmentDefaults.autoscaling.hpa.enabled=true"} },
+		"roles":        func(*testing.T) []string { return []string{"-f", valuesFile("ci/values-roles.yaml")} },
 	}
 	for name, args := range sets {
 		t.Run(name, func(t *testing.T) {
@@ -1119,18 +1105,6 @@ func TestNetworkPolicyLimitsTraffic(t *testing.T) {
 		t.Errorf("the LLM in use without CIDRs: err %v, %s", err, stderr)
 	}
 
-	// With the NATS chart, NATS egress goes to its pods.
-	for _, s := range Of[*networkingv1.NetworkPolicy](render(t, "--set", "nats.enabled=true")) {
-		for _, r := range s.Spec.Egress {
-			if r.Ports[0].Port.IntValue() == 4222 {
-				if len(r.To) != 1 || r.To[0].PodSelector == nil || r.To[0].PodSelector.MatchLabels["app.kubernetes.io/name"] != "nats" ||
-					r.To[0].PodSelector.MatchLabels["app.kubernetes.io/instance"] != release {
-					t.Errorf("NATS-chart egress = %+v", r.To)
-				}
-			}
-		}
-	}
-
 	// Embedded: no NATS egress, NATS ingress for the publishers named.
 	e := Of[*networkingv1.NetworkPolicy](render(t, embedded()...))
 	if len(e) != 1 {
@@ -1145,20 +1119,6 @@ func TestNetworkPolicyLimitsTraffic(t *testing.T) {
 
 	if len(Of[*networkingv1.NetworkPolicy](render(t, "--set", "networkPolicy.enabled=false"))) != 0 {
 		t.Error("networkPolicy.enabled=false still renders one")
-	}
-}
-
-func TestNATSChartURL(t *testing.T) {
-	m := render(t, "--set", "nats.enabled=true", "--set", "segmentDefaults.autoscaling.keda.enabled=true")
-	for name, pt := range podTemplates(m) {
-		if e := env(container(t, pt.Spec), "NATS_URL"); e == nil || e.Value != "nats://jc-nats:4222" {
-			t.Errorf("%s NATS_URL = %+v", name, e)
-		}
-	}
-	for _, so := range Of[*ScaledObject](m) {
-		if got := so.Spec.Triggers[0].Metadata["natsServerMonitoringEndpoint"]; got != "jc-nats-headless."+namespace+".svc:8222" {
-			t.Errorf("%s monitoring endpoint = %q", so.Name, got)
-		}
 	}
 }
 
@@ -1189,12 +1149,11 @@ func TestInvalidValuesFail(t *testing.T) {
 		{"fleet segments set by hand", "config: {fleet: {segments: [[guard]]}}\n", "generated from `segments`"},
 		{"R2 streams", "config: {fleet: {replicas: 2}}\n", "must be 1 or 3"},
 		{"embedded R3", "embedded: {enabled: true}\nconfig: {fleet: {replicas: 3}}\n", "config.fleet.replicas must be 1"},
-		{"embedded with NATS chart", "embedded: {enabled: true}\nnats: {enabled: true}\n", "set nats.enabled=false"},
 		{"embedded with creds", "embedded: {enabled: true}\nnats: {auth: {creds: {existingSecret: c}}}\n", "takes no nats.auth"},
 		{"embedded without credentials", "embedded: {enabled: true}\nnetworkPolicy: {ingress: {natsFrom: [{podSelector: {}}]}}\n", "set nats.auth.token, nats.auth.userPassword or nats.auth.nkey"},
 		{"embedded open to any pod", "embedded: {enabled: true}\nnats: {auth: {token: {existingSecret: t}}}\n", "networkPolicy.ingress.natsFrom"},
 		{"llm without cidrs", "config: {pipeline: {mode: hybrid}}\n", "networkPolicy.egress.llm.cidrs"},
-		{"two auth methods with nkey", "nats: {auth: {token: {value: t}, nkey: {existingSecret: n}}}\n", "at most one of creds, userPassword, token and nkey"},
+		{"two auth methods with nkey", "nats: {auth: {token: {value: t}, nkey: {existingSecret: nk}}}\n", "at most one of creds, userPassword, token and nkey"},
 		{"tls without ca", "nats: {tls: {enabled: true}}\n", "nats.tls.existingSecret or nats.tls.ca"},
 		{"tls cert without key", "nats: {tls: {enabled: true, ca: CA, cert: CERT}}\n", "both cert and key"},
 	}
@@ -1244,9 +1203,12 @@ func publisher(t *testing.T) string {
 // section and field known, the segments valid, for each values set.
 func TestRenderedConfigLoadsInProduct(t *testing.T) {
 	bin := publisher(t)
-	for name, args := range map[string][]string{"defaults": nil, "production": production(), "embedded": embedded()} {
+	for name, args := range map[string][]string{"defaults": nil, "production": production(), "embedded": embedded(), "roles": {"-f", valuesFile("ci/values-roles.yaml")}} {
 		m := render(t, args...)
 		for _, cm := range Of[*corev1.ConfigMap](m) {
+			if _, ok := cm.Data["config.yaml"]; !ok {
+				continue // the dashboard, the authorization block
+			}
 			p := filepath.Join(t.TempDir(), "config.yaml")
 			if err := os.WriteFile(p, []byte(cm.Data["config.yaml"]), 0o644); err != nil {
 				t.Fatal(err)

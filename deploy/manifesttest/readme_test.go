@@ -88,7 +88,7 @@ func TestReadmeProductionExampleIsTested(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"ci/values-production.yaml", "ci/values-embedded.yaml"} {
+	for _, f := range []string{"ci/values-production.yaml", "ci/values-embedded.yaml", "ci/values-roles.yaml"} {
 		v, err := os.ReadFile(filepath.Join(chartPath, f))
 		if err != nil {
 			t.Fatal(err)

@@ -42,90 +42,48 @@ func helmPath(t *testing.T) string {
 	return p
 }
 
-var (
-	offlineOnce sync.Once
-	offlineDir  string
-	offlineErr  error
-)
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if offlineDir != "" {
-		_ = os.RemoveAll(filepath.Dir(offlineDir))
-	}
 	if publisherBin != "" {
 		_ = os.RemoveAll(filepath.Dir(publisherBin))
 	}
 	os.Exit(code)
 }
 
-// offlineChart returns a copy of the chart without its dependencies block.
-// The chart declares the official NATS chart as an optional dependency;
-// helm refuses to lint or render a chart whose declared dependency is not
-// vendored under charts/, even when its condition is false, and fetching it
-// needs the network. The copy renders everything this chart owns.
-func offlineChart(t *testing.T) string {
+// offlineEnv is the environment helm runs in: any HTTP(S) request goes to
+// a closed port, and helm's repository config and cache are empty, so a
+// render that needed the network (a chart dependency) fails.
+func offlineEnv(t *testing.T) []string {
 	t.Helper()
-	offlineOnce.Do(func() {
-		offlineDir, offlineErr = makeOfflineChart()
-	})
-	if offlineErr != nil {
-		t.Fatalf("offline chart copy: %v", offlineErr)
-	}
-	return offlineDir
-}
-
-func makeOfflineChart() (string, error) {
-	root, err := os.MkdirTemp("", "jetcompact-chart-")
-	if err != nil {
-		return "", err
-	}
-	dst := filepath.Join(root, "jetcompact")
-	if err := os.CopyFS(dst, os.DirFS(chartPath)); err != nil {
-		return "", err
-	}
-	chartYAML := filepath.Join(dst, "Chart.yaml")
-	data, err := os.ReadFile(chartYAML)
-	if err != nil {
-		return "", err
-	}
-	stripped, err := stripDependencies(data)
-	if err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(chartYAML, stripped, 0o644); err != nil {
-		return "", err
-	}
-	_ = os.Remove(filepath.Join(dst, "Chart.lock"))
-	return dst, nil
-}
-
-// stripDependencies cuts Chart.yaml at its top-level `dependencies:` key,
-// which must be the last key (as .ci/helm.sh cuts it the same way).
-func stripDependencies(chart []byte) ([]byte, error) {
-	lines := strings.SplitAfter(string(chart), "\n")
-	for i, l := range lines {
-		if !strings.HasPrefix(l, "dependencies:") {
+	dir := t.TempDir()
+	env := []string{}
+	for _, e := range os.Environ() {
+		k, _, _ := strings.Cut(e, "=")
+		switch strings.ToUpper(k) {
+		case "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "HELM_REPOSITORY_CONFIG", "HELM_REPOSITORY_CACHE", "HELM_CACHE_HOME", "HELM_CONFIG_HOME", "HELM_DATA_HOME":
 			continue
 		}
-		for _, rest := range lines[i+1:] {
-			if rest != "" && rest != "\n" && !strings.HasPrefix(rest, " ") && !strings.HasPrefix(rest, "#") && !strings.HasPrefix(rest, "-") {
-				return nil, fmt.Errorf("Chart.yaml: %q follows dependencies; keep dependencies the last key", strings.TrimSpace(rest))
-			}
-		}
-		return []byte(strings.Join(lines[:i], "")), nil
+		env = append(env, e)
 	}
-	return nil, fmt.Errorf("Chart.yaml has no dependencies block")
+	return append(env, "HTTP_PROXY=http://127.0.0.1:9", "HTTPS_PROXY=http://127.0.0.1:9", "NO_PROXY=",
+		"HELM_REPOSITORY_CONFIG="+filepath.Join(dir, "repositories.yaml"), "HELM_REPOSITORY_CACHE="+filepath.Join(dir, "cache"),
+		"HELM_CACHE_HOME="+filepath.Join(dir, "cache"), "HELM_CONFIG_HOME="+filepath.Join(dir, "config"), "HELM_DATA_HOME="+filepath.Join(dir, "data"))
 }
 
-// helmTemplate runs `helm template` on the offline chart with extra args
-// (-f FILE, --set k=v) and returns stdout, stderr and the error.
+// helmTemplate runs `helm template` on the chart directory as it is,
+// offline, with extra args (-f FILE, --set k=v) and returns stdout, stderr
+// and the error.
 func helmTemplate(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
+	return helmTemplateAt(t, kubeVersion, args...)
+}
+
+func helmTemplateAt(t *testing.T, kube string, args ...string) (string, string, error) {
+	t.Helper()
 	helm := helmPath(t)
-	dir := offlineChart(t)
-	full := append([]string{"template", release, dir, "--namespace", namespace, "--kube-version", kubeVersion}, args...)
+	full := append([]string{"template", release, chartPath, "--namespace", namespace, "--kube-version", kube}, args...)
 	cmd := exec.Command(helm, full...)
+	cmd.Env = offlineEnv(t)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -256,6 +214,12 @@ func decodeOne(doc []byte) (Manifest, error) {
 			return Manifest{}, fmt.Errorf("ServiceMonitor: %w", err)
 		}
 		obj = sm
+	case "monitoring.coreos.com/v1, Kind=PrometheusRule":
+		pr := &PrometheusRule{}
+		if err := decodeCRD(doc, pr); err != nil {
+			return Manifest{}, fmt.Errorf("PrometheusRule: %w", err)
+		}
+		obj = pr
 	default:
 		o, _, err := strictDecode.Decode(doc, nil, nil)
 		if err != nil {
@@ -362,4 +326,31 @@ type Endpoint struct {
 	Interval      string              `json:"interval,omitempty"`
 	ScrapeTimeout string              `json:"scrapeTimeout,omitempty"`
 	HonorLabels   bool                `json:"honorLabels,omitempty"`
+}
+
+// PrometheusRule is the Prometheus Operator's monitoring.coreos.com/v1
+// PrometheusRule, as far as this chart renders it.
+type PrometheusRule struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              struct {
+		Groups []RuleGroup `json:"groups"`
+	} `json:"spec"`
+}
+
+// RuleGroup is the operator's RuleGroup.
+type RuleGroup struct {
+	Name     string `json:"name"`
+	Interval string `json:"interval,omitempty"`
+	Rules    []Rule `json:"rules"`
+}
+
+// Rule is the operator's Rule.
+type Rule struct {
+	Record      string            `json:"record,omitempty"`
+	Alert       string            `json:"alert,omitempty"`
+	Expr        string            `json:"expr"`
+	For         string            `json:"for,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
 }

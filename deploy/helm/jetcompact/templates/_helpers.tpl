@@ -113,38 +113,12 @@ structured dedup whitespace log_dedup near_dup number_normalize stopwords keywor
 {{- toYaml $cfg -}}
 {{- end -}}
 
-{{/*
-NATS. The official chart names its client Service <release>-nats (or the
-release name when it already contains "nats") and its headless Service,
-which carries the monitoring port, <that>-headless.
-*/}}
-{{- define "jetcompact.natsFullname" -}}
-{{- if .Values.nats.fullnameOverride -}}
-{{- .Values.nats.fullnameOverride | trunc 63 | trimSuffix "-" -}}
-{{- else -}}
-{{- $name := default "nats" .Values.nats.nameOverride -}}
-{{- if contains $name .Release.Name -}}
-{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
-{{- else -}}
-{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
-{{- end -}}
-{{- end -}}
-{{- end -}}
-
 {{- define "jetcompact.natsURL" -}}
-{{- if .Values.nats.enabled -}}
-{{- printf "nats://%s:4222" (include "jetcompact.natsFullname" .) -}}
-{{- else -}}
 {{- .Values.nats.url -}}
-{{- end -}}
 {{- end -}}
 
 {{- define "jetcompact.natsMonitoringEndpoint" -}}
-{{- if .Values.nats.monitoringEndpoint -}}
 {{- .Values.nats.monitoringEndpoint -}}
-{{- else if .Values.nats.enabled -}}
-{{- printf "%s-headless.%s.svc:8222" (include "jetcompact.natsFullname" .) .Release.Namespace -}}
-{{- end -}}
 {{- end -}}
 
 {{/*
@@ -225,9 +199,6 @@ Checks that fail the render with a message naming the value to fix.
 {{- fail (printf "config.fleet.replicas must be 1 or 3, got %v" .Values.config.fleet.replicas) -}}
 {{- end -}}
 {{- if .Values.embedded.enabled -}}
-{{- if .Values.nats.enabled -}}
-{{- fail "embedded.enabled runs its own nats-server: set nats.enabled=false" -}}
-{{- end -}}
 {{- if ne (int .Values.config.fleet.replicas) 1 -}}
 {{- fail "embedded.enabled has a single server: config.fleet.replicas must be 1" -}}
 {{- end -}}
@@ -242,7 +213,7 @@ Checks that fail the render with a message naming the value to fix.
 {{- end -}}
 {{- else -}}
 {{- if not (include "jetcompact.natsURL" .) -}}
-{{- fail "set nats.url (external NATS), nats.enabled=true (the NATS chart) or embedded.enabled=true" -}}
+{{- fail "set nats.url (an external NATS, such as the official NATS chart) or embedded.enabled=true" -}}
 {{- end -}}
 {{- if not .Values.segments -}}
 {{- fail "segments must not be empty" -}}
@@ -283,6 +254,31 @@ Checks that fail the render with a message naming the value to fix.
 {{- end -}}
 {{- if ne (join " " (last .Values.segments).stages) "guard" -}}
 {{- fail "the last segment must be [guard] alone" -}}
+{{- end -}}
+{{- end -}}
+{{- if .Values.nats.roles.enabled -}}
+{{- if .Values.embedded.enabled -}}
+{{- if not .Values.nats.roles.existingSecret -}}
+{{- fail "nats.roles with embedded.enabled: set nats.roles.existingSecret (every role's password, which the embedded server reads)" -}}
+{{- end -}}
+{{- if or (include "jetcompact.tokenSecret" .) (not (or (include "jetcompact.userSecret" .) (include "jetcompact.nkeySecret" .))) -}}
+{{- fail "nats.roles with embedded.enabled: the worker keeps a full-access user of its own beside the roles: set nats.auth.userPassword or nats.auth.nkey (a token cannot be combined with users)" -}}
+{{- end -}}
+{{- else -}}
+{{- if or (include "jetcompact.credsSecret" .) (include "jetcompact.userSecret" .) (include "jetcompact.tokenSecret" .) (include "jetcompact.nkeySecret" .) -}}
+{{- fail "nats.roles: each role connects as its own user; unset nats.auth (creds, userPassword, token, nkey)" -}}
+{{- end -}}
+{{- if and .Values.topology.enabled (not .Values.nats.roles.existingSecret) -}}
+{{- fail "nats.roles: set nats.roles.existingSecret (the setup role's password, for the topology Job, and the segments' unless they name a natsSecret)" -}}
+{{- end -}}
+{{- range .Values.segments -}}
+{{- if not (or .natsSecret $.Values.nats.roles.existingSecret) -}}
+{{- fail (printf "nats.roles: segment %s has no credentials: set its natsSecret or nats.roles.existingSecret" .name) -}}
+{{- end -}}
+{{- if .tasks -}}
+{{- fail (printf "nats.roles: segment %s serves tasks, but a worker connects as one user and each task is a role of its own; set its tasks to [] (tasks need the full-access user)" .name) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- $auth := 0 -}}
@@ -338,6 +334,18 @@ Deployment and the topology Job. Argument: dict "root" $ "llm" bool
 {{- if not $v.embedded.enabled }}
 - name: NATS_URL
   value: {{ include "jetcompact.natsURL" $root | quote }}
+{{- end }}
+{{- with .role }}
+{{- $r := index (include "jetcompact.rolePermissions" $root | fromYaml) .name }}
+- name: NATS_USER
+  value: {{ $r.user | quote }}
+- name: NATS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ .secret }}
+      key: {{ $r.passwordEnv }}
+- name: NATS_INBOX_PREFIX
+  value: {{ $r.inbox | quote }}
 {{- end }}
 {{- with include "jetcompact.userSecret" $root }}
 - name: NATS_USER
