@@ -44,12 +44,14 @@ type Service struct {
 	client  *Client
 	salt    string
 	timeout time.Duration
+	// replyLife is how long a reply blob is kept for its client to read.
+	replyLife time.Duration
 }
 
 // NewService serves through client. salt goes into derived document ids
 // (as Document.Salt): a changed pipeline config is a new document.
 func NewService(client *Client, salt string) *Service {
-	return &Service{client: client, salt: salt, timeout: 10 * time.Minute}
+	return &Service{client: client, salt: salt, timeout: 10 * time.Minute, replyLife: 5 * time.Minute}
 }
 
 // CompactRequest is one text to compact.
@@ -152,7 +154,8 @@ var (
 // store <P>_ORIGINAL_BLOBS, stored as under that document id); optional
 // headers Jc-Kind, Jc-Mode and Jc-Budget-Tokens. The reply body is the
 // compacted text (or a Jc-Blob header naming it in the work object store
-// <P>_BLOBS, named <id>:reply:<nuid>.<digest>), Jc-Doc-Id, and Jc-Report, the run's
+// <P>_BLOBS, named <id>:reply:<nuid>.<digest>, deleted after five
+// minutes), Jc-Doc-Id, and Jc-Report, the run's
 // pipeline.Report as JSON; Jc-Error when the document met a permanent
 // error (the text is then its original).
 //
@@ -276,6 +279,13 @@ func (s *Service) respond(ctx context.Context, r micro.Request, docID, text stri
 			return
 		}
 		h[HeaderBlob] = []string{name}
+		// Deleted here, not by the client: a publisher may not write the
+		// work object store.
+		time.AfterFunc(s.replyLife, func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_ = s.client.blobs.work.Delete(ctx, name)
+		})
 	} else {
 		body = []byte(text)
 	}
@@ -398,9 +408,5 @@ func (c *ServiceClient) replyText(ctx context.Context, reply *nats.Msg, docID st
 		return "", fmt.Errorf("%w: reply blob %q is not a reply of %s", errForged, truncate(name, 200), docID)
 	}
 	data, err := c.blobs.get(ctx, c.blobs.work, name, name[:i])
-	if err != nil {
-		return "", err
-	}
-	_ = c.blobs.work.Delete(ctx, name) // else it expires with the bucket's max age
-	return string(data), nil
+	return string(data), err
 }

@@ -28,7 +28,9 @@ func serviceFleet(t *testing.T, cfg Config) (*fleet, *ServiceClient) {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	svc, err := NewService(f.client(), "test").Serve(nc, "v1.2.3")
+	service := NewService(f.client(), "test")
+	service.replyLife = time.Second
+	svc, err := service.Serve(nc, "v1.2.3")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,16 +191,29 @@ func TestServiceLargeText(t *testing.T) {
 	if whole != text {
 		t.Errorf("get: %d bytes, want the %d of the original", len(whole), len(text))
 	}
-	// The client deleted the reply blob it read.
-	lister, err := f.js.ObjectStore(ctx, Names{cfg.Prefix}.BlobBucket())
+	// The service deletes its reply blobs once their client had time to read them.
+	work, err := f.js.ObjectStore(ctx, Names{cfg.Prefix}.BlobBucket())
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, _ := lister.List(ctx)
-	for _, o := range objs {
-		if strings.Contains(o.Name, ":reply:") {
-			t.Errorf("reply blob %s left behind", o.Name)
+	replies := func() (n int) {
+		objs, _ := work.List(ctx)
+		for _, o := range objs {
+			if strings.Contains(o.Name, ":reply:") {
+				n++
+			}
 		}
+		return n
+	}
+	if replies() == 0 {
+		t.Error("the 50 MB original came back without a reply blob")
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for replies() > 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := replies(); n > 0 {
+		t.Errorf("%d reply blobs left behind", n)
 	}
 }
 
