@@ -217,11 +217,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	stopService, err := startService(ctx, nc, js, file, f.service, log)
-	if err != nil {
-		return err
-	}
-	defer stopService()
+	defer startService(ctx, nc, js, file, f.service, log)()
 	if f.httpAddr != "" {
 		srv, err := serveHTTP(f.httpAddr, w, nc.IsConnected, tel.MetricsHandler)
 		if err != nil {

@@ -12,21 +12,25 @@ import (
 )
 
 // startService serves the jetcompact micro service (<prefix>.compact and
-// <prefix>.get) on nc unless disabled; the returned function stops it.
-func startService(ctx context.Context, nc *nats.Conn, js njs.JetStream, file config.File, enabled bool, log *slog.Logger) (func(), error) {
+// <prefix>.get) on nc unless disabled; the returned function stops it. A
+// service that cannot start (a user without its permissions) is logged,
+// and the worker runs its segments without it.
+func startService(ctx context.Context, nc *nats.Conn, js njs.JetStream, file config.File, enabled bool, log *slog.Logger) func() {
 	if !enabled {
-		return func() {}, nil
+		return func() {}
 	}
 	client, err := jetstream.NewClient(ctx, js, file.Fleet)
 	if err != nil {
-		return nil, fmt.Errorf("service: %w", err)
+		log.Warn("service not started", "name", jetstream.ServiceName, "error", err.Error())
+		return func() {}
 	}
 	salt := fmt.Sprintf("%s|%v|%+v", version, file.Pipeline.Nodes, file.Pipeline.Options)
 	svc, err := jetstream.NewService(client, salt).Serve(nc, version)
 	if err != nil {
 		client.Close()
-		return nil, fmt.Errorf("service: %w", err)
+		log.Warn("service not started", "name", jetstream.ServiceName, "error", err.Error())
+		return func() {}
 	}
 	log.Info("service running", "name", jetstream.ServiceName, "subjects", file.Fleet.Prefix+".{compact,get}")
-	return func() { _ = svc.Stop(); client.Close() }, nil
+	return func() { _ = svc.Stop(); client.Close() }
 }
