@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -176,7 +177,7 @@ func (s *Service) Serve(nc *nats.Conn, version string) (micro.Service, error) {
 	}
 	g := svc.AddGroup(s.client.names.Prefix)
 	for name, h := range map[string]micro.HandlerFunc{EndpointCompact: s.handleCompact, EndpointGet: s.handleGet} {
-		if err := g.AddEndpoint(name, h); err != nil {
+		if err := g.AddEndpoint(name, recovered(h)); err != nil {
 			_ = svc.Stop()
 			return nil, err
 		}
@@ -184,20 +185,26 @@ func (s *Service) Serve(nc *nats.Conn, version string) (micro.Service, error) {
 	return svc, nil
 }
 
-// serviceVersion is version when it is semantic (micro requires it), else 0.0.0.
-func serviceVersion(v string) string {
-	v = strings.TrimPrefix(v, "v")
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) == 3 {
-		ok := true
-		for _, p := range parts[:2] {
-			if _, err := strconv.Atoi(p); err != nil {
-				ok = false
+// recovered answers a request whose handler panicked with an error
+// reply: a bug must not take the worker down.
+func recovered(h micro.HandlerFunc) micro.HandlerFunc {
+	return func(r micro.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				_ = r.Error(ServiceFailed, fmt.Sprintf("internal error: %v", p), nil)
 			}
-		}
-		if ok {
-			return v
-		}
+		}()
+		h(r)
+	}
+}
+
+// semVer is the form micro requires of a service version (semver.org's).
+var semVer = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+
+// serviceVersion is version without its "v" when it is semantic, else 0.0.0.
+func serviceVersion(version string) string {
+	if v := strings.TrimPrefix(version, "v"); semVer.MatchString(v) {
+		return v
 	}
 	return "0.0.0"
 }

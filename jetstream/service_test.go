@@ -258,3 +258,30 @@ func TestServiceErrorsSayWhy(t *testing.T) {
 		t.Errorf("lines past the end: %v", err)
 	}
 }
+
+func TestServiceVersionIsSemantic(t *testing.T) {
+	for in, want := range map[string]string{"v1.2.3": "1.2.3", "1.2.3-rc.1+dirty": "1.2.3-rc.1+dirty", "dev": "0.0.0", "v1.2": "0.0.0", "1.2.x": "0.0.0", "": "0.0.0"} {
+		if got := serviceVersion(in); got != want {
+			t.Errorf("serviceVersion(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// panicRequest is a micro.Request whose error reply is recorded.
+type panicRequest struct {
+	micro.Request
+	code, desc string
+}
+
+func (r *panicRequest) Error(code, desc string, _ []byte, _ ...micro.RespondOpt) error {
+	r.code, r.desc = code, desc
+	return nil
+}
+
+func TestServiceHandlerPanicIsAnErrorReply(t *testing.T) {
+	r := &panicRequest{}
+	recovered(func(micro.Request) { panic("boom") })(r)
+	if r.code != ServiceFailed || !strings.Contains(r.desc, "boom") {
+		t.Errorf("reply %s %q, want a 500 saying why", r.code, r.desc)
+	}
+}
