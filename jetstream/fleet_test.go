@@ -820,6 +820,24 @@ func TestReplayKeepsHowTheDocumentWasPublished(t *testing.T) {
 	if override.Report.Kind != stages.Detect(text) {
 		t.Errorf("replay with a kind given ran as %s", override.Report.Kind)
 	}
+
+	// The budget too: kept as published, or the one given.
+	budgeted, err := c.Compact(ctx, Document{ID: "budgeted", Text: serviceNotes(200), Kind: stages.KindProse, BudgetTokens: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ given, want int }{{0, 300}, {120, 120}} {
+		res, err := c.Replay(ctx, "budgeted", Document{BudgetTokens: tc.given})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Report.Budget == nil || res.Report.Budget.Tokens != tc.want || stages.EstimateTokens(res.Text) > tc.want {
+			t.Errorf("replay with budget %d: report %+v, %d tokens; want a budget of %d", tc.given, res.Report.Budget, stages.EstimateTokens(res.Text), tc.want)
+		}
+		if tc.given == 0 && res.Text != budgeted.Text {
+			t.Error("a replay without a budget differs from the budgeted original run")
+		}
+	}
 }
 
 // TestAnOriginalIsNeverReplaced: a document id that holds an original

@@ -272,7 +272,7 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 		}
 		return writeRef(a.stdout, text, ref)
 	case "replay":
-		res, err := client.Replay(ctx, id, jetstream.Document{Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM})
+		res, err := client.Replay(ctx, id, jetstream.Document{Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM, BudgetTokens: a.o.budgetTokens})
 		if err != nil {
 			return err
 		}
