@@ -5,10 +5,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -153,6 +155,9 @@ type Document struct {
 	Kind     stages.Kind
 	Mode     stages.Mode
 	AllowLLM bool
+	// BudgetTokens caps the result's estimated tokens (pipeline.FitBudget),
+	// applied by the fleet after the guard; 0 = the workers' budget_tokens.
+	BudgetTokens int
 	// Salt goes into the derived id, so that a changed config or mode is a
 	// new document rather than a duplicate.
 	Salt string
@@ -224,6 +229,11 @@ func (c *Client) submit(ctx context.Context, doc Document, attempt int, task str
 	if int64(len(doc.Text)) > c.cfg.MaxDocumentBytes {
 		return false, fmt.Errorf("%w: document %s is %d bytes, above max_document_bytes %d", errPermanent, doc.ID, len(doc.Text), c.cfg.MaxDocumentBytes)
 	}
+	if doc.BudgetTokens != 0 {
+		if _, err := ParseBudget(strconv.Itoa(doc.BudgetTokens)); err != nil {
+			return false, fmt.Errorf("%w: budget of document %s: %v", errPermanent, doc.ID, err)
+		}
+	}
 	chars := stages.Chars(doc.Text)
 	ctx, span := c.tracer.Start(ctx, "jetcompact.publish", trace.WithSpanKind(trace.SpanKindProducer),
 		trace.WithAttributes(attribute.String("jetcompact.doc_id", doc.ID), attribute.Int("jetcompact.chars_in", chars)))
@@ -235,7 +245,7 @@ func (c *Client) submit(ctx context.Context, doc Document, attempt int, task str
 	env := Envelope{
 		DocID: doc.ID, Kind: doc.Kind, Mode: doc.Mode, AllowLLM: doc.AllowLLM,
 		OrigChars: chars, OrigBytes: len(doc.Text),
-		OrigRef: origSubject, Attempt: attempt,
+		OrigRef: origSubject, Attempt: attempt, Budget: doc.BudgetTokens,
 	}
 	if attempt == 0 {
 		if task == "" {
@@ -526,6 +536,13 @@ func (c *Client) decodeResult(ctx context.Context, raw *njs.RawStreamMsg) (Resul
 		Kind: env.Kind, Mode: env.Mode, Nodes: env.Reports,
 		CharsIn: env.OrigChars, CharsOut: stages.Chars(text), Guard: raw.Header.Get(HeaderGuard),
 	}
+	if b := raw.Header.Get(HeaderBudgetReport); b != "" {
+		var budget pipeline.BudgetReport
+		if err := json.Unmarshal([]byte(b), &budget); err != nil {
+			return Result{}, 0, fmt.Errorf("%w: %s: %v", errBadEnvelope, HeaderBudgetReport, err)
+		}
+		rep.Budget = &budget
+	}
 	return Result{DocID: env.DocID, Text: text, Report: rep, Error: raw.Header.Get(HeaderError)}, env.Attempt, nil
 }
 
@@ -567,6 +584,7 @@ func (c *Client) Replay(ctx context.Context, docID string, doc Document) (Result
 		doc.Kind = cmp.Or(doc.Kind, stored.Kind)
 		doc.Mode = cmp.Or(doc.Mode, stored.Mode)
 		doc.AllowLLM = doc.AllowLLM && stored.AllowLLM
+		doc.BudgetTokens = cmp.Or(doc.BudgetTokens, stored.Budget)
 	}
 	attempt := int(time.Now().UnixMilli() % (1 << 40))
 	wait, err := c.expect(ctx, docID, attempt)

@@ -32,6 +32,11 @@ const (
 	HeaderStage     = "Jc-Stage"   // dead-letter: the segment that gave up
 	HeaderError     = "Jc-Error"   // result: permanent error, original emitted
 	HeaderLog       = "Jc-Log"     // the log analysis of the original (stages.LogLayout)
+	// HeaderBudget is the document's token budget (pipeline.FitBudget),
+	// applied after the guard; absent = the worker's budget_tokens.
+	HeaderBudget = "Jc-Budget-Tokens"
+	// HeaderBudgetReport is a result's pipeline.BudgetReport as JSON.
+	HeaderBudgetReport = "Jc-Budget-Report"
 	// HeaderNonce is a document's unguessable token, stored with its
 	// original. A hop must carry it; results and dead letters never do.
 	HeaderNonce = "Jc-Nonce"
@@ -57,6 +62,8 @@ type Envelope struct {
 	// so that later ones work with it instead of re-reading rewritten text.
 	Log   stages.LogLayout
 	Nonce string
+	// Budget caps the result's estimated tokens; 0 = none given.
+	Budget int
 	// Error is a permanent error the document met; it comes out as its
 	// original (a dead letter's hop to the guard, a result).
 	Error string
@@ -68,6 +75,10 @@ const (
 	maxReportBytes   = 16 << 10
 	maxReportEntries = 128
 )
+
+// MaxBudgetTokens bounds a document's token budget: far above any
+// context window, low enough that a forged header cannot mean anything odd.
+const MaxBudgetTokens = 100_000_000
 
 var nonceRe = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
@@ -101,6 +112,11 @@ func (e Envelope) Write(h nats.Header) error {
 	setOrDel(h, HeaderLog, e.Log.String())
 	setOrDel(h, HeaderNonce, e.Nonce)
 	setOrDel(h, HeaderError, e.Error)
+	if e.Budget > 0 {
+		h.Set(HeaderBudget, strconv.Itoa(e.Budget))
+	} else {
+		h.Del(HeaderBudget)
+	}
 	if len(e.Reports) > 0 {
 		b, err := marshalReports(e.Reports)
 		if err != nil {
@@ -175,6 +191,11 @@ func ReadEnvelope(h nats.Header) (Envelope, error) {
 			return fail("%s: not a count", HeaderAttempt)
 		}
 	}
+	if b := h.Get(HeaderBudget); b != "" {
+		if e.Budget, err = ParseBudget(b); err != nil {
+			return fail("%s: %v", HeaderBudget, err)
+		}
+	}
 	// The analysis is a hint: one that does not parse is made again.
 	e.Log, _ = stages.ParseLogLayout(h.Get(HeaderLog))
 	if e.Nonce != "" && !nonceRe.MatchString(e.Nonce) {
@@ -198,4 +219,19 @@ func ReadEnvelope(h nats.Header) (Envelope, error) {
 // redelivered message republishes under the same id and is dropped.
 func msgID(docID string, attempt int, stage stages.Key) string {
 	return docID + ":" + strconv.Itoa(attempt) + ":" + string(stage)
+}
+
+// ParseBudget reads a token budget: a positive integer of at most
+// MaxBudgetTokens.
+func ParseBudget(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a whole number of tokens", truncate(s, 40))
+	case n <= 0:
+		return 0, fmt.Errorf("%d is not positive", n)
+	case n > MaxBudgetTokens:
+		return 0, fmt.Errorf("%d is above %d", n, MaxBudgetTokens)
+	}
+	return n, nil
 }

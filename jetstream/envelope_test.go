@@ -15,14 +15,14 @@ import (
 func TestEnvelopeRoundTripsThroughExactHeaderNames(t *testing.T) {
 	in := Envelope{
 		DocID: "doc-1", Kind: stages.KindLog, Mode: stages.ModeHybrid, AllowLLM: true,
-		OrigChars: 1200, OrigBytes: 1250, OrigRef: "jc.original.doc-1", Blob: "orig:doc-1", Attempt: 3,
+		OrigChars: 1200, OrigBytes: 1250, OrigRef: "jc.original.doc-1", Blob: "orig:doc-1", Attempt: 3, Budget: 2000,
 		Reports: []pipeline.NodeReport{{Key: stages.KeyDedup, CharsIn: 1200, CharsOut: 900}},
 	}
 	h := nats.Header{}
 	if err := in.Write(h); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{HeaderDocID, HeaderKind, HeaderMode, HeaderAllowLLM, HeaderOrigChars, HeaderOrigBytes, HeaderOrigRef, HeaderBlob, HeaderAttempt, HeaderReport} {
+	for _, name := range []string{HeaderDocID, HeaderKind, HeaderMode, HeaderAllowLLM, HeaderOrigChars, HeaderOrigBytes, HeaderOrigRef, HeaderBlob, HeaderAttempt, HeaderReport, HeaderBudget} {
 		if _, ok := h[name]; !ok {
 			t.Errorf("header %s not written under its exact name (have %v)", name, h)
 		}
@@ -50,6 +50,18 @@ func TestEnvelopeRoundTripsThroughExactHeaderNames(t *testing.T) {
 		bad.Set(name, value)
 		if _, err := ReadEnvelope(bad); !errors.Is(err, errBadEnvelope) || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s=%q: err = %v, want a bad envelope naming it", name, value, err)
+		}
+	}
+	// A budget is a positive whole number of tokens, bounded; a bad one is
+	// permanent, never read as "no budget".
+	for _, value := range []string{"0", "-5", "x", "2000.5", " 2000", "1e9", "100000001", "99999999999999999999"} {
+		bad := nats.Header{}
+		for k, v := range h {
+			bad[k] = v
+		}
+		bad.Set(HeaderBudget, value)
+		if _, err := ReadEnvelope(bad); !errors.Is(err, errBadEnvelope) || !strings.Contains(err.Error(), HeaderBudget) {
+			t.Errorf("%s=%q: err = %v, want a bad envelope naming it", HeaderBudget, value, err)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -818,6 +820,24 @@ func TestReplayKeepsHowTheDocumentWasPublished(t *testing.T) {
 	if override.Report.Kind != stages.Detect(text) {
 		t.Errorf("replay with a kind given ran as %s", override.Report.Kind)
 	}
+
+	// The budget too: kept as published, or the one given.
+	budgeted, err := c.Compact(ctx, Document{ID: "budgeted", Text: serviceNotes(200), Kind: stages.KindProse, BudgetTokens: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ given, want int }{{0, 300}, {120, 120}} {
+		res, err := c.Replay(ctx, "budgeted", Document{BudgetTokens: tc.given})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Report.Budget == nil || res.Report.Budget.Tokens != tc.want || stages.EstimateTokens(res.Text) > tc.want {
+			t.Errorf("replay with budget %d: report %+v, %d tokens; want a budget of %d", tc.given, res.Report.Budget, stages.EstimateTokens(res.Text), tc.want)
+		}
+		if tc.given == 0 && res.Text != budgeted.Text {
+			t.Error("a replay without a budget differs from the budgeted original run")
+		}
+	}
 }
 
 // TestAnOriginalIsNeverReplaced: a document id that holds an original
@@ -964,5 +984,66 @@ func TestTasksRunOnTheFleet(t *testing.T) {
 	}
 	if _, err := c.RunTask(ctx, "nope", Document{Text: "x"}); err == nil {
 		t.Error("unknown task accepted")
+	}
+}
+
+// TestFleetBudgetMatchesLocal: a document's token budget travels in its
+// envelope and is applied by the guard's segment, so split and fused
+// fleets give byte for byte what the in-process pipeline gives.
+func TestFleetBudgetMatchesLocal(t *testing.T) {
+	docs := testDocs(8)
+	for i := range 3 { // long enough that a budget folds lines of every class
+		var b strings.Builder
+		for j := range 400 {
+			fmt.Fprintf(&b, "2024-05-01 12:%02d:%02d INFO worker-%d step %d of job %d took %dms\n", j/60%60, j%60, j%7, j, i, j*13%97)
+			if j%53 == 0 {
+				fmt.Fprintf(&b, "2024-05-01 12:%02d:%02d ERROR worker-%d job %d failed: exit status %d\n", j/60%60, j%60, j%7, i, j%5+1)
+			}
+		}
+		docs = append(docs, b.String())
+	}
+	outs := map[string][]string{}
+	for name, segs := range map[string][][]stages.Key{"split": SplitSegments(), "fused": FusedSegments()} {
+		cfg := DefaultConfig()
+		cfg.Segments = segs
+		f := startFleet(t, cfg)
+		f.worker(segs)
+		c := f.client()
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		for _, budget := range []int{40, 200} {
+			for i, d := range docs {
+				res, err := c.Compact(ctx, Document{Text: d, AllowLLM: true, BudgetTokens: budget, Salt: strconv.Itoa(budget)})
+				if err != nil {
+					t.Fatalf("%s, budget %d, doc %d: %v", name, budget, i, err)
+				}
+				local, err := f.pipe.Run(ctx, pipeline.Request{Text: d, AllowLLM: true, BudgetTokens: budget})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Text != local.Text {
+					t.Fatalf("%s, budget %d, doc %d differs from local:\n--- fleet\n%s\n--- local\n%s", name, budget, i, res.Text, local.Text)
+				}
+				if local.Report.Budget == nil || res.Report.Budget == nil || !reflect.DeepEqual(*res.Report.Budget, *local.Report.Budget) {
+					t.Errorf("%s, budget %d, doc %d: budget report %+v, local %+v", name, budget, i, res.Report.Budget, local.Report.Budget)
+				}
+				if tokens := stages.EstimateTokens(res.Text); tokens > budget && strings.Count(res.Text, "\n") > 1 {
+					t.Errorf("%s, budget %d, doc %d: %d tokens", name, budget, i, tokens)
+				}
+				outs[name] = append(outs[name], res.Text)
+			}
+		}
+	}
+	if !reflect.DeepEqual(outs["split"], outs["fused"]) {
+		t.Error("split and fused fleets differ under a budget")
+	}
+	folded := 0
+	for _, o := range outs["fused"] {
+		if strings.Contains(o, "lines folded]") {
+			folded++
+		}
+	}
+	if folded == 0 {
+		t.Error("no budget folded anything: the test proves nothing")
 	}
 }

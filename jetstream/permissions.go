@@ -19,6 +19,9 @@ type Permissions struct {
 	Inbox     string
 	Publish   []string
 	Subscribe []string
+	// AllowResponses lets the role reply to the requests it receives
+	// (the micro service), whatever the requester's inbox.
+	AllowResponses bool
 }
 
 // Role names of RolePermissions besides one per segment ("segment <first
@@ -41,6 +44,9 @@ const (
 //     to the guard (<p>.work.guard). The segment that runs llm_summary
 //     also creates, reads and writes the LLM cache bucket; no other
 //     segment may touch it.
+//     Every segment also serves the micro service (Service.Serve): it
+//     receives <p>.compact, <p>.get and the $SRV discovery requests,
+//     replies to them, and submits documents as a publisher does.
 //   - task <name>: consumes its consumer, publishes results; the LLM
 //     cache as above.
 //   - setup: the JetStream API of this prefix's streams (the topology job).
@@ -83,7 +89,13 @@ func RolePermissions(cfg Config) map[string]Permissions {
 		objWrite(n.BlobBucket()), objRead(n.OriginalBlobBucket()),
 	}
 	out := map[string]Permissions{}
-	entries := []string{n.Prefix + ".original.*", n.WorkSubject(cfg.Segments[0][0])}
+	// The micro service: its requests in, and what it needs to submit a
+	// document and wait for its result.
+	serveSubscribe := []string{n.Prefix + "." + EndpointCompact, n.Prefix + "." + EndpointGet,
+		"$SRV.*", "$SRV.*." + ServiceName, "$SRV.*." + ServiceName + ".*"}
+	servePublish := append([]string{n.Prefix + ".original.*", api + "CONSUMER.INFO." + n.OriginalsStream() + "." + n.IntakeConsumer()},
+		append(watch(n.ResultsStream()), objWrite(n.OriginalBlobBucket())...)...)
+	entries := []string{n.Prefix + ".original.*", n.WorkSubject(cfg.Segments[0][0]), n.Prefix + "." + EndpointCompact, n.Prefix + "." + EndpointGet}
 	if len(cfg.Tasks) > 0 {
 		entries = append(entries, n.Prefix+".original.task.*", n.Prefix+".work.task.*")
 	}
@@ -98,14 +110,17 @@ func RolePermissions(cfg Config) map[string]Permissions {
 			// The next segment, and the guard for a dead letter's result.
 			next = []string{n.WorkSubject(cfg.Segments[i+1][0]), n.WorkSubject(stages.KeyGuard)}
 		}
-		perms := append([][]string{next, {n.DeadSubject(string(first))}, consume(n.WorkStream(), n.Consumer(first))}, worker...)
+		perms := append([][]string{next, {n.DeadSubject(string(first))}, consume(n.WorkStream(), n.Consumer(first)), servePublish}, worker...)
 		if i == 0 {
 			perms = append(perms, consume(n.OriginalsStream(), n.IntakeConsumer()))
 		}
 		if slices.Contains(seg, stages.KeyLLMSummary) {
 			perms = append(perms, kv(n.LLMCacheBucket()))
 		}
-		out["segment "+string(first)] = role(string(first), perms...)
+		p := role(string(first), perms...)
+		p.Publish = slices.Compact(p.Publish)
+		p.Subscribe, p.AllowResponses = append(p.Subscribe, serveSubscribe...), true
+		out["segment "+string(first)] = p
 	}
 	for _, task := range cfg.Tasks {
 		perms := append([][]string{{n.ResultSubject("*"), n.DeadSubject("task_" + task)}, consume(n.WorkStream(), n.TaskConsumer(task))}, worker...)
@@ -141,7 +156,11 @@ func PermissionsConfig(cfg Config) string {
 		fmt.Fprintf(&b, "    # %s; inbox %s\n", r, p.Inbox)
 		fmt.Fprintf(&b, "    { user: %q, password: $%s, permissions: {\n", user, env)
 		fmt.Fprintf(&b, "        publish: { allow: %s }\n", quoteList(p.Publish))
-		fmt.Fprintf(&b, "        subscribe: { allow: %s }\n      } }\n", quoteList(p.Subscribe))
+		fmt.Fprintf(&b, "        subscribe: { allow: %s }\n", quoteList(p.Subscribe))
+		if p.AllowResponses {
+			b.WriteString("        allow_responses: true\n")
+		}
+		b.WriteString("      } }\n")
 	}
 	b.WriteString("  ]\n}\n")
 	return b.String()

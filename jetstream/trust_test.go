@@ -665,8 +665,11 @@ func TestRolePermissionsRunTheFleetAndRefuseTheAttacks(t *testing.T) {
 		t.Fatalf("setup role: %v", err)
 	}
 	pipe, _ := pipeline.New(pipeline.DefaultConfig(), stages.Deps{})
+	var segNC *nats.Conn
+	var segJS njs.JetStream
 	for _, seg := range cfg.Segments {
-		_, js := connect("segment " + string(seg[0]))
+		nc, js := connect("segment " + string(seg[0]))
+		segNC, segJS = nc, js
 		// Only the segment that runs llm_summary may open the LLM cache.
 		llm := slices.Contains(seg, stages.KeyLLMSummary)
 		wait := time.Second // a refused request only times out
@@ -688,7 +691,7 @@ func TestRolePermissionsRunTheFleetAndRefuseTheAttacks(t *testing.T) {
 		go func() { done <- w.Run(wctx, [][]stages.Key{seg}, 5*time.Second) }()
 		t.Cleanup(func() { stop(); <-done })
 	}
-	_, pjs := connect(RolePublisher)
+	pnc, pjs := connect(RolePublisher)
 	c, err := NewClient(ctx, pjs, cfg)
 	if err != nil {
 		t.Fatalf("publisher: %v", err)
@@ -696,6 +699,34 @@ func TestRolePermissionsRunTheFleetAndRefuseTheAttacks(t *testing.T) {
 	defer c.Close()
 	small := Document{ID: "perm-small", Text: testDocs(1)[0]}
 	large := Document{ID: "perm-large", Text: wordSoup(20 << 10)}
+
+	// A segment's worker serves the micro service; a publisher calls it,
+	// a large text both ways through the object stores.
+	svcClient, err := NewClient(ctx, segJS, cfg)
+	if err != nil {
+		t.Fatalf("service client under a segment role: %v", err)
+	}
+	defer svcClient.Close()
+	svc, err := NewService(svcClient, "").Serve(segNC, "1.0.0")
+	if err != nil {
+		t.Fatalf("service under a segment role: %v", err)
+	}
+	defer func() { _ = svc.Stop() }()
+	sc, err := NewServiceClient(ctx, pnc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svcLarge := wordSoup(24 << 10)
+	srep, err := sc.Compact(ctx, CompactRequest{Text: svcLarge})
+	if err != nil {
+		t.Fatalf("the service's compact under the permissions: %v", err)
+	}
+	if got, err := sc.Get(ctx, srep.DocID); err != nil || got != svcLarge {
+		t.Fatalf("the service's get under the permissions: %v", err)
+	}
+	if info, err := pnc.Request("$SRV.INFO."+ServiceName, nil, 5*time.Second); err == nil {
+		t.Errorf("a publisher may not discover the service's internals, got %q", info.Data)
+	}
 	results := map[string]Result{}
 	for _, doc := range []Document{small, large} {
 		res, err := c.Compact(ctx, doc)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -514,6 +515,7 @@ func (w *Worker) verifyHop(ctx context.Context, hop Envelope) (Envelope, *njs.Ra
 	env.Mode = w.capMode(cmp.Or(hop.Mode, stored.Mode))
 	env.AllowLLM = hop.AllowLLM && stored.AllowLLM
 	env.OrigChars, env.OrigBytes, env.OrigRef = stored.OrigChars, stored.OrigBytes, stored.OrigRef
+	env.Budget = cmp.Or(hop.Budget, stored.Budget) // a replay may change it, like the kind
 	return env, raw, nil
 }
 
@@ -613,12 +615,21 @@ func (w *Worker) finish(ctx context.Context, env Envelope, text string) error {
 		}
 		outcome, text = pipeline.GuardKeptOriginal, w.pipe.KeptOriginal(orig) // decoded, as in process
 	}
+	// The budget applies after the guard, as in process (pipeline.Run),
+	// here in the last segment, so fused and split fleets agree; a text
+	// that passed through gets none.
+	var budget *pipeline.BudgetReport
+	if n := cmp.Or(env.Budget, w.pipe.Config().BudgetTokens); n > 0 && env.Pass == "" {
+		var b pipeline.BudgetReport
+		text, b = pipeline.FitBudget(text, n, env.Kind)
+		budget = &b
+	}
 	span.SetAttributes(
 		attribute.Int("jetcompact.chars_in", env.OrigChars),
 		attribute.Int("jetcompact.chars_out", stages.Chars(text)),
 		attribute.String("jetcompact.guard", outcome),
 	)
-	return w.publishResult(ctx, env, text, outcome, env.Error)
+	return w.publishResultWith(ctx, env, text, outcome, env.Error, budget)
 }
 
 // publishResult writes a document's result without replacing another
@@ -626,6 +637,11 @@ func (w *Worker) finish(ctx context.Context, env Envelope, text string) error {
 // placeholder aside), a replay's over the result it read. Results are
 // readable by publishers, so they never carry the nonce.
 func (w *Worker) publishResult(ctx context.Context, env Envelope, text, outcome, permanentErr string) error {
+	return w.publishResultWith(ctx, env, text, outcome, permanentErr, nil)
+}
+
+// publishResultWith is publishResult with what the budget folded, if any.
+func (w *Worker) publishResultWith(ctx context.Context, env Envelope, text, outcome, permanentErr string, budget *pipeline.BudgetReport) error {
 	env.Nonce = ""
 	id := msgID(env.DocID, env.Attempt, "result")
 	subject := w.names.ResultSubject(env.DocID)
@@ -634,6 +650,13 @@ func (w *Worker) publishResult(ctx context.Context, env Envelope, text, outcome,
 		return err
 	}
 	m.Header.Set(HeaderGuard, outcome)
+	if budget != nil {
+		b, err := json.Marshal(budget)
+		if err != nil {
+			return fmt.Errorf("%w: %v", errPermanent, err)
+		}
+		m.Header.Set(HeaderBudgetReport, string(b))
+	}
 	if permanentErr != "" {
 		m.Header.Set(HeaderError, truncate(permanentErr, maxReasonBytes))
 	}

@@ -164,7 +164,11 @@ func (a *app) explain(err error) error {
 
 // salt makes the derived document id depend on everything that shapes the result.
 func (a *app) salt() string {
-	return fmt.Sprintf("%s|%v|%+v|%s|%s|%v", version, a.file.Pipeline.Nodes, a.file.Pipeline.Options, a.mode, a.kind, !a.o.noLLM)
+	salt := fmt.Sprintf("%s|%v|%+v|%s|%s|%v", version, a.file.Pipeline.Nodes, a.file.Pipeline.Options, a.mode, a.kind, !a.o.noLLM)
+	if b := a.budget(); b > 0 {
+		salt += fmt.Sprintf("|budget %d", b) // another budget is another result
+	}
+	return salt
 }
 
 // fleetClient connects (see connect) and returns a publisher client; the
@@ -199,7 +203,7 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 		prog.start(name, len(text))
 		start := time.Now()
 		res, err := client.Compact(ctx, jetstream.Document{
-			ID: a.o.id, Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM, Salt: a.salt(),
+			ID: a.o.id, Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM, Salt: a.salt(), BudgetTokens: a.budget(),
 		})
 		prog.done()
 		if err != nil {
@@ -271,7 +275,7 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 		}
 		return writeRef(a.stdout, text, ref)
 	case "replay":
-		res, err := client.Replay(ctx, id, jetstream.Document{Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM})
+		res, err := client.Replay(ctx, id, jetstream.Document{Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM, BudgetTokens: a.o.budgetTokens})
 		if err != nil {
 			return err
 		}

@@ -7,11 +7,11 @@ import (
 	"github.com/jetcompact/jetcompact/stages"
 )
 
-// fitBudget applies the token budget to a fleet's result, after the fleet,
-// so that fused and split fleets give the same output.
+// fitBudget applies the token budget to a fleet's result when the fleet
+// did not (workers from before the budget travelled in the envelope).
 func (a *app) fitBudget(text *string, rep *pipeline.Report) {
 	budget := a.budget()
-	if budget <= 0 {
+	if budget <= 0 || rep.Budget != nil {
 		return
 	}
 	var b pipeline.BudgetReport

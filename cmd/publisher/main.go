@@ -81,6 +81,7 @@ const usage = `usage:
   publisher [flags] replay ID     re-run a stored original through the pipeline
   publisher [flags] dead          list dead letters
   publisher [--config F] validate check a config file, print the effective pipeline
+  publisher [flags] mcp           serve the compact and retrieve tools over MCP on stdio
 
 examples:
   publisher testdata/app.log                  compact on an embedded fleet
@@ -150,7 +151,7 @@ func parse(args []string, stderr io.Writer) (options, []string, error) {
 }
 
 func isSubcommand(s string) bool {
-	return s == "get" || s == "replay" || s == "dead" || s == "validate"
+	return s == "get" || s == "replay" || s == "dead" || s == "validate" || s == "mcp"
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -209,6 +210,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return usagef("--%s takes its input from its own flag; unexpected arguments %v", name, rest)
 		}
 		return app.runTranscriptJob(ctx, name, body)
+	}
+	if len(rest) > 0 && rest[0] == "mcp" {
+		return app.serveMCP(ctx, rest[1:])
 	}
 	if len(rest) > 0 && rest[0] == "get" && o.conn.URL == "" {
 		return app.getRef(ctx, rest[1:])

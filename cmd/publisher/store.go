@@ -45,21 +45,14 @@ func (a *app) keepOriginal(id, original string, text *string, rep *pipeline.Repo
 		return
 	}
 	prefix := st.UniquePrefix(id, refPrefixMin)
-	withRefs := pipeline.AddRefs(original, *text, prefix)
-	// References count in the budget: fold more by what they overshoot.
-	if budget := a.budget(); budget > 0 && rep.Budget != nil {
-		for try := 0; try < 8 && stages.EstimateTokens(withRefs) > budget; try++ {
-			over := stages.EstimateTokens(withRefs) - budget
-			refolded, _ := pipeline.FitBudget(*text, max(stages.EstimateTokens(*text)-over, 1), rep.Kind)
-			if try == 7 {
-				refolded, _ = pipeline.FitBudget(*text, 1, rep.Kind)
-			}
-			*text = refolded
-			withRefs = pipeline.AddRefs(original, *text, prefix)
-		}
-		rep.Budget.TokensOut = stages.EstimateTokens(withRefs)
+	budget := 0
+	if rep.Budget != nil {
+		budget = rep.Budget.Tokens
 	}
-	*text = withRefs
+	*text = pipeline.AddRefsWithin(original, *text, prefix, budget, rep.Kind)
+	if rep.Budget != nil {
+		rep.Budget.TokensOut = stages.EstimateTokens(*text)
+	}
 	rep.CharsOut = stages.Chars(*text)
 }
 

@@ -51,6 +51,7 @@ type flags struct {
 	embeddedAuthorization           string
 	setupOnly, skipSetup            bool
 	printPermissions                bool
+	service                         bool
 	drain                           time.Duration
 	gcPercent                       int
 	logs                            telemetry.LogFlags
@@ -79,6 +80,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.setupOnly, "setup-only", false, "create or update streams and consumers, then exit")
 	fs.BoolVar(&f.printPermissions, "print-permissions", false, "print a nats-server authorization block with one least-privilege user per role of this fleet, then exit")
 	fs.BoolVar(&f.skipSetup, "skip-setup", false, "use the topology as it is (per-role permissions: the setup role creates it)")
+	fs.BoolVar(&f.service, "service", true, "serve the jetcompact NATS micro service: <prefix>.compact and <prefix>.get (--service=false: off)")
 	fs.DurationVar(&f.drain, "drain-timeout", 30*time.Second, "on shutdown, wait this long for in-flight work")
 	fs.IntVar(&f.gcPercent, "gc-percent", 400, "Go GC target when GOGC is unset: the live heap is small, so collecting less often saves CPU for little memory")
 	f.logs.RegisterFlags(fs)
@@ -221,6 +223,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer startService(ctx, nc, js, file, f.service, log)()
 	if f.httpAddr != "" {
 		srv, err := serveHTTP(f.httpAddr, w, nc.IsConnected, tel.MetricsHandler)
 		if err != nil {

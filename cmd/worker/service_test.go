@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// TestWorkerServesTheService: a worker answers jc.compact and jc.get by
+// default, and not with --service=false.
+func TestWorkerServesTheService(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		listen := freeAddr(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		var errb bytes.Buffer
+		args := []string{"--embedded", "--store-dir", t.TempDir(), "--embedded-listen", listen, "--http-addr", ""}
+		if !on {
+			args = append(args, "--service=false")
+		}
+		go func() { done <- run(ctx, args, &bytes.Buffer{}, &errb) }()
+		var nc *nats.Conn
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var err error
+			if nc, err = nats.Connect("nats://" + listen); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no server: %v", err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		text := strings.Repeat("2024-05-01 12:00:00 INFO request handled in 5ms\n", 200)
+		var reply *nats.Msg
+		var err error
+		for {
+			reply, err = nc.Request("jc.compact", []byte(text), 10*time.Second)
+			if !on || !errors.Is(err, nats.ErrNoResponders) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond) // the service starts after the topology
+		}
+		if on {
+			if err != nil {
+				t.Fatalf("jc.compact: %v\n%s", err, errb.String())
+			}
+			if len(reply.Data) == 0 || len(reply.Data) >= len(text) || reply.Header.Get("Jc-Doc-Id") == "" {
+				t.Errorf("jc.compact: %q, headers %v", reply.Data, reply.Header)
+			}
+			orig, err := nc.Request("jc.get", []byte(reply.Header.Get("Jc-Doc-Id")), 10*time.Second)
+			if err != nil || string(orig.Data) != text {
+				t.Errorf("jc.get: %v", err)
+			}
+		} else {
+			time.Sleep(500 * time.Millisecond) // started as far as it would
+			if _, err := nc.Request("jc.compact", []byte(text), 2*time.Second); !errors.Is(err, nats.ErrNoResponders) {
+				t.Errorf("--service=false: %v, want no responders", err)
+			}
+		}
+		nc.Close()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("shutdown: %v", err)
+		}
+	}
+}
