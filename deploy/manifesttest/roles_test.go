@@ -50,6 +50,7 @@ func worker(t *testing.T) string {
 type roleUser struct {
 	Role, Inbox, User, PasswordEnv string
 	Publish, Subscribe             []string
+	AllowResponses                 bool
 }
 
 var (
@@ -91,6 +92,8 @@ func parseAuthorization(t *testing.T, text string) map[string]roleUser {
 			} else {
 				cur.Subscribe = list
 			}
+		case trimmed == "allow_responses: true" && cur != nil:
+			cur.AllowResponses = true
 		case trimmed == "} }" && cur != nil:
 			if _, dup := out[cur.Role]; dup {
 				t.Fatalf("role %s twice", cur.Role)
@@ -160,6 +163,9 @@ segments:
 				}
 				if !slices.Equal(got.Publish, want.Publish) {
 					t.Errorf("%s publish:\nchart  %v\nworker %v", role, got.Publish, want.Publish)
+				}
+				if got.AllowResponses != want.AllowResponses {
+					t.Errorf("%s allow_responses: chart %v, worker %v", role, got.AllowResponses, want.AllowResponses)
 				}
 				if !slices.Equal(got.Subscribe, want.Subscribe) {
 					t.Errorf("%s subscribe:\nchart  %v\nworker %v", role, got.Subscribe, want.Subscribe)

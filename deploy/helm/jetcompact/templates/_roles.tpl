@@ -60,11 +60,14 @@ Role names: publisher, setup, "segment <first stage>", "task <name>".
 {{- $llmCache := include "jetcompact.subj.kv" (printf "%s_llm_cache" $p) -}}
 {{- $api := "$JS.API." -}}
 {{- $worker := list (include "jetcompact.subj.read" $orig) (include "jetcompact.subj.read" $res) (printf "%sSTREAM.INFO.%s" $api $work) (include "jetcompact.subj.objWrite" $blobs) (include "jetcompact.subj.objRead" $oblobs) | join " " -}}
+{{- /* the micro service every segment serves: submit a document, wait for its result */ -}}
+{{- $servePublish := list (printf "%s.original.*" $p) (printf "%sCONSUMER.INFO.%s.%s" $api $orig $intake) (include "jetcompact.subj.watch" $res) (include "jetcompact.subj.objWrite" $oblobs) | join " " -}}
+{{- $serveSubscribe := list (printf "%s.compact" $p) (printf "%s.get" $p) "$SRV.*" "$SRV.*.jetcompact" "$SRV.*.jetcompact.*" -}}
 {{- $tasks := include "jetcompact.fleetTasks" . | fromYamlArray -}}
 {{- $segments := include "jetcompact.fleetSegments" . | fromYamlArray -}}
 {{- $roles := dict -}}
 {{- /* publisher */ -}}
-{{- $pub := list (printf "%s.original.*" $p) (printf "%s.work.%s" $p (first (first $segments))) -}}
+{{- $pub := list (printf "%s.original.*" $p) (printf "%s.work.%s" $p (first (first $segments))) (printf "%s.compact" $p) (printf "%s.get" $p) -}}
 {{- if $tasks -}}
 {{- $pub = concat $pub (list (printf "%s.original.task.*" $p) (printf "%s.work.task.*" $p)) -}}
 {{- end -}}
@@ -77,14 +80,14 @@ Role names: publisher, setup, "segment <first stage>", "task <name>".
 {{- if ne (last $seg) "guard" -}}
 {{- $next = list (printf "%s.work.%s" $p (first (index $segments (add1 $i)))) (printf "%s.work.guard" $p) -}}
 {{- end -}}
-{{- $perms := concat $next (list (printf "%s.dead.%s" $p $first) (include "jetcompact.subj.consume" (dict "stream" $work "consumer" (printf "%s_%s" $p $first))) $worker) -}}
+{{- $perms := concat $next (list (printf "%s.dead.%s" $p $first) (include "jetcompact.subj.consume" (dict "stream" $work "consumer" (printf "%s_%s" $p $first))) $servePublish $worker) -}}
 {{- if eq $i 0 -}}
 {{- $perms = append $perms (include "jetcompact.subj.consume" (dict "stream" $orig "consumer" $intake)) -}}
 {{- end -}}
 {{- if has "llm_summary" $seg -}}
 {{- $perms = append $perms $llmCache -}}
 {{- end -}}
-{{- $_ := set $roles (printf "segment %s" $first) (dict "name" $first "publish" (join " " $perms)) -}}
+{{- $_ := set $roles (printf "segment %s" $first) (dict "name" $first "publish" (join " " $perms) "serve" true) -}}
 {{- end -}}
 {{- /* one per task */ -}}
 {{- range $tasks -}}
@@ -104,7 +107,11 @@ Role names: publisher, setup, "segment <first stage>", "task <name>".
 {{- $inbox := printf "_INBOX_%s_%s" $p $r.name -}}
 {{- $user := printf "%s-%s" $p (replace " " "-" $role) -}}
 {{- $env := printf "%s %s" $p $role | replace "-" "_" | replace " " "_" | upper | printf "%s_PASSWORD" -}}
-{{- $_ := set $out $role (dict "user" $user "passwordEnv" $env "inbox" $inbox "publish" (splitList " " $r.publish | sortAlpha) "subscribe" (list (printf "%s.>" $inbox))) -}}
+{{- $_ := set $out $role (dict "user" $user "passwordEnv" $env "inbox" $inbox "publish" (splitList " " $r.publish | sortAlpha | uniq) "subscribe" (list (printf "%s.>" $inbox))) -}}
+{{- if $r.serve -}}
+{{- $_ := set (index $out $role) "subscribe" (concat (list (printf "%s.>" $inbox)) $serveSubscribe) -}}
+{{- $_ := set (index $out $role) "allowResponses" true -}}
+{{- end -}}
 {{- end -}}
 {{- toYaml $out -}}
 {{- end -}}
@@ -126,6 +133,9 @@ authorization {
     { user: {{ $r.user | quote }}, password: ${{ $r.passwordEnv }}, permissions: {
         publish: { allow: [{{ range $i, $s := $r.publish }}{{ if $i }}, {{ end }}{{ $s | quote }}{{ end }}] }
         subscribe: { allow: [{{ range $i, $s := $r.subscribe }}{{ if $i }}, {{ end }}{{ $s | quote }}{{ end }}] }
+{{- if $r.allowResponses }}
+        allow_responses: true
+{{- end }}
       } }
 {{- end }}
   ]
