@@ -21,12 +21,10 @@ type TaskRequest struct {
 
 // TaskFunc runs one whole-document task (a debate for the chairman, an
 // evidence-balanced summary, a session compaction) and returns its result
-// body and per-step reports. Errors wrapping ErrPermanentTask go to the
-// dead-letter subject; others are retried.
+// body and per-step reports. Errors wrapping failure.ErrPermanent (a
+// malformed request, a model that refused it) go to the dead-letter
+// subject; others are retried with backoff.
 type TaskFunc func(ctx context.Context, req TaskRequest) ([]byte, []pipeline.NodeReport, error)
-
-// ErrPermanentTask marks a task input no retry can fix (malformed JSON, say).
-var ErrPermanentTask = errPermanent
 
 // WithTasks gives the worker the functions behind fleet.tasks.
 func WithTasks(tasks map[string]TaskFunc) WorkerOption {

@@ -1,0 +1,30 @@
+package failure
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+)
+
+func TestPermanentKeepsTheMessageAndTheChain(t *testing.T) {
+	err := Permanent(fmt.Errorf("decode: %w", io.ErrUnexpectedEOF))
+	if err.Error() != "decode: unexpected EOF" {
+		t.Errorf("message %q changed", err)
+	}
+	if !IsPermanent(err) || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("chain lost: permanent %v, EOF %v", IsPermanent(err), errors.Is(err, io.ErrUnexpectedEOF))
+	}
+	if IsPermanent(fmt.Errorf("wrapped: %w", io.ErrUnexpectedEOF)) {
+		t.Error("an unmarked error is permanent")
+	}
+	if !IsPermanent(fmt.Errorf("task: %w", err)) {
+		t.Error("wrapping a permanent error lost the mark")
+	}
+	if Permanent(nil) != nil {
+		t.Error("Permanent(nil) is not nil")
+	}
+	if Permanent(err) != err {
+		t.Error("marking twice wrapped again")
+	}
+}
