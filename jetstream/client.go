@@ -15,9 +15,9 @@ import (
 
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
+	"github.com/jetcompact/jetcompact/telemetry"
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
@@ -225,8 +225,8 @@ func (c *Client) submit(ctx context.Context, doc Document, attempt int, task str
 		return false, fmt.Errorf("%w: document %s is %d bytes, above max_document_bytes %d", errPermanent, doc.ID, len(doc.Text), c.cfg.MaxDocumentBytes)
 	}
 	chars := stages.Chars(doc.Text)
-	ctx, span := c.tracer.Start(ctx, "jetcompact.publish", trace.WithSpanKind(trace.SpanKindProducer),
-		trace.WithAttributes(attribute.String("jetcompact.doc_id", doc.ID), attribute.Int("jetcompact.chars_in", chars)))
+	ctx, span := c.tracer.Start(ctx, telemetry.PublishSpanName, trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(telemetry.AttrDocID.String(doc.ID), telemetry.AttrCharsIn.Int(chars)))
 	defer span.End()
 	origSubject := c.names.OriginalSubject(doc.ID)
 	if task != "" {

@@ -52,6 +52,7 @@ func (w *Worker) taskBindings() []binding {
 			stream:   w.names.WorkStream(),
 			consumer: w.names.TaskConsumer(name),
 			label:    "task " + name,
+			name:     "task_" + name,
 			dead:     w.names.DeadSubject("task_" + name),
 			process: func(ctx context.Context, env Envelope, msg njs.Msg) error {
 				env, stored, err := w.verifyHop(ctx, env)
