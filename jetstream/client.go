@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -148,21 +149,55 @@ func (g *backlogGate) waitErr(ctx context.Context, waiting uint64) error {
 
 // Document is one text to compact.
 type Document struct {
-	ID       string // "" = derived from the text and Salt
+	ID       string // "" = derived from the text and the settings (DocumentID)
 	Text     string
 	Kind     stages.Kind
 	Mode     stages.Mode
 	AllowLLM bool
-	// Salt goes into the derived id, so that a changed config or mode is a
-	// new document rather than a duplicate.
+	// Salt names what else shapes the result: the pipeline's config and
+	// release (config.File.Fingerprint). The derived id covers it, so that
+	// a changed config is a new document rather than a duplicate.
 	Salt string
 }
 
-// DocumentID derives a stable id: the same text under the same salt is the
-// same document, which makes republishing idempotent.
-func DocumentID(text, salt string) string {
+// Settings are everything but the text that shapes a document's result.
+// The derived document id covers them all: the same text compacted in
+// another mode, as another kind, with or without the LLM, by a task, or
+// under another config is another document, never the earlier result.
+type Settings struct {
+	Kind     stages.Kind
+	Mode     stages.Mode
+	AllowLLM bool
+	Task     string // "" = the pipeline
+	Config   string // the pipeline's config and release (Document.Salt)
+	// Nonce, when set, makes the id unique (a session operation is never
+	// a duplicate of an earlier one).
+	Nonce string
+}
+
+// Settings returns the settings doc is compacted with by task ("" = the
+// pipeline).
+func (d Document) Settings(task string) Settings {
+	return Settings{Kind: d.Kind, Mode: d.Mode, AllowLLM: d.AllowLLM, Task: task, Config: d.Salt}
+}
+
+// canonical encodes s unambiguously: one quoted value per field, in a
+// fixed order, under a version tag.
+func (s Settings) canonical() []byte {
+	b := []byte("jetcompact document settings v1\n")
+	for _, v := range []string{string(s.Kind), string(s.Mode), strconv.FormatBool(s.AllowLLM), s.Task, s.Config, s.Nonce} {
+		b = strconv.AppendQuote(b, v)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// DocumentID derives a stable id from the text and the settings it is
+// compacted with: the same text under the same settings is the same
+// document, which makes republishing idempotent.
+func DocumentID(text string, s Settings) string {
 	h := sha256.New()
-	h.Write([]byte(salt))
+	h.Write(s.canonical())
 	h.Write([]byte{0})
 	h.Write([]byte(text))
 	return hex.EncodeToString(h.Sum(nil))[:32]
@@ -180,7 +215,7 @@ type Result struct {
 // Compact submits doc and waits for its result.
 func (c *Client) Compact(ctx context.Context, doc Document) (Result, error) {
 	if doc.ID == "" {
-		doc.ID = DocumentID(doc.Text, doc.Salt)
+		doc.ID = DocumentID(doc.Text, doc.Settings(""))
 	}
 	return c.run(ctx, doc, "")
 }
@@ -536,7 +571,7 @@ func (c *Client) RunTask(ctx context.Context, task string, doc Document) (Result
 		return Result{}, fmt.Errorf("unknown task %q (configured: %v)", task, c.cfg.Tasks)
 	}
 	if doc.ID == "" {
-		doc.ID = DocumentID(doc.Text, "task:"+task+"|"+doc.Salt)
+		doc.ID = DocumentID(doc.Text, doc.Settings(task))
 	}
 	return c.run(ctx, doc, task)
 }

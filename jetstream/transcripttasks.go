@@ -42,7 +42,9 @@ func TranscriptDocument(job string, body []byte, mode stages.Mode, allowLLM bool
 		if _, err := rand.Read(nonce[:]); err != nil {
 			return Document{}, err
 		}
-		doc.ID = DocumentID(doc.Text, "task:"+job+"|"+salt+"|"+hex.EncodeToString(nonce[:]))
+		settings := doc.Settings(job)
+		settings.Nonce = hex.EncodeToString(nonce[:])
+		doc.ID = DocumentID(doc.Text, settings)
 	}
 	return doc, nil
 }

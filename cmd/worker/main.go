@@ -3,29 +3,19 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"slices"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/jetcompact/jetcompact/config"
 	"github.com/jetcompact/jetcompact/embedded"
 	"github.com/jetcompact/jetcompact/jetstream"
-	"github.com/jetcompact/jetcompact/llm"
-	"github.com/jetcompact/jetcompact/pipeline"
-	"github.com/jetcompact/jetcompact/stages"
 	"github.com/jetcompact/jetcompact/telemetry"
-	"github.com/jetcompact/jetcompact/transcripts"
 	njs "github.com/nats-io/nats.go/jetstream"
 )
 
@@ -107,8 +97,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if f.prefix != "" {
 		file.Fleet.Prefix = f.prefix
 	}
-	mode, err := file.Pipeline.OverrideMode(f.mode)
-	if err != nil {
+	build := config.BuildOptions{Mode: f.mode, Log: log, TelemetryOut: stdout, Version: version}
+	if err := file.Check(build); err != nil {
 		return err
 	}
 	if err := file.Fleet.Validate(); err != nil {
@@ -122,21 +112,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	taskNames, err := selectTasks(f.tasks, f.segment, file.Fleet.Tasks)
+	taskNames, err := config.SelectTasks(f.tasks, f.segment, file.Fleet.Tasks)
 	if err != nil {
 		return err
 	}
-	tel, err := telemetry.Setup(ctx, file.Telemetry, stdout)
-	if err != nil {
-		return err
-	}
-	defer tel.Shutdown(context.WithoutCancel(ctx))
-	deco, err := telemetry.Decorator(tel.TracerProvider, tel.MeterProvider)
+	srcs, err := selectSources(file.Sources, f.sources)
 	if err != nil {
 		return err
 	}
 	if f.embedded {
-		dir, err := storeDir(f.storeDir)
+		dir, err := embedded.StoreDir(f.storeDir)
 		if err != nil {
 			return err
 		}
@@ -166,7 +151,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := jetstream.CheckJetStream(ctx, js); err != nil {
 			return err
 		}
-		if err := retrySetup(ctx, log, "topology", func() error { return jetstream.EnsureTopology(ctx, js, file.Fleet) }); err != nil {
+		if err := config.Retry(ctx, log, "topology", func() error { return jetstream.EnsureTopology(ctx, js, file.Fleet) }); err != nil {
 			return err
 		}
 	}
@@ -174,59 +159,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		log.Info("topology ready", "prefix", file.Fleet.Prefix, "segments", len(file.Fleet.Segments))
 		return nil
 	}
-	var cache *jetstream.LLMCache
-	if err := retrySetup(ctx, log, "llm cache", func() (err error) {
-		cache, err = jetstream.NewLLMCache(ctx, js, llmCacheBucket(file.Fleet.Prefix), file.LLM.CacheTTL, file.Fleet.Replicas)
-		return err
-	}); err != nil {
-		return err
-	}
-	summarizer, err := llm.New(file.LLM, llm.WithCache(cache), llm.WithLogger(log))
+	build.JetStream = js
+	rt, err := file.Build(ctx, build)
 	if err != nil {
 		return err
 	}
-	pipe, err := pipeline.New(file.Pipeline, stages.Deps{Summarizer: summarizer}, pipeline.WithDecorator(deco))
+	defer rt.Shutdown(context.WithoutCancel(ctx))
+	opts, err := rt.WorkerOptions(ctx, js, taskNames)
 	if err != nil {
 		return err
 	}
-	var chat transcripts.ChatModel
-	if summarizer.HasModel() { // the config's model, else $OPENAI_MODEL
-		chat = summarizer
-	}
-	var taskOpt []jetstream.WorkerOption
-	if len(taskNames) > 0 {
-		var store *jetstream.SessionStore
-		if err := retrySetup(ctx, log, "session store", func() (err error) {
-			store, err = jetstream.NewSessionStore(ctx, js, jetstream.SessionStoreConfigFor(file.Fleet))
-			return err
-		}); err != nil {
-			return err
-		}
-		all := jetstream.TranscriptTasks(transcripts.Jobs{Config: file.Transcripts, Model: chat, Store: store})
-		served := map[string]jetstream.TaskFunc{}
-		for _, name := range taskNames {
-			served[name] = all[name]
-		}
-		taskOpt = append(taskOpt, jetstream.WithTasks(served))
-	}
-	w, err := jetstream.NewWorker(ctx, js, file.Fleet, pipe, append(taskOpt,
-		jetstream.WithLogger(log), jetstream.WithMode(mode),
-		jetstream.WithTracerProvider(tel.TracerProvider), jetstream.WithMeterProvider(tel.MeterProvider))...)
+	w, err := jetstream.NewWorker(ctx, js, file.Fleet, rt.Pipeline, opts...)
 	if err != nil {
 		return err
 	}
 	if f.httpAddr != "" {
-		srv, err := serveHTTP(f.httpAddr, w, nc.IsConnected, tel.MetricsHandler)
+		ready := func() bool { return w.Ready() && nc.IsConnected() }
+		srv, err := telemetry.ServeHTTP(f.httpAddr, telemetry.HealthHandler(ready, rt.Telemetry.MetricsHandler), log)
 		if err != nil {
-			return err
+			return fmt.Errorf("--http-addr: %w", err)
 		}
 		defer srv.Close()
 	}
-	srcs, err := selectSources(file.Sources, f.sources)
-	if err != nil {
-		return err
-	}
-	waitSources, err := startSources(ctx, js, file, srcs, tel.MeterProvider, log)
+	waitSources, err := startSources(ctx, js, file, srcs, rt.Telemetry.MeterProvider, log)
 	if err != nil {
 		return err
 	}
@@ -237,34 +192,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-func serveHTTP(addr string, w *jetstream.Worker, connected func() bool, metrics http.Handler) (*http.Server, error) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(rw http.ResponseWriter, _ *http.Request) { fmt.Fprintln(rw, "ok") })
-	mux.HandleFunc("/readyz", func(rw http.ResponseWriter, _ *http.Request) {
-		if !w.Ready() || !connected() {
-			http.Error(rw, "not ready", http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(rw, "ready")
-	})
-	if metrics != nil {
-		mux.Handle("/metrics", metrics)
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("--http-addr: %w", err)
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			slog.Error("http server", "error", err.Error())
-		}
-	}()
-	return srv, nil
-}
-
-func storeDir(dir string) (string, error) { return embedded.StoreDir(dir) }
-
 // defaultHTTPAddr is loopback, except inside Kubernetes, where probes and
 // scrapes come from outside the pod.
 func defaultHTTPAddr() string {
@@ -272,52 +199,4 @@ func defaultHTTPAddr() string {
 		return ":8080"
 	}
 	return "127.0.0.1:8080"
-}
-
-// llmCacheBucket is the KV bucket all replicas share for LLM summaries.
-func llmCacheBucket(prefix string) string { return prefix + "_llm_cache" }
-
-// selectTasks resolves --tasks against the configured fleet.tasks.
-func selectTasks(flagValue, segment string, configured []string) ([]string, error) {
-	switch flagValue {
-	case "none", "":
-		return nil, nil
-	case "auto":
-		if segment == "all" {
-			return configured, nil
-		}
-		return nil, nil
-	case "all":
-		return configured, nil
-	}
-	var out []string
-	for _, t := range strings.Split(flagValue, ",") {
-		t = strings.TrimSpace(t)
-		if !slices.Contains(configured, t) {
-			return nil, fmt.Errorf("--tasks: %q is not in fleet.tasks %v", t, configured)
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-// retrySetup retries a start-up step while the cluster cannot answer (a
-// leader election after a node died), for up to a minute, so the worker
-// comes up without an orchestrator's restart.
-func retrySetup(ctx context.Context, log *slog.Logger, what string, step func() error) error {
-	deadline := time.Now().Add(time.Minute)
-	delay := 250 * time.Millisecond
-	for {
-		err := step()
-		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
-			return err
-		}
-		log.Warn(what+" not ready; retrying", "in", delay.String(), "error", err.Error())
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		delay = min(2*delay, 5*time.Second)
-	}
 }
