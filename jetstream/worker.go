@@ -139,7 +139,7 @@ type binding struct {
 	stream   string // the stream the consumer reads
 	consumer string // durable consumer name
 	label    string // segment keys or task name, for spans, logs and dead letters
-	name     string // short name, for metrics and span names: the first stage, or task_NAME
+	name     string // short name, for metrics and span names (Config.SegmentName, or task_NAME)
 	dead     string // dead-letter subject
 	intake   bool   // the messages are the stored originals themselves
 	// viaGuard: a segment before the guard's hands the result of a
@@ -155,7 +155,7 @@ func (w *Worker) segmentBindings(seg []stages.Key) []binding {
 		stream:   w.names.WorkStream(),
 		consumer: w.names.Consumer(seg[0]),
 		label:    joinKeys(seg),
-		name:     string(seg[0]),
+		name:     w.cfg.SegmentName(seg),
 		dead:     w.names.DeadSubject(string(seg[0])),
 		viaGuard: seg[len(seg)-1] != stages.KeyGuard,
 		process: func(ctx context.Context, env Envelope, msg njs.Msg) error {
