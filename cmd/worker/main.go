@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -15,7 +16,9 @@ import (
 	"github.com/jetcompact/jetcompact/config"
 	"github.com/jetcompact/jetcompact/embedded"
 	"github.com/jetcompact/jetcompact/jetstream"
+	"github.com/jetcompact/jetcompact/stages"
 	"github.com/jetcompact/jetcompact/telemetry"
+	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
 )
 
@@ -45,8 +48,8 @@ type flags struct {
 	logs                            telemetry.LogFlags
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var f flags
+// parseFlags reads the command line; showVersion reports --version.
+func parseFlags(args []string, stderr io.Writer) (f flags, showVersion bool, err error) {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.config, "config", os.Getenv("JETCOMPACT_CONFIG"), "YAML config file (default: built-in defaults)")
@@ -70,11 +73,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&f.drain, "drain-timeout", 30*time.Second, "on shutdown, wait this long for in-flight work")
 	fs.IntVar(&f.gcPercent, "gc-percent", 400, "Go GC target when GOGC is unset: the live heap is small, so collecting less often saves CPU for little memory")
 	f.logs.RegisterFlags(fs)
-	v := fs.Bool("version", false, "print the version and exit")
-	if err := fs.Parse(args); err != nil {
+	fs.BoolVar(&showVersion, "version", false, "print the version and exit")
+	err = fs.Parse(args)
+	return f, showVersion, err
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, showVersion, err := parseFlags(args, stderr)
+	if err != nil {
 		return err
 	}
-	if *v {
+	if showVersion {
 		fmt.Fprintln(stdout, telemetry.VersionString(version))
 		return nil
 	}
@@ -108,39 +117,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_, err := io.WriteString(stdout, jetstream.PermissionsConfig(file.Fleet))
 		return err
 	}
-	segs, err := jetstream.SelectSegments(file.Fleet.Segments, f.segment)
+	work, err := selectWork(f, file)
 	if err != nil {
 		return err
 	}
-	taskNames, err := config.SelectTasks(f.tasks, f.segment, file.Fleet.Tasks)
+	nc, closeConn, err := connect(&f, log)
 	if err != nil {
 		return err
 	}
-	srcs, err := selectSources(file.Sources, f.sources)
-	if err != nil {
-		return err
-	}
-	if f.embedded {
-		dir, err := embedded.StoreDir(f.storeDir)
-		if err != nil {
-			return err
-		}
-		srv, err := embedded.Start(embedded.Options{StoreDir: dir, Listen: f.embeddedListen,
-			Token: f.conn.Token, User: f.conn.User, Password: f.conn.Password, NKeySeedFile: f.conn.NKeyFile,
-			TLSCert: f.embeddedTLSCert, TLSKey: f.embeddedTLSKey})
-		if err != nil {
-			return err
-		}
-		defer srv.Shutdown()
-		f.conn.URL, f.conn.InProcess, f.conn.InProcessTLS = srv.ClientURL(), srv, f.embeddedTLSCert != ""
-		log.Info("embedded nats-server started", "url", f.conn.URL, "store", dir)
-	}
-	f.conn.Name = "jetcompact-worker " + f.segment
-	nc, err := jetstream.Connect(f.conn)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
+	defer closeConn()
 	js, err := njs.New(nc)
 	if err != nil {
 		return err
@@ -159,13 +144,46 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		log.Info("topology ready", "prefix", file.Fleet.Prefix, "segments", len(file.Fleet.Segments))
 		return nil
 	}
+	return serve(ctx, f, file, work, build, nc, js, log)
+}
+
+// defaultHTTPAddr is loopback, except inside Kubernetes, where probes and
+// scrapes come from outside the pod.
+func defaultHTTPAddr() string {
+	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		return ":8080"
+	}
+	return "127.0.0.1:8080"
+}
+
+// selected is the work the flags select from the config.
+type selected struct {
+	segments [][]stages.Key
+	tasks    []string
+	sources  []jetstream.SourceConfig
+}
+
+func selectWork(f flags, file config.File) (w selected, err error) {
+	if w.segments, err = jetstream.SelectSegments(file.Fleet.Segments, f.segment); err != nil {
+		return w, err
+	}
+	if w.tasks, err = config.SelectTasks(f.tasks, f.segment, file.Fleet.Tasks); err != nil {
+		return w, err
+	}
+	w.sources, err = selectSources(file.Sources, f.sources)
+	return w, err
+}
+
+// serve builds the runtime and runs the worker on the selected segments,
+// tasks and sources until ctx ends.
+func serve(ctx context.Context, f flags, file config.File, work selected, build config.BuildOptions, nc *nats.Conn, js njs.JetStream, log *slog.Logger) error {
 	build.JetStream = js
 	rt, err := file.Build(ctx, build)
 	if err != nil {
 		return err
 	}
 	defer rt.Shutdown(context.WithoutCancel(ctx))
-	opts, err := rt.WorkerOptions(ctx, js, taskNames)
+	opts, err := rt.WorkerOptions(ctx, js, work.tasks)
 	if err != nil {
 		return err
 	}
@@ -181,22 +199,40 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		defer srv.Close()
 	}
-	waitSources, err := startSources(ctx, js, file, srcs, rt.Telemetry.MeterProvider, log)
+	waitSources, err := startSources(ctx, js, file, work.sources, rt.Telemetry.MeterProvider, log)
 	if err != nil {
 		return err
 	}
 	defer waitSources()
 	log.Info("worker running", "version", version, "segment", f.segment, "prefix", file.Fleet.Prefix)
-	err = w.Run(ctx, segs, f.drain)
+	err = w.Run(ctx, work.segments, f.drain)
 	log.Info("worker stopped", "drained", err == nil)
 	return err
 }
 
-// defaultHTTPAddr is loopback, except inside Kubernetes, where probes and
-// scrapes come from outside the pod.
-func defaultHTTPAddr() string {
-	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
-		return ":8080"
+// connect starts the embedded server when --embedded asks for it, then
+// connects; closeAll closes both.
+func connect(f *flags, log *slog.Logger) (nc *nats.Conn, closeAll func(), err error) {
+	stopServer := func() {}
+	if f.embedded {
+		dir, err := embedded.StoreDir(f.storeDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		srv, err := embedded.Start(embedded.Options{StoreDir: dir, Listen: f.embeddedListen,
+			Token: f.conn.Token, User: f.conn.User, Password: f.conn.Password, NKeySeedFile: f.conn.NKeyFile,
+			TLSCert: f.embeddedTLSCert, TLSKey: f.embeddedTLSKey})
+		if err != nil {
+			return nil, nil, err
+		}
+		stopServer = srv.Shutdown
+		f.conn.URL, f.conn.InProcess, f.conn.InProcessTLS = srv.ClientURL(), srv, f.embeddedTLSCert != ""
+		log.Info("embedded nats-server started", "url", f.conn.URL, "store", dir)
 	}
-	return "127.0.0.1:8080"
+	f.conn.Name = "jetcompact-worker " + f.segment
+	if nc, err = jetstream.Connect(f.conn); err != nil {
+		stopServer()
+		return nil, nil, err
+	}
+	return nc, func() { nc.Close(); stopServer() }, nil
 }
