@@ -37,7 +37,7 @@ type app struct {
 
 func (a *app) buildPipeline(ctx context.Context) error {
 	rt, err := a.file.Build(ctx, config.BuildOptions{Mode: a.o.mode, Model: a.o.tx.model, TelemetryOut: a.stderr,
-		Log: slog.New(slog.NewTextHandler(a.stderr, nil)), Version: version})
+		Log: slog.Default(), Version: version}) // run set the default: --log-format, on stderr
 	if err != nil {
 		return err
 	}
@@ -101,12 +101,7 @@ func (a *app) connect(ctx context.Context) (njs.JetStream, func(), error) {
 		}
 		// The embedded fleet is this command's own: its --mode is the
 		// operator's, and it serves every transcript task.
-		fleet, err := embedded.StartFleet(ctx, embedded.FleetOptions{
-			StoreDir: dir, Fleet: a.file.Fleet, Pipeline: a.pipe,
-			Setup: func(ctx context.Context, js njs.JetStream) ([]jetstream.WorkerOption, error) {
-				return a.rt.WorkerOptions(ctx, js, a.file.Fleet.Tasks)
-			},
-		})
+		fleet, err := embedded.StartFleet(ctx, embedded.FleetOptions{StoreDir: dir, Runtime: a.rt})
 		if err != nil {
 			cleanup()
 			return nil, nil, err
