@@ -13,10 +13,11 @@ import (
 func TestDocumentIDCoversEverySetting(t *testing.T) {
 	base := Settings{Kind: stages.KindLog, Mode: stages.ModeHybrid, AllowLLM: true, Task: "", Config: "v1|nodes", Nonce: ""}
 	text := "line one\nline two\n"
-	if DocumentID(text, base) != DocumentID(text, base) {
-		t.Fatal("the id is not stable")
+	id := DocumentID(text, base)
+	if again := base; DocumentID(text, again) != id || len(id) != 32 {
+		t.Fatalf("the id %q is not stable", id)
 	}
-	seen := map[string]string{DocumentID(text, base): "base"}
+	seen := map[string]string{id: "base"}
 	for name, change := range map[string]func(*Settings){
 		"kind":   func(s *Settings) { s.Kind = stages.KindJSON },
 		"mode":   func(s *Settings) { s.Mode = stages.ModeAlgorithmic },
