@@ -5,7 +5,10 @@
 // otherwise Nak with backoff.
 package failure
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // ErrPermanent marks a failure that no retry can fix.
 var ErrPermanent = errors.New("permanent")
@@ -26,3 +29,14 @@ type permanentError struct{ err error }
 
 func (e *permanentError) Error() string   { return e.err.Error() }
 func (e *permanentError) Unwrap() []error { return []error{e.err, ErrPermanent} }
+
+// RetryAfter is the wait a transient error asks for (a server's
+// Retry-After): the first error in err's chain with a RetryDelay method
+// that returns more than 0; 0 when none does.
+func RetryAfter(err error) time.Duration {
+	var r interface{ RetryDelay() time.Duration }
+	if errors.As(err, &r) {
+		return max(r.RetryDelay(), 0)
+	}
+	return 0
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"testing"
+	"time"
 )
 
 func TestPermanentKeepsTheMessageAndTheChain(t *testing.T) {
@@ -26,5 +27,22 @@ func TestPermanentKeepsTheMessageAndTheChain(t *testing.T) {
 	}
 	if Permanent(err) != err {
 		t.Error("marking twice wrapped again")
+	}
+}
+
+type throttled struct{ wait time.Duration }
+
+func (t throttled) Error() string             { return "throttled" }
+func (t throttled) RetryDelay() time.Duration { return t.wait }
+
+func TestRetryAfter(t *testing.T) {
+	if got := RetryAfter(fmt.Errorf("task: %w", throttled{3 * time.Second})); got != 3*time.Second {
+		t.Errorf("wrapped: %s", got)
+	}
+	if got := RetryAfter(io.EOF); got != 0 {
+		t.Errorf("no delay asked: %s", got)
+	}
+	if got := RetryAfter(throttled{-time.Second}); got != 0 {
+		t.Errorf("negative: %s", got)
 	}
 }

@@ -19,10 +19,11 @@ import (
 // an invalid transcript request (transcripts.ErrInvalid) and a model's
 // permanent refusal (a 400) are dead-lettered at the first delivery and
 // come out as their originals; a model's transient failure (a 503) is
-// retried and then succeeds.
+// retried, no sooner than its Retry-After, and then succeeds.
 func TestTaskErrorsFollowTheRetryVocabulary(t *testing.T) {
 	var failFirst atomic.Bool
 	var requests atomic.Int32
+	var failedAt, retriedAt atomic.Int64
 	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := requests.Add(1)
 		w.Header().Set("Content-Type", "application/json")
@@ -33,9 +34,12 @@ func TestTaskErrorsFollowTheRetryVocabulary(t *testing.T) {
 			w.WriteHeader(http.StatusBadRequest)
 			fmt.Fprint(w, `{"error":{"message":"context too long","type":"invalid_request_error"}}`)
 		case failFirst.Load() && n == 2:
+			failedAt.Store(time.Now().UnixNano())
+			w.Header().Set("Retry-After", "2")
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprint(w, `{"error":{"message":"overloaded","type":"server_error"}}`)
 		default:
+			retriedAt.Store(time.Now().UnixNano())
 			fmt.Fprint(w, `{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"answered"},"finish_reason":"stop"}]}`)
 		}
 	}))
@@ -99,6 +103,9 @@ func TestTaskErrorsFollowTheRetryVocabulary(t *testing.T) {
 	}
 	if n := requests.Load() - before; n != 2 {
 		t.Errorf("%d model requests for the transient case, want 2 (a 503, then the redelivery)", n)
+	}
+	if wait := time.Duration(retriedAt.Load() - failedAt.Load()); wait < 1900*time.Millisecond {
+		t.Errorf("redelivered %s after a 503 with Retry-After: 2", wait)
 	}
 	if dl, _ := c.DeadLetters(ctx); len(dl) != 2 {
 		t.Errorf("a transient failure was dead-lettered: %+v", dl)

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jetcompact/jetcompact/failure"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/jetcompact/jetcompact/telemetry"
@@ -378,11 +379,16 @@ func (w *Worker) handle(ctx context.Context, b binding, msg njs.Msg) {
 	default:
 		span.SetStatus(codes.Error, "retry")
 		w.m.Retried(ctx, b.name)
-		delay := backoff(int(meta.NumDelivered))
+		// A server that said when to come back (a model's Retry-After) is
+		// waited for, within maxRetryAfter.
+		delay := max(backoff(int(meta.NumDelivered)), min(failure.RetryAfter(err), maxRetryAfter))
 		w.log.Warn("transient error; will retry", "segment", segName, "doc", env.DocID, "delivery", meta.NumDelivered, "retry_in", delay.String(), "error", err.Error())
 		_ = msg.NakWithDelay(delay)
 	}
 }
+
+// maxRetryAfter bounds the wait a transient error may ask for.
+const maxRetryAfter = time.Minute
 
 // backoff grows with each delivery: 1s, 2s, 4s ... capped at 30s, with jitter.
 func backoff(delivery int) time.Duration {

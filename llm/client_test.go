@@ -984,6 +984,16 @@ func TestErrorsCarryTheRetryVocabulary(t *testing.T) {
 			}
 		})
 	}
+	t.Run("retry after", func(t *testing.T) {
+		h := newHarness(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+			w.Header().Set("Retry-After", "7")
+			apiError(w, 429, "slow down")
+		}, func(c *Config) { c.MaxRetries = 0 })
+		_, err := h.client.Complete(bg, "system", "user", 50)
+		if got := failure.RetryAfter(err); got != 7*time.Second || failure.IsPermanent(err) {
+			t.Errorf("429 with Retry-After 7: wait %s, permanent %v", got, failure.IsPermanent(err))
+		}
+	})
 	t.Run("circuit open", func(t *testing.T) {
 		h := newHarness(t, func(w http.ResponseWriter, _ *http.Request, _ int) { apiError(w, 500, "down") },
 			func(c *Config) { c.MaxRetries, c.Breaker.Failures = 0, 1 })

@@ -52,6 +52,9 @@ func (e *HTTPError) Error() string {
 
 func (e *HTTPError) Unwrap() error { return e.err }
 
+// RetryDelay is the server's Retry-After, for failure.RetryAfter.
+func (e *HTTPError) RetryDelay() time.Duration { return e.RetryAfter }
+
 // Transient reports whether err may go away on its own: a 429 or 5xx
 // answer, a network error or a request timeout. Everything else (4xx,
 // malformed responses, no model, a truncated summary) will fail the same
