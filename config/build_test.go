@@ -95,3 +95,20 @@ func TestSelectTasks(t *testing.T) {
 		}
 	}
 }
+
+func TestSelectSources(t *testing.T) {
+	configured := []jetstream.SourceConfig{{Name: "app"}, {Name: "edge"}}
+	for flag, want := range map[string][]string{"": nil, "none": nil, "all": {"app", "edge"}, "edge": {"edge"}, "edge, app": {"edge", "app"}} {
+		got, err := SelectSources(configured, flag)
+		var names []string
+		for _, s := range got {
+			names = append(names, s.Name)
+		}
+		if err != nil || !reflect.DeepEqual(names, want) {
+			t.Errorf("SelectSources(%q) = %v, %v; want %v", flag, names, err, want)
+		}
+	}
+	if _, err := SelectSources(configured, "app,nope"); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("an unknown source: %v", err)
+	}
+}

@@ -170,7 +170,7 @@ func selectWork(f flags, file config.File) (w selected, err error) {
 	if w.tasks, err = config.SelectTasks(f.tasks, f.segment, file.Fleet.Tasks); err != nil {
 		return w, err
 	}
-	w.sources, err = selectSources(file.Sources, f.sources)
+	w.sources, err = config.SelectSources(file.Sources, f.sources)
 	return w, err
 }
 
@@ -199,7 +199,7 @@ func serve(ctx context.Context, f flags, file config.File, work selected, build 
 		}
 		defer srv.Close()
 	}
-	waitSources, err := startSources(ctx, js, file, work.sources, rt.Telemetry.MeterProvider, log)
+	waitSources, err := rt.StartSources(ctx, js, work.sources)
 	if err != nil {
 		return err
 	}
