@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jetcompact/jetcompact/config"
 	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/nats-io/nats.go"
@@ -23,12 +24,14 @@ type Fleet struct {
 // FleetOptions configure StartFleet.
 type FleetOptions struct {
 	StoreDir string
+	// Runtime, when set, is what the workers run (config.File.Build): its
+	// fleet config, pipeline, mode, telemetry and every transcript task,
+	// sessions kept in JetStream. Fleet and Pipeline are then ignored.
+	Runtime *config.Runtime
+	// Fleet and Pipeline, without a Runtime: the topology and the pipeline
+	// the workers run, with no tasks.
 	Fleet    jetstream.Config
 	Pipeline *pipeline.Pipeline
-	Worker   []jetstream.WorkerOption
-	// Setup, when set, adds worker options that need the connection
-	// (a shared cache, a session store), after the topology exists.
-	Setup func(ctx context.Context, js njs.JetStream) ([]jetstream.WorkerOption, error)
 }
 
 // StartFleet starts the server, creates the topology and runs workers.
@@ -51,13 +54,16 @@ func StartFleet(ctx context.Context, o FleetOptions) (*Fleet, error) {
 	if err != nil {
 		return fail(err)
 	}
+	if o.Runtime != nil {
+		o.Fleet, o.Pipeline = o.Runtime.File.Fleet, o.Runtime.Pipeline
+	}
 	if err := jetstream.EnsureTopology(ctx, js, o.Fleet); err != nil {
 		return fail(err)
 	}
 	// A one-shot fleet should stop at once, not after an idle pull expires.
-	opts := append([]jetstream.WorkerOption{jetstream.WithPullWait(100 * time.Millisecond)}, o.Worker...)
-	if o.Setup != nil {
-		more, err := o.Setup(ctx, js)
+	opts := []jetstream.WorkerOption{jetstream.WithPullWait(100 * time.Millisecond)}
+	if o.Runtime != nil {
+		more, err := o.Runtime.WorkerOptions(ctx, js, o.Fleet.Tasks)
 		if err != nil {
 			return fail(err)
 		}

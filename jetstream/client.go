@@ -17,9 +17,9 @@ import (
 
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
+	"github.com/jetcompact/jetcompact/telemetry"
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
@@ -150,7 +150,7 @@ func (g *backlogGate) waitErr(ctx context.Context, waiting uint64) error {
 
 // Document is one text to compact.
 type Document struct {
-	ID       string // "" = derived from the text and Salt
+	ID       string // "" = derived from the text and the settings (DocumentID)
 	Text     string
 	Kind     stages.Kind
 	Mode     stages.Mode
@@ -158,16 +158,51 @@ type Document struct {
 	// BudgetTokens caps the result's estimated tokens (pipeline.FitBudget),
 	// applied by the fleet after the guard; 0 = the workers' budget_tokens.
 	BudgetTokens int
-	// Salt goes into the derived id, so that a changed config or mode is a
-	// new document rather than a duplicate.
+	// Salt names what else shapes the result: the pipeline's config and
+	// release (config.File.Fingerprint). The derived id covers it, so that
+	// a changed config is a new document rather than a duplicate.
 	Salt string
 }
 
-// DocumentID derives a stable id: the same text under the same salt is the
-// same document, which makes republishing idempotent.
-func DocumentID(text, salt string) string {
+// Settings are everything but the text that shapes a document's result.
+// The derived document id covers them all: the same text compacted in
+// another mode, as another kind, with or without the LLM, by a task, or
+// under another config is another document, never the earlier result.
+type Settings struct {
+	Kind     stages.Kind
+	Mode     stages.Mode
+	AllowLLM bool
+	Task     string // "" = the pipeline
+	Config   string // the pipeline's config and release (Document.Salt)
+	Budget   int    // BudgetTokens: another budget is another result
+	// Nonce, when set, makes the id unique (a session operation is never
+	// a duplicate of an earlier one).
+	Nonce string
+}
+
+// Settings returns the settings doc is compacted with by task ("" = the
+// pipeline).
+func (d Document) Settings(task string) Settings {
+	return Settings{Kind: d.Kind, Mode: d.Mode, AllowLLM: d.AllowLLM, Task: task, Config: d.Salt, Budget: d.BudgetTokens}
+}
+
+// canonical encodes s unambiguously: one quoted value per field, in a
+// fixed order, under a version tag.
+func (s Settings) canonical() []byte {
+	b := []byte("jetcompact document settings v1\n")
+	for _, v := range []string{string(s.Kind), string(s.Mode), strconv.FormatBool(s.AllowLLM), s.Task, s.Config, s.Nonce, strconv.Itoa(s.Budget)} {
+		b = strconv.AppendQuote(b, v)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// DocumentID derives a stable id from the text and the settings it is
+// compacted with: the same text under the same settings is the same
+// document, which makes republishing idempotent.
+func DocumentID(text string, s Settings) string {
 	h := sha256.New()
-	h.Write([]byte(salt))
+	h.Write(s.canonical())
 	h.Write([]byte{0})
 	h.Write([]byte(text))
 	return hex.EncodeToString(h.Sum(nil))[:32]
@@ -185,7 +220,7 @@ type Result struct {
 // Compact submits doc and waits for its result.
 func (c *Client) Compact(ctx context.Context, doc Document) (Result, error) {
 	if doc.ID == "" {
-		doc.ID = DocumentID(doc.Text, doc.Salt)
+		doc.ID = DocumentID(doc.Text, doc.Settings(""))
 	}
 	return c.run(ctx, doc, "")
 }
@@ -235,8 +270,8 @@ func (c *Client) submit(ctx context.Context, doc Document, attempt int, task str
 		}
 	}
 	chars := stages.Chars(doc.Text)
-	ctx, span := c.tracer.Start(ctx, "jetcompact.publish", trace.WithSpanKind(trace.SpanKindProducer),
-		trace.WithAttributes(attribute.String("jetcompact.doc_id", doc.ID), attribute.Int("jetcompact.chars_in", chars)))
+	ctx, span := c.tracer.Start(ctx, telemetry.PublishSpanName, trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(telemetry.AttrDocID.String(doc.ID), telemetry.AttrCharsIn.Int(chars)))
 	defer span.End()
 	origSubject := c.names.OriginalSubject(doc.ID)
 	if task != "" {
@@ -553,7 +588,7 @@ func (c *Client) RunTask(ctx context.Context, task string, doc Document) (Result
 		return Result{}, fmt.Errorf("unknown task %q (configured: %v)", task, c.cfg.Tasks)
 	}
 	if doc.ID == "" {
-		doc.ID = DocumentID(doc.Text, "task:"+task+"|"+doc.Salt)
+		doc.ID = DocumentID(doc.Text, doc.Settings(task))
 	}
 	return c.run(ctx, doc, task)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,6 +56,10 @@ type Config struct {
 	// Segments split the stages into consumers; each is a consecutive run
 	// in code order, and together they cover every stage and the guard.
 	Segments [][]stages.Key `yaml:"segments"`
+	// SegmentNames name segments by their first stage, for the segment
+	// label of metrics and span names (default: the first stage itself),
+	// e.g. {structured: algorithmic}. Lower-case letters, digits, _ or -.
+	SegmentNames map[stages.Key]string `yaml:"segment_names"`
 	// Tasks are whole-document jobs (debate, evidence, session) that get a
 	// consumer each; the worker must be given their functions (WithTasks).
 	Tasks []string `yaml:"tasks"`
@@ -173,7 +178,31 @@ func (c Config) Validate() error {
 	if err := ValidateSegments(c.Segments); err != nil {
 		errs = append(errs, fmt.Errorf("fleet.segments: %w", err))
 	}
+	named := map[string]stages.Key{}
+	for first, name := range c.SegmentNames {
+		if !slices.ContainsFunc(c.Segments, func(seg []stages.Key) bool { return len(seg) > 0 && seg[0] == first }) {
+			bad("segment_names", "%q does not start a segment", first)
+		}
+		if !segmentNameRe.MatchString(name) {
+			bad("segment_names", "%s: %q must be 1-40 lower-case letters, digits, _ or -", first, name)
+		}
+		if other, dup := named[name]; dup {
+			bad("segment_names", "%q names both %s and %s", name, other, first)
+		}
+		named[name] = first
+	}
 	return errors.Join(errs...)
+}
+
+var segmentNameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+
+// SegmentName is seg's short name: its configured name (segment_names),
+// else its first stage.
+func (c Config) SegmentName(seg []stages.Key) string {
+	if name := c.SegmentNames[seg[0]]; name != "" {
+		return name
+	}
+	return string(seg[0])
 }
 
 // ValidateSegments checks that segments are consecutive runs in code order

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/jetcompact/jetcompact/failure"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/nats-io/nats.go"
@@ -95,7 +96,7 @@ var docIDRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 func ValidDocID(id string) bool { return docIDRe.MatchString(id) }
 
 // errBadEnvelope marks a message no retry can fix.
-var errBadEnvelope = errors.New("bad envelope")
+var errBadEnvelope = failure.Permanent(errors.New("bad envelope"))
 
 // Write puts the envelope into h.
 func (e Envelope) Write(h nats.Header) error {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetcompact/jetcompact/failure"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/nats-io/nats-server/v2/server"
@@ -955,7 +956,7 @@ func TestTasksRunOnTheFleet(t *testing.T) {
 	f.worker(cfg.Segments, WithTasks(map[string]TaskFunc{
 		"upper": func(_ context.Context, req TaskRequest) ([]byte, []pipeline.NodeReport, error) {
 			if strings.HasPrefix(string(req.Body), "bad") {
-				return nil, nil, fmt.Errorf("%w: input starts with bad", ErrPermanentTask)
+				return nil, nil, fmt.Errorf("%w: input starts with bad", failure.ErrPermanent)
 			}
 			out := strings.ToUpper(string(req.Body))
 			return []byte(out), []pipeline.NodeReport{{Key: "upper", CharsIn: len(req.Body), CharsOut: len(out)}}, nil

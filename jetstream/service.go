@@ -50,7 +50,7 @@ type Service struct {
 }
 
 // NewService serves through client. salt goes into derived document ids
-// (as Document.Salt): a changed pipeline config is a new document.
+// (as Document.Salt, the config fingerprint): a changed pipeline config is a new document.
 func NewService(client *Client, salt string) *Service {
 	return &Service{client: client, salt: salt, timeout: 10 * time.Minute, replyLife: 5 * time.Minute}
 }
@@ -77,11 +77,7 @@ type CompactReply struct {
 
 // requestID is the id a request's text is stored under, unless it names one.
 func (s *Service) requestID(req CompactRequest) string {
-	return DocumentID(req.Text, s.requestSalt(req))
-}
-
-func (s *Service) requestSalt(req CompactRequest) string {
-	return fmt.Sprintf("service|%s|%s|%s|%d", s.salt, req.Kind, req.Mode, req.BudgetTokens)
+	return DocumentID(req.Text, Settings{Kind: req.Kind, Mode: req.Mode, AllowLLM: true, Config: s.salt, Budget: req.BudgetTokens})
 }
 
 // Compact stores req's text as an original, waits for the fleet's
@@ -357,7 +353,7 @@ func (c *ServiceClient) Compact(ctx context.Context, req CompactRequest) (Compac
 	if len(req.Text) > c.cfg.InlineMaxBytes {
 		id := req.ID
 		if id == "" {
-			id = DocumentID(req.Text, "service-client|"+string(req.Kind)+"|"+string(req.Mode)+"|"+strconv.Itoa(req.BudgetTokens))
+			id = DocumentID(req.Text, Settings{Kind: req.Kind, Mode: req.Mode, Config: "service-client", Budget: req.BudgetTokens})
 		}
 		name := blobName(id, []byte(req.Text))
 		if err := c.blobs.put(ctx, c.blobs.originals, name, []byte(req.Text)); err != nil {

@@ -21,12 +21,10 @@ type TaskRequest struct {
 
 // TaskFunc runs one whole-document task (a debate for the chairman, an
 // evidence-balanced summary, a session compaction) and returns its result
-// body and per-step reports. Errors wrapping ErrPermanentTask go to the
-// dead-letter subject; others are retried.
+// body and per-step reports. Errors wrapping failure.ErrPermanent (a
+// malformed request, a model that refused it) go to the dead-letter
+// subject; others are retried with backoff.
 type TaskFunc func(ctx context.Context, req TaskRequest) ([]byte, []pipeline.NodeReport, error)
-
-// ErrPermanentTask marks a task input no retry can fix (malformed JSON, say).
-var ErrPermanentTask = errPermanent
 
 // WithTasks gives the worker the functions behind fleet.tasks.
 func WithTasks(tasks map[string]TaskFunc) WorkerOption {
@@ -54,6 +52,7 @@ func (w *Worker) taskBindings() []binding {
 			stream:   w.names.WorkStream(),
 			consumer: w.names.TaskConsumer(name),
 			label:    "task " + name,
+			name:     "task_" + name,
 			dead:     w.names.DeadSubject("task_" + name),
 			process: func(ctx context.Context, env Envelope, msg njs.Msg) error {
 				env, stored, err := w.verifyHop(ctx, env)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jetcompact/jetcompact/failure"
 	njs "github.com/nats-io/nats.go/jetstream"
 )
 
@@ -212,14 +213,13 @@ func consumerConfig(cfg Config, durable, subject, description string) njs.Consum
 // OriginalBlobBucket holds originals too large to inline.
 func (n Names) OriginalBlobBucket() string { return n.upper() + "_ORIGINAL_BLOBS" }
 
-// errPermanent marks failures that no redelivery can fix.
-var errPermanent = errors.New("permanent")
+// errPermanent marks failures that no redelivery can fix: the project's
+// one vocabulary for it, failure.ErrPermanent.
+var errPermanent = failure.ErrPermanent
 
 // errForged marks a message that names what is not its own, or that
 // does not match what the fleet stored: permanent, and it gets no result.
 var errForged = fmt.Errorf("%w: refused", errPermanent)
 
 // IsPermanent reports whether err can never succeed on retry.
-func IsPermanent(err error) bool {
-	return errors.Is(err, errPermanent) || errors.Is(err, errBadEnvelope)
-}
+func IsPermanent(err error) bool { return failure.IsPermanent(err) }

@@ -5,22 +5,23 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 
+	"github.com/jetcompact/jetcompact/failure"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/jetcompact/jetcompact/transcripts"
 )
 
 // TranscriptTasks exposes the transcript jobs (debate, evidence, session,
-// meeting, decide) as fleet tasks. Invalid requests are permanent errors.
+// meeting, decide) as fleet tasks. An invalid request (transcripts.ErrInvalid)
+// is a permanent error; a model's error is classified by the llm client.
 func TranscriptTasks(jobs transcripts.Jobs) map[string]TaskFunc {
 	tasks := map[string]TaskFunc{}
 	for _, name := range transcripts.JobNames() {
 		tasks[name] = func(ctx context.Context, req TaskRequest) ([]byte, []pipeline.NodeReport, error) {
 			out, reports, err := jobs.Run(ctx, name, transcripts.JobRequest{Body: req.Body, Mode: req.Mode, AllowLLM: req.AllowLLM})
 			if errors.Is(err, transcripts.ErrInvalid) {
-				return nil, nil, fmt.Errorf("%w: %v", ErrPermanentTask, err)
+				err = failure.Permanent(err)
 			}
 			return out, reports, err
 		}
@@ -41,7 +42,9 @@ func TranscriptDocument(job string, body []byte, mode stages.Mode, allowLLM bool
 		if _, err := rand.Read(nonce[:]); err != nil {
 			return Document{}, err
 		}
-		doc.ID = DocumentID(doc.Text, "task:"+job+"|"+salt+"|"+hex.EncodeToString(nonce[:]))
+		settings := doc.Settings(job)
+		settings.Nonce = hex.EncodeToString(nonce[:])
+		doc.ID = DocumentID(doc.Text, settings)
 	}
 	return doc, nil
 }

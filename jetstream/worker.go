@@ -15,11 +15,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jetcompact/jetcompact/failure"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
+	"github.com/jetcompact/jetcompact/telemetry"
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
@@ -43,7 +44,7 @@ type Worker struct {
 	log      *slog.Logger
 	tracer   trace.Tracer
 	prop     propagation.TextMapPropagator
-	m        workerMetrics
+	m        *telemetry.SegmentMetrics
 	tasks    map[string]TaskFunc
 	pullWait time.Duration
 	ready    atomic.Bool
@@ -71,9 +72,8 @@ func WithTracerProvider(tp trace.TracerProvider) WorkerOption {
 
 // WithMeterProvider sets where worker metrics go (default: none).
 func WithMeterProvider(mp metric.MeterProvider) WorkerOption {
-	return func(w *Worker) error {
-		m, err := newWorkerMetrics(mp)
-		w.m = m
+	return func(w *Worker) (err error) {
+		w.m, err = telemetry.NewSegmentMetrics(mp)
 		return err
 	}
 }
@@ -115,11 +115,10 @@ func NewWorker(ctx context.Context, js njs.JetStream, cfg Config, pipe *pipeline
 		prop:     propagation.TraceContext{},
 		pullWait: defaultPullWait,
 	}
-	m, err := newWorkerMetrics(metricnoop.NewMeterProvider())
-	if err != nil {
+	var err error
+	if w.m, err = telemetry.NewSegmentMetrics(metricnoop.NewMeterProvider()); err != nil {
 		return nil, err
 	}
-	w.m = m
 	for _, o := range opts {
 		if err := o(w); err != nil {
 			return nil, err
@@ -142,6 +141,7 @@ type binding struct {
 	stream   string // the stream the consumer reads
 	consumer string // durable consumer name
 	label    string // segment keys or task name, for spans, logs and dead letters
+	name     string // short name, for metrics and span names (Config.SegmentName, or task_NAME)
 	dead     string // dead-letter subject
 	intake   bool   // the messages are the stored originals themselves
 	// viaGuard: a segment before the guard's hands the result of a
@@ -157,6 +157,7 @@ func (w *Worker) segmentBindings(seg []stages.Key) []binding {
 		stream:   w.names.WorkStream(),
 		consumer: w.names.Consumer(seg[0]),
 		label:    joinKeys(seg),
+		name:     w.cfg.SegmentName(seg),
 		dead:     w.names.DeadSubject(string(seg[0])),
 		viaGuard: seg[len(seg)-1] != stages.KeyGuard,
 		process: func(ctx context.Context, env Envelope, msg njs.Msg) error {
@@ -220,6 +221,7 @@ func (w *Worker) Run(ctx context.Context, segs [][]stages.Key, drain time.Durati
 		consumers[i] = cons
 	}
 	for i, b := range bindings {
+		w.m.Start(b.name)
 		loops.Go(func() { w.pull(ctx, work, b, consumers[i], &inflight) })
 	}
 	w.ready.Store(true)
@@ -342,13 +344,10 @@ func (w *Worker) handle(ctx context.Context, b binding, msg njs.Msg) {
 		return
 	}
 	ctx = w.prop.Extract(ctx, headerCarrier(msg.Headers()))
-	ctx, span := w.tracer.Start(ctx, "jetcompact.segment "+b.label, trace.WithSpanKind(trace.SpanKindConsumer),
-		trace.WithAttributes(attribute.String("jetcompact.segment", b.label), attribute.Int("jetcompact.delivery", int(meta.NumDelivered))))
+	ctx, span := w.tracer.Start(ctx, telemetry.SegmentSpanName(b.name), trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(telemetry.AttrSegment.String(b.label), telemetry.AttrDelivery.Int(int(meta.NumDelivered))))
 	defer span.End()
-	w.m.documents.Add(ctx, 1, metric.WithAttributes(attribute.String("segment", segName)))
-	if meta.NumDelivered > 1 {
-		w.m.redeliveries.Add(ctx, 1, metric.WithAttributes(attribute.String("segment", segName)))
-	}
+	w.m.Received(ctx, b.name, meta.NumDelivered)
 
 	env, err := ReadEnvelope(msg.Headers())
 	if id := msg.Headers().Get(HeaderDocID); err != nil && ValidDocID(id) {
@@ -358,7 +357,7 @@ func (w *Worker) handle(ctx context.Context, b binding, msg njs.Msg) {
 		err = fmt.Errorf("%w: delivered %d times, max_deliver is %d", errPermanent, meta.NumDelivered, w.cfg.MaxDeliver)
 	}
 	if err == nil {
-		span.SetAttributes(attribute.String("jetcompact.doc_id", env.DocID))
+		span.SetAttributes(telemetry.AttrDocID.String(env.DocID))
 		err = w.processKeptAlive(ctx, b, env, msg)
 	}
 	switch {
@@ -376,16 +375,21 @@ func (w *Worker) handle(ctx context.Context, b binding, msg njs.Msg) {
 		}
 	case IsPermanent(err):
 		span.SetStatus(codes.Error, "dead letter")
-		span.SetAttributes(attribute.String("jetcompact.dead_letter_reason", err.Error()))
+		span.SetAttributes(telemetry.AttrDeadLetterReason.String(err.Error()))
 		w.deadLetter(ctx, b, env, msg, err)
 	default:
 		span.SetStatus(codes.Error, "retry")
-		w.m.errors.Add(ctx, 1, metric.WithAttributes(attribute.String("segment", segName)))
-		delay := backoff(int(meta.NumDelivered))
+		w.m.Retried(ctx, b.name)
+		// A server that said when to come back (a model's Retry-After) is
+		// waited for, within maxRetryAfter.
+		delay := max(backoff(int(meta.NumDelivered)), min(failure.RetryAfter(err), maxRetryAfter))
 		w.log.Warn("transient error; will retry", "segment", segName, "doc", env.DocID, "delivery", meta.NumDelivered, "retry_in", delay.String(), "error", err.Error())
 		_ = msg.NakWithDelay(delay)
 	}
 }
+
+// maxRetryAfter bounds the wait a transient error may ask for.
+const maxRetryAfter = time.Minute
 
 // backoff grows with each delivery: 1s, 2s, 4s ... capped at 30s, with jitter.
 func backoff(delivery int) time.Duration {
@@ -602,7 +606,7 @@ func (w *Worker) forward(ctx context.Context, env Envelope, text string, next st
 
 // finish applies the guard and publishes the result.
 func (w *Worker) finish(ctx context.Context, env Envelope, text string) error {
-	_, span := w.tracer.Start(ctx, "jetcompact.node "+string(stages.KeyGuard))
+	_, span := w.tracer.Start(ctx, telemetry.SpanName(stages.KeyGuard))
 	defer span.End()
 	outcome := pipeline.GuardKeptResult
 	switch {
@@ -625,9 +629,9 @@ func (w *Worker) finish(ctx context.Context, env Envelope, text string) error {
 		budget = &b
 	}
 	span.SetAttributes(
-		attribute.Int("jetcompact.chars_in", env.OrigChars),
-		attribute.Int("jetcompact.chars_out", stages.Chars(text)),
-		attribute.String("jetcompact.guard", outcome),
+		telemetry.AttrCharsIn.Int(env.OrigChars),
+		telemetry.AttrCharsOut.Int(stages.Chars(text)),
+		telemetry.AttrGuard.String(outcome),
 	)
 	return w.publishResultWith(ctx, env, text, outcome, env.Error, budget)
 }
@@ -791,11 +795,11 @@ func (w *Worker) deadLetter(ctx context.Context, b binding, env Envelope, msg nj
 			_ = msg.NakWithDelay(backoff(2))
 			return
 		}
-		w.m.deadLettersDropped.Add(ctx, 1, metric.WithAttributes(attribute.String("segment", segName)))
+		w.m.DeadLetterDropped(ctx, b.name)
 		w.log.Error("dead letter could not be published; message terminated", "segment", segName, "doc", env.DocID,
 			"tries", deadLetterTries, "reason", truncate(reason, 200), "error", err.Error())
 	} else {
-		w.m.deadLetters.Add(ctx, 1, metric.WithAttributes(attribute.String("segment", segName)))
+		w.m.DeadLettered(ctx, b.name)
 		w.log.Warn("dead-lettered", "segment", segName, "doc", env.DocID, "reason", reason)
 	}
 	if env.DocID != "" && !errors.Is(cause, errForged) && b.viaGuard {
@@ -944,26 +948,4 @@ func (c headerCarrier) Keys() []string {
 		keys = append(keys, k)
 	}
 	return keys
-}
-
-type workerMetrics struct {
-	documents, redeliveries, deadLetters, deadLettersDropped, errors metric.Int64Counter
-}
-
-func newWorkerMetrics(mp metric.MeterProvider) (workerMetrics, error) {
-	m := mp.Meter(tracerName)
-	var wm workerMetrics
-	var errs []error
-	var err error
-	wm.documents, err = m.Int64Counter("jetcompact.segment.documents", metric.WithDescription("Messages received per segment"))
-	errs = append(errs, err)
-	wm.redeliveries, err = m.Int64Counter("jetcompact.segment.redeliveries", metric.WithDescription("Messages received more than once"))
-	errs = append(errs, err)
-	wm.deadLetters, err = m.Int64Counter("jetcompact.segment.dead_letters", metric.WithDescription("Messages sent to the dead-letter subject"))
-	errs = append(errs, err)
-	wm.deadLettersDropped, err = m.Int64Counter("jetcompact.segment.dead_letters_dropped", metric.WithDescription("Messages terminated after their dead letter could not be published"))
-	errs = append(errs, err)
-	wm.errors, err = m.Int64Counter("jetcompact.segment.errors", metric.WithDescription("Transient errors (message retried)"))
-	errs = append(errs, err)
-	return wm, errors.Join(errs...)
 }

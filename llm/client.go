@@ -332,7 +332,8 @@ func (c *Client) HasModel() bool { return c.model != "" }
 
 // Summarize asks the model for a summary of req.Text. A cached summary is
 // returned without a request. While the breaker is open it fails at once
-// with an error wrapping stages.ErrCircuitOpen. An empty completion is
+// with an error wrapping stages.ErrCircuitOpen. An error that no retry
+// can fix wraps failure.ErrPermanent. An empty completion is
 // returned as "" with no error (the node keeps the original). Errors never
 // contain the API key.
 func (c *Client) Summarize(ctx context.Context, req stages.SummaryRequest) (string, stages.LLMUsage, error) {
@@ -341,7 +342,7 @@ func (c *Client) Summarize(ctx context.Context, req stages.SummaryRequest) (stri
 	latency := func() int64 { return c.now().Sub(start).Milliseconds() }
 	if c.model == "" {
 		c.Model() // the one warning
-		return "", usage, ErrNoModel
+		return "", usage, classified(ErrNoModel)
 	}
 	if err := ctx.Err(); err != nil {
 		return "", usage, err
@@ -363,7 +364,7 @@ func (c *Client) Summarize(ctx context.Context, req stages.SummaryRequest) (stri
 	summary, err := c.withFallback(ctx, &usage, c.system, userMessage(req.Text, req.Kind), req.MaxOutputTokens)
 	usage.LatencyMS = latency()
 	if err != nil {
-		return "", usage, err
+		return "", usage, classified(err)
 	}
 	// The node restores any code placeholder the model dropped.
 	summary = strings.TrimSpace(summary)
@@ -388,14 +389,14 @@ func (c *Client) Summarize(ctx context.Context, req stages.SummaryRequest) (stri
 func (c *Client) Complete(ctx context.Context, system, user string, maxTokens int) (string, error) {
 	if c.model == "" {
 		c.Model()
-		return "", ErrNoModel
+		return "", classified(ErrNoModel)
 	}
 	usage := stages.LLMUsage{Model: c.model}
 	out, err := c.withFallback(ctx, &usage, system, user, maxTokens)
 	if usage.Redactions != "" { // counts only, never the secrets
 		c.log.Info("[Compression] llm: secrets redacted before the request", slog.String("redactions", usage.Redactions))
 	}
-	return strings.TrimSpace(out), err
+	return strings.TrimSpace(out), classified(err)
 }
 
 // withFallback runs the call under call_timeout: summary_model first, and

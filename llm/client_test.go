@@ -16,6 +16,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/jetcompact/jetcompact/failure"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 )
@@ -941,4 +942,65 @@ func TestCompleteSendsTheGivenPrompts(t *testing.T) {
 	if r.Body.Messages[0].Content != "SYSTEM RULES" || r.Body.Messages[1].Content != "USER DATA" || r.Body.MaxTokens != 77 {
 		t.Errorf("request = %+v", r.Body)
 	}
+}
+
+// TestErrorsCarryTheRetryVocabulary: what Complete returns tells a worker
+// whether to retry. A 4xx, a malformed answer or no model is permanent
+// (failure.ErrPermanent); a 5xx, a 429, a network error or an open circuit
+// is not; a model and its fallback are permanent only when both are.
+func TestErrorsCarryTheRetryVocabulary(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		handle    func(http.ResponseWriter, *http.Request, int)
+		mutate    func(*Config)
+		permanent bool
+	}{
+		{"400", func(w http.ResponseWriter, _ *http.Request, _ int) { apiError(w, 400, "bad request") }, nil, true},
+		{"malformed", func(w http.ResponseWriter, _ *http.Request, _ int) { fmt.Fprint(w, "{not json") }, nil, true},
+		{"no model", always("s"), func(c *Config) { c.Model, c.SummaryModel = "", "" }, true},
+		{"503", func(w http.ResponseWriter, _ *http.Request, _ int) { apiError(w, 503, "overloaded") }, nil, false},
+		{"429", func(w http.ResponseWriter, _ *http.Request, _ int) { apiError(w, 429, "slow down") }, nil, false},
+		{"400 then fallback 503", func(w http.ResponseWriter, _ *http.Request, n int) {
+			if n == 0 {
+				apiError(w, 400, "bad request")
+				return
+			}
+			apiError(w, 503, "overloaded")
+		}, func(c *Config) { c.Model, c.SummaryModel = "chat-model", "cheap-model" }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.handle, func(c *Config) {
+				c.MaxRetries = 0
+				if tc.mutate != nil {
+					tc.mutate(c)
+				}
+			})
+			_, err := h.client.Complete(bg, "system", "user", 50)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if got := failure.IsPermanent(err); got != tc.permanent {
+				t.Errorf("permanent = %v, want %v (err %v)", got, tc.permanent, err)
+			}
+		})
+	}
+	t.Run("retry after", func(t *testing.T) {
+		h := newHarness(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+			w.Header().Set("Retry-After", "7")
+			apiError(w, 429, "slow down")
+		}, func(c *Config) { c.MaxRetries = 0 })
+		_, err := h.client.Complete(bg, "system", "user", 50)
+		if got := failure.RetryAfter(err); got != 7*time.Second || failure.IsPermanent(err) {
+			t.Errorf("429 with Retry-After 7: wait %s, permanent %v", got, failure.IsPermanent(err))
+		}
+	})
+	t.Run("circuit open", func(t *testing.T) {
+		h := newHarness(t, func(w http.ResponseWriter, _ *http.Request, _ int) { apiError(w, 500, "down") },
+			func(c *Config) { c.MaxRetries, c.Breaker.Failures = 0, 1 })
+		_, _ = h.client.Complete(bg, "system", "user", 50)
+		_, err := h.client.Complete(bg, "system", "user", 50)
+		if !errors.Is(err, stages.ErrCircuitOpen) || failure.IsPermanent(err) {
+			t.Errorf("open circuit: %v, permanent %v", err, failure.IsPermanent(err))
+		}
+	})
 }

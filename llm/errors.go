@@ -11,10 +11,13 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/jetcompact/jetcompact/failure"
+	"github.com/jetcompact/jetcompact/stages"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -49,17 +52,40 @@ func (e *HTTPError) Error() string {
 
 func (e *HTTPError) Unwrap() error { return e.err }
 
+// RetryDelay is the server's Retry-After, for failure.RetryAfter.
+func (e *HTTPError) RetryDelay() time.Duration { return e.RetryAfter }
+
 // Transient reports whether err may go away on its own: a 429 or 5xx
 // answer, a network error or a request timeout. Everything else (4xx,
 // malformed responses, no model, a truncated summary) will fail the same
-// way when redelivered.
+// way when redelivered. An error joining several (a model and its
+// fallback) is transient when any of them is.
 func Transient(err error) bool {
-	var he *HTTPError
-	if errors.As(err, &he) {
-		return he.StatusCode == http.StatusTooManyRequests || he.StatusCode >= 500
+	switch e := err.(type) {
+	case nil:
+		return false
+	case *HTTPError:
+		return e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500
+	case *transportError:
+		return true
+	case interface{ Unwrap() []error }:
+		return slices.ContainsFunc(e.Unwrap(), Transient)
+	case interface{ Unwrap() error }:
+		return Transient(e.Unwrap())
 	}
-	var te *transportError
-	return errors.As(err, &te)
+	return false
+}
+
+// classified marks a failed call's error permanent (failure.ErrPermanent),
+// unless it may go away on its own: Transient, an open circuit, or a
+// context that ended. A worker dead-letters a permanent error and retries
+// the others with backoff.
+func classified(err error) error {
+	if err == nil || Transient(err) || errors.Is(err, stages.ErrCircuitOpen) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return failure.Permanent(err)
 }
 
 // transportError marks a network failure or a per-request timeout.

@@ -160,5 +160,5 @@ func clip(s string) string {
 
 // applyProtected runs a node with its protected regions stashed.
 func applyProtected(ctx context.Context, node stages.Node, in stages.Input) (stages.Outcome, error) {
-	return protectedNode{node}.Apply(ctx, in)
+	return stages.Protected(node).Apply(ctx, in)
 }

@@ -72,7 +72,7 @@ type Option func(*Pipeline) error
 
 // WithDecorator wraps every node, for example to trace it. Decorators apply
 // in the order given, the first one outermost; all of them see the text as
-// it is, fenced code included (see protectedNode).
+// it is, fenced code included (see stages.Protected).
 func WithDecorator(wrap func(stages.Node) stages.Node) Option {
 	return func(p *Pipeline) error {
 		if wrap == nil {
@@ -103,7 +103,7 @@ func New(cfg Config, deps stages.Deps, opts ...Option) (*Pipeline, error) {
 			p.nodes[s.Key], p.redactor = n, n // a secret inside fenced code is a secret too
 			continue
 		}
-		p.nodes[s.Key] = protectedNode{n}
+		p.nodes[s.Key] = stages.Protected(n)
 	}
 	for i := len(opts) - 1; i >= 0; i-- {
 		if err := opts[i](p); err != nil {
@@ -298,37 +298,6 @@ func applyRecovered(ctx context.Context, node stages.Node, in stages.Input) (out
 		}
 	}()
 	return node.Apply(ctx, in)
-}
-
-// protectedNode runs a node with fenced code stashed (see stages.Protect)
-// and restores it. A node that loses a stashed region or returns invalid
-// UTF-8 is undone. A changed text comes out counted (Chars).
-type protectedNode struct{ node stages.Node }
-
-func (p protectedNode) Key() stages.Key { return p.node.Key() }
-
-func (p protectedNode) Apply(ctx context.Context, in stages.Input) (out stages.Outcome, err error) {
-	orig := in.Text
-	var stash *stages.Stash
-	in.Text, stash = stages.Protect(in.Text)
-	out, err = p.node.Apply(ctx, in)
-	if err != nil {
-		return stages.Outcome{}, err
-	}
-	if out.Text == in.Text {
-		out.Text, out.Chars = orig, 0
-		return out, nil
-	}
-	restored, ok := stash.Restore(out.Text)
-	if !ok {
-		return stages.Outcome{Text: orig, Skipped: true, Reason: "node lost a protected region; undone"}, nil
-	}
-	chars, valid := stages.CharsValid(restored)
-	if !valid {
-		return stages.Outcome{Text: orig, Skipped: true, Reason: "node produced invalid UTF-8; undone"}, nil
-	}
-	out.Text, out.Chars = restored, chars
-	return out, nil
 }
 
 // Guard keeps result only when it is shorter than the original, in

@@ -13,7 +13,6 @@ import (
 	"github.com/jetcompact/jetcompact/config"
 	"github.com/jetcompact/jetcompact/embedded"
 	"github.com/jetcompact/jetcompact/jetstream"
-	"github.com/jetcompact/jetcompact/llm"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/jetcompact/jetcompact/telemetry"
@@ -32,34 +31,21 @@ type app struct {
 	pipe           *pipeline.Pipeline
 	tel            *telemetry.Providers
 	chatModel      transcripts.ChatModel // nil without a configured model
-	nc             *nats.Conn            // the fleet connection, once made
+	rt             *config.Runtime
+	nc             *nats.Conn // the fleet connection, once made
 }
 
 func (a *app) buildPipeline(ctx context.Context) error {
-	tel, err := telemetry.Setup(ctx, a.file.Telemetry, a.stderr)
+	rt, err := a.file.Build(ctx, config.BuildOptions{Mode: a.o.mode, Model: a.o.tx.model, TelemetryOut: a.stderr,
+		Log: slog.Default(), Version: version}) // run set the default: --log-format, on stderr
 	if err != nil {
 		return err
 	}
-	a.tel = tel
-	deco, err := telemetry.Decorator(tel.TracerProvider, tel.MeterProvider)
-	if err != nil {
-		return err
+	a.rt, a.file, a.pipe, a.tel, a.chatModel = rt, rt.File, rt.Pipeline, rt.Telemetry, rt.ChatModel()
+	if a.chatModel == nil && rt.EffectiveMode().UsesLLM() && !a.o.noLLM {
+		rt.LLM.Model() // the one line saying how to name a model
 	}
-	if a.o.tx.model != "" {
-		a.file.LLM.Model = a.o.tx.model
-	}
-	summarizer, err := llm.New(a.file.LLM, llm.WithLogger(slog.New(slog.NewTextHandler(a.stderr, nil))))
-	if err != nil {
-		return err
-	}
-	if summarizer.HasModel() {
-		a.chatModel = summarizer
-	} else if a.effectiveMode().UsesLLM() && !a.o.noLLM {
-		summarizer.Model() // the one line saying how to name a model
-	}
-	deps := stages.Deps{Summarizer: summarizer}
-	a.pipe, err = pipeline.New(a.file.Pipeline, deps, pipeline.WithDecorator(deco))
-	return err
+	return nil
 }
 
 func (a *app) request(text string) pipeline.Request {
@@ -77,7 +63,8 @@ func (a *app) compactLocal(ctx context.Context, inputs []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		id := jetstream.DocumentID(text, a.salt())
+		doc := a.rt.Document(text, a.kind, !a.o.noLLM)
+		id := jetstream.DocumentID(text, doc.Settings(""))
 		a.keepOriginal(id, text, &res.Text, &res.Report)
 		out := newResult(name, id, res.Report, res.Text, time.Since(start), len(inputs))
 		if err := a.emit(out); err != nil {
@@ -114,12 +101,9 @@ func (a *app) connect(ctx context.Context) (njs.JetStream, func(), error) {
 			}
 			dir, cleanup = tmp, release
 		}
-		fleet, err := embedded.StartFleet(ctx, embedded.FleetOptions{
-			StoreDir: dir, Fleet: a.file.Fleet, Pipeline: a.pipe,
-			// The embedded fleet is this command's own: its --mode is the operator's.
-			Worker: []jetstream.WorkerOption{jetstream.WithMode(a.mode), jetstream.WithTracerProvider(a.tel.TracerProvider), jetstream.WithMeterProvider(a.tel.MeterProvider)},
-			Setup:  a.workerTasks,
-		})
+		// The embedded fleet is this command's own: its --mode is the
+		// operator's, and it serves every transcript task.
+		fleet, err := embedded.StartFleet(ctx, embedded.FleetOptions{StoreDir: dir, Runtime: a.rt})
 		if err != nil {
 			cleanup()
 			return nil, nil, err
@@ -162,15 +146,6 @@ func (a *app) explain(err error) error {
 	return jetstream.ExplainJetStream(err, a.nc)
 }
 
-// salt makes the derived document id depend on everything that shapes the result.
-func (a *app) salt() string {
-	salt := fmt.Sprintf("%s|%v|%+v|%s|%s|%v", version, a.file.Pipeline.Nodes, a.file.Pipeline.Options, a.mode, a.kind, !a.o.noLLM)
-	if b := a.budget(); b > 0 {
-		salt += fmt.Sprintf("|budget %d", b) // another budget is another result
-	}
-	return salt
-}
-
 // fleetClient connects (see connect) and returns a publisher client; the
 // returned function closes both.
 func (a *app) fleetClient(ctx context.Context) (*jetstream.Client, func(), error) {
@@ -202,9 +177,9 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 		}
 		prog.start(name, len(text))
 		start := time.Now()
-		res, err := client.Compact(ctx, jetstream.Document{
-			ID: a.o.id, Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM, Salt: a.salt(), BudgetTokens: a.budget(),
-		})
+		doc := a.rt.Document(text, a.kind, !a.o.noLLM)
+		doc.ID, doc.BudgetTokens = a.o.id, a.budget()
+		res, err := client.Compact(ctx, doc)
 		prog.done()
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, a.explain(err))
@@ -391,15 +366,4 @@ func (p *progress) done() {
 	if p.tty {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
-}
-
-// workerTasks gives the embedded worker the transcript jobs, with sessions
-// kept in JetStream.
-func (a *app) workerTasks(ctx context.Context, js njs.JetStream) ([]jetstream.WorkerOption, error) {
-	store, err := jetstream.NewSessionStore(ctx, js, jetstream.SessionStoreConfigFor(a.file.Fleet))
-	if err != nil {
-		return nil, err
-	}
-	jobs := transcripts.Jobs{Config: a.file.Transcripts, Model: a.chatModel, Store: store}
-	return []jetstream.WorkerOption{jetstream.WithTasks(jetstream.TranscriptTasks(jobs))}, nil
 }

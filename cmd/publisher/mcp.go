@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/jetcompact/jetcompact/jetstream"
@@ -33,7 +32,7 @@ func (a *app) serveMCP(ctx context.Context, args []string) error {
 			r := a.request(req.Text)
 			r.Kind, r.BudgetTokens = cmp.Or(req.Kind, r.Kind), cmp.Or(req.BudgetTokens, a.budget())
 			res, err := a.pipe.Run(ctx, r)
-			return mcpserver.Result{DocID: jetstream.DocumentID(req.Text, a.mcpSalt(r)), Text: res.Text, Report: res.Report}, err
+			return mcpserver.Result{DocID: jetstream.DocumentID(req.Text, a.mcpSettings(r)), Text: res.Text, Report: res.Report}, err
 		}
 	} else {
 		client, closeAll, err := a.fleetClient(ctx)
@@ -46,7 +45,7 @@ func (a *app) serveMCP(ctx context.Context, args []string) error {
 			defer cancel()
 			r := a.request(req.Text)
 			r.Kind, r.BudgetTokens = cmp.Or(req.Kind, r.Kind), cmp.Or(req.BudgetTokens, a.budget())
-			res, err := client.Compact(ctx, jetstream.Document{Text: r.Text, Kind: r.Kind, Mode: r.Mode, AllowLLM: r.AllowLLM, BudgetTokens: r.BudgetTokens, Salt: a.mcpSalt(r)})
+			res, err := client.Compact(ctx, jetstream.Document{Text: r.Text, Kind: r.Kind, Mode: r.Mode, AllowLLM: r.AllowLLM, BudgetTokens: r.BudgetTokens, Salt: a.rt.Fingerprint()})
 			if err != nil {
 				return mcpserver.Result{}, a.explain(err)
 			}
@@ -59,9 +58,9 @@ func (a *app) serveMCP(ctx context.Context, args []string) error {
 	return mcpserver.New(o).Run(ctx, t)
 }
 
-// mcpSalt is the run's salt with the call's kind and budget.
-func (a *app) mcpSalt(r pipeline.Request) string {
-	return fmt.Sprintf("%s|mcp|%s|%d", a.salt(), r.Kind, r.BudgetTokens)
+// mcpSettings are the settings a call's text is compacted with in process.
+func (a *app) mcpSettings(r pipeline.Request) jetstream.Settings {
+	return jetstream.Settings{Kind: r.Kind, Mode: r.Mode, AllowLLM: r.AllowLLM, Config: a.rt.Fingerprint(), Budget: r.BudgetTokens}
 }
 
 type nopWriteCloser struct{ io.Writer }

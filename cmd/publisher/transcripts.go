@@ -133,7 +133,7 @@ func (r *jobRunner) run(ctx context.Context, name string, body []byte) ([]byte, 
 		}
 		r.client, r.closeAll = client, closeAll
 	}
-	doc, err := jetstream.TranscriptDocument(name, body, a.mode, !a.o.noLLM, a.salt())
+	doc, err := jetstream.TranscriptDocument(name, body, a.mode, !a.o.noLLM, a.rt.Fingerprint())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,29 +3,23 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/jetcompact/jetcompact/config"
 	"github.com/jetcompact/jetcompact/embedded"
 	"github.com/jetcompact/jetcompact/jetstream"
-	"github.com/jetcompact/jetcompact/llm"
-	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/jetcompact/jetcompact/telemetry"
-	"github.com/jetcompact/jetcompact/transcripts"
+	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
 )
 
@@ -57,8 +51,8 @@ type flags struct {
 	logs                            telemetry.LogFlags
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var f flags
+// parseFlags reads the command line; showVersion reports --version.
+func parseFlags(args []string, stderr io.Writer) (f flags, showVersion bool, err error) {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.config, "config", os.Getenv("JETCOMPACT_CONFIG"), "YAML config file (default: built-in defaults)")
@@ -84,11 +78,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&f.drain, "drain-timeout", 30*time.Second, "on shutdown, wait this long for in-flight work")
 	fs.IntVar(&f.gcPercent, "gc-percent", 400, "Go GC target when GOGC is unset: the live heap is small, so collecting less often saves CPU for little memory")
 	f.logs.RegisterFlags(fs)
-	v := fs.Bool("version", false, "print the version and exit")
-	if err := fs.Parse(args); err != nil {
+	fs.BoolVar(&showVersion, "version", false, "print the version and exit")
+	err = fs.Parse(args)
+	return f, showVersion, err
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, showVersion, err := parseFlags(args, stderr)
+	if err != nil {
 		return err
 	}
-	if *v {
+	if showVersion {
 		fmt.Fprintln(stdout, telemetry.VersionString(version))
 		return nil
 	}
@@ -111,8 +111,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if f.prefix != "" {
 		file.Fleet.Prefix = f.prefix
 	}
-	mode, err := file.Pipeline.OverrideMode(f.mode)
-	if err != nil {
+	build := config.BuildOptions{Mode: f.mode, Log: log, TelemetryOut: stdout, Version: version}
+	if err := file.Check(build); err != nil {
 		return err
 	}
 	if err := file.Fleet.Validate(); err != nil {
@@ -122,44 +122,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_, err := io.WriteString(stdout, jetstream.PermissionsConfig(file.Fleet))
 		return err
 	}
-	segs, err := jetstream.SelectSegments(file.Fleet.Segments, f.segment)
+	work, err := selectWork(f, file)
 	if err != nil {
 		return err
 	}
-	taskNames, err := selectTasks(f.tasks, f.segment, file.Fleet.Tasks)
+	nc, closeConn, err := connect(&f, log)
 	if err != nil {
 		return err
 	}
-	tel, err := telemetry.Setup(ctx, file.Telemetry, stdout)
-	if err != nil {
-		return err
-	}
-	defer tel.Shutdown(context.WithoutCancel(ctx))
-	deco, err := telemetry.Decorator(tel.TracerProvider, tel.MeterProvider)
-	if err != nil {
-		return err
-	}
-	if f.embedded {
-		dir, err := storeDir(f.storeDir)
-		if err != nil {
-			return err
-		}
-		srv, err := embedded.Start(embedded.Options{StoreDir: dir, Listen: f.embeddedListen,
-			Token: f.conn.Token, User: f.conn.User, Password: f.conn.Password, NKeySeedFile: f.conn.NKeyFile,
-			TLSCert: f.embeddedTLSCert, TLSKey: f.embeddedTLSKey, Authorization: f.embeddedAuthorization})
-		if err != nil {
-			return err
-		}
-		defer srv.Shutdown()
-		f.conn.URL, f.conn.InProcess, f.conn.InProcessTLS = srv.ClientURL(), srv, f.embeddedTLSCert != ""
-		log.Info("embedded nats-server started", "url", f.conn.URL, "store", dir)
-	}
-	f.conn.Name = "jetcompact-worker " + f.segment
-	nc, err := jetstream.Connect(f.conn)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
+	defer closeConn()
 	js, err := njs.New(nc)
 	if err != nil {
 		return err
@@ -170,7 +141,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := jetstream.CheckJetStream(ctx, js); err != nil {
 			return err
 		}
-		if err := retrySetup(ctx, log, "topology", func() error { return jetstream.EnsureTopology(ctx, js, file.Fleet) }); err != nil {
+		if err := config.Retry(ctx, log, "topology", func() error { return jetstream.EnsureTopology(ctx, js, file.Fleet) }); err != nil {
 			return err
 		}
 	}
@@ -178,101 +149,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		log.Info("topology ready", "prefix", file.Fleet.Prefix, "segments", len(file.Fleet.Segments))
 		return nil
 	}
-	llmOpts := []llm.Option{llm.WithLogger(log)}
-	if callsLLM(segs, taskNames) { // only these roles may open the cache (jetstream.RolePermissions)
-		var cache *jetstream.LLMCache
-		if err := retrySetup(ctx, log, "llm cache", func() (err error) {
-			cache, err = jetstream.NewLLMCache(ctx, js, jetstream.Names{Prefix: file.Fleet.Prefix}.LLMCacheBucket(), file.LLM.CacheTTL, file.Fleet.Replicas)
-			return err
-		}); err != nil {
-			return err
-		}
-		llmOpts = append(llmOpts, llm.WithCache(cache))
-	}
-	summarizer, err := llm.New(file.LLM, llmOpts...)
-	if err != nil {
-		return err
-	}
-	pipe, err := pipeline.New(file.Pipeline, stages.Deps{Summarizer: summarizer}, pipeline.WithDecorator(deco))
-	if err != nil {
-		return err
-	}
-	var chat transcripts.ChatModel
-	if summarizer.HasModel() { // the config's model, else $OPENAI_MODEL
-		chat = summarizer
-	}
-	var taskOpt []jetstream.WorkerOption
-	if len(taskNames) > 0 {
-		var store *jetstream.SessionStore
-		if err := retrySetup(ctx, log, "session store", func() (err error) {
-			store, err = jetstream.NewSessionStore(ctx, js, jetstream.SessionStoreConfigFor(file.Fleet))
-			return err
-		}); err != nil {
-			return err
-		}
-		all := jetstream.TranscriptTasks(transcripts.Jobs{Config: file.Transcripts, Model: chat, Store: store})
-		served := map[string]jetstream.TaskFunc{}
-		for _, name := range taskNames {
-			served[name] = all[name]
-		}
-		taskOpt = append(taskOpt, jetstream.WithTasks(served))
-	}
-	w, err := jetstream.NewWorker(ctx, js, file.Fleet, pipe, append(taskOpt,
-		jetstream.WithLogger(log), jetstream.WithMode(mode),
-		jetstream.WithTracerProvider(tel.TracerProvider), jetstream.WithMeterProvider(tel.MeterProvider))...)
-	if err != nil {
-		return err
-	}
-	defer startService(ctx, nc, js, file, f.service, log)()
-	if f.httpAddr != "" {
-		srv, err := serveHTTP(f.httpAddr, w, nc.IsConnected, tel.MetricsHandler)
-		if err != nil {
-			return err
-		}
-		defer srv.Close()
-	}
-	srcs, err := selectSources(file.Sources, f.sources)
-	if err != nil {
-		return err
-	}
-	waitSources, err := startSources(ctx, js, file, srcs, tel.MeterProvider, log)
-	if err != nil {
-		return err
-	}
-	defer waitSources()
-	log.Info("worker running", "version", version, "segment", f.segment, "prefix", file.Fleet.Prefix)
-	err = w.Run(ctx, segs, f.drain)
-	log.Info("worker stopped", "drained", err == nil)
-	return err
+	return serve(ctx, f, file, work, build, nc, js, log)
 }
-
-func serveHTTP(addr string, w *jetstream.Worker, connected func() bool, metrics http.Handler) (*http.Server, error) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(rw http.ResponseWriter, _ *http.Request) { fmt.Fprintln(rw, "ok") })
-	mux.HandleFunc("/readyz", func(rw http.ResponseWriter, _ *http.Request) {
-		if !w.Ready() || !connected() {
-			http.Error(rw, "not ready", http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(rw, "ready")
-	})
-	if metrics != nil {
-		mux.Handle("/metrics", metrics)
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("--http-addr: %w", err)
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			slog.Error("http server", "error", err.Error())
-		}
-	}()
-	return srv, nil
-}
-
-func storeDir(dir string) (string, error) { return embedded.StoreDir(dir) }
 
 // defaultHTTPAddr is loopback, except inside Kubernetes, where probes and
 // scrapes come from outside the pod.
@@ -294,47 +172,86 @@ func callsLLM(segs [][]stages.Key, tasks []string) bool {
 	return len(tasks) > 0
 }
 
-// selectTasks resolves --tasks against the configured fleet.tasks.
-func selectTasks(flagValue, segment string, configured []string) ([]string, error) {
-	switch flagValue {
-	case "none", "":
-		return nil, nil
-	case "auto":
-		if segment == "all" {
-			return configured, nil
-		}
-		return nil, nil
-	case "all":
-		return configured, nil
-	}
-	var out []string
-	for _, t := range strings.Split(flagValue, ",") {
-		t = strings.TrimSpace(t)
-		if !slices.Contains(configured, t) {
-			return nil, fmt.Errorf("--tasks: %q is not in fleet.tasks %v", t, configured)
-		}
-		out = append(out, t)
-	}
-	return out, nil
+// selected is the work the flags select from the config.
+type selected struct {
+	segments [][]stages.Key
+	tasks    []string
+	sources  []jetstream.SourceConfig
 }
 
-// retrySetup retries a start-up step while the cluster cannot answer (a
-// leader election after a node died), for up to a minute, so the worker
-// comes up without an orchestrator's restart.
-func retrySetup(ctx context.Context, log *slog.Logger, what string, step func() error) error {
-	deadline := time.Now().Add(time.Minute)
-	delay := 250 * time.Millisecond
-	for {
-		err := step()
-		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
-			return err
-		}
-		log.Warn(what+" not ready; retrying", "in", delay.String(), "error", err.Error())
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		delay = min(2*delay, 5*time.Second)
+func selectWork(f flags, file config.File) (w selected, err error) {
+	if w.segments, err = jetstream.SelectSegments(file.Fleet.Segments, f.segment); err != nil {
+		return w, err
 	}
+	if w.tasks, err = config.SelectTasks(f.tasks, f.segment, file.Fleet.Tasks); err != nil {
+		return w, err
+	}
+	w.sources, err = config.SelectSources(file.Sources, f.sources)
+	return w, err
+}
+
+// serve builds the runtime and runs the worker on the selected segments,
+// tasks and sources until ctx ends.
+func serve(ctx context.Context, f flags, file config.File, work selected, build config.BuildOptions, nc *nats.Conn, js njs.JetStream, log *slog.Logger) error {
+	if callsLLM(work.segments, work.tasks) { // only these roles may open the LLM cache (jetstream.RolePermissions)
+		build.JetStream = js
+	}
+	rt, err := file.Build(ctx, build)
+	if err != nil {
+		return err
+	}
+	defer rt.Shutdown(context.WithoutCancel(ctx))
+	opts, err := rt.WorkerOptions(ctx, js, work.tasks)
+	if err != nil {
+		return err
+	}
+	w, err := jetstream.NewWorker(ctx, js, file.Fleet, rt.Pipeline, opts...)
+	if err != nil {
+		return err
+	}
+	defer startService(ctx, nc, js, file, rt.Fingerprint(), f.service, log)()
+	if f.httpAddr != "" {
+		ready := func() bool { return w.Ready() && nc.IsConnected() }
+		srv, err := telemetry.ServeHTTP(f.httpAddr, telemetry.HealthHandler(ready, rt.Telemetry.MetricsHandler), log)
+		if err != nil {
+			return fmt.Errorf("--http-addr: %w", err)
+		}
+		defer srv.Close()
+	}
+	waitSources, err := rt.StartSources(ctx, js, work.sources)
+	if err != nil {
+		return err
+	}
+	defer waitSources()
+	log.Info("worker running", "version", version, "segment", f.segment, "prefix", file.Fleet.Prefix)
+	err = w.Run(ctx, work.segments, f.drain)
+	log.Info("worker stopped", "drained", err == nil)
+	return err
+}
+
+// connect starts the embedded server when --embedded asks for it, then
+// connects; closeAll closes both.
+func connect(f *flags, log *slog.Logger) (nc *nats.Conn, closeAll func(), err error) {
+	stopServer := func() {}
+	if f.embedded {
+		dir, err := embedded.StoreDir(f.storeDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		srv, err := embedded.Start(embedded.Options{StoreDir: dir, Listen: f.embeddedListen,
+			Token: f.conn.Token, User: f.conn.User, Password: f.conn.Password, NKeySeedFile: f.conn.NKeyFile,
+			TLSCert: f.embeddedTLSCert, TLSKey: f.embeddedTLSKey, Authorization: f.embeddedAuthorization})
+		if err != nil {
+			return nil, nil, err
+		}
+		stopServer = srv.Shutdown
+		f.conn.URL, f.conn.InProcess, f.conn.InProcessTLS = srv.ClientURL(), srv, f.embeddedTLSCert != ""
+		log.Info("embedded nats-server started", "url", f.conn.URL, "store", dir)
+	}
+	f.conn.Name = "jetcompact-worker " + f.segment
+	if nc, err = jetstream.Connect(f.conn); err != nil {
+		stopServer()
+		return nil, nil, err
+	}
+	return nc, func() { nc.Close(); stopServer() }, nil
 }

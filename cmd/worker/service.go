@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"github.com/jetcompact/jetcompact/config"
@@ -12,10 +11,11 @@ import (
 )
 
 // startService serves the jetcompact micro service (<prefix>.compact and
-// <prefix>.get) on nc unless disabled; the returned function stops it. A
+// <prefix>.get) on nc unless disabled, its document ids derived with the
+// runtime's config fingerprint; the returned function stops it. A
 // service that cannot start (a user without its permissions) is logged,
 // and the worker runs its segments without it.
-func startService(ctx context.Context, nc *nats.Conn, js njs.JetStream, file config.File, enabled bool, log *slog.Logger) func() {
+func startService(ctx context.Context, nc *nats.Conn, js njs.JetStream, file config.File, fingerprint string, enabled bool, log *slog.Logger) func() {
 	if !enabled {
 		return func() {}
 	}
@@ -24,8 +24,7 @@ func startService(ctx context.Context, nc *nats.Conn, js njs.JetStream, file con
 		log.Warn("service not started", "name", jetstream.ServiceName, "error", err.Error())
 		return func() {}
 	}
-	salt := fmt.Sprintf("%s|%v|%+v", version, file.Pipeline.Nodes, file.Pipeline.Options)
-	svc, err := jetstream.NewService(client, salt).Serve(nc, version)
+	svc, err := jetstream.NewService(client, fingerprint).Serve(nc, version)
 	if err != nil {
 		client.Close()
 		log.Warn("service not started", "name", jetstream.ServiceName, "error", err.Error())

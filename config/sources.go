@@ -1,21 +1,18 @@
-package main
+package config
 
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 
-	"github.com/jetcompact/jetcompact/config"
 	"github.com/jetcompact/jetcompact/jetstream"
 	njs "github.com/nats-io/nats.go/jetstream"
-	"go.opentelemetry.io/otel/metric"
 )
 
-// selectSources picks the configured sources a --sources flag names:
+// SelectSources picks the configured sources a --sources flag names:
 // none (""), all, or a comma-separated list.
-func selectSources(configured []jetstream.SourceConfig, flag string) ([]jetstream.SourceConfig, error) {
+func SelectSources(configured []jetstream.SourceConfig, flag string) ([]jetstream.SourceConfig, error) {
 	switch flag {
 	case "", "none":
 		return nil, nil
@@ -37,13 +34,14 @@ func selectSources(configured []jetstream.SourceConfig, flag string) ([]jetstrea
 	return out, nil
 }
 
-// startSources runs a source runner per source until ctx ends; wait
+// StartSources runs a source runner per source until ctx ends; wait
 // returns once each has closed its windows and delivered their results.
-func startSources(ctx context.Context, js njs.JetStream, file config.File, srcs []jetstream.SourceConfig, mp metric.MeterProvider, log *slog.Logger) (wait func(), err error) {
+func (r *Runtime) StartSources(ctx context.Context, js njs.JetStream, srcs []jetstream.SourceConfig) (wait func(), err error) {
+	log, mp := r.Log, r.Telemetry.MeterProvider
 	if len(srcs) == 0 {
 		return func() {}, nil
 	}
-	client, err := jetstream.NewClient(ctx, js, file.Fleet)
+	client, err := jetstream.NewClient(ctx, js, r.File.Fleet)
 	if err != nil {
 		return nil, err
 	}

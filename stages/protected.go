@@ -1,0 +1,44 @@
+package stages
+
+import "context"
+
+// Protected wraps a node so that it runs with fenced code stashed (see
+// Protect) and restored after. A node that loses a stashed region or
+// returns invalid UTF-8 is undone: its input comes out unchanged, skipped
+// with the reason. A changed text comes out counted (Outcome.Chars). The
+// pipeline runs every node but redact this way; call a node on its own
+// through Protected to keep the same guarantees.
+func Protected(n Node) Node {
+	if _, ok := n.(protectedNode); ok {
+		return n
+	}
+	return protectedNode{n}
+}
+
+type protectedNode struct{ node Node }
+
+func (p protectedNode) Key() Key { return p.node.Key() }
+
+func (p protectedNode) Apply(ctx context.Context, in Input) (out Outcome, err error) {
+	orig := in.Text
+	var stash *Stash
+	in.Text, stash = Protect(in.Text)
+	out, err = p.node.Apply(ctx, in)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if out.Text == in.Text {
+		out.Text, out.Chars = orig, 0
+		return out, nil
+	}
+	restored, ok := stash.Restore(out.Text)
+	if !ok {
+		return Outcome{Text: orig, Skipped: true, Reason: "node lost a protected region; undone"}, nil
+	}
+	chars, valid := CharsValid(restored)
+	if !valid {
+		return Outcome{Text: orig, Skipped: true, Reason: "node produced invalid UTF-8; undone"}, nil
+	}
+	out.Text, out.Chars = restored, chars
+	return out, nil
+}
