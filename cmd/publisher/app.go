@@ -52,6 +52,14 @@ func (a *app) request(text string) pipeline.Request {
 	return pipeline.Request{Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM, BudgetTokens: a.o.budgetTokens}
 }
 
+// document is text as this run compacts it: kind, mode, LLM permission,
+// budget and the config fingerprint, which together derive its id.
+func (a *app) document(text string) jetstream.Document {
+	doc := a.rt.Document(text, a.kind, !a.o.noLLM)
+	doc.BudgetTokens = a.budget()
+	return doc
+}
+
 func (a *app) compactLocal(ctx context.Context, inputs []string) error {
 	for _, name := range inputs {
 		text, err := a.readDoc(name)
@@ -63,8 +71,7 @@ func (a *app) compactLocal(ctx context.Context, inputs []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		doc := a.rt.Document(text, a.kind, !a.o.noLLM)
-		id := jetstream.DocumentID(text, doc.Settings(""))
+		id := jetstream.DocumentID(text, a.document(text).Settings(""))
 		a.keepOriginal(id, text, &res.Text, &res.Report)
 		out := newResult(name, id, res.Report, res.Text, time.Since(start), len(inputs))
 		if err := a.emit(out); err != nil {
@@ -177,8 +184,8 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 		}
 		prog.start(name, len(text))
 		start := time.Now()
-		doc := a.rt.Document(text, a.kind, !a.o.noLLM)
-		doc.ID, doc.BudgetTokens = a.o.id, a.budget()
+		doc := a.document(text)
+		doc.ID = a.o.id
 		res, err := client.Compact(ctx, doc)
 		prog.done()
 		if err != nil {
