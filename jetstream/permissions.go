@@ -122,10 +122,17 @@ func RolePermissions(cfg Config) map[string]Permissions {
 		p.Subscribe, p.AllowResponses = append(p.Subscribe, serveSubscribe...), true
 		out["segment "+string(first)] = p
 	}
+	// Tasks keep transcript sessions (NewSessionStore): append to and read
+	// the session stream, and its state bucket.
+	sess := SessionStoreConfigFor(cfg)
+	sessions := append([]string{sess.Prefix + ".session.>", api + "STREAM.CREATE." + sess.SessionStream(), api + "STREAM.UPDATE." + sess.SessionStream()},
+		read(sess.SessionStream())...)
 	for _, task := range cfg.Tasks {
 		perms := append([][]string{{n.ResultSubject("*"), n.DeadSubject("task_" + task)}, consume(n.WorkStream(), n.TaskConsumer(task))}, worker...)
-		perms = append(perms, kv(n.LLMCacheBucket()))
-		out["task "+task] = role("task_"+task, perms...)
+		perms = append(perms, kv(n.LLMCacheBucket()), sessions, kv(sess.SessionBucket()))
+		p := role("task_"+task, perms...)
+		p.Publish = slices.Compact(p.Publish)
+		out["task "+task] = p
 	}
 	setup := []string{api + "INFO", api + "STREAM.NAMES", api + "STREAM.LIST"}
 	for _, s := range []string{n.WorkStream(), n.OriginalsStream(), n.ResultsStream(), n.DeadStream(), "OBJ_" + n.BlobBucket(), "OBJ_" + n.OriginalBlobBucket()} {

@@ -18,6 +18,7 @@ import (
 	"github.com/jetcompact/jetcompact/llm"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
+	"github.com/jetcompact/jetcompact/transcripts"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
@@ -623,6 +624,7 @@ func TestOriginalsBecomeAppendOnceOnUpdate(t *testing.T) {
 // and originals are refused by the server.
 func TestRolePermissionsRunTheFleetAndRefuseTheAttacks(t *testing.T) {
 	cfg := DefaultConfig()
+	cfg.Tasks = []string{"debate", "session"}
 	cfg.InlineMaxBytes = 4096
 	perms := RolePermissions(cfg)
 	// The server runs the config PermissionsConfig prints.
@@ -690,6 +692,24 @@ func TestRolePermissionsRunTheFleetAndRefuseTheAttacks(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- w.Run(wctx, [][]stages.Key{seg}, 5*time.Second) }()
 		t.Cleanup(func() { stop(); <-done })
+	}
+	// Every task role opens the LLM cache and keeps transcript sessions.
+	for _, task := range cfg.Tasks {
+		_, js := connect("task " + task)
+		if _, err := NewLLMCache(ctx, js, Names{cfg.Prefix}.LLMCacheBucket(), time.Hour, 1); err != nil {
+			t.Errorf("task %s opening the LLM cache: %v", task, err)
+		}
+		store, err := NewSessionStore(ctx, js, SessionStoreConfigFor(cfg))
+		if err != nil {
+			t.Errorf("task %s opening the session store: %v", task, err)
+			continue
+		}
+		if _, err := store.Append(ctx, "perm-"+task, transcripts.Message{ID: "m1", Role: "user", Text: "hello"}); err != nil {
+			t.Errorf("task %s appending to a session: %v", task, err)
+		}
+		if snap, err := store.Load(ctx, "perm-"+task); err != nil || len(snap.Messages) != 1 {
+			t.Errorf("task %s loading its session: %d messages, %v", task, len(snap.Messages), err)
+		}
 	}
 	pnc, pjs := connect(RolePublisher)
 	c, err := NewClient(ctx, pjs, cfg)

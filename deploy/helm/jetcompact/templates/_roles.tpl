@@ -89,9 +89,11 @@ Role names: publisher, setup, "segment <first stage>", "task <name>".
 {{- end -}}
 {{- $_ := set $roles (printf "segment %s" $first) (dict "name" $first "publish" (join " " $perms) "serve" true) -}}
 {{- end -}}
-{{- /* one per task */ -}}
+{{- /* one per task; tasks keep transcript sessions (stream and state bucket) */ -}}
+{{- $sessStream := printf "%s_SESSIONS" $P -}}
+{{- $sessions := list (printf "%s.session.>" $p) (printf "%sSTREAM.CREATE.%s" $api $sessStream) (printf "%sSTREAM.UPDATE.%s" $api $sessStream) (include "jetcompact.subj.read" $sessStream) (include "jetcompact.subj.kv" (printf "%s_SESSION_STATE" $P)) | join " " -}}
 {{- range $tasks -}}
-{{- $perms := list (printf "%s.result.*" $p) (printf "%s.dead.task_%s" $p .) (include "jetcompact.subj.consume" (dict "stream" $work "consumer" (printf "%s_task_%s" $p .))) $worker $llmCache -}}
+{{- $perms := list (printf "%s.result.*" $p) (printf "%s.dead.task_%s" $p .) (include "jetcompact.subj.consume" (dict "stream" $work "consumer" (printf "%s_task_%s" $p .))) $worker $llmCache $sessions -}}
 {{- $_ := set $roles (printf "task %s" .) (dict "name" (printf "task_%s" .) "publish" (join " " $perms)) -}}
 {{- end -}}
 {{- /* setup: the topology job */ -}}
