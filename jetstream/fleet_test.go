@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetcompact/jetcompact/internal/natstest"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/nats-io/nats-server/v2/server"
@@ -234,6 +235,9 @@ func assertOneResultEach(t *testing.T, f *fleet, want int) {
 // Nothing is lost (the ack waits for the publish), and the redelivered
 // work publishes nothing twice (message ids from document and stage).
 func TestRedeliveryProducesNoDuplicate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out an ack wait; runs without -short")
+	}
 	cfg := DefaultConfig()
 	cfg.AckWait = time.Second
 	f := startFleet(t, cfg)
@@ -824,6 +828,9 @@ func TestReplayKeepsHowTheDocumentWasPublished(t *testing.T) {
 // refuses a different text, inside the duplicate window and after it,
 // inline and through the object store; the same text is a republish.
 func TestAnOriginalIsNeverReplaced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out the duplicate window; runs without -short")
+	}
 	cfg := DefaultConfig()
 	cfg.InlineMaxBytes = 64 << 10
 	cfg.DuplicateWindow = time.Second
@@ -914,19 +921,7 @@ func TestSegmentValidation(t *testing.T) {
 }
 
 // startServer runs a nats-server with JetStream on a free loopback port.
-func startServer(t testing.TB) *server.Server {
-	t.Helper()
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	return srv
-}
+func startServer(t testing.TB) *server.Server { return natstest.Start(t, nil) }
 
 func TestTasksRunOnTheFleet(t *testing.T) {
 	cfg := DefaultConfig()

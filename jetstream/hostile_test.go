@@ -86,6 +86,9 @@ func hostileInputs() map[string]string {
 // in-process result (inputs above the 1 MB max payload move through the
 // object store), and the worker survives to compact a normal document.
 func TestHostileInputsThroughTheFleet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: every hostile input through the fleet; runs without -short")
+	}
 	cfg := DefaultConfig()
 	f := startFleet(t, cfg)
 	f.worker(cfg.Segments)
@@ -334,6 +337,9 @@ func (s slowSummarizer) Summarize(ctx context.Context, r stages.SummaryRequest) 
 // waiting for the handler must not be redelivered (a worker pulls only
 // what it has free handlers for).
 func TestQueuedMessagesDoNotOutliveAckWait(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out ack waits; runs without -short")
+	}
 	cfg := DefaultConfig()
 	cfg.AckWait = time.Second
 	cfg.Concurrency = 1
@@ -464,6 +470,9 @@ func (p *ackDropper) cut() {
 // Submit must retry and return, not fail on a blip nor wait for its whole
 // context: the publisher's default is 10 minutes.
 func TestSubmitSurvivesLostPubAck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out lost publish acks; runs without -short")
+	}
 	for _, cut := range []bool{true, false} {
 		name := map[bool]string{true: "connection-dropped", false: "reply-lost"}[cut]
 		t.Run(name, func(t *testing.T) {
@@ -523,6 +532,9 @@ func TestSubmitSurvivesLostPubAck(t *testing.T) {
 // dead-lettered, the dead-letter path could not fetch the original either,
 // and no result was ever published.
 func TestOriginalNotYetVisibleIsRetried(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out redeliveries; runs without -short")
+	}
 	text := "a short original"
 	for _, tc := range []struct {
 		name string

@@ -276,6 +276,9 @@ func TestSourceWindowsCoverEveryEventOnce(t *testing.T) {
 // SIGKILL; every event is still in exactly one window and no result comes
 // out twice.
 func TestSourceSurvivesCrashes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out a source's ack wait after crashes; runs without -short")
+	}
 	defer func(ack, drain time.Duration) { sourceAckWait, sourceDrain = ack, drain }(sourceAckWait, sourceDrain)
 	sourceAckWait, sourceDrain = 2*time.Second, 500*time.Millisecond
 	b := newSourceBench(t)
@@ -316,6 +319,9 @@ func TestSourceMaxAgeClosesAQuietKey(t *testing.T) {
 // a window's max_bytes, windows close by memory, small, and still cover
 // every event once.
 func TestSourceMemoryBoundClosesWindowsEarly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: thousands of events; runs without -short")
+	}
 	b := newSourceBench(t)
 	b.publish(t, 3000)
 	src := testSource()

@@ -407,6 +407,9 @@ func TestStructuredDeepJSON(t *testing.T) {
 }
 
 func TestStructuredMillionKeys(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: a million keys; runs without -short")
+	}
 	keys := 1_000_000
 	if raceDetector {
 		// The race detector slows the walk tenfold; bounds are checked
