@@ -1,5 +1,7 @@
 package llm
 
+//lint:file-ignore SA1019 chat models get max_tokens, which many OpenAI-compatible servers only read; call moves it for reasoning models
+
 import (
 	"context"
 	"errors"

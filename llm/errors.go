@@ -74,6 +74,8 @@ const maxMessage = 300
 // classify turns a go-openai error into this package's errors and says what
 // it means for retries and the breaker. parent is the caller's context:
 // when it is done, nothing is retried and the breaker learns nothing.
+//
+//lint:ignore ST1008 the error is what classify makes; the flags describe it
 func classify(parent context.Context, err error, header http.Header, now time.Time) (out error, retry bool, o outcome) {
 	if perr := parent.Err(); perr != nil {
 		return fmt.Errorf("%w (%w)", perr, err), false, outcomeNeutral

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/jetcompact/jetcompact/internal/strictyaml"
-	"os"
 	"sort"
 
 	"github.com/jetcompact/jetcompact/stages"
@@ -122,26 +121,6 @@ type nodeMeta struct {
 	Enabled *bool   `yaml:"enabled"`
 	Order   *int    `yaml:"order"`
 	Label   *string `yaml:"label"`
-}
-
-// LoadFile reads the pipeline section of a YAML config file.
-func LoadFile(path string) (Config, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Config{}, fmt.Errorf("config: %w", err)
-	}
-	var root struct {
-		Pipeline yaml.Node `yaml:"pipeline"`
-	}
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", path, err)
-	}
-	c, err := ParseSection(&root.Pipeline)
-	if err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", path, err)
-	}
-	c.Source = path
-	return c, nil
 }
 
 // ParseSection merges a stored pipeline section over the defaults: code

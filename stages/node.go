@@ -58,16 +58,6 @@ var specs = [...]Spec{
 // Specs returns every node code knows, in execution order.
 func Specs() []Spec { return append([]Spec(nil), specs[:]...) }
 
-// SpecOf returns the spec of key and whether code knows it.
-func SpecOf(k Key) (Spec, bool) {
-	for _, s := range specs {
-		if s.Key == k {
-			return s, true
-		}
-	}
-	return Spec{}, false
-}
-
 // Mode selects whether the LLM summary may run.
 type Mode string
 

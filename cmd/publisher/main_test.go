@@ -146,7 +146,7 @@ func TestReadmeMainCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?m)^(go run ./cmd/publisher \\S+)$").FindSubmatch(readme)
+	m := regexp.MustCompile(`(?m)^(go run ./cmd/publisher \S+)$`).FindSubmatch(readme)
 	if m == nil {
 		t.Fatal("README has no main command line")
 	}
