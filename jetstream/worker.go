@@ -895,12 +895,7 @@ func copyDeadLetterHeaders(dst, src nats.Header) {
 	}
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
-}
+func truncate(s string, n int) string { return stages.TruncateBytes(s, n) }
 
 // headerCarrier adapts NATS headers to OpenTelemetry propagation with exact,
 // case-sensitive names (http.Header would canonicalise them).

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/jetcompact/jetcompact/stages"
 )
 
 var (
@@ -119,16 +121,10 @@ func classify(parent context.Context, err error, header http.Header, now time.Ti
 func shorten(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > maxMessage {
-		cut := maxMessage
-		for cut > 0 && !isRuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "..."
+		s = stages.TruncateBytes(s, maxMessage) + "..."
 	}
 	return s
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // retryAfter reads retry-after-ms, then Retry-After in seconds or as an
 // HTTP date; 0 when absent or unparsable.

@@ -155,6 +155,18 @@ func CharsValid(s string) (n int, valid bool) {
 	return n, valid
 }
 
+// TruncateBytes cuts s to at most n bytes without splitting a rune: for
+// header values, reasons and error text bounded in bytes.
+func TruncateBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 // le64 reads the first eight bytes of s as a little-endian word.
 func le64(s string) uint64 {
 	_ = s[7]
