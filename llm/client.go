@@ -401,8 +401,8 @@ func (c *Client) Complete(ctx context.Context, system, user string, maxTokens in
 }
 
 // withFallback runs the call under call_timeout: summary_model first, and
-// when that fails, model once (seed 004's fallback, for runtime failures
-// too). The first model leaves one request timeout of the budget for the
+// when that fails, model once (the fallback of design.md, Pipeline, for
+// runtime failures too). The first model leaves one request timeout of the budget for the
 // fallback. Every failure is logged at WARN, without text.
 func (c *Client) withFallback(ctx context.Context, usage *stages.LLMUsage, system, user string, maxTokens int) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.CallTimeout)

@@ -217,8 +217,8 @@ func DecodeStrict(n *yaml.Node, out any, path string) error {
 }
 
 // misspelledNode returns the node key that name is a typo of, or "". A
-// name that is no typo of a node code has stays a historic node (seed 004:
-// a stored config may name nodes a release once had).
+// name that is no typo of a node code has stays a historic node (design.md,
+// Pipeline: a stored config may name nodes a release once had).
 func misspelledNode(name string) string {
 	keys := make([]string, 0, len(stages.Specs()))
 	for _, s := range stages.Specs() {
