@@ -416,7 +416,6 @@ func (w *Worker) hold(ctx context.Context, n int) (release func(), err error) {
 }
 
 // keepAlive sends InProgress while long work runs, so it never outlives the ack wait.
-
 func (w *Worker) keepAlive(msg njs.Msg) func() {
 	done := make(chan struct{})
 	every := max(w.cfg.AckWait/3, 100*time.Millisecond)

@@ -45,7 +45,7 @@ func DefaultConfig() Config {
 	return c
 }
 
-// Enabled reports whether node k is known to code and enabled.
+// NodeEnabled reports whether node k is known to code and enabled.
 func (c Config) NodeEnabled(k stages.Key) bool {
 	for _, n := range c.Nodes {
 		if n.Key == k {

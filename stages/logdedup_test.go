@@ -279,8 +279,6 @@ func syntheticLog(size int) string {
 	return b.String()
 }
 
-// maskTokenReference masks one token the straightforward way, to check
-// tokenize against.
 // pathShapeReference is pathShape written plainly: two leading word
 // segments after any scheme and host make a route, else a variable.
 func pathShapeReference(t string) tok {
@@ -309,6 +307,8 @@ func pathShapeReference(t string) tok {
 	return tok{h: h | 2}
 }
 
+// maskTokenReference masks one token the straightforward way, to check
+// tokenize against.
 func maskTokenReference(t string) tok {
 	if isCalendarWord(t) {
 		return tok{h: fnvOffset, variable: true}

@@ -80,8 +80,8 @@ func TestChairmanTextIsWhatTheChairmanReads(t *testing.T) {
 	}
 }
 
-// Meetings follow their own estimator (design.md, Meetings); the rest of jetcompact uses
-// stages.EstimateTokens. Both are pinned here.
+// Meetings follow their own estimator (design.md, Meetings); the rest of
+// jetcompact uses stages.EstimateTokens. Both are pinned here.
 func TestBothTokenEstimators(t *testing.T) {
 	for _, tc := range []struct {
 		text          string
