@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,10 +9,8 @@ import (
 	"testing"
 )
 
-var updateLogDedup = flag.Bool("update-logdedup", false, "rewrite testdata/log_dedup/*.golden")
-
 func TestLogDedupGolden(t *testing.T) {
-	runGolden(t, NewLogDedup(DefaultLogDedupOptions()), "log_dedup", *updateLogDedup)
+	runGolden(t, NewLogDedup(DefaultLogDedupOptions()), "log_dedup", *update)
 }
 
 func TestLogDedup(t *testing.T) {

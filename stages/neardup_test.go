@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -10,10 +9,8 @@ import (
 	"time"
 )
 
-var updateNearDup = flag.Bool("update-neardup", false, "rewrite testdata/near_dup/*.golden")
-
 func TestNearDupGolden(t *testing.T) {
-	runGolden(t, NewNearDup(DefaultNearDupOptions()), "near_dup", *updateNearDup)
+	runGolden(t, NewNearDup(DefaultNearDupOptions()), "near_dup", *update)
 }
 
 func TestNearDup(t *testing.T) {
