@@ -287,8 +287,8 @@ func TestRedeliveryProducesNoDuplicate(t *testing.T) {
 	if got, want := crashes.Load(), int64(3*len(docs)); got != want {
 		t.Fatalf("%d crashes simulated, want %d", got, want)
 	}
-	// Let redeliveries of the crashed hops happen and be deduplicated.
-	time.Sleep(2500 * time.Millisecond)
+	// Redeliveries of the crashed hops happen and are deduplicated.
+	settle(t, f)
 	assertOneResultEach(t, f, len(docs))
 	st, err := f.js.Stream(ctx, Names{cfg.Prefix}.WorkStream())
 	if err != nil {
@@ -916,6 +916,17 @@ func TestSegmentValidation(t *testing.T) {
 	for _, segs := range [][][]stages.Key{SplitSegments(), FusedSegments(), DefaultSegments()} {
 		if err := ValidateSegments(segs); err != nil {
 			t.Errorf("rejected %v: %v", segs, err)
+		}
+	}
+}
+
+// waitFor polls cond until it holds, and fails the test naming what did
+// not happen within d.
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(d); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %s: %s", d, what)
 		}
 	}
 }

@@ -302,7 +302,14 @@ func TestSourceMaxAgeClosesAQuietKey(t *testing.T) {
 	src := testSource()
 	src.Window.MaxAge = time.Second
 	runSource(t, b, src)
-	time.Sleep(200 * time.Millisecond) // the runner is pulling
+	cons, err := b.f.js.Consumer(context.Background(), src.Stream, Names{b.f.cfg.Prefix}.SourceConsumer(src.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the runner pulling", func() bool {
+		ci, err := cons.Info(context.Background())
+		return err == nil && ci.NumWaiting > 0
+	})
 	start := time.Now()
 	ack, err := b.f.js.Publish(context.Background(), "logs.quiet", []byte("2025-03-01T10:00:00Z WARN quiet: one event only"))
 	if err != nil {
