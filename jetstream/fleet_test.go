@@ -50,9 +50,11 @@ func startFleet(t testing.TB, cfg Config) *fleet {
 	return &fleet{t: t, srv: srv, nc: nc, js: js, cfg: cfg, pipe: pipe}
 }
 
-// worker starts a worker on its own connection, stopped at test end.
+// worker starts a worker on its own connection, stopped at test end. Its
+// idle pulls are short, as an embedded fleet's, so that it stops at once.
 func (f *fleet) worker(segs [][]stages.Key, opts ...WorkerOption) *Worker {
 	f.t.Helper()
+	opts = append([]WorkerOption{WithPullWait(100 * time.Millisecond)}, opts...)
 	nc, err := nats.Connect(f.srv.ClientURL())
 	if err != nil {
 		f.t.Fatal(err)
@@ -742,7 +744,7 @@ func TestShutdownDrainsInflightWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := NewWorker(context.Background(), f.js, cfg, pipe)
+	w, err := NewWorker(context.Background(), f.js, cfg, pipe, WithPullWait(100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func useFleet(t *testing.T, nc *nats.Conn, prefix, text string) string {
 		t.Fatalf("topology: %v", err)
 	}
 	pipe, _ := pipeline.New(pipeline.DefaultConfig(), stages.Deps{})
-	w, err := NewWorker(ctx, js, cfg, pipe)
+	w, err := NewWorker(ctx, js, cfg, pipe, WithPullWait(100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,7 +547,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := NewWorker(ctx, js, cfg, pipe, WithLogger(logger), WithTracerProvider(tp))
+		w, err := NewWorker(ctx, js, cfg, pipe, WithLogger(logger), WithTracerProvider(tp), WithPullWait(100*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}
