@@ -74,10 +74,7 @@ func (f *fleet) worker(segs [][]stages.Key, opts ...WorkerOption) *Worker {
 		}
 		nc.Close()
 	})
-	deadline := time.Now().Add(5 * time.Second)
-	for !w.Ready() && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(f.t, 20*time.Second, "worker ready", w.Ready)
 	return w
 }
 
