@@ -19,6 +19,9 @@ import (
 // stream's leader. The streams stay available on the two remaining
 // replicas; a restarted node catches up.
 func TestClusterNodeKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: real processes, faults and their recovery; runs without -short")
+	}
 	n := docCount(t)
 	c := newCluster(t, setup{Segments: jetstream.DefaultSegments(), Replicas: 3, AckWait: 2 * time.Second})
 	c.startServers(3)
@@ -127,6 +130,9 @@ func (c *cluster) replicasCurrent(server string) bool {
 // come up and work. Every bucket a worker opens at start-up must therefore
 // follow fleet.replicas, the LLM summary cache included.
 func TestClusterWorkerStartsWithNodeDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: real processes, faults and their recovery; runs without -short")
+	}
 	c := newCluster(t, setup{Segments: jetstream.DefaultSegments(), Replicas: 3, AckWait: 2 * time.Second})
 	c.startServers(3)
 	c.startWorkers()

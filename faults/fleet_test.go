@@ -312,12 +312,6 @@ func (c *cluster) streamInfo(name string) (*njs.StreamInfo, error) {
 	return st.Info(ctx)
 }
 
-// resultsSeq is the results stream's last sequence (0 when it does not answer).
-func (c *cluster) resultsSeq() uint64 {
-	s, _ := c.streamState(c.names.ResultsStream())
-	return s.LastSeq
-}
-
 // settle waits until the work stream is empty and no consumer, the
 // intake included, holds unacknowledged work: every hop has been
 // acknowledged.

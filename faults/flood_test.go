@@ -30,6 +30,9 @@ const rssCeiling = 512 << 20
 // against a ceiling, then the time the fleet takes to drain the backlog,
 // and checks that every accepted document came out exactly once.
 func TestFlood(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: real processes, faults and their recovery; runs without -short")
+	}
 	seconds := 10
 	if s := os.Getenv("FAULTS_LOAD_SECONDS"); s != "" {
 		var err error

@@ -18,6 +18,9 @@ import (
 // redelivered after the ack wait and their republishes are deduplicated by
 // message id: every document comes out once, equal to --local.
 func TestStageWorkerKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: real processes, faults and their recovery; runs without -short")
+	}
 	n := docCount(t)
 	c := newCluster(t, setup{Segments: jetstream.SplitSegments(), AckWait: 2 * time.Second})
 	c.startServers(1)
@@ -85,6 +88,9 @@ func TestStageWorkerKilled(t *testing.T) {
 // publishes that failed during the outage are retried under the same
 // message ids.
 func TestServerKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: real processes, faults and their recovery; runs without -short")
+	}
 	n := docCount(t)
 	c := newCluster(t, setup{Segments: jetstream.DefaultSegments(), AckWait: 2 * time.Second})
 	c.startServers(1)

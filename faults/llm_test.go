@@ -66,6 +66,9 @@ func newHangingLLM(t *testing.T) *hangingLLM {
 // with the reason in its report. Long LLM calls send InProgress, so no
 // message outlives the ack wait: no redeliveries.
 func TestLLMHangsThenRecovers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: real processes, faults and their recovery; runs without -short")
+	}
 	n := docCount(t)
 	fake := newHangingLLM(t)
 	t.Setenv(llm.EnvAPIKey, "test")

@@ -169,21 +169,6 @@ func (p *proc) signal(sig syscall.Signal) {
 	}
 }
 
-// Running reports whether an incarnation is alive.
-func (p *proc) Running() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.cmd == nil {
-		return false
-	}
-	select {
-	case <-p.exited:
-		return false
-	default:
-		return true
-	}
-}
-
 // PeakRSS samples the running incarnation and returns the highest VmHWM
 // (peak resident set) seen over every incarnation, in bytes.
 func (p *proc) PeakRSS() int64 {

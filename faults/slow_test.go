@@ -18,6 +18,9 @@ import (
 // The frozen worker wakes up holding stale deliveries, finishes them and
 // republishes under the same message ids: nothing is lost or duplicated.
 func TestSlowConsumer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: real processes, faults and their recovery; runs without -short")
+	}
 	n := docCount(t)
 	ackWait := 2 * time.Second
 	c := newCluster(t, setup{Segments: jetstream.DefaultSegments(), AckWait: ackWait})

@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetcompact/jetcompact/internal/natstest"
 )
 
 // TestNatscliTLSVariables: natscli's NATS_CA, NATS_CERT and NATS_KEY set
@@ -62,15 +63,9 @@ func TestConnectionTroubleIsNamed(t *testing.T) {
 		t.Errorf("unreachable: %v", err)
 	}
 
-	plain, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go plain.Start()
-	if !plain.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	defer plain.Shutdown()
+	plainOpts := natstest.Options(t)
+	plainOpts.JetStream = false
+	plain := natstest.Start(t, plainOpts)
 	nc, err := Connect(ConnectOptions{URL: plain.ClientURL()})
 	if err != nil {
 		t.Fatal(err)

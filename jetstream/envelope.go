@@ -47,6 +47,15 @@ const (
 // by the OpenTelemetry propagator through headerCarrier.
 
 // Envelope is everything a hop carries besides the text.
+//
+// Blob names where the text is when it is not the message body: the stored
+// original ("orig:" and the document id) on the first hop, else a work
+// blob named after the hop and a digest of its text, for a text over
+// inline_max_bytes. Empty: the text is the body.
+//
+// Pass is why the document goes through untouched ("passthrough: empty
+// input", binary input, a kept original): when set, later segments run no
+// node and the guard publishes it as the outcome.
 type Envelope struct {
 	DocID     string
 	Kind      stages.Kind

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jetcompact/jetcompact/failure"
+	"github.com/jetcompact/jetcompact/internal/natstest"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/nats-io/nats-server/v2/server"
@@ -52,9 +53,11 @@ func startFleet(t testing.TB, cfg Config) *fleet {
 	return &fleet{t: t, srv: srv, nc: nc, js: js, cfg: cfg, pipe: pipe}
 }
 
-// worker starts a worker on its own connection, stopped at test end.
+// worker starts a worker on its own connection, stopped at test end. Its
+// idle pulls are short, as an embedded fleet's, so that it stops at once.
 func (f *fleet) worker(segs [][]stages.Key, opts ...WorkerOption) *Worker {
 	f.t.Helper()
+	opts = append([]WorkerOption{WithPullWait(100 * time.Millisecond)}, opts...)
 	nc, err := nats.Connect(f.srv.ClientURL())
 	if err != nil {
 		f.t.Fatal(err)
@@ -74,10 +77,7 @@ func (f *fleet) worker(segs [][]stages.Key, opts ...WorkerOption) *Worker {
 		}
 		nc.Close()
 	})
-	deadline := time.Now().Add(5 * time.Second)
-	for !w.Ready() && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(f.t, 20*time.Second, "worker ready", w.Ready)
 	return w
 }
 
@@ -237,6 +237,9 @@ func assertOneResultEach(t *testing.T, f *fleet, want int) {
 // Nothing is lost (the ack waits for the publish), and the redelivered
 // work publishes nothing twice (message ids from document and stage).
 func TestRedeliveryProducesNoDuplicate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out an ack wait; runs without -short")
+	}
 	cfg := DefaultConfig()
 	cfg.AckWait = time.Second
 	f := startFleet(t, cfg)
@@ -286,8 +289,8 @@ func TestRedeliveryProducesNoDuplicate(t *testing.T) {
 	if got, want := crashes.Load(), int64(3*len(docs)); got != want {
 		t.Fatalf("%d crashes simulated, want %d", got, want)
 	}
-	// Let redeliveries of the crashed hops happen and be deduplicated.
-	time.Sleep(2500 * time.Millisecond)
+	// Redeliveries of the crashed hops happen and are deduplicated.
+	settle(t, f)
 	assertOneResultEach(t, f, len(docs))
 	st, err := f.js.Stream(ctx, Names{cfg.Prefix}.WorkStream())
 	if err != nil {
@@ -741,7 +744,7 @@ func TestShutdownDrainsInflightWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := NewWorker(context.Background(), f.js, cfg, pipe)
+	w, err := NewWorker(context.Background(), f.js, cfg, pipe, WithPullWait(100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -845,6 +848,9 @@ func TestReplayKeepsHowTheDocumentWasPublished(t *testing.T) {
 // refuses a different text, inside the duplicate window and after it,
 // inline and through the object store; the same text is a republish.
 func TestAnOriginalIsNeverReplaced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out the duplicate window; runs without -short")
+	}
 	cfg := DefaultConfig()
 	cfg.InlineMaxBytes = 64 << 10
 	cfg.DuplicateWindow = time.Second
@@ -934,20 +940,19 @@ func TestSegmentValidation(t *testing.T) {
 	}
 }
 
-// startServer runs a nats-server with JetStream on a free loopback port.
-func startServer(t testing.TB) *server.Server {
+// waitFor polls cond until it holds, and fails the test naming what did
+// not happen within d.
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
+	for deadline := time.Now().Add(d); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %s: %s", d, what)
+		}
 	}
-	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	return srv
 }
+
+// startServer runs a nats-server with JetStream on a free loopback port.
+func startServer(t testing.TB) *server.Server { return natstest.Start(t, nil) }
 
 func TestTasksRunOnTheFleet(t *testing.T) {
 	cfg := DefaultConfig()

@@ -86,6 +86,9 @@ func hostileInputs() map[string]string {
 // in-process result (inputs above the 1 MB max payload move through the
 // object store), and the worker survives to compact a normal document.
 func TestHostileInputsThroughTheFleet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: every hostile input through the fleet; runs without -short")
+	}
 	cfg := DefaultConfig()
 	f := startFleet(t, cfg)
 	f.worker(cfg.Segments)
@@ -299,7 +302,7 @@ func TestRepublishInsideDuplicateWindow(t *testing.T) {
 	if err != nil || again.Text != first.Text {
 		t.Fatalf("compact again: %v", err)
 	}
-	time.Sleep(time.Second) // give a duplicate time to arrive
+	settle(t, f) // the resubmissions are handled: a duplicate would be out
 	after, _ := st.Info(ctx)
 	if after.State.LastSeq != before.State.LastSeq || after.State.Msgs != before.State.Msgs {
 		t.Errorf("republishing made more results: last seq %d -> %d", before.State.LastSeq, after.State.LastSeq)
@@ -334,6 +337,9 @@ func (s slowSummarizer) Summarize(ctx context.Context, r stages.SummaryRequest) 
 // waiting for the handler must not be redelivered (a worker pulls only
 // what it has free handlers for).
 func TestQueuedMessagesDoNotOutliveAckWait(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out ack waits; runs without -short")
+	}
 	cfg := DefaultConfig()
 	cfg.AckWait = time.Second
 	cfg.Concurrency = 1
@@ -398,11 +404,12 @@ func counter(rm metricdata.ResourceMetrics, name string) int64 {
 // ackDropper is a TCP proxy in front of a nats-server that can swallow
 // everything the server sends, and cut every connection.
 type ackDropper struct {
-	ln    net.Listener
-	to    string
-	drop  atomic.Bool
-	mu    sync.Mutex
-	conns []net.Conn
+	ln      net.Listener
+	to      string
+	drop    atomic.Bool
+	dropped atomic.Int64 // reads swallowed while drop is set
+	mu      sync.Mutex
+	conns   []net.Conn
 }
 
 func newAckDropper(t *testing.T, to string) *ackDropper {
@@ -435,6 +442,8 @@ func newAckDropper(t *testing.T, to string) *ackDropper {
 						if _, werr := c.Write(buf[:n]); werr != nil {
 							break
 						}
+					} else if n > 0 {
+						p.dropped.Add(1)
 					}
 					if err != nil {
 						break
@@ -464,6 +473,9 @@ func (p *ackDropper) cut() {
 // Submit must retry and return, not fail on a blip nor wait for its whole
 // context: the publisher's default is 10 minutes.
 func TestSubmitSurvivesLostPubAck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out lost publish acks; runs without -short")
+	}
 	for _, cut := range []bool{true, false} {
 		name := map[bool]string{true: "connection-dropped", false: "reply-lost"}[cut]
 		t.Run(name, func(t *testing.T) {
@@ -487,7 +499,15 @@ func TestSubmitSurvivesLostPubAck(t *testing.T) {
 			done := make(chan error, 1)
 			start := time.Now()
 			go func() { done <- c.Submit(ctx, Document{ID: "lost-ack", Text: testDocs(1)[0]}, 0) }()
-			time.Sleep(300 * time.Millisecond) // the publishes reach the server; the acks are swallowed
+			// The publishes reach the server; the acks are swallowed.
+			originals, err := f.js.Stream(ctx, Names{cfg.Prefix}.OriginalsStream())
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, 10*time.Second, "the original stored and its ack swallowed", func() bool {
+				si, err := originals.Info(ctx)
+				return err == nil && si.State.Msgs > 0 && proxy.dropped.Load() > 0
+			})
 			proxy.drop.Store(false)
 			if cut {
 				proxy.cut()
@@ -523,6 +543,9 @@ func TestSubmitSurvivesLostPubAck(t *testing.T) {
 // dead-lettered, the dead-letter path could not fetch the original either,
 // and no result was ever published.
 func TestOriginalNotYetVisibleIsRetried(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out redeliveries; runs without -short")
+	}
 	text := "a short original"
 	for _, tc := range []struct {
 		name string
@@ -562,7 +585,14 @@ func TestOriginalNotYetVisibleIsRetried(t *testing.T) {
 			if _, err := f.js.PublishMsg(ctx, m, njs.WithMsgID(msgID(id, 1, tc.seg))); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(300 * time.Millisecond) // the worker looks before the original is visible
+			cons, err := f.js.Consumer(ctx, n.WorkStream(), n.Consumer(tc.seg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, 10*time.Second, "the worker took the hop before the original is visible", func() bool {
+				ci, err := cons.Info(ctx)
+				return err == nil && ci.Delivered.Consumer > 0
+			})
 			if err := c.Submit(ctx, Document{ID: id, Text: text}, 0); err != nil {
 				t.Fatal(err)
 			}

@@ -14,6 +14,9 @@ import (
 // fleet: it moves by reference through the object store, comes out equal to
 // the in-process result, and the heap stays within a small multiple of it.
 func TestLargeDocument(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: a document of 10 MB or more; runs without -short")
+	}
 	size := 100 << 20
 	if raceEnabled {
 		size = 10 << 20

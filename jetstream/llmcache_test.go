@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
 
+	"github.com/jetcompact/jetcompact/internal/natstest"
 	"github.com/jetcompact/jetcompact/llm"
 	"github.com/jetcompact/jetcompact/stages"
 )
@@ -20,21 +21,7 @@ import (
 var _ llm.Cache = (*LLMCache)(nil)
 
 // llmCacheServer starts an embedded JetStream server on a loopback port.
-func llmCacheServer(t *testing.T) *server.Server {
-	t.Helper()
-	s, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start()
-	t.Cleanup(s.Shutdown)
-	if !s.ReadyForConnections(5 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	return s
-}
+func llmCacheServer(t *testing.T) *server.Server { return natstest.Start(t, nil) }
 
 // llmCacheConnect opens a new TCP connection to s, as a worker process would.
 func llmCacheConnect(t *testing.T, s *server.Server) njs.JetStream {

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetcompact/jetcompact/internal/natstest"
 	"github.com/jetcompact/jetcompact/llm"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
@@ -39,21 +40,10 @@ import (
 // secureServer starts a JetStream server whose options mutate sets up.
 func secureServer(t *testing.T, mutate func(*server.Options)) *server.Server {
 	t.Helper()
-	o := &server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: os.Getenv("SECURITY_LOG") == "", NoSigs: true}
+	o := natstest.Options(t)
+	o.NoLog = os.Getenv("SECURITY_LOG") == ""
 	mutate(o)
-	srv, err := server.NewServer(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if os.Getenv("SECURITY_LOG") != "" {
-		srv.ConfigureLogger()
-	}
-	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	return srv
+	return natstest.Start(t, o)
 }
 
 // useFleet proves a connection works end to end: the topology is created,
@@ -72,7 +62,7 @@ func useFleet(t *testing.T, nc *nats.Conn, prefix, text string) string {
 		t.Fatalf("topology: %v", err)
 	}
 	pipe, _ := pipeline.New(pipeline.DefaultConfig(), stages.Deps{})
-	w, err := NewWorker(ctx, js, cfg, pipe)
+	w, err := NewWorker(ctx, js, cfg, pipe, WithPullWait(100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +86,9 @@ func useFleet(t *testing.T, nc *nats.Conn, prefix, text string) string {
 // it; Connect succeeds with the right credentials (and the fleet runs on
 // the connection) and fails without them or with wrong ones.
 func TestConnectAuth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: a server per auth method; runs without -short")
+	}
 	dir := t.TempDir()
 	userKP, _ := nkeys.CreateUser()
 	userPub, _ := userKP.PublicKey()
@@ -390,16 +383,8 @@ func TestTenantIsolation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.NoLog, opts.NoSigs = true, true
-	srv, err := server.NewServer(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	opts.NoLog = true
+	srv := natstest.Start(t, opts)
 
 	a, err := Connect(ConnectOptions{URL: srv.ClientURL(), User: "tenant-a", Password: "pw-a-1234"})
 	if err != nil {
@@ -562,7 +547,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := NewWorker(ctx, js, cfg, pipe, WithLogger(logger), WithTracerProvider(tp))
+		w, err := NewWorker(ctx, js, cfg, pipe, WithLogger(logger), WithTracerProvider(tp), WithPullWait(100*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -612,12 +597,12 @@ func TestSecretsNeverLeak(t *testing.T) {
 		check("span name", s.Name())
 		check("span status", s.Status().Description)
 		for _, a := range s.Attributes() {
-			check("span attribute "+string(a.Key), a.Value.Emit())
+			check("span attribute "+string(a.Key), a.Value.String())
 		}
 		for _, e := range s.Events() {
 			check("span event "+e.Name, e.Name)
 			for _, a := range e.Attributes {
-				check("span event attribute "+string(a.Key), a.Value.Emit())
+				check("span event attribute "+string(a.Key), a.Value.String())
 			}
 		}
 	}

@@ -11,26 +11,13 @@ import (
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
 
+	"github.com/jetcompact/jetcompact/internal/natstest"
 	"github.com/jetcompact/jetcompact/transcripts"
 	"github.com/jetcompact/jetcompact/transcripts/sessiontest"
 )
 
 // sessionServer starts an embedded JetStream server on a loopback port.
-func sessionServer(t *testing.T) *server.Server {
-	t.Helper()
-	s, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start()
-	t.Cleanup(s.Shutdown)
-	if !s.ReadyForConnections(5 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	return s
-}
+func sessionServer(t *testing.T) *server.Server { return natstest.Start(t, nil) }
 
 // sessionStoreOn opens a new TCP connection to s and a SessionStore on it,
 // as a separate process would.

@@ -276,6 +276,9 @@ func TestSourceWindowsCoverEveryEventOnce(t *testing.T) {
 // SIGKILL; every event is still in exactly one window and no result comes
 // out twice.
 func TestSourceSurvivesCrashes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out a source's ack wait after crashes; runs without -short")
+	}
 	defer func(ack, drain time.Duration) { sourceAckWait, sourceDrain = ack, drain }(sourceAckWait, sourceDrain)
 	sourceAckWait, sourceDrain = 2*time.Second, 500*time.Millisecond
 	b := newSourceBench(t)
@@ -299,7 +302,14 @@ func TestSourceMaxAgeClosesAQuietKey(t *testing.T) {
 	src := testSource()
 	src.Window.MaxAge = time.Second
 	runSource(t, b, src)
-	time.Sleep(200 * time.Millisecond) // the runner is pulling
+	cons, err := b.f.js.Consumer(context.Background(), src.Stream, Names{b.f.cfg.Prefix}.SourceConsumer(src.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the runner pulling", func() bool {
+		ci, err := cons.Info(context.Background())
+		return err == nil && ci.NumWaiting > 0
+	})
 	start := time.Now()
 	ack, err := b.f.js.Publish(context.Background(), "logs.quiet", []byte("2025-03-01T10:00:00Z WARN quiet: one event only"))
 	if err != nil {
@@ -316,6 +326,9 @@ func TestSourceMaxAgeClosesAQuietKey(t *testing.T) {
 // a window's max_bytes, windows close by memory, small, and still cover
 // every event once.
 func TestSourceMemoryBoundClosesWindowsEarly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: thousands of events; runs without -short")
+	}
 	b := newSourceBench(t)
 	b.publish(t, 3000)
 	src := testSource()

@@ -58,7 +58,17 @@ func traceOneDocument(t *testing.T, segs [][]stages.Key) map[string][2]int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond) // the guard span ends after its publish
+	// The guard span ends after its publish, each segment's after its ack.
+	waitFor(t, 5*time.Second, "guard and segment spans ended", func() bool {
+		guard, segments := false, 0
+		for _, s := range rec.Ended() {
+			guard = guard || s.Name() == "jetcompact.node "+string(stages.KeyGuard)
+			if strings.HasPrefix(s.Name(), "jetcompact.segment ") {
+				segments++
+			}
+		}
+		return guard && segments >= len(cfg.Segments)
+	})
 	spans := rec.Ended()
 	var root sdktrace.ReadOnlySpan
 	nodeSpans := map[string]sdktrace.ReadOnlySpan{}

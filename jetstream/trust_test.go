@@ -498,6 +498,9 @@ func TestOriginalCannotBeReplacedRaw(t *testing.T) {
 // the intake and into a later segment; a legitimate document published
 // after them still completes in its normal time.
 func TestPoisonCannotStallTheFleet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: hundreds of poison messages; runs without -short")
+	}
 	const poison, maxPayload = 300, 64 << 10
 	for _, kind := range []string{"nats-header", "oversized-report"} {
 		t.Run(kind, func(t *testing.T) {
@@ -623,6 +626,9 @@ func TestOriginalsBecomeAppendOnceOnUpdate(t *testing.T) {
 // publisher), and a publisher's attacks on work subjects, results, blobs
 // and originals are refused by the server.
 func TestRolePermissionsRunTheFleetAndRefuseTheAttacks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: a whole fleet under role permissions; runs without -short")
+	}
 	cfg := DefaultConfig()
 	cfg.Tasks = []string{"debate", "session"}
 	cfg.InlineMaxBytes = 4096

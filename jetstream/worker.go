@@ -421,7 +421,6 @@ func (w *Worker) hold(ctx context.Context, n int) (release func(), err error) {
 }
 
 // keepAlive sends InProgress while long work runs, so it never outlives the ack wait.
-
 func (w *Worker) keepAlive(msg njs.Msg) func() {
 	done := make(chan struct{})
 	every := max(w.cfg.AckWait/3, 100*time.Millisecond)
@@ -922,12 +921,7 @@ func copyDeadLetterHeaders(dst, src nats.Header) {
 	}
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
-}
+func truncate(s string, n int) string { return stages.TruncateBytes(s, n) }
 
 // headerCarrier adapts NATS headers to OpenTelemetry propagation with exact,
 // case-sensitive names (http.Header would canonicalise them).

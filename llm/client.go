@@ -1,5 +1,7 @@
 package llm
 
+//lint:file-ignore SA1019 chat models get max_tokens, which many OpenAI-compatible servers only read; call moves it for reasoning models
+
 import (
 	"context"
 	"errors"
@@ -400,8 +402,8 @@ func (c *Client) Complete(ctx context.Context, system, user string, maxTokens in
 }
 
 // withFallback runs the call under call_timeout: summary_model first, and
-// when that fails, model once (seed 004's fallback, for runtime failures
-// too). The first model leaves one request timeout of the budget for the
+// when that fails, model once (the fallback of design.md, Pipeline, for
+// runtime failures too). The first model leaves one request timeout of the budget for the
 // fallback. Every failure is logged at WARN, without text.
 func (c *Client) withFallback(ctx context.Context, usage *stages.LLMUsage, system, user string, maxTokens int) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.CallTimeout)

@@ -1,5 +1,7 @@
 package llm
 
+//lint:file-ignore SA1019 the tests check the max_tokens a chat model gets
+
 import (
 	"context"
 	"errors"

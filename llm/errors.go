@@ -100,6 +100,8 @@ const maxMessage = 300
 // classify turns a go-openai error into this package's errors and says what
 // it means for retries and the breaker. parent is the caller's context:
 // when it is done, nothing is retried and the breaker learns nothing.
+//
+//lint:ignore ST1008 the error is what classify makes; the flags describe it
 func classify(parent context.Context, err error, header http.Header, now time.Time) (out error, retry bool, o outcome) {
 	if perr := parent.Err(); perr != nil {
 		return fmt.Errorf("%w (%w)", perr, err), false, outcomeNeutral
@@ -143,16 +145,10 @@ func classify(parent context.Context, err error, header http.Header, now time.Ti
 func shorten(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > maxMessage {
-		cut := maxMessage
-		for cut > 0 && !isRuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "..."
+		s = stages.TruncateBytes(s, maxMessage) + "..."
 	}
 	return s
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // retryAfter reads retry-after-ms, then Retry-After in seconds or as an
 // HTTP date; 0 when absent or unparsable.

@@ -43,7 +43,7 @@ type BudgetReport struct {
 // (stages.EstimateTokens) are at most budget, lowest-ranked lines first
 // (see the Budget classes), each run of folded lines into one marker. The
 // result never exceeds budget, except that a text folded whole is one
-// marker line. Transcript markers carry no counts (seed 002). A budget of
+// marker line. Transcript markers carry no counts (design.md, Evidence). A budget of
 // zero or less, or a text that fits, comes back unchanged.
 func FitBudget(text string, budget int, kind stages.Kind) (string, BudgetReport) {
 	rep := BudgetReport{Tokens: budget, TokensIn: stages.EstimateTokens(text)}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/jetcompact/jetcompact/internal/strictyaml"
-	"os"
 	"sort"
 
 	"github.com/jetcompact/jetcompact/stages"
@@ -46,7 +45,7 @@ func DefaultConfig() Config {
 	return c
 }
 
-// Enabled reports whether node k is known to code and enabled.
+// NodeEnabled reports whether node k is known to code and enabled.
 func (c Config) NodeEnabled(k stages.Key) bool {
 	for _, n := range c.Nodes {
 		if n.Key == k {
@@ -122,26 +121,6 @@ type nodeMeta struct {
 	Enabled *bool   `yaml:"enabled"`
 	Order   *int    `yaml:"order"`
 	Label   *string `yaml:"label"`
-}
-
-// LoadFile reads the pipeline section of a YAML config file.
-func LoadFile(path string) (Config, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Config{}, fmt.Errorf("config: %w", err)
-	}
-	var root struct {
-		Pipeline yaml.Node `yaml:"pipeline"`
-	}
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", path, err)
-	}
-	c, err := ParseSection(&root.Pipeline)
-	if err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", path, err)
-	}
-	c.Source = path
-	return c, nil
 }
 
 // ParseSection merges a stored pipeline section over the defaults: code
@@ -238,8 +217,8 @@ func DecodeStrict(n *yaml.Node, out any, path string) error {
 }
 
 // misspelledNode returns the node key that name is a typo of, or "". A
-// name that is no typo of a node code has stays a historic node (seed 004:
-// a stored config may name nodes a release once had).
+// name that is no typo of a node code has stays a historic node (design.md,
+// Pipeline: a stored config may name nodes a release once had).
 func misspelledNode(name string) string {
 	keys := make([]string, 0, len(stages.Specs()))
 	for _, s := range stages.Specs() {

@@ -1,8 +1,6 @@
 package pipeline
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -152,37 +150,6 @@ func TestInvalidConfigNamesTheField(t *testing.T) {
 		_, err := parse(t, src)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: err = %v, want mention of %q", src, err, want)
-		}
-	}
-}
-
-func TestLoadFileReportsPathAndBadYAML(t *testing.T) {
-	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.yaml")
-	os.WriteFile(bad, []byte("pipeline: [unclosed\n"), 0o600)
-	if _, err := LoadFile(bad); err == nil || !strings.Contains(err.Error(), bad) {
-		t.Errorf("bad YAML: %v", err)
-	}
-	good := filepath.Join(dir, "good.yaml")
-	os.WriteFile(good, []byte("pipeline:\n  enabled: false\n"), 0o600)
-	c, err := LoadFile(good)
-	if err != nil || c.Enabled || c.Source != good {
-		t.Errorf("good: %+v %v", c, err)
-	}
-}
-
-func TestShippedConfigFileLoads(t *testing.T) {
-	c, err := LoadFile("../configs/jetcompact.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(c.Historic()) != 0 {
-		t.Errorf("shipped config has historic nodes: %v", c.Historic())
-	}
-	def := DefaultConfig()
-	for i := range def.Nodes {
-		if def.Nodes[i] != c.Nodes[i] {
-			t.Errorf("shipped config differs from code defaults at %s", def.Nodes[i].Key)
 		}
 	}
 }

@@ -21,7 +21,7 @@ type NodeDescription struct {
 	Reason   string     `json:"reason,omitempty"`
 }
 
-// Description is what Describe reports (DescribeAsync in seed 004).
+// Description is what Describe reports (design.md, Pipeline).
 type Description struct {
 	Source   string            `json:"source"`
 	Enabled  bool              `json:"enabled"`

@@ -208,6 +208,9 @@ func peakHeap(f func()) uint64 {
 // comes out compacted or passed through, valid UTF-8 unless it is the
 // original itself, never longer than the input, fenced blocks intact.
 func TestHostileInputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: every hostile input at full size; runs without -short")
+	}
 	big := !raceOn()
 	p, err := New(DefaultConfig(), stages.Deps{})
 	if err != nil {

@@ -168,9 +168,7 @@ func withRef(marker, ref string) string {
 		return marker
 	}
 	end := marker[:i]
-	if strings.HasSuffix(end, " ...") {
-		end = strings.TrimSuffix(end, " ...") // "[... 5 lines folded by keywords · ref …]": the ref closes it
-	}
+	end = strings.TrimSuffix(end, " ...") // "[... 5 lines folded by keywords · ref …]": the ref closes it
 	return end + RefSep + ref + marker[i:]
 }
 

@@ -131,13 +131,13 @@ type Request struct {
 }
 
 // Compact runs the whole pipeline, the LLM summary included when its gates
-// allow (CompressAsync in seed 004).
+// allow (design.md, Pipeline).
 func (p *Pipeline) Compact(ctx context.Context, text string) (Result, error) {
 	return p.Run(ctx, Request{Text: text, AllowLLM: true})
 }
 
 // CompactAlgorithmic never calls the LLM, whatever the mode
-// (CompressAlgorithmicAsync in seed 004).
+// (design.md, Pipeline).
 func (p *Pipeline) CompactAlgorithmic(ctx context.Context, text string) (Result, error) {
 	return p.Run(ctx, Request{Text: text, AllowLLM: false})
 }

@@ -6,10 +6,6 @@ import "strings"
 // for a warning or summary, 1 for a weaker fact, 0 for nothing.
 func LineSignal(line string) int { return lineSignal(line) }
 
-// FoldedLines is the line count a fold marker made by a node stands for,
-// or 0 when line is not one.
-func FoldedLines(line string) int { return parseFoldMarker(line) }
-
 // ProtectedLines marks the lines of text (split on "\n") that lie in a
 // protected region (see Protect). All false when the mapping is unclear.
 func ProtectedLines(text string) []bool {

@@ -5,7 +5,8 @@ import (
 	"testing"
 )
 
-var updateGolden = flag.Bool("update-golden", false, "rewrite the golden files of dedup, whitespace, number_normalize, stopwords and headtail")
+// update rewrites every golden file of the package: go test ./stages ./transcripts -update.
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestGoldenSimpleNodes runs the golden files of the nodes whose table
 // tests live beside them; the other nodes have their own golden tests.
@@ -17,6 +18,6 @@ func TestGoldenSimpleNodes(t *testing.T) {
 		"stopwords":        NewStopwords(DefaultStopwordsOptions()),
 		"headtail":         NewHeadTail(DefaultHeadTailOptions()),
 	} {
-		t.Run(dir, func(t *testing.T) { runGolden(t, node, dir, *updateGolden) })
+		t.Run(dir, func(t *testing.T) { runGolden(t, node, dir, *update) })
 	}
 }

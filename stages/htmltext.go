@@ -16,7 +16,7 @@ import (
 // code; links as their text), then the structural digest in two or three
 // lines. A page without an article (an app shell, a form) keeps the digest
 // and its visible text, each distinct line once. The option
-// structured.html: digest gives the digest alone (seed 001).
+// structured.html: digest gives the digest alone (design.md, Sessions).
 
 // The values of StructuredOptions.HTML.
 const (

@@ -978,12 +978,10 @@ func lowerInto(dst []byte, s string) int {
 	return len(s)
 }
 
-// wordSignal looks a word of letters and underscores up, as written and
-// at most 15 bytes long, and also catches compound names such as
-// AssertionError, RuntimeException or TestFailure, whose suffix starts
+// wordSignalIn looks a word of letters and underscores up in words, as
+// written and at most 15 bytes long, and also catches compound names such
+// as AssertionError, RuntimeException or TestFailure, whose suffix starts
 // with a capital.
-func wordSignal(orig string) int8 { return wordSignalIn(signalWords, orig) }
-
 func wordSignalIn(words *scoreTable, orig string) int8 {
 	n, first, last := len(orig), lower(orig[0]), lower(orig[len(orig)-1])
 	var w [15]byte

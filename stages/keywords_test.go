@@ -3,16 +3,13 @@ package stages
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"strings"
 	"testing"
 )
 
-var updateKeywords = flag.Bool("update-keywords", false, "rewrite testdata/keywords/*.golden")
-
 func TestKeywordsGolden(t *testing.T) {
-	runGolden(t, NewKeywords(DefaultKeywordsOptions()), "keywords", *updateKeywords)
+	runGolden(t, NewKeywords(DefaultKeywordsOptions()), "keywords", *update)
 }
 
 func TestLineSignal(t *testing.T) {

@@ -17,7 +17,7 @@ type LLMSummaryOptions struct {
 	Threshold int `yaml:"threshold"`
 }
 
-// DefaultLLMSummaryOptions returns the shipped defaults (seed 004: 500).
+// DefaultLLMSummaryOptions returns the shipped defaults (design.md, Pipeline: 500).
 func DefaultLLMSummaryOptions() LLMSummaryOptions { return LLMSummaryOptions{Threshold: 500} }
 
 // Validate reports a knob that is out of range.
@@ -50,7 +50,7 @@ type SkipLogger interface {
 	LogSkip(ctx context.Context, gate int, reason string)
 }
 
-// Gate numbers, in seed order.
+// Gate numbers, in the order of design.md, Pipeline.
 const (
 	GateEntryPoint = 1
 	GateMode       = 2
@@ -140,7 +140,7 @@ func (n llmSummaryNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 }
 
 // EstimateTokens approximates a token count: CJK about 1.5 characters per
-// token, other text about 4 (seed 003).
+// token, other text about 4 (design.md, Meetings).
 func EstimateTokens(text string) int {
 	cjk, other := 0, 0
 	for _, r := range text {

@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,10 +9,8 @@ import (
 	"testing"
 )
 
-var updateLogDedup = flag.Bool("update-logdedup", false, "rewrite testdata/log_dedup/*.golden")
-
 func TestLogDedupGolden(t *testing.T) {
-	runGolden(t, NewLogDedup(DefaultLogDedupOptions()), "log_dedup", *updateLogDedup)
+	runGolden(t, NewLogDedup(DefaultLogDedupOptions()), "log_dedup", *update)
 }
 
 func TestLogDedup(t *testing.T) {
@@ -279,8 +276,6 @@ func syntheticLog(size int) string {
 	return b.String()
 }
 
-// maskTokenReference masks one token the straightforward way, to check
-// tokenize against.
 // pathShapeReference is pathShape written plainly: two leading word
 // segments after any scheme and host make a route, else a variable.
 func pathShapeReference(t string) tok {
@@ -309,6 +304,8 @@ func pathShapeReference(t string) tok {
 	return tok{h: h | 2}
 }
 
+// maskTokenReference masks one token the straightforward way, to check
+// tokenize against.
 func maskTokenReference(t string) tok {
 	if isCalendarWord(t) {
 		return tok{h: fnvOffset, variable: true}

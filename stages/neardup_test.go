@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -10,10 +9,8 @@ import (
 	"time"
 )
 
-var updateNearDup = flag.Bool("update-neardup", false, "rewrite testdata/near_dup/*.golden")
-
 func TestNearDupGolden(t *testing.T) {
-	runGolden(t, NewNearDup(DefaultNearDupOptions()), "near_dup", *updateNearDup)
+	runGolden(t, NewNearDup(DefaultNearDupOptions()), "near_dup", *update)
 }
 
 func TestNearDup(t *testing.T) {
@@ -256,23 +253,6 @@ func FuzzFingerprint(f *testing.F) {
 
 // simTokenReference is simToken as first written: a plain pass, then a
 // masked one when the token has digits.
-func simTokenReferences(lines []string, all bool, dst []uint64) []uint64 {
-	for _, line := range lines {
-		for i := 0; i < len(line); {
-			for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-				i++
-			}
-			s := i
-			for i < len(line) && line[i] != ' ' && line[i] != '\t' {
-				i++
-			}
-			if s < i {
-				dst = append(dst, simToken(line[s:i], all))
-			}
-		}
-	}
-	return dst
-}
 func simTokenReference(t string, all bool) uint64 {
 	digits, timeLike, dateLike := 0, false, false
 	plain := uint64(fnvOffset) // the hash when there is nothing to mask

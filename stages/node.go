@@ -58,16 +58,6 @@ var specs = [...]Spec{
 // Specs returns every node code knows, in execution order.
 func Specs() []Spec { return append([]Spec(nil), specs[:]...) }
 
-// SpecOf returns the spec of key and whether code knows it.
-func SpecOf(k Key) (Spec, bool) {
-	for _, s := range specs {
-		if s.Key == k {
-			return s, true
-		}
-	}
-	return Spec{}, false
-}
-
 // Mode selects whether the LLM summary may run.
 type Mode string
 
@@ -163,6 +153,18 @@ func CharsValid(s string) (n int, valid bool) {
 		n, s = n+1, s[size:]
 	}
 	return n, valid
+}
+
+// TruncateBytes cuts s to at most n bytes without splitting a rune: for
+// header values, reasons and error text bounded in bytes.
+func TruncateBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // le64 reads the first eight bytes of s as a little-endian word.

@@ -64,7 +64,7 @@ func TestStructuredJSONContentGolden(t *testing.T) {
 	node := NewStructured(DefaultStructuredOptions())
 	_, got := runStructured(t, node, doc, KindJSON)
 	golden := filepath.Join("testdata", "structured_json", "content.golden")
-	if *updateStructured {
+	if *update {
 		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func TestStructuredJSONContentGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got != string(want) {
-		t.Errorf("output differs from %s (run with -update-structured to accept):\n%s", golden, clip(got))
+		t.Errorf("output differs from %s (run with -update to accept):\n%s", golden, clip(got))
 	}
 	checkIdempotent(t, node, got, KindJSON)
 	for _, p := range props {

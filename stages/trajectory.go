@@ -25,7 +25,7 @@ import (
 //
 // User requests and assistant turns are kept whole; tool output and very
 // long prompts keep their head, the lines that report a failure and
-// their tail. Markers carry no counts (seed 002).
+// their tail. Markers carry no counts (design.md, Evidence).
 
 const (
 	// trajectoryMaxBytes bounds the JSON decoded into a tree for rendering

@@ -42,7 +42,7 @@ func TestDecoratorRecordsCountsAndUsageButNoText(t *testing.T) {
 	want := map[attribute.Key]int64{AttrCharsIn: int64(stages.Chars(secretText)), AttrCharsOut: 5, AttrPromptT: 120, AttrComplT: 7, AttrRetries: 1, AttrLatency: 42}
 	for k, v := range want {
 		if attrs[k].AsInt64() != v {
-			t.Errorf("%s = %v, want %d", k, attrs[k].Emit(), v)
+			t.Errorf("%s = %v, want %d", k, attrs[k].String(), v)
 		}
 	}
 }

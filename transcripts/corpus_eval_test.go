@@ -23,7 +23,7 @@ const corpusDir = "../../shared/corpus/debate"
 // TestCorpusDebateCompression runs the debate compression over the real
 // multi-agent logs of the shared corpus (MAD, NYU debates, ChatDev) and
 // checks that no fenced code block is lost and no supporter count or
-// majority phrase is introduced. It runs each debate twice: with the seed's
+// majority phrase is introduced. It runs each debate twice: with the default
 // 60,000-character gate, and with the gate forced open so every answer
 // below the top two is compressed. Run with -v to see the numbers.
 func TestCorpusDebateCompression(t *testing.T) {
@@ -42,7 +42,7 @@ func TestCorpusDebateCompression(t *testing.T) {
 		{"chatdev", chatdevDebates},
 	}
 	forced := transcripts.DefaultDebateConfig()
-	forced.GateRatio = 1e-9 // gate of 0 chars; the window stays the seed's
+	forced.GateRatio = 1e-9 // gate of 0 chars; the window stays the default
 	for _, src := range sources {
 		debates := src.build(t)
 		if len(debates) == 0 {
@@ -356,7 +356,7 @@ func chatdevDebates(t *testing.T) []corpusDebate {
 
 // TestCorpusEvidenceSummariesPassTheValidator turns every corpus debate
 // into an evidence request (the answers' authors are the options, each
-// paragraph a turn), writes the extractive summary and runs the seed-002
+// paragraph a turn), writes the extractive summary and runs the evidence
 // validator over every one: zero violations, so no count, majority,
 // repetition or name reaches a decider.
 func TestCorpusEvidenceSummariesPassTheValidator(t *testing.T) {

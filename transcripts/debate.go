@@ -12,7 +12,7 @@ import (
 )
 
 // DebateConfig holds the knobs of CompressDebate. Every default comes from
-// seed 000 and is set by DefaultDebateConfig.
+// design.md, Debate, and is set by DefaultDebateConfig.
 type DebateConfig struct {
 	// WindowChars is the chairman's context window in characters. Default 100000.
 	WindowChars int `yaml:"window_chars" json:"window_chars"`
@@ -39,7 +39,7 @@ type DebateConfig struct {
 	LLMMaxTokens int `yaml:"llm_max_tokens" json:"llm_max_tokens"`
 }
 
-// DefaultDebateConfig returns the seed's numbers.
+// DefaultDebateConfig returns the numbers of design.md, Debate.
 func DefaultDebateConfig() DebateConfig {
 	return DebateConfig{
 		WindowChars:   100000,

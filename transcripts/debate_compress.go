@@ -25,7 +25,8 @@ type StructuralResult struct {
 	KeyPoints   []string
 }
 
-// CompressStructural folds one answer without a model (seed 000): fenced
+// CompressStructural folds one answer without a model (design.md,
+// Debate): fenced
 // code blocks are stashed first and restored byte for byte, the first
 // HeadLines and last TailLines lines are kept, and the middle becomes one
 // marker line

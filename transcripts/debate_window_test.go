@@ -80,8 +80,8 @@ func TestChairmanTextIsWhatTheChairmanReads(t *testing.T) {
 	}
 }
 
-// Meetings follow seed 003's estimator; the rest of jetcompact uses
-// stages.EstimateTokens. Both are pinned here.
+// Meetings follow their own estimator (design.md, Meetings); the rest of
+// jetcompact uses stages.EstimateTokens. Both are pinned here.
 func TestBothTokenEstimators(t *testing.T) {
 	for _, tc := range []struct {
 		text          string
@@ -103,8 +103,8 @@ func TestBothTokenEstimators(t *testing.T) {
 			t.Errorf("stages.EstimateTokens(%q) = %d, want %d", tc.text, got, tc.general)
 		}
 	}
-	// The meeting's background threshold counts with the seed's rule: 4501
-	// kana are 1125 tokens for the seed (kept), 3000 for the general one.
+	// The meeting's background threshold counts with the meeting rule: 4501
+	// kana are 1125 tokens for it (kept), 3000 for the general one.
 	m, _ := transcripts.NewContextManager(transcripts.DefaultMeetingConfig(), summaryModel("summary"))
 	res, err := m.SummarizeBackground(context.Background(), strings.Repeat("か", 4501))
 	if err != nil || res.Summary != "" || res.Tokens != 1125 {

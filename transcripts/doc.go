@@ -12,13 +12,13 @@
 //
 //   - CompressDebate: keep the two best-seated answers verbatim and fold the
 //     rest around their head, tail, key lines and code blocks, once the debate
-//     crosses a character gate (seed 000).
+//     crosses a character gate (design.md, Debate).
 //   - EvidenceSummarizer: a name-free, tally-free, for/against balanced
 //     summary for a separate decider call, validated deterministically, with
-//     an extractive fallback (seed 002).
+//     an extractive fallback (design.md, Evidence).
 //   - ContextManager: a meeting whiteboard under a token budget, three
-//     levels deep (seed 003).
+//     levels deep (design.md, Meetings).
 //   - Compactor: session auto-compaction over a Store with optimistic
 //     concurrency; state is selected, prose is summarised, history is only
-//     ever archived (seeds 001 and 004).
+//     ever archived (design.md, Sessions and Pipeline).
 package transcripts

@@ -11,7 +11,7 @@ import (
 	"github.com/jetcompact/jetcompact/stages"
 )
 
-// EvidenceConfig holds the summarizer's levers (seed 002).
+// EvidenceConfig holds the summarizer's levers (design.md, Evidence).
 type EvidenceConfig struct {
 	// StrictInconvenientFacts strengthens the rule that facts against an
 	// option weigh the same as facts for it. Use it for hiring, procurement

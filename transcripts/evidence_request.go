@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 )
@@ -74,15 +73,6 @@ type EvidenceRequest struct {
 	Options    []string   `json:"options"`
 	Criteria   []string   `json:"criteria"`
 	Transcript Transcript `json:"transcript"`
-}
-
-// ParseEvidenceRequest reads one EvidenceRequest in JSON from r and validates it.
-func ParseEvidenceRequest(r io.Reader) (EvidenceRequest, error) {
-	var req EvidenceRequest
-	if err := json.NewDecoder(r).Decode(&req); err != nil {
-		return EvidenceRequest{}, fmt.Errorf("%w: evidence request JSON: %w", ErrInvalid, err)
-	}
-	return req, req.Validate()
 }
 
 // Validate reports what is missing from the request.

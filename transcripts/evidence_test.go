@@ -10,8 +10,8 @@ import (
 	"github.com/jetcompact/jetcompact/transcripts"
 )
 
-// supplierRequest is seed 002's packaging decision with named analysts who
-// also name each other in their turns.
+// supplierRequest is a packaging-supplier decision with named analysts
+// who also name each other in their turns.
 func supplierRequest() transcripts.EvidenceRequest {
 	return transcripts.EvidenceRequest{
 		Decision: "Choose a packaging supplier for a fragile product sold on Amazon",

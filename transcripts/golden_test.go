@@ -12,7 +12,8 @@ import (
 	"github.com/jetcompact/jetcompact/transcripts"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+// update rewrites every golden file of the package: go test ./stages ./transcripts -update.
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestDebateGolden compresses testdata/debate.input.json with the gate
 // forced open (window 1,000 characters) and compares with the golden file;

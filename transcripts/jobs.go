@@ -26,7 +26,8 @@ type Jobs struct {
 
 // model returns the model a job may call: none unless the entry point
 // allows model calls and the mode is llm or hybrid, the same gates as the
-// llm_summary node (seed 004). Algorithmic mode never calls a model.
+// llm_summary node (design.md, Pipeline). Algorithmic mode never calls a
+// model.
 func (j Jobs) model(req JobRequest) ChatModel {
 	if !req.AllowLLM || !req.Mode.UsesLLM() {
 		return nil
@@ -205,7 +206,7 @@ func (j Jobs) Evidence(ctx context.Context, req JobRequest) ([]byte, []pipeline.
 	return append(body, '\n'), []pipeline.NodeReport{rep}, nil
 }
 
-// DecideRequest is the decider's whole input (seed 002, step 3): the task,
+// DecideRequest is the decider's whole input (design.md, Evidence): the task,
 // the options and the balanced summary, nothing else.
 type DecideRequest struct {
 	Task    string   `json:"task"`

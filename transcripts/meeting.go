@@ -9,10 +9,10 @@ import (
 	"github.com/jetcompact/jetcompact/stages"
 )
 
-// MeetingTokens is seed 003's token estimator, exactly as the seed has it:
+// MeetingTokens is the meeting token estimator of design.md, Meetings:
 // characters in U+4E00–U+9FFF and U+3400–U+4DBF count 1.5 characters per
 // token, every other character 4, and the sum is truncated. The meeting
-// levels and the background threshold use it, since the seed is their spec.
+// levels and the background threshold use it, since that is their spec.
 // Everything else in jetcompact uses stages.EstimateTokens, which also
 // counts kana, Hangul and the other Han blocks (Ext-B, radicals) as CJK.
 func MeetingTokens(text string) int {
@@ -44,7 +44,7 @@ type MeetingState struct {
 	Scratchpad        []ScratchpadEntry `json:"scratchpad"`
 }
 
-// MeetingConfig holds the context manager's knobs (seed 003).
+// MeetingConfig holds the context manager's knobs (design.md, Meetings).
 type MeetingConfig struct {
 	// BudgetTokens bounds the whiteboard. Default 6000.
 	BudgetTokens int `yaml:"budget_tokens" json:"budget_tokens"`
@@ -61,7 +61,7 @@ type MeetingConfig struct {
 	BackgroundSummaryTokens int `yaml:"background_summary_tokens" json:"background_summary_tokens"`
 }
 
-// DefaultMeetingConfig returns the seed's numbers.
+// DefaultMeetingConfig returns the numbers of design.md, Meetings.
 func DefaultMeetingConfig() MeetingConfig {
 	return MeetingConfig{
 		BudgetTokens:            6000,

@@ -101,7 +101,7 @@ func NormalizeMessage(m Message) (Message, error) {
 // the page of the latest state message.
 func CompactedView(s Snapshot) []Message { return CompactedViewFor(s, "", nil) }
 
-// PageDigest reduces a page to its structural digest (seed 001: custom
+// PageDigest reduces a page to its structural digest (design.md, Sessions: custom
 // properties, landmarks, recurring class names, headings).
 type PageDigest func(page string) string
 
@@ -182,7 +182,7 @@ func CompactedViewFor(s Snapshot, edit string, digest PageDigest) []Message {
 
 // HistoryTokens is the estimated tokens of the history (prose and the
 // summary) in view: what compaction can save. State is left out: it is
-// what makes a payload large and what compaction never touches (seed 001).
+// what makes a payload large and what compaction never touches (design.md, Sessions).
 func HistoryTokens(view []Message) int {
 	var prose []Message
 	for _, m := range view {
@@ -214,7 +214,7 @@ func RenderMessages(ms []Message) string {
 	return b.String()
 }
 
-// CompactionConfig holds the session compactor's knobs (seeds 001, 004).
+// CompactionConfig holds the session compactor's knobs (design.md, Sessions and Pipeline).
 type CompactionConfig struct {
 	// WindowTokens is the model's context window. Default 128000; set it to
 	// the model's.

@@ -7,7 +7,7 @@ import (
 	"unicode"
 )
 
-// The kinds of count leaks (seed 002): any phrase that tells the decider
+// The kinds of count leaks (design.md, Evidence): any phrase that tells the decider
 // how many people held a view, or that a view was the majority's.
 const (
 	// RuleTally: a number word or digit attached to people ("3 agents",

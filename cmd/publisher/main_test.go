@@ -146,7 +146,7 @@ func TestReadmeMainCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?m)^(go run ./cmd/publisher \\S+)$").FindSubmatch(readme)
+	m := regexp.MustCompile(`(?m)^(go run ./cmd/publisher \S+)$`).FindSubmatch(readme)
 	if m == nil {
 		t.Fatal("README has no main command line")
 	}
@@ -227,12 +227,15 @@ func TestPublisherNeverChangesAFleetsTopology(t *testing.T) {
 }
 
 func TestProgressOnATerminal(t *testing.T) {
-	var buf bytes.Buffer
+	var buf lockedBuffer
 	p := &progress{w: &buf, tty: true, total: 2}
 	p.start("small.log", 10) // below the size that shows progress
 	p.done()
 	p.start("big.log", 3<<20)
-	time.Sleep(650 * time.Millisecond) // the line is redrawn every 200 ms
+	// The line is redrawn every 200 ms: wait for a redraw.
+	for deadline := time.Now().Add(5 * time.Second); strings.Count(buf.String(), "compacting big.log") < 2 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	p.done()
 	out := buf.String()
 	if strings.Contains(out, "small.log") {

@@ -82,7 +82,7 @@ func TestPlantedSecretsNeverReachTheModel(t *testing.T) {
 	meeting, _ := json.Marshal(map[string]any{"state": map[string]any{"topic": "Rollout", "round": 2, "scratchpad": entries, "background": background.String()}, "for": "chair"})
 	for _, args := range [][]string{
 		{"--debate", writeFile(t, "d.json", string(debate)), "--mode", "llm"},
-		// Algorithmic mode never calls a model (seed 004): ask for it.
+		// Algorithmic mode never calls a model (design.md, Pipeline): ask for it.
 		{"--meeting", writeFile(t, "mt.json", string(meeting)), "--mode", "llm"},
 		{"--evidence", writeFile(t, "e.json", string(evidence)), "--mode", "llm"},
 		{"--session", "s1", "--messages", writeFile(t, "m.json", string(session)), "--compact-now", "--mode", "llm"},

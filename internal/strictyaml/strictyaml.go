@@ -140,7 +140,7 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
-// Suggest returns " (did you mean X?)" for the known name closest to name
+// suggest returns " (did you mean X?)" for the known name closest to name
 // when it is a plausible typo of it, else a list of the known names.
 func suggest(name string, known []string) string {
 	if best := Closest(name, known); best != "" {
