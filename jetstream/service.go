@@ -110,7 +110,7 @@ func (s *Service) Compact(ctx context.Context, req CompactRequest) (CompactReply
 		res.Report.Budget.TokensOut = stages.EstimateTokens(res.Text)
 	}
 	res.Report.CharsOut = stages.Chars(res.Text)
-	return CompactReply{DocID: res.DocID, Text: res.Text, Report: res.Report, Error: res.Error}, nil
+	return CompactReply(res), nil
 }
 
 // Get returns exactly the original text ref names: a whole document id,
