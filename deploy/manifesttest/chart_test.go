@@ -135,9 +135,10 @@ type fleetConfig struct {
 	Pipeline map[string]any `json:"pipeline"`
 	LLM      map[string]any `json:"llm"`
 	Fleet    struct {
-		Prefix   string     `json:"prefix"`
-		Replicas int        `json:"replicas"`
-		Segments [][]string `json:"segments"`
+		Prefix       string            `json:"prefix"`
+		Replicas     int               `json:"replicas"`
+		Segments     [][]string        `json:"segments"`
+		SegmentNames map[string]string `json:"segment_names"`
 	} `json:"fleet"`
 	Telemetry map[string]any `json:"telemetry"`
 }
@@ -426,6 +427,11 @@ func TestConfigMapCarriesFleetSegments(t *testing.T) {
 	want := [][]string{algorithmicStages, {"llm_summary"}, {"guard"}}
 	if fmt.Sprint(c.Fleet.Segments) != fmt.Sprint(want) {
 		t.Errorf("fleet.segments = %v, want %v", c.Fleet.Segments, want)
+	}
+	// Metrics label each segment with its chart name, keyed by its first stage.
+	wantNames := map[string]string{"structured": "algorithmic", "llm_summary": "llm-summary", "guard": "guard"}
+	if fmt.Sprint(c.Fleet.SegmentNames) != fmt.Sprint(wantNames) {
+		t.Errorf("fleet.segment_names = %v, want %v", c.Fleet.SegmentNames, wantNames)
 	}
 	if c.Fleet.Prefix != "jc" || c.Fleet.Replicas != 1 {
 		t.Errorf("fleet = %+v", c.Fleet)

@@ -109,6 +109,14 @@ structured dedup whitespace log_dedup near_dup number_normalize stopwords keywor
 {{- $cfg := deepCopy .Values.config -}}
 {{- $fleet := deepCopy (default dict $cfg.fleet) -}}
 {{- $_ := set $fleet "segments" (include "jetcompact.fleetSegments" . | fromYamlArray) -}}
+{{- if not .Values.embedded.enabled -}}
+{{- /* metrics label each segment with its chart name (fleet.segment_names) */ -}}
+{{- $names := dict -}}
+{{- range .Values.segments -}}
+{{- $_ := set $names (first .stages) (trunc 40 .name) -}}
+{{- end -}}
+{{- $_ := set $fleet "segment_names" (merge (deepCopy (default dict $fleet.segment_names)) $names) -}}
+{{- end -}}
 {{- $_ := set $cfg "fleet" $fleet -}}
 {{- toYaml $cfg -}}
 {{- end -}}
