@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages"
 )
 
 // RefSep opens the reference a fold marker carries: "[... 540 lines folded
@@ -27,10 +29,12 @@ func AddRefs(original, compacted, idPrefix string) string {
 	body, trailingNL := strings.CutSuffix(compacted, "\n")
 	out := strings.Split(body, "\n")
 	isMarker := make([]bool, len(out))
+	isCount := make([]bool, len(out))
 	any := false
 	for i, l := range out {
 		isMarker[i] = foldMarkerLine(l)
-		any = any || isMarker[i]
+		isCount[i] = countLine(l)
+		any = any || isMarker[i] || isCount[i]
 	}
 	if !any {
 		return compacted
@@ -99,6 +103,7 @@ func AddRefs(original, compacted, idPrefix string) string {
 		}
 		i = k - 1
 	}
+	addCountRefs(out, isCount, pos, segs, line, where, original, idPrefix)
 	res := strings.Join(out, "\n")
 	if trailingNL {
 		res += "\n"
@@ -122,6 +127,51 @@ func foldMarkerLine(l string) bool {
 		return true
 	}
 	return false
+}
+
+// addCountRefs gives every count line (log_dedup's and near_dup's
+// "head [×N…]", kept at its first record) a reference from that record to
+// the last line its template stood for: the template's span as log_dedup
+// mines the original, else the last line that aligns with the head, or the
+// run of lines up to the next kept line. The range may hold other records
+// too; get returns all of it.
+func addCountRefs(out []string, isCount []bool, pos []int, segs []string, line []int, where map[string][]int, original, idPrefix string) {
+	var spans map[int]int
+	mined := false
+	for i, l := range out {
+		if !isCount[i] || pos[i] < 0 {
+			continue
+		}
+		if !mined {
+			spans, mined = stages.LogTemplateSpans(original), true
+		}
+		first := line[pos[i]]
+		last, ok := spans[first]
+		if !ok {
+			last = first
+			if idx := where[alignKey(l)]; len(idx) > 0 {
+				last = max(last, line[idx[len(idx)-1]])
+			}
+			gapEnd := len(segs) - 1
+			for j := i + 1; j < len(out); j++ {
+				if pos[j] >= 0 {
+					gapEnd = pos[j] - 1
+					break
+				}
+			}
+			if gapEnd >= 0 {
+				last = max(last, line[gapEnd])
+			}
+		}
+		out[i] = withRef(l, idPrefix+":L"+strconv.Itoa(first+1)+"-"+strconv.Itoa(last+1))
+	}
+}
+
+// countLine reports a line that ends in a log_dedup or near_dup count,
+// " [×N]" or " [×N; what varied]".
+func countLine(l string) bool {
+	i := strings.LastIndex(l, " [×")
+	return i >= 0 && strings.HasSuffix(l, "]") && !strings.Contains(l[i:], RefSep)
 }
 
 // splitGap shares the gap lo..hi among markers in a row by their stated
