@@ -272,6 +272,10 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 		if err != nil {
 			return err
 		}
+		// A replay's markers reference the original as a first run's do.
+		if original, err := client.Original(ctx, id); err == nil {
+			a.keepOriginal(id, original, &res.Text, &res.Report)
+		}
 		if _, err := io.WriteString(a.stdout, res.Text); err != nil {
 			return err
 		}
