@@ -121,6 +121,21 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 			region[j] = true
 		}
 	}
+	// A record's level outranks the words of its message: an INFO record
+	// that mentions an error ("parity error corrected") is no failure.
+	level := make([]int, n)
+	firstOfKind := make([]bool, n) // the first failure of its message shape
+	seen := map[string]bool{}
+	for i, l := range lines {
+		if sig[i] == 0 {
+			continue
+		}
+		var msg string
+		level[i], msg = recordLevel(l)
+		if k := messageShape(msg); !seen[k] {
+			seen[k], firstOfKind[i] = true, true
+		}
+	}
 	rank := make([]int, n)
 	count := make([]int, n)
 	for i, l := range lines {
@@ -132,6 +147,10 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 			f.class[i], rank[i] = BudgetCommon, 0
 		case sig[i] > 0 && fieldDump(l):
 			f.class[i], rank[i] = BudgetFailure, 46
+		case sig[i] > 0 && level[i] == levelInfo:
+			f.class[i], rank[i] = BudgetFailure, 42
+		case sig[i] > 0 && firstOfKind[i]:
+			f.class[i], rank[i] = BudgetFailure, 55+sig[i]
 		case sig[i] > 0:
 			f.class[i], rank[i] = BudgetFailure, 50+sig[i]
 		case region[i]:
@@ -188,6 +207,62 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 	return f
 }
 
+// Record levels, as recordLevel reads them.
+const (
+	levelNone = iota
+	levelInfo // INFO, DEBUG, TRACE, NOTICE, VERBOSE
+	levelWarn
+	levelError // ERROR and above: FATAL, SEVERE, CRITICAL, PANIC, ...
+)
+
+// recordLevel finds the level word of a log record among its first
+// tokens (upper case as "FATAL", or in brackets as "[error]", or as
+// "level=warn"), and returns it with the message after it; without one,
+// levelNone and the whole line. The class: any log whose records name a
+// level, whatever its header.
+func recordLevel(line string) (int, string) {
+	rest := line
+	for t := 0; t < 12 && rest != ""; t++ {
+		rest = strings.TrimLeft(rest, " \t")
+		end := strings.IndexAny(rest, " \t")
+		if end < 0 {
+			end = len(rest)
+		}
+		tok := rest[:end]
+		rest = rest[end:]
+		w := strings.Trim(tok, "[]():<>,|\"'")
+		w, _ = strings.CutPrefix(w, "level=")
+		if w == "" || len(w) > 8 || (w != strings.ToUpper(w) && !strings.HasPrefix(tok, "[") && !strings.HasPrefix(tok, "level=")) {
+			continue
+		}
+		switch strings.ToUpper(w) {
+		case "INFO", "DEBUG", "TRACE", "NOTICE", "VERBOSE", "FINE", "FINER", "FINEST":
+			return levelInfo, rest
+		case "WARN", "WARNING":
+			return levelWarn, rest
+		case "ERROR", "ERR", "FATAL", "SEVERE", "CRITICAL", "CRIT", "ALERT", "EMERG", "PANIC", "FAILURE":
+			return levelError, rest
+		}
+	}
+	return levelNone, line
+}
+
+// messageShape is a message with its variable words masked (numbers,
+// ids, paths) and a log_dedup count removed: failures of one shape are one
+// kind, whatever file or host they name.
+func messageShape(msg string) string {
+	if i := strings.LastIndex(msg, " [×"); i >= 0 && strings.HasSuffix(msg, "]") {
+		msg = msg[:i]
+	}
+	words := strings.Fields(msg)
+	for i, w := range words {
+		if strings.ContainsAny(w, "0123456789/\\") {
+			words[i] = "#"
+		}
+	}
+	return strings.Join(words, " ")
+}
+
 // fieldDump reports a line of a crash report's state dump: a label, then
 // a colon or a dot leader, then one value ("machine state register:
 // 0x00002000", "floating pt ex mode 0 enable......0", "RIP: 0010"). Its
@@ -207,8 +282,12 @@ func fieldDump(line string) bool {
 		return false
 	}
 	head := strings.TrimSuffix(body[:j], "0x")
-	return strings.HasSuffix(head, ": ") || strings.HasSuffix(head, ":") || strings.HasSuffix(head, "..")
+	// "label:value" but not "host:port" or "12:30": a word before the colon.
+	glued := len(head) >= 2 && head[len(head)-1] == ':' && isLetterByte(head[len(head)-2])
+	return strings.HasSuffix(head, ": ") || glued || strings.HasSuffix(head, "..")
 }
+
+func isLetterByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 func isHexByte(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
