@@ -46,15 +46,30 @@ type BudgetReport struct {
 // marker line. Transcript markers carry no counts (seed 002). A budget of
 // zero or less, or a text that fits, comes back unchanged.
 func FitBudget(text string, budget int, kind stages.Kind) (string, BudgetReport) {
+	return FitBudgetRefs(text, budget, kind, 0)
+}
+
+// FitBudgetRefs is FitBudget for a text whose fold markers will each
+// carry a reference of refChars characters (AddMarkerRefs, after): the
+// references are counted in, so the text with them fits. Count lines'
+// references are not: under a budget they come only when they fit too.
+func FitBudgetRefs(text string, budget int, kind stages.Kind, refChars int) (string, BudgetReport) {
 	rep := BudgetReport{Tokens: budget, TokensIn: stages.EstimateTokens(text)}
 	rep.TokensOut = rep.TokensIn
-	if budget <= 0 || rep.TokensIn <= budget {
+	if budget <= 0 || rep.TokensIn+refTokens(text, refChars) <= budget {
 		return text, rep
 	}
 	body, trailingNL := strings.CutSuffix(text, "\n")
 	lines := strings.Split(body, "\n")
 	f := newBudgetFolder(lines, kind.IsTranscript())
 	f.trailingNL = trailingNL
+	if refChars > 0 {
+		f.refChars = refChars
+		f.referenced = make([]bool, len(lines))
+		for i, l := range lines {
+			f.referenced[i] = foldMarkerLine(l)
+		}
+	}
 	// Smallest prefix of the fold order that fits; the cost is not strictly
 	// monotonic (a new run adds a marker), so check upward from there.
 	lo, hi := 0, len(lines)
@@ -81,6 +96,21 @@ func FitBudget(text string, budget int, kind stages.Kind) (string, BudgetReport)
 	return out, rep
 }
 
+// refTokens estimates what references of refChars characters add to
+// text's fold markers.
+func refTokens(text string, refChars int) int {
+	if refChars <= 0 {
+		return 0
+	}
+	n := 0
+	for l := range strings.SplitSeq(text, "\n") {
+		if foldMarkerLine(l) {
+			n++
+		}
+	}
+	return (n*refChars + 3) / 4
+}
+
 type budgetFolder struct {
 	lines      []string
 	class      []string
@@ -90,6 +120,8 @@ type budgetFolder struct {
 	folded     []bool // scratch
 	transcript bool
 	trailingNL bool
+	refChars   int    // a reference's characters, 0 without
+	referenced []bool // a kept line that will carry a reference
 }
 
 func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
@@ -124,7 +156,10 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 	// A record's level outranks the words of its message: an INFO record
 	// that mentions an error ("parity error corrected") is no failure.
 	level := make([]int, n)
-	firstOfKind := make([]bool, n) // the first failure of its message shape
+	// novelty: 1 for the first failure of its message shape, 0 for a
+	// repeat; dump: a register dump as a failure's message.
+	novelty := make([]int, n)
+	dump := make([]bool, n)
 	seen := map[string]bool{}
 	for i, l := range lines {
 		if sig[i] == 0 {
@@ -132,8 +167,10 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 		}
 		var msg string
 		level[i], msg = recordLevel(l)
-		if k := messageShape(msg); !seen[k] {
-			seen[k], firstOfKind[i] = true, true
+		dump[i] = fieldDump(l) || registerDump(msg)
+		shape := messageShape(msg)
+		if !seen[shape] {
+			seen[shape], novelty[i] = true, 1
 		}
 	}
 	rank := make([]int, n)
@@ -145,12 +182,12 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 		switch {
 		case foldMarkerLine(l) || strings.TrimSpace(l) == "":
 			f.class[i], rank[i] = BudgetCommon, 0
-		case sig[i] > 0 && fieldDump(l):
+		case sig[i] > 0 && dump[i]:
 			f.class[i], rank[i] = BudgetFailure, 46
 		case sig[i] > 0 && level[i] == levelInfo:
 			f.class[i], rank[i] = BudgetFailure, 42
-		case sig[i] > 0 && firstOfKind[i]:
-			f.class[i], rank[i] = BudgetFailure, 55+sig[i]
+		case sig[i] > 0 && novelty[i] > 0:
+			f.class[i], rank[i] = BudgetFailure, 50+5*novelty[i]+sig[i]
 		case sig[i] > 0:
 			f.class[i], rank[i] = BudgetFailure, 50+sig[i]
 		case region[i]:
@@ -263,6 +300,24 @@ func messageShape(msg string) string {
 	return strings.Join(words, " ")
 }
 
+// registerDump reports a message of register values only: "name=0x…"
+// pairs and hex words ("dbcr0=0x00000000 dbsr=0x00000000", "fpr29=0xffffffff
+// ffffffff"). Like fieldDump, its failure word is the report's.
+func registerDump(msg string) bool {
+	pairs := 0
+	for _, w := range strings.Fields(msg) {
+		if i := strings.IndexByte(w, '='); i > 0 {
+			w = w[i+1:]
+			pairs++
+		}
+		w = strings.TrimPrefix(w, "0x")
+		if len(w) < 4 || strings.TrimFunc(w, func(r rune) bool { return r < 128 && isHexByte(byte(r)) }) != "" {
+			return false
+		}
+	}
+	return pairs > 0
+}
+
 // fieldDump reports a line of a crash report's state dump: a label, then
 // a colon or a dot leader, then one value ("machine state register:
 // 0x00002000", "floating pt ex mode 0 enable......0", "RIP: 0010"). Its
@@ -348,6 +403,9 @@ func (f *budgetFolder) tokens(k int) int {
 	for i := 0; i < len(f.lines); {
 		if !f.folded[i] {
 			cjk, other, rows = cjk+f.cjk[i], other+f.other[i], rows+1
+			if f.referenced != nil && f.referenced[i] {
+				other += f.refChars
+			}
 			i++
 			continue
 		}
@@ -355,7 +413,7 @@ func (f *budgetFolder) tokens(k int) int {
 		for ; i < len(f.lines) && f.folded[i]; i++ {
 			n += f.weight[i]
 		}
-		other += len(f.marker(n)) // ASCII
+		other += len(f.marker(n)) + f.refChars // ASCII
 		rows++
 	}
 	other += rows - 1

@@ -23,6 +23,16 @@ const RefSep = " · ref "
 // whose neighbours do not align keeps no reference. An empty idPrefix
 // returns compacted unchanged.
 func AddRefs(original, compacted, idPrefix string) string {
+	return addRefs(original, compacted, idPrefix, true)
+}
+
+// AddMarkerRefs is AddRefs for fold markers only: count lines stay as
+// they are (a budget too tight for their references).
+func AddMarkerRefs(original, compacted, idPrefix string) string {
+	return addRefs(original, compacted, idPrefix, false)
+}
+
+func addRefs(original, compacted, idPrefix string, counts bool) string {
 	if idPrefix == "" || !strings.Contains(compacted, "[") {
 		return compacted
 	}
@@ -33,7 +43,7 @@ func AddRefs(original, compacted, idPrefix string) string {
 	any := false
 	for i, l := range out {
 		isMarker[i] = foldMarkerLine(l)
-		isCount[i] = countLine(l)
+		isCount[i] = counts && countLine(l)
 		any = any || isMarker[i] || isCount[i]
 	}
 	if !any {

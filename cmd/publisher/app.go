@@ -58,12 +58,17 @@ func (a *app) buildPipeline(ctx context.Context) error {
 		summarizer.Model() // the one line saying how to name a model
 	}
 	deps := stages.Deps{Summarizer: summarizer}
-	a.pipe, err = pipeline.New(a.file.Pipeline, deps, pipeline.WithDecorator(deco))
+	// The publisher applies the budget itself (fitBudget), references
+	// counted in; the pipeline it runs, in process or as an embedded fleet,
+	// applies none.
+	cfg := a.file.Pipeline
+	cfg.BudgetTokens = 0
+	a.pipe, err = pipeline.New(cfg, deps, pipeline.WithDecorator(deco))
 	return err
 }
 
 func (a *app) request(text string) pipeline.Request {
-	return pipeline.Request{Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM, BudgetTokens: a.o.budgetTokens}
+	return pipeline.Request{Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM}
 }
 
 func (a *app) compactLocal(ctx context.Context, inputs []string) error {
@@ -78,6 +83,7 @@ func (a *app) compactLocal(ctx context.Context, inputs []string) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		id := jetstream.DocumentID(text, a.salt())
+		a.fitBudget(&res.Text, &res.Report, text)
 		a.keepOriginal(id, text, &res.Text, &res.Report)
 		if err := a.emit(newResult(name, id, res.Report, res.Text, time.Since(start), len(inputs))); err != nil {
 			return err
@@ -209,7 +215,7 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 		if g := res.Report.Guard; (a.o.report || a.o.output == "json") && (g == pipeline.GuardKeptResult || g == pipeline.GuardKeptOriginal || strings.HasPrefix(g, pipeline.PassBinary)) {
 			pipeline.ReportEncoding(&res.Report, text)
 		}
-		a.fitBudget(&res.Text, &res.Report)
+		a.fitBudget(&res.Text, &res.Report, text)
 		a.keepOriginal(res.DocID, text, &res.Text, &res.Report)
 		out := newResult(name, res.DocID, res.Report, res.Text, time.Since(start), len(inputs))
 		out.Error = res.Error

@@ -46,16 +46,21 @@ func (a *app) keepOriginal(id, original string, text *string, rep *pipeline.Repo
 	}
 	prefix := st.UniquePrefix(id, refPrefixMin)
 	withRefs := pipeline.AddRefs(original, *text, prefix)
-	// References count in the budget: fold more by what they overshoot.
+	// References count in the budget: count lines lose theirs first (the
+	// budget's fit counted only the markers'), then more is folded by what
+	// the markers' overshoot.
 	if budget := a.budget(); budget > 0 && rep.Budget != nil {
+		if stages.EstimateTokens(withRefs) > budget {
+			withRefs = pipeline.AddMarkerRefs(original, *text, prefix)
+		}
 		for try := 0; try < 8 && stages.EstimateTokens(withRefs) > budget; try++ {
 			over := stages.EstimateTokens(withRefs) - budget
-			refolded, _ := pipeline.FitBudget(*text, max(stages.EstimateTokens(*text)-over, 1), rep.Kind)
+			refolded, _ := pipeline.FitBudgetRefs(*text, max(stages.EstimateTokens(withRefs)-over, 1), rep.Kind, a.refChars(original)+len(prefix)-refPrefixMin)
 			if try == 7 {
 				refolded, _ = pipeline.FitBudget(*text, 1, rep.Kind)
 			}
 			*text = refolded
-			withRefs = pipeline.AddRefs(original, *text, prefix)
+			withRefs = pipeline.AddMarkerRefs(original, *text, prefix)
 		}
 		rep.Budget.TokensOut = stages.EstimateTokens(withRefs)
 	}
