@@ -145,11 +145,15 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 	// banner and source, a command) and budgetRegionAfter after it (a
 	// message continued, a stack, an assertion's expected and actual).
 	region := make([]bool, n)
+	near := make([]int, n) // a region line's distance to its nearest failure
 	for i := range lines {
 		if counted || sig[i] < 3 { // records carry their own message
 			continue
 		}
 		for j := max(i-budgetRegionBefore, 0); j < n && j <= i+budgetRegionAfter; j++ {
+			if d := max(i-j, j-i); !region[j] || d < near[j] {
+				near[j] = d
+			}
 			region[j] = true
 		}
 	}
@@ -169,7 +173,7 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 		level[i], msg = recordLevel(l)
 		dump[i] = fieldDump(l) || registerDump(msg)
 		shape := messageShape(msg)
-		if !seen[shape] {
+		if !seen[shape] && sig[i] >= 2 { // weak facts (a location) are no kind of failure
 			seen[shape], novelty[i] = true, 1
 		}
 	}
@@ -190,6 +194,10 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 			f.class[i], rank[i] = BudgetFailure, 50+5*novelty[i]+sig[i]
 		case sig[i] > 0:
 			f.class[i], rank[i] = BudgetFailure, 50+sig[i]
+		case region[i] && near[i] <= 1:
+			// Right beside its failure ("Error:" then the test's name): part
+			// of the message, above weaker signals such as stack locations.
+			f.class[i], rank[i] = BudgetRegion, 52
 		case region[i]:
 			f.class[i], rank[i] = BudgetRegion, 45
 		case counted && count[i] <= 2 && !prot[i]:
@@ -235,6 +243,11 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 	slices.SortStableFunc(f.order, func(a, b int) int {
 		if c := cmp.Compare(rank[a], rank[b]); c != 0 {
 			return c
+		}
+		if rank[a] == 45 {
+			// A region's lines farthest from its failure first: the test's
+			// name and the message's next lines are kept longest.
+			return cmp.Or(cmp.Compare(near[b], near[a]), cmp.Compare(a, b))
 		}
 		if rank[a] >= 45 {
 			return cmp.Or(cmp.Compare(count[a], count[b]), cmp.Compare(a, b))
