@@ -33,7 +33,7 @@ func AddMarkerRefs(original, compacted, idPrefix string) string {
 }
 
 func addRefs(original, compacted, idPrefix string, counts bool) string {
-	if idPrefix == "" || !strings.Contains(compacted, "[") {
+	if idPrefix == "" || !strings.Contains(compacted, "[") && !strings.Contains(compacted, "| ... ") {
 		return compacted
 	}
 	body, trailingNL := strings.CutSuffix(compacted, "\n")
@@ -123,8 +123,8 @@ func addRefs(original, compacted, idPrefix string, counts bool) string {
 
 // foldMarkerLine reports a line that stands for removed lines: the
 // nodes' "[... N lines folded by keywords ...]", a budget's "[... N lines
-// folded]", structured "[... N rows folded ...]", a transcript's "…[lines
-// folded]…".
+// folded]", structured "[... N rows folded ...]" and "| ... N rows folded
+// ... |", a transcript's "…[lines folded]…".
 func foldMarkerLine(l string) bool {
 	t := strings.TrimSpace(l)
 	if strings.Contains(t, RefSep) {
@@ -135,6 +135,8 @@ func foldMarkerLine(l string) bool {
 		return strings.Contains(t, "folded") || strings.Contains(t, "omitted")
 	case strings.HasPrefix(t, "…[") && strings.HasSuffix(t, "]…"):
 		return true
+	case strings.HasPrefix(t, "| ... ") && strings.HasSuffix(t, " |"):
+		return strings.Contains(t, "folded") // a table's "| ... 394 rows folded ... |"
 	}
 	return false
 }
@@ -221,9 +223,13 @@ func markerLines(l string) int {
 	return n
 }
 
-// withRef puts " · ref R" before a marker's last "]".
+// withRef puts " · ref R" before a marker's last "]", or a table
+// marker's last " |".
 func withRef(marker, ref string) string {
 	i := strings.LastIndexByte(marker, ']')
+	if t := strings.TrimRight(marker, " \t\r"); strings.HasPrefix(strings.TrimSpace(t), "| ... ") && strings.HasSuffix(t, " |") {
+		i = len(t) - len(" |")
+	}
 	if i < 0 {
 		return marker
 	}

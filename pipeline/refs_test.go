@@ -258,3 +258,43 @@ func TestCountLineRefsCoverTheirTemplate(t *testing.T) {
 		}
 	}
 }
+
+// TestTableMarkerRefs: a Markdown table's "| ... N rows folded ... |"
+// carries a ref to exactly the N rows it stands for.
+func TestTableMarkerRefs(t *testing.T) {
+	p, err := New(DefaultConfig(), stages.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	for _, rows := range []int{60, 400} {
+		var b strings.Builder
+		b.WriteString("The nodes, as the scheduler saw them this morning, in one table:\n\n| node | load | state |\n|---|---|---|\n")
+		for i := range rows {
+			fmt.Fprintf(&b, "| node-%c%c | %d.%d%% | %s |\n", 'a'+rune(i%26), 'a'+rune(i/26%26), r.IntN(99), r.IntN(9), []string{"ok", "degraded", "draining"}[r.IntN(3)])
+		}
+		b.WriteString("\nThat is all the scheduler reported before it went quiet again.\n")
+		text := b.String()
+		res, err := p.Run(context.Background(), Request{Text: text, Kind: stages.KindProse})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := AddRefs(text, res.Text, "1234abcd")
+		m := regexp.MustCompile(`\| \.\.\. (\d+) rows folded · ref 1234abcd:L(\d+)-(\d+) \|`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("%d rows: no table marker with a ref:\n%s", rows, out)
+		}
+		n, _ := strconv.Atoi(m[1])
+		a, _ := strconv.Atoi(m[2])
+		z, _ := strconv.Atoi(m[3])
+		folded, err := Lines(text, a, z)
+		if err != nil || z-a+1 != n {
+			t.Fatalf("%d rows: ref L%d-%d for %d rows: %v", rows, a, z, n, err)
+		}
+		for _, row := range strings.Split(strings.TrimSuffix(folded, "\n"), "\n") {
+			if !strings.HasPrefix(row, "| node-") || strings.Contains(out, row) {
+				t.Fatalf("%d rows: the ref covers %q, not a folded row", rows, row)
+			}
+		}
+	}
+}
