@@ -28,6 +28,7 @@ const budgetEdgeLines = 3
 const (
 	budgetRegionBefore = 40
 	budgetRegionAfter  = 8
+	budgetBesideAfter  = 3 // lines after a failure kept as part of its message
 )
 
 // BudgetReport says what was folded to fit a token budget.
@@ -145,6 +146,9 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 	// banner and source, a command) and budgetRegionAfter after it (a
 	// message continued, a stack, an assertion's expected and actual).
 	region := make([]bool, n)
+	// beside: the line before a failure, and the few after it (a
+	// diagnostic's source line and caret, an "Error:" header's test name).
+	beside := make([]bool, n)
 	near := make([]int, n) // a region line's distance to its nearest failure
 	for i := range lines {
 		if counted || sig[i] < 3 { // records carry their own message
@@ -155,6 +159,7 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 				near[j] = d
 			}
 			region[j] = true
+			beside[j] = beside[j] || j == i-1 || j > i && j <= i+budgetBesideAfter
 		}
 	}
 	// A record's level outranks the words of its message: an INFO record
@@ -194,7 +199,7 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 			f.class[i], rank[i] = BudgetFailure, 50+5*novelty[i]+sig[i]
 		case sig[i] > 0:
 			f.class[i], rank[i] = BudgetFailure, 50+sig[i]
-		case region[i] && near[i] <= 1:
+		case region[i] && beside[i]:
 			// Right beside its failure ("Error:" then the test's name): part
 			// of the message, above weaker signals such as stack locations.
 			f.class[i], rank[i] = BudgetRegion, 52
