@@ -28,7 +28,7 @@ const budgetEdgeLines = 3
 const (
 	budgetRegionBefore = 40
 	budgetRegionAfter  = 8
-	budgetBesideAfter  = 3 // lines after a failure kept as part of its message
+	budgetBesideAfter  = 3 // non-blank lines after a failure kept as part of its message
 )
 
 // BudgetReport says what was folded to fit a token budget.
@@ -159,7 +159,15 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 				near[j] = d
 			}
 			region[j] = true
-			beside[j] = beside[j] || j == i-1 || j > i && j <= i+budgetBesideAfter
+		}
+		if i > 0 {
+			beside[i-1] = true
+		}
+		for j, kept := i+1, 0; j < n && j <= i+budgetRegionAfter && kept < budgetBesideAfter; j++ {
+			beside[j] = true
+			if strings.TrimSpace(lines[j]) != "" {
+				kept++
+			}
 		}
 	}
 	// A record's level outranks the words of its message: an INFO record

@@ -173,7 +173,7 @@ func TestPipelineRunBudget(t *testing.T) {
 // three budgets: never above, and template coverage logged per budget.
 // At 2000 and 8000 every alert template (LogHub Label not "-", as
 // ../shared/eval/score.py reads it) is kept; every labelled CI failure
-// reason at 8000, and at 2000 a floor guards the measured 40/46.
+// reason at 8000, and at 2000 a floor guards the measured 41/46.
 func TestBudgetCorpus(t *testing.T) {
 	p, err := New(DefaultConfig(), stages.Deps{})
 	if err != nil {
@@ -247,7 +247,7 @@ func TestBudgetCorpus(t *testing.T) {
 // Measured floors (share kept) of TestBudgetCorpus, by budget.
 var (
 	alertFloor  = map[int]float64{2000: 1, 8000: 1}
-	reasonFloor = map[int]float64{2000: 0.8, 8000: 1}
+	reasonFloor = map[int]float64{2000: 0.85, 8000: 1}
 )
 
 func foldedOf(r Report) map[string]int {
