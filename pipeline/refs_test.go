@@ -14,7 +14,7 @@ import (
 	"github.com/jetcompact/jetcompact/stages"
 )
 
-var refRe = regexp.MustCompile(` · ref ([0-9a-f]+):L(\d+)-(\d+)\]`)
+var refRe = regexp.MustCompile(` · ref ([0-9a-f]+):L(\d+)-(\d+)(?:\]| \|)`)
 
 // markerCount is the N a marker states ("[... N lines folded…"), or 0.
 var markerCountRe = regexp.MustCompile(`^\[\.\.\. (\d+) (?:lines?|rows?) `)
