@@ -106,6 +106,9 @@ func addRefs(original, compacted, idPrefix string, counts bool) string {
 				break
 			}
 		}
+		if n := markerLines(out[i]); k == i+1 && n > hi-lo+1 && hi < len(segs)-1 {
+			hi = extendOverKept(pos, lo, n, len(segs))
+		}
 		for m, r := range splitGap(out[i:k], lo, hi) {
 			if r[0] <= r[1] {
 				out[i+m] = withRef(out[i+m], idPrefix+":L"+strconv.Itoa(line[r[0]]+1)+"-"+strconv.Itoa(line[r[1]]+1))
@@ -132,7 +135,8 @@ func foldMarkerLine(l string) bool {
 	}
 	switch {
 	case strings.HasPrefix(t, "[... ") && strings.HasSuffix(t, "]"):
-		return strings.Contains(t, "folded") || strings.Contains(t, "omitted")
+		// "compressed": a debate answer's "[... N lines compressed. Key points: …]".
+		return strings.Contains(t, "folded") || strings.Contains(t, "omitted") || strings.Contains(t, " compressed")
 	case strings.HasPrefix(t, "…[") && strings.HasSuffix(t, "]…"):
 		return true
 	case strings.HasPrefix(t, "| ... ") && strings.HasSuffix(t, " |"):
@@ -184,6 +188,24 @@ func addCountRefs(out []string, isCount []bool, pos []int, segs []string, line [
 func countLine(l string) bool {
 	i := strings.LastIndex(l, " [×")
 	return i >= 0 && strings.HasSuffix(l, "]") && !strings.Contains(l[i:], RefSep)
+}
+
+// extendOverKept is the end of a range from lo that holds n segments no
+// kept line aligns with: a marker that stands for n lines, some kept after
+// it (a debate's code blocks follow its marker), spans them too.
+func extendOverKept(pos []int, lo, n, segs int) int {
+	kept := make(map[int]bool, len(pos))
+	for _, p := range pos {
+		kept[p] = true
+	}
+	hi := lo - 1
+	for folded := 0; folded < n && hi < segs-1; {
+		hi++
+		if !kept[hi] {
+			folded++
+		}
+	}
+	return hi
 }
 
 // splitGap shares the gap lo..hi among markers in a row by their stated
