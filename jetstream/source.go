@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel/attribute"
@@ -464,20 +465,29 @@ func (r *SourceRunner) closeWindow(ctx context.Context, w *window, reason string
 	r.inflight.Add(1)
 	go func() {
 		defer r.inflight.Done()
-		r.deliver(r.deliveries, rec, wait)
+		r.deliver(r.deliveries, rec, doc.Text, wait)
 	}()
 	return nil
 }
 
 // deliver waits for the window's result and publishes it to the output
 // subject, with the window's headers and its document id as message id.
-func (r *SourceRunner) deliver(ctx context.Context, rec windowRecord, wait func(context.Context) (Result, error)) {
+// Its fold markers reference lines of the window's original (the whole
+// window id: a cluster resolves whole ids); original "" is fetched from
+// the originals stream, and when that fails the markers stay bare.
+func (r *SourceRunner) deliver(ctx context.Context, rec windowRecord, original string, wait func(context.Context) (Result, error)) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
 	res, err := wait(ctx)
 	if err != nil {
 		r.log.Warn("source window result not received; retried at the next start", "source", r.src.Name, "doc", rec.DocID, "error", err.Error())
 		return
+	}
+	if original == "" {
+		original, err = r.client.Original(ctx, rec.DocID)
+	}
+	if err == nil && res.Error == "" {
+		res.Text = pipeline.AddRefs(original, res.Text, rec.DocID)
 	}
 	m := nats.NewMsg(r.src.outputSubject(r.names.Prefix, rec.Key))
 	m.Data = []byte(res.Text)
@@ -605,7 +615,7 @@ func (r *SourceRunner) redeliver(ctx context.Context, pending []windowRecord) er
 		r.inflight.Add(1)
 		go func() {
 			defer r.inflight.Done()
-			r.deliver(r.deliveries, rec, wait)
+			r.deliver(r.deliveries, rec, "", wait)
 		}()
 	}
 	return nil

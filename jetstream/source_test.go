@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
 )
@@ -184,7 +186,9 @@ func (b *sourceBench) checkContent(t *testing.T, ws []outWindow) {
 		}
 	}
 	client := b.f.client()
+	refs := 0
 	for i, w := range ws {
+		refs += len(windowRef.FindAllString(w.text, -1))
 		if i%3 != 0 { // a third of the windows is plenty
 			continue
 		}
@@ -192,8 +196,32 @@ func (b *sourceBench) checkContent(t *testing.T, ws []outWindow) {
 		if err != nil {
 			t.Fatalf("original of window %s: %v", w.docID, err)
 		}
-		if got := b.f.local(orig); got != w.text {
-			t.Errorf("window %s: result differs from the pipeline run on its original", w.docID)
+		if want := pipeline.AddRefs(orig, b.f.local(orig), w.docID); want != w.text {
+			t.Errorf("window %s: result differs from the pipeline run on its original, refs added", w.docID)
+		}
+		checkWindowRefs(t, w, orig)
+	}
+	if refs == 0 {
+		t.Error("no window result carries a reference")
+	}
+}
+
+var windowRef = regexp.MustCompile(` · ref (src-[0-9a-f]+):L(\d+)-(\d+)\]`)
+
+// checkWindowRefs: every reference in a window's result names the window
+// and resolves, as publisher get does, to lines of its original.
+func checkWindowRefs(t *testing.T, w outWindow, orig string) {
+	t.Helper()
+	for _, m := range windowRef.FindAllStringSubmatch(w.text, -1) {
+		if m[1] != w.docID {
+			t.Errorf("window %s: a reference names %s", w.docID, m[1])
+		}
+		ref, err := pipeline.ParseRef(m[0][len(" · ref ") : len(m[0])-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pipeline.Lines(orig, ref.From, ref.To); err != nil {
+			t.Errorf("window %s: %s does not resolve: %v", w.docID, m[0], err)
 		}
 	}
 }

@@ -28,6 +28,7 @@ const budgetEdgeLines = 3
 const (
 	budgetRegionBefore = 40
 	budgetRegionAfter  = 8
+	budgetBesideAfter  = 3 // non-blank lines after a failure kept as part of its message
 )
 
 // BudgetReport says what was folded to fit a token budget.
@@ -46,15 +47,30 @@ type BudgetReport struct {
 // marker line. Transcript markers carry no counts (design.md, Evidence). A budget of
 // zero or less, or a text that fits, comes back unchanged.
 func FitBudget(text string, budget int, kind stages.Kind) (string, BudgetReport) {
+	return FitBudgetRefs(text, budget, kind, 0)
+}
+
+// FitBudgetRefs is FitBudget for a text whose fold markers will each
+// carry a reference of refChars characters (AddMarkerRefs, after): the
+// references are counted in, so the text with them fits. Count lines'
+// references are not: under a budget they come only when they fit too.
+func FitBudgetRefs(text string, budget int, kind stages.Kind, refChars int) (string, BudgetReport) {
 	rep := BudgetReport{Tokens: budget, TokensIn: stages.EstimateTokens(text)}
 	rep.TokensOut = rep.TokensIn
-	if budget <= 0 || rep.TokensIn <= budget {
+	if budget <= 0 || rep.TokensIn+refTokens(text, refChars) <= budget {
 		return text, rep
 	}
 	body, trailingNL := strings.CutSuffix(text, "\n")
 	lines := strings.Split(body, "\n")
 	f := newBudgetFolder(lines, kind.IsTranscript())
 	f.trailingNL = trailingNL
+	if refChars > 0 {
+		f.refChars = refChars
+		f.referenced = make([]bool, len(lines))
+		for i, l := range lines {
+			f.referenced[i] = foldMarkerLine(l)
+		}
+	}
 	// Smallest prefix of the fold order that fits; the cost is not strictly
 	// monotonic (a new run adds a marker), so check upward from there.
 	lo, hi := 0, len(lines)
@@ -81,6 +97,21 @@ func FitBudget(text string, budget int, kind stages.Kind) (string, BudgetReport)
 	return out, rep
 }
 
+// refTokens estimates what references of refChars characters add to
+// text's fold markers.
+func refTokens(text string, refChars int) int {
+	if refChars <= 0 {
+		return 0
+	}
+	n := 0
+	for l := range strings.SplitSeq(text, "\n") {
+		if foldMarkerLine(l) {
+			n++
+		}
+	}
+	return (n*refChars + 3) / 4
+}
+
 type budgetFolder struct {
 	lines      []string
 	class      []string
@@ -90,6 +121,8 @@ type budgetFolder struct {
 	folded     []bool // scratch
 	transcript bool
 	trailingNL bool
+	refChars   int    // a reference's characters, 0 without
+	referenced []bool // a kept line that will carry a reference
 }
 
 func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
@@ -113,12 +146,48 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 	// banner and source, a command) and budgetRegionAfter after it (a
 	// message continued, a stack, an assertion's expected and actual).
 	region := make([]bool, n)
+	// beside: the line before a failure, and the few after it (a
+	// diagnostic's source line and caret, an "Error:" header's test name).
+	beside := make([]bool, n)
+	near := make([]int, n) // a region line's distance to its nearest failure
 	for i := range lines {
 		if counted || sig[i] < 3 { // records carry their own message
 			continue
 		}
 		for j := max(i-budgetRegionBefore, 0); j < n && j <= i+budgetRegionAfter; j++ {
+			if d := max(i-j, j-i); !region[j] || d < near[j] {
+				near[j] = d
+			}
 			region[j] = true
+		}
+		if i > 0 {
+			beside[i-1] = true
+		}
+		for j, kept := i+1, 0; j < n && j <= i+budgetRegionAfter && kept < budgetBesideAfter; j++ {
+			beside[j] = true
+			if strings.TrimSpace(lines[j]) != "" {
+				kept++
+			}
+		}
+	}
+	// A record's level outranks the words of its message: an INFO record
+	// that mentions an error ("parity error corrected") is no failure.
+	level := make([]int, n)
+	// novelty: 1 for the first failure of its message shape, 0 for a
+	// repeat; dump: a register dump as a failure's message.
+	novelty := make([]int, n)
+	dump := make([]bool, n)
+	seen := map[string]bool{}
+	for i, l := range lines {
+		if sig[i] == 0 {
+			continue
+		}
+		var msg string
+		level[i], msg = recordLevel(l)
+		dump[i] = fieldDump(l) || registerDump(msg)
+		shape := messageShape(msg)
+		if !seen[shape] && sig[i] >= 2 { // weak facts (a location) are no kind of failure
+			seen[shape], novelty[i] = true, 1
 		}
 	}
 	rank := make([]int, n)
@@ -130,10 +199,18 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 		switch {
 		case foldMarkerLine(l) || strings.TrimSpace(l) == "":
 			f.class[i], rank[i] = BudgetCommon, 0
-		case sig[i] > 0 && fieldDump(l):
+		case sig[i] > 0 && dump[i]:
 			f.class[i], rank[i] = BudgetFailure, 46
+		case sig[i] > 0 && level[i] == levelInfo:
+			f.class[i], rank[i] = BudgetFailure, 42
+		case sig[i] > 0 && novelty[i] > 0:
+			f.class[i], rank[i] = BudgetFailure, 50+5*novelty[i]+sig[i]
 		case sig[i] > 0:
 			f.class[i], rank[i] = BudgetFailure, 50+sig[i]
+		case region[i] && beside[i]:
+			// Right beside its failure ("Error:" then the test's name): part
+			// of the message, above weaker signals such as stack locations.
+			f.class[i], rank[i] = BudgetRegion, 52
 		case region[i]:
 			f.class[i], rank[i] = BudgetRegion, 45
 		case counted && count[i] <= 2 && !prot[i]:
@@ -180,12 +257,91 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 		if c := cmp.Compare(rank[a], rank[b]); c != 0 {
 			return c
 		}
+		if rank[a] == 45 {
+			// A region's lines farthest from its failure first: the test's
+			// name and the message's next lines are kept longest.
+			return cmp.Or(cmp.Compare(near[b], near[a]), cmp.Compare(a, b))
+		}
 		if rank[a] >= 45 {
 			return cmp.Or(cmp.Compare(count[a], count[b]), cmp.Compare(a, b))
 		}
 		return cmp.Or(cmp.Compare(edgeDist(b), edgeDist(a)), cmp.Compare(a, b))
 	})
 	return f
+}
+
+// Record levels, as recordLevel reads them.
+const (
+	levelNone = iota
+	levelInfo // INFO, DEBUG, TRACE, NOTICE, VERBOSE
+	levelWarn
+	levelError // ERROR and above: FATAL, SEVERE, CRITICAL, PANIC, ...
+)
+
+// recordLevel finds the level word of a log record among its first
+// tokens (upper case as "FATAL", or in brackets as "[error]", or as
+// "level=warn"), and returns it with the message after it; without one,
+// levelNone and the whole line. The class: any log whose records name a
+// level, whatever its header.
+func recordLevel(line string) (int, string) {
+	rest := line
+	for t := 0; t < 12 && rest != ""; t++ {
+		rest = strings.TrimLeft(rest, " \t")
+		end := strings.IndexAny(rest, " \t")
+		if end < 0 {
+			end = len(rest)
+		}
+		tok := rest[:end]
+		rest = rest[end:]
+		w := strings.Trim(tok, "[]():<>,|\"'")
+		w, _ = strings.CutPrefix(w, "level=")
+		if w == "" || len(w) > 8 || (w != strings.ToUpper(w) && !strings.HasPrefix(tok, "[") && !strings.HasPrefix(tok, "level=")) {
+			continue
+		}
+		switch strings.ToUpper(w) {
+		case "INFO", "DEBUG", "TRACE", "NOTICE", "VERBOSE", "FINE", "FINER", "FINEST":
+			return levelInfo, rest
+		case "WARN", "WARNING":
+			return levelWarn, rest
+		case "ERROR", "ERR", "FATAL", "SEVERE", "CRITICAL", "CRIT", "ALERT", "EMERG", "PANIC", "FAILURE":
+			return levelError, rest
+		}
+	}
+	return levelNone, line
+}
+
+// messageShape is a message with its variable words masked (numbers,
+// ids, paths) and a log_dedup count removed: failures of one shape are one
+// kind, whatever file or host they name.
+func messageShape(msg string) string {
+	if i := strings.LastIndex(msg, " [×"); i >= 0 && strings.HasSuffix(msg, "]") {
+		msg = msg[:i]
+	}
+	words := strings.Fields(msg)
+	for i, w := range words {
+		if strings.ContainsAny(w, "0123456789/\\") {
+			words[i] = "#"
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// registerDump reports a message of register values only: "name=0x…"
+// pairs and hex words ("dbcr0=0x00000000 dbsr=0x00000000", "fpr29=0xffffffff
+// ffffffff"). Like fieldDump, its failure word is the report's.
+func registerDump(msg string) bool {
+	pairs := 0
+	for _, w := range strings.Fields(msg) {
+		if i := strings.IndexByte(w, '='); i > 0 {
+			w = w[i+1:]
+			pairs++
+		}
+		w = strings.TrimPrefix(w, "0x")
+		if len(w) < 4 || strings.TrimFunc(w, func(r rune) bool { return r < 128 && isHexByte(byte(r)) }) != "" {
+			return false
+		}
+	}
+	return pairs > 0
 }
 
 // fieldDump reports a line of a crash report's state dump: a label, then
@@ -207,8 +363,12 @@ func fieldDump(line string) bool {
 		return false
 	}
 	head := strings.TrimSuffix(body[:j], "0x")
-	return strings.HasSuffix(head, ": ") || strings.HasSuffix(head, ":") || strings.HasSuffix(head, "..")
+	// "label:value" but not "host:port" or "12:30": a word before the colon.
+	glued := len(head) >= 2 && head[len(head)-1] == ':' && isLetterByte(head[len(head)-2])
+	return strings.HasSuffix(head, ": ") || glued || strings.HasSuffix(head, "..")
 }
+
+func isLetterByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 func isHexByte(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
@@ -269,6 +429,9 @@ func (f *budgetFolder) tokens(k int) int {
 	for i := 0; i < len(f.lines); {
 		if !f.folded[i] {
 			cjk, other, rows = cjk+f.cjk[i], other+f.other[i], rows+1
+			if f.referenced != nil && f.referenced[i] {
+				other += f.refChars
+			}
 			i++
 			continue
 		}
@@ -276,7 +439,7 @@ func (f *budgetFolder) tokens(k int) int {
 		for ; i < len(f.lines) && f.folded[i]; i++ {
 			n += f.weight[i]
 		}
-		other += len(f.marker(n)) // ASCII
+		other += len(f.marker(n)) + f.refChars // ASCII
 		rows++
 	}
 	other += rows - 1

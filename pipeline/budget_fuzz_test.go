@@ -18,6 +18,7 @@ func FuzzFitBudgetAndRefs(f *testing.F) {
 	}
 	f.Add("a\n\nb\r\nc\rd\n", 1)
 	f.Add("```\nx\n```\n[... 3 lines folded ...]\n", 2)
+	f.Add(strings.Repeat("2026-03-01T10:00:01Z INFO job 7 done\n2026-03-01T10:00:02Z WARN disk 93% full\n", 40)+"| a | b |\n|---|---|\n"+strings.Repeat("| 1 | 2 |\n", 30), 30)
 	p, err := New(DefaultConfig(), stages.Deps{})
 	if err != nil {
 		f.Fatal(err)

@@ -1,25 +1,40 @@
 package pipeline
 
-import "github.com/jetcompact/jetcompact/stages"
+import (
+	"strconv"
+	"strings"
 
-// AddRefsWithin is AddRefs on a text FitBudget fitted to budget tokens:
-// references count in the budget, so it folds more by what they
-// overshoot, and at worst folds the text whole. A budget of 0 or less is
-// AddRefs alone.
+	"github.com/jetcompact/jetcompact/stages"
+)
+
+// AddRefsWithin is AddRefs on a text already fitted to budget tokens:
+// references count in the budget. Count lines lose theirs first (the fit
+// counted only the markers'), then more is folded by what the markers'
+// references overshoot, and at worst the text is folded whole. A budget
+// of 0 or less is AddRefs alone.
 func AddRefsWithin(original, compacted, idPrefix string, budget int, kind stages.Kind) string {
 	withRefs := AddRefs(original, compacted, idPrefix)
-	if budget <= 0 {
+	if budget <= 0 || stages.EstimateTokens(withRefs) <= budget {
 		return withRefs
 	}
+	withRefs = AddMarkerRefs(original, compacted, idPrefix)
 	const tries = 8
 	for try := 0; try < tries && stages.EstimateTokens(withRefs) > budget; try++ {
 		over := stages.EstimateTokens(withRefs) - budget
-		target := max(stages.EstimateTokens(compacted)-over, 1)
+		target := max(stages.EstimateTokens(withRefs)-over, 1)
 		if try == tries-1 {
-			target = 1
+			compacted, _ = FitBudget(compacted, 1, kind)
+		} else {
+			compacted, _ = FitBudgetRefs(compacted, target, kind, RefChars(original, idPrefix))
 		}
-		compacted, _ = FitBudget(compacted, target, kind)
-		withRefs = AddRefs(original, compacted, idPrefix)
+		withRefs = AddMarkerRefs(original, compacted, idPrefix)
 	}
 	return withRefs
+}
+
+// RefChars is the characters one reference into original under idPrefix
+// adds at most: " · ref " PREFIX ":L" FROM "-" TO.
+func RefChars(original, idPrefix string) int {
+	digits := len(strconv.Itoa(strings.Count(original, "\n") + 1))
+	return stages.Chars(RefSep) + len(idPrefix) + len(":L-") + 2*digits
 }

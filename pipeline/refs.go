@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages"
 )
 
 // RefSep opens the reference a fold marker carries: "[... 540 lines folded
@@ -21,16 +23,28 @@ const RefSep = " · ref "
 // whose neighbours do not align keeps no reference. An empty idPrefix
 // returns compacted unchanged.
 func AddRefs(original, compacted, idPrefix string) string {
-	if idPrefix == "" || !strings.Contains(compacted, "[") {
+	return addRefs(original, compacted, idPrefix, true)
+}
+
+// AddMarkerRefs is AddRefs for fold markers only: count lines stay as
+// they are (a budget too tight for their references).
+func AddMarkerRefs(original, compacted, idPrefix string) string {
+	return addRefs(original, compacted, idPrefix, false)
+}
+
+func addRefs(original, compacted, idPrefix string, counts bool) string {
+	if idPrefix == "" || !strings.Contains(compacted, "[") && !strings.Contains(compacted, "| ... ") {
 		return compacted
 	}
 	body, trailingNL := strings.CutSuffix(compacted, "\n")
 	out := strings.Split(body, "\n")
 	isMarker := make([]bool, len(out))
+	isCount := make([]bool, len(out))
 	any := false
 	for i, l := range out {
 		isMarker[i] = foldMarkerLine(l)
-		any = any || isMarker[i]
+		isCount[i] = counts && countLine(l)
+		any = any || isMarker[i] || isCount[i]
 	}
 	if !any {
 		return compacted
@@ -92,6 +106,9 @@ func AddRefs(original, compacted, idPrefix string) string {
 				break
 			}
 		}
+		if n := markerLines(out[i]); k == i+1 && n > hi-lo+1 && hi < len(segs)-1 {
+			hi = extendOverKept(pos, lo, n, len(segs))
+		}
 		for m, r := range splitGap(out[i:k], lo, hi) {
 			if r[0] <= r[1] {
 				out[i+m] = withRef(out[i+m], idPrefix+":L"+strconv.Itoa(line[r[0]]+1)+"-"+strconv.Itoa(line[r[1]]+1))
@@ -99,6 +116,7 @@ func AddRefs(original, compacted, idPrefix string) string {
 		}
 		i = k - 1
 	}
+	addCountRefs(out, isCount, pos, segs, line, where, original, idPrefix)
 	res := strings.Join(out, "\n")
 	if trailingNL {
 		res += "\n"
@@ -108,8 +126,8 @@ func AddRefs(original, compacted, idPrefix string) string {
 
 // foldMarkerLine reports a line that stands for removed lines: the
 // nodes' "[... N lines folded by keywords ...]", a budget's "[... N lines
-// folded]", structured "[... N rows folded ...]", a transcript's "…[lines
-// folded]…".
+// folded]", structured "[... N rows folded ...]" and "| ... N rows folded
+// ... |", a transcript's "…[lines folded]…".
 func foldMarkerLine(l string) bool {
 	t := strings.TrimSpace(l)
 	if strings.Contains(t, RefSep) {
@@ -117,11 +135,77 @@ func foldMarkerLine(l string) bool {
 	}
 	switch {
 	case strings.HasPrefix(t, "[... ") && strings.HasSuffix(t, "]"):
-		return strings.Contains(t, "folded") || strings.Contains(t, "omitted")
+		// "compressed": a debate answer's "[... N lines compressed. Key points: …]".
+		return strings.Contains(t, "folded") || strings.Contains(t, "omitted") || strings.Contains(t, " compressed")
 	case strings.HasPrefix(t, "…[") && strings.HasSuffix(t, "]…"):
 		return true
+	case strings.HasPrefix(t, "| ... ") && strings.HasSuffix(t, " |"):
+		return strings.Contains(t, "folded") // a table's "| ... 394 rows folded ... |"
 	}
 	return false
+}
+
+// addCountRefs gives every count line (log_dedup's and near_dup's
+// "head [×N…]", kept at its first record) a reference from that record to
+// the last line its template stood for: the template's span as log_dedup
+// mines the original, else the last line that aligns with the head, or the
+// run of lines up to the next kept line. The range may hold other records
+// too; get returns all of it.
+func addCountRefs(out []string, isCount []bool, pos []int, segs []string, line []int, where map[string][]int, original, idPrefix string) {
+	var spans map[int]int
+	mined := false
+	for i, l := range out {
+		if !isCount[i] || pos[i] < 0 {
+			continue
+		}
+		if !mined {
+			spans, mined = stages.LogTemplateSpans(original), true
+		}
+		first := line[pos[i]]
+		last, ok := spans[first]
+		if !ok {
+			last = first
+			if idx := where[alignKey(l)]; len(idx) > 0 {
+				last = max(last, line[idx[len(idx)-1]])
+			}
+			gapEnd := len(segs) - 1
+			for j := i + 1; j < len(out); j++ {
+				if pos[j] >= 0 {
+					gapEnd = pos[j] - 1
+					break
+				}
+			}
+			if gapEnd >= 0 {
+				last = max(last, line[gapEnd])
+			}
+		}
+		out[i] = withRef(l, idPrefix+":L"+strconv.Itoa(first+1)+"-"+strconv.Itoa(last+1))
+	}
+}
+
+// countLine reports a line that ends in a log_dedup or near_dup count,
+// " [×N]" or " [×N; what varied]".
+func countLine(l string) bool {
+	i := strings.LastIndex(l, " [×")
+	return i >= 0 && strings.HasSuffix(l, "]") && !strings.Contains(l[i:], RefSep)
+}
+
+// extendOverKept is the end of a range from lo that holds n segments no
+// kept line aligns with: a marker that stands for n lines, some kept after
+// it (a debate's code blocks follow its marker), spans them too.
+func extendOverKept(pos []int, lo, n, segs int) int {
+	kept := make(map[int]bool, len(pos))
+	for _, p := range pos {
+		kept[p] = true
+	}
+	hi := lo - 1
+	for folded := 0; folded < n && hi < segs-1; {
+		hi++
+		if !kept[hi] {
+			folded++
+		}
+	}
+	return hi
 }
 
 // splitGap shares the gap lo..hi among markers in a row by their stated
@@ -161,9 +245,13 @@ func markerLines(l string) int {
 	return n
 }
 
-// withRef puts " · ref R" before a marker's last "]".
+// withRef puts " · ref R" before a marker's last "]", or a table
+// marker's last " |".
 func withRef(marker, ref string) string {
 	i := strings.LastIndexByte(marker, ']')
+	if t := strings.TrimRight(marker, " \t\r"); strings.HasPrefix(strings.TrimSpace(t), "| ... ") && strings.HasSuffix(t, " |") {
+		i = len(t) - len(" |")
+	}
 	if i < 0 {
 		return marker
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/jetcompact/jetcompact/stages"
 )
 
-var refRe = regexp.MustCompile(` · ref ([0-9a-f]+):L(\d+)-(\d+)\]`)
+var refRe = regexp.MustCompile(` · ref ([0-9a-f]+):L(\d+)-(\d+)(?:\]| \|)`)
 
 // markerCount is the N a marker states ("[... N lines folded…"), or 0.
 var markerCountRe = regexp.MustCompile(`^\[\.\.\. (\d+) (?:lines?|rows?) `)
@@ -157,6 +157,144 @@ func TestAlignKeyMasksWhatNumberNormalizeRewrites(t *testing.T) {
 	for _, p := range pairs {
 		if alignKey(p[0]) != alignKey(p[1]) {
 			t.Errorf("%q and %q differ: %q vs %q", p[0], p[1], alignKey(p[0]), alignKey(p[1]))
+		}
+	}
+}
+
+// genTemplatedLog is a log of records in one of several layouts, each
+// record of one of a few templates named by a word only it holds.
+func genTemplatedLog(seed uint64, n int, layout int) (string, []string) {
+	r := rand.New(rand.NewPCG(seed, 23))
+	words := []string{"accepted", "heartbeat", "evicted", "rotated"}
+	var b strings.Builder
+	for i := range n {
+		w := words[r.IntN(len(words))]
+		if r.IntN(9) == 0 {
+			w = words[0]
+		}
+		msg := fmt.Sprintf("%s session %d for user%d from 10.0.%d.%d", w, r.IntN(99999), r.IntN(50), r.IntN(9), r.IntN(250))
+		switch layout {
+		case 0:
+			fmt.Fprintf(&b, "2026-03-01T10:%02d:%02d.%03dZ INFO %s\n", i/60%60, i%60, r.IntN(1000), msg)
+		case 1:
+			fmt.Fprintf(&b, "Mar  1 10:%02d:%02d host%d sshd[%d]: %s\n", i/60%60, i%60, r.IntN(3), r.IntN(9000), msg)
+		case 2:
+			fmt.Fprintf(&b, "{\"ts\":%d,\"level\":\"info\",\"msg\":%q}\n", 1700000000+i, msg)
+		default:
+			fmt.Fprintf(&b, "%d %s [worker-%d] %s\n", 1700000000000+i*37, "INFO", r.IntN(4), msg)
+		}
+	}
+	return b.String(), words
+}
+
+// TestCountLineRefsCoverTheirTemplate: every count line " [×N…]" carries
+// a ref that starts at its head's record and ends at a record of the same
+// template, and the count lines and kept
+// lines of a template together cover every original record of it.
+func TestCountLineRefsCoverTheirTemplate(t *testing.T) {
+	p, err := New(DefaultConfig(), stages.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	countRef := regexp.MustCompile(` \[×\d+[^\]]* · ref ([0-9a-f]+):L(\d+)-(\d+)\]$`)
+	for layout := range 4 {
+		for seed := range uint64(3) {
+			text, words := genTemplatedLog(seed, 1200, layout)
+			res, err := p.Run(context.Background(), Request{Text: text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := AddRefs(text, res.Text, "0a0b0c0d")
+			orig := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+			covered := map[string][]bool{}
+			for _, w := range words {
+				covered[w] = make([]bool, len(orig))
+			}
+			counts := 0
+			for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+				w := ""
+				for _, x := range words {
+					if strings.Contains(l, x) {
+						w = x
+					}
+				}
+				if strings.Contains(l, " [×") {
+					m := countRef.FindStringSubmatch(l)
+					if m == nil {
+						t.Fatalf("layout %d seed %d: count line without a ref: %q", layout, seed, l)
+					}
+					counts++
+					a, _ := strconv.Atoi(m[2])
+					b, _ := strconv.Atoi(m[3])
+					if a < 1 || b < a || b > len(orig) {
+						t.Fatalf("layout %d seed %d: bad range in %q", layout, seed, l)
+					}
+					if w == "" || !strings.Contains(orig[a-1], w) || !strings.Contains(orig[b-1], w) {
+						t.Fatalf("layout %d seed %d: ref spans %q..%q, not records of %q", layout, seed, orig[a-1], orig[b-1], l)
+					}
+					for k := a - 1; k < b; k++ {
+						covered[w][k] = true
+					}
+					continue
+				}
+				if w != "" {
+					for k, o := range orig {
+						if o == l {
+							covered[w][k] = true
+						}
+					}
+				}
+			}
+			if counts == 0 {
+				t.Fatalf("layout %d seed %d: no count lines:\n%s", layout, seed, out)
+			}
+			for k, o := range orig {
+				for _, w := range words {
+					if strings.Contains(o, w+" ") && !covered[w][k] {
+						t.Fatalf("layout %d seed %d: line %d %q is in no ref of its template", layout, seed, k+1, o)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestTableMarkerRefs: a Markdown table's "| ... N rows folded ... |"
+// carries a ref to exactly the N rows it stands for.
+func TestTableMarkerRefs(t *testing.T) {
+	p, err := New(DefaultConfig(), stages.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	for _, rows := range []int{60, 400} {
+		var b strings.Builder
+		b.WriteString("The nodes, as the scheduler saw them this morning, in one table:\n\n| node | load | state |\n|---|---|---|\n")
+		for i := range rows {
+			fmt.Fprintf(&b, "| node-%c%c | %d.%d%% | %s |\n", 'a'+rune(i%26), 'a'+rune(i/26%26), r.IntN(99), r.IntN(9), []string{"ok", "degraded", "draining"}[r.IntN(3)])
+		}
+		b.WriteString("\nThat is all the scheduler reported before it went quiet again.\n")
+		text := b.String()
+		res, err := p.Run(context.Background(), Request{Text: text, Kind: stages.KindProse})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := AddRefs(text, res.Text, "1234abcd")
+		m := regexp.MustCompile(`\| \.\.\. (\d+) rows folded · ref 1234abcd:L(\d+)-(\d+) \|`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("%d rows: no table marker with a ref:\n%s", rows, out)
+		}
+		n, _ := strconv.Atoi(m[1])
+		a, _ := strconv.Atoi(m[2])
+		z, _ := strconv.Atoi(m[3])
+		folded, err := Lines(text, a, z)
+		if err != nil || z-a+1 != n {
+			t.Fatalf("%d rows: ref L%d-%d for %d rows: %v", rows, a, z, n, err)
+		}
+		for _, row := range strings.Split(strings.TrimSuffix(folded, "\n"), "\n") {
+			if !strings.HasPrefix(row, "| node-") || strings.Contains(out, row) {
+				t.Fatalf("%d rows: the ref covers %q, not a folded row", rows, row)
+			}
 		}
 	}
 }

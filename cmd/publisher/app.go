@@ -49,7 +49,7 @@ func (a *app) buildPipeline(ctx context.Context) error {
 }
 
 func (a *app) request(text string) pipeline.Request {
-	return pipeline.Request{Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM, BudgetTokens: a.o.budgetTokens}
+	return pipeline.Request{Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM}
 }
 
 // document is text as this run compacts it: kind, mode, LLM permission,
@@ -260,6 +260,10 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 		res, err := client.Replay(ctx, id, jetstream.Document{Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM, BudgetTokens: a.o.budgetTokens})
 		if err != nil {
 			return err
+		}
+		// A replay's markers reference the original as a first run's do.
+		if original, err := client.Original(ctx, id); err == nil {
+			a.keepOriginal(id, original, &res.Text, &res.Report)
 		}
 		if _, err := io.WriteString(a.stdout, res.Text); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 
 // fitBudget applies the token budget to a fleet's result when the fleet
 // did not (workers from before the budget travelled in the envelope).
+// keepOriginal then counts the references in (pipeline.AddRefsWithin).
 func (a *app) fitBudget(text *string, rep *pipeline.Report) {
 	budget := a.budget()
 	if budget <= 0 || rep.Budget != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,4 +47,44 @@ func TestBudgetTokensLocalAndFleetAgree(t *testing.T) {
 	if fleet != local {
 		t.Errorf("embedded fleet and --local differ under a budget:\n%s\n---\n%s", fleet, local)
 	}
+}
+
+// TestBudgetWithReferencesOnTheSamples: with the store on, the publisher's
+// output at 500, 2,000 and 8,000 tokens never exceeds the budget with its
+// references counted (a single marker line aside), and every reference in
+// it resolves to its original lines. LogHub and CI samples of ../shared
+// and generated logs.
+func TestBudgetWithReferencesOnTheSamples(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	docs := corpusDocs(t)
+	for k, v := range genLogs(3) {
+		docs["gen-"+k] = v
+	}
+	refs := 0
+	for name, text := range docs {
+		lines := strings.SplitAfter(text, "\n")
+		for _, budget := range []string{"500", "2000", "8000"} {
+			out, _, err := runPublisher(t, text, "--local", "--budget-tokens", budget, "-")
+			if err != nil {
+				t.Fatalf("%s at %s: %v", name, budget, err)
+			}
+			b, _ := strconv.Atoi(budget)
+			if got := stages.EstimateTokens(out); got > b && strings.Count(strings.TrimSuffix(out, "\n"), "\n") > 0 {
+				t.Errorf("%s at %s: %d tokens", name, budget, got)
+			}
+			for _, m := range refInOutput.FindAllStringSubmatch(out, -1) {
+				got, _, err := runPublisher(t, "", "get", m[1])
+				from, _ := strconv.Atoi(m[2])
+				to, _ := strconv.Atoi(m[3])
+				if err != nil || to > len(lines) || got != strings.Join(lines[from-1:to], "") {
+					t.Fatalf("%s at %s: get %s: %v", name, budget, m[1], err)
+				}
+				refs++
+			}
+		}
+	}
+	if refs == 0 {
+		t.Fatal("no references under any budget")
+	}
+	t.Logf("%d documents, %d references resolved", len(docs), refs)
 }

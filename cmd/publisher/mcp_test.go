@@ -31,7 +31,7 @@ func mcpText(t *testing.T, res *mcp.CallToolResult) []string {
 
 // checkRefs retrieves every reference in compacted through the session
 // and compares it with the original's lines.
-func checkRefs(t *testing.T, ctx context.Context, cs *mcp.ClientSession, original, compacted string) {
+func checkMCPRefs(t *testing.T, ctx context.Context, cs *mcp.ClientSession, original, compacted string) {
 	t.Helper()
 	refs := refInOutput.FindAllStringSubmatch(compacted, -1)
 	if len(refs) == 0 {
@@ -89,7 +89,7 @@ func TestMCPBinaryOverStdio(t *testing.T) {
 	if !strings.Contains(out[0], "FAIL: TestCheckout") || !strings.Contains(out[1], "budget 2000") {
 		t.Errorf("compact lost the failure or the report: %q", out[1])
 	}
-	checkRefs(t, ctx, cs, text, out[0])
+	checkMCPRefs(t, ctx, cs, text, out[0])
 }
 
 // TestMCPOnTheEmbeddedFleet: without --local the tools run on the
@@ -125,7 +125,7 @@ func TestMCPOnTheEmbeddedFleet(t *testing.T) {
 	if maskIDs.ReplaceAllString(out[0], "ref ID:") != maskIDs.ReplaceAllString(local, "ref ID:") {
 		t.Errorf("the embedded fleet through MCP differs from --local:\n%s\n---\n%s", out[0], local)
 	}
-	checkRefs(t, ctx, cs, text, out[0])
+	checkMCPRefs(t, ctx, cs, text, out[0])
 	cs.Close()
 	if err := <-done; err != nil {
 		t.Errorf("mcp: %v\n%s", err, errb.String())

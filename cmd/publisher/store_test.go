@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-var refInOutput = regexp.MustCompile(` · ref ([0-9a-f]+:L(\d+)-(\d+))\]`)
+var refInOutput = regexp.MustCompile(` · ref ([0-9a-f]+:L(\d+)-(\d+))(?:\]| \|)`)
 
 // roundTripLog is build-like output keywords folds: passing steps around
 // one failure, with ids and sizes that number_normalize rewrites.

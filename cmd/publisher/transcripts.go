@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/pipeline"
@@ -163,6 +164,9 @@ func (a *app) runTranscriptJob(ctx context.Context, name string, body []byte) er
 		return err
 	}
 	a.writeJobReport(name, reports)
+	if name == transcripts.JobDebate {
+		out = a.debateRefs(out)
+	}
 	switch {
 	case name == transcripts.JobEvidence && a.o.tx.decide:
 		if out, err = a.decide(ctx, r, body, out); err != nil {
@@ -231,3 +235,37 @@ func (a *app) effectiveMode() stages.Mode {
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+// debateRefs stores each compressed answer's raw response as an original
+// of its own and makes the fold marker of its compressed view reference
+// the lines it stands for. Without a store, or when the debate cannot be
+// read back, out stays as it is: a reference must resolve.
+func (a *app) debateRefs(out []byte) []byte {
+	if a.o.noStore {
+		return out
+	}
+	d, err := transcripts.ParseDebate(bytes.NewReader(out))
+	if err != nil {
+		return out
+	}
+	changed := false
+	for i, ans := range d.Answers {
+		if ans.ResponseCompressed == "" || !strings.Contains(ans.ResponseCompressed, "[... ") {
+			continue
+		}
+		text := ans.ResponseCompressed
+		var rep pipeline.Report
+		a.keepOriginal(jetstream.DocumentID(ans.ResponseRaw, jetstream.Settings{Task: "debate answer", Config: version}), ans.ResponseRaw, &text, &rep)
+		if text != ans.ResponseCompressed {
+			d.Answers[i].ResponseCompressed, changed = text, true
+		}
+	}
+	if !changed {
+		return out
+	}
+	data, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return out
+	}
+	return append(data, '\n')
+}

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -548,6 +549,56 @@ func TestRefiningFlagsNeedTheirJob(t *testing.T) {
 	for _, args := range [][]string{{"--chairman"}, {"--decide"}, {"--debug"}, {"--history"}, {"--edit", "home"}} {
 		if _, _, err := runPublisher(t, "", append([]string{"--local"}, args...)...); err == nil || !strings.Contains(err.Error(), "needs --") {
 			t.Errorf("%v alone: %v", args, err)
+		}
+	}
+}
+
+// TestDebateMarkerRefs: a compressed answer's fold marker references its
+// raw response; get returns exactly those lines, and they hold every line
+// the compressed view left out (its code blocks, kept after the marker,
+// inside the range).
+func TestDebateMarkerRefs(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	file := writeFile(t, "debate.json", debateJSON(t))
+	for _, mode := range [][]string{{"--local"}, nil} {
+		out, _, err := runPublisher(t, "", append(mode, "--debate", file)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d struct {
+			Answers []struct {
+				ResponseRaw        string `json:"response_raw"`
+				ResponseCompressed string `json:"response_compressed"`
+			} `json:"answers"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		refs := 0
+		for i, a := range d.Answers {
+			if a.ResponseCompressed == "" {
+				continue
+			}
+			m := refInOutput.FindStringSubmatch(a.ResponseCompressed)
+			if m == nil {
+				t.Fatalf("%v answer %d: no reference in %q", mode, i, a.ResponseCompressed)
+			}
+			refs++
+			got, _, err := runPublisher(t, "", "get", m[1])
+			from, _ := strconv.Atoi(m[2])
+			to, _ := strconv.Atoi(m[3])
+			raw := strings.SplitAfter(a.ResponseRaw, "\n")
+			if err != nil || to > len(raw) || got != strings.Join(raw[from-1:to], "") {
+				t.Fatalf("%v answer %d: get %s: %v", mode, i, m[1], err)
+			}
+			for k, l := range raw {
+				if l != "" && !strings.Contains(a.ResponseCompressed, strings.TrimSuffix(l, "\n")) && (k+1 < from || k+1 > to) {
+					t.Fatalf("%v answer %d: line %d %q left out and not referenced (ref L%d-%d)", mode, i, k+1, l, from, to)
+				}
+			}
+		}
+		if refs == 0 {
+			t.Fatalf("%v: no compressed answer", mode)
 		}
 	}
 }
