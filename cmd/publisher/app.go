@@ -49,7 +49,7 @@ func (a *app) buildPipeline(ctx context.Context) error {
 }
 
 func (a *app) request(text string) pipeline.Request {
-	return pipeline.Request{Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM}
+	return pipeline.Request{Text: text, Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM, BudgetTokens: a.o.budgetTokens}
 }
 
 // document is text as this run compacts it: kind, mode, LLM permission,
