@@ -24,6 +24,7 @@ import (
 type benchOptions struct {
 	docs, size, window, latencyDocs int
 	rounds, concurrency, pullBatch  int
+	workers                         int
 	latencyLoad                     float64
 	workerBin, benthosBin, corpus   string
 	only                            string
@@ -54,7 +55,7 @@ func runBench(ctx context.Context, o benchOptions) error {
 		}
 	}
 	docs := makeDocs(o)
-	fmt.Printf("fleetbench: %d documents of %d bytes, window %d, %d handlers and pulls of %d per consumer, %d rounds\n", o.docs, o.size, o.window, o.concurrency, o.pullBatch, o.rounds)
+	fmt.Printf("fleetbench: %d documents of %d bytes, window %d, %d handlers and pulls of %d per consumer, %d worker(s) a segment, %d rounds\n", o.docs, o.size, o.window, o.concurrency, o.pullBatch, max(o.workers, 1), o.rounds)
 	scenarios := []scenario{
 		{"a raw transport (split hops, no-op stages)", jetstream.SplitSegments(), true},
 		{"b split fleet", jetstream.SplitSegments(), false},
@@ -209,16 +210,22 @@ func runScenario(ctx context.Context, o benchOptions, sc scenario, dir string, d
 		return outcome{}, err
 	}
 	for _, seg := range sc.segments {
-		name := "worker " + string(seg[0])
 		var segArg []string
 		for _, k := range seg {
 			segArg = append(segArg, string(k))
 		}
-		w, err := start(name, o.workerBin, "--config", cfgPath, "--nats", url, "--segment", strings.Join(segArg, ","), "--http-addr", "")
-		if err != nil {
-			return outcome{}, err
+		// -workers processes share each segment's durable consumer.
+		for n := range max(o.workers, 1) {
+			name := "worker " + string(seg[0])
+			if n > 0 {
+				name += " #" + strconv.Itoa(n+1)
+			}
+			w, err := start(name, o.workerBin, "--config", cfgPath, "--nats", url, "--segment", strings.Join(segArg, ","), "--http-addr", "")
+			if err != nil {
+				return outcome{}, err
+			}
+			procs = append(procs, w)
 		}
-		procs = append(procs, w)
 	}
 	nc, err := nats.Connect(url)
 	if err != nil {

@@ -43,6 +43,7 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 3, "throughput rounds; each scenario reports its median")
 	flag.IntVar(&o.concurrency, "concurrency", 64, "fleet.concurrency of every worker")
 	flag.IntVar(&o.pullBatch, "pull-batch", 64, "fleet.pull_batch of every worker")
+	flag.IntVar(&o.workers, "workers", 1, "worker processes per segment")
 	flag.Float64Var(&o.latencyLoad, "latency-load", 0.5, "latency run rate as a share of each fleet's own throughput")
 	flag.StringVar(&o.workerBin, "worker-bin", "", "worker binary (default: built from ./cmd/worker)")
 	flag.StringVar(&o.corpus, "corpus", "../shared/corpus/loghub", "log files to cut documents from, when present")
