@@ -176,13 +176,15 @@ func logDocs64KiB(n int) []string {
 // and one lookup per byte below 0x20; tokenize one class lookup per token
 // start and wordHash's short tail in two loads. Log 273.1M -> 233.9M
 // (-14%), Log64KiB 9.14M -> 8.24M (-10%), JSONLines 362.1M -> 309.7M
-// (-14%), JSON 884.2M -> 876.0M (-1%).
+// (-14%), JSON 884.2M -> 876.0M (-1%). Then headerStats' counts in one
+// table add a byte: Log64KiB -4% more (docs 20-100: 8.85M -> 8.48M).
 //
 // Top entries now, self instructions as a share of the pipeline's:
 //
-//	Log64KiB:  tokenize 15% (wordHash, maskToken apart), headerStats 10%,
-//	           IndexByte 6% (every node splits lines), maskToken 3.3%,
-//	           appendShape 2.6%, templates.add 2.4%, controlBytes 2.3%
+//	Log64KiB:  tokenize 15% (wordHash, maskToken apart), headerStats 10%
+//	           (about 6% since), IndexByte 6% (every node splits lines),
+//	           maskToken 3.3%, appendShape 2.6%, templates.add 2.4%,
+//	           controlBytes 2.3%
 //	Log:       tokenize 23%, slot summaries (map inserts, quantity) 7%,
 //	           IndexByte 5.5%, wordHash 3.8%, templates.add 4%,
 //	           controlBytes 3%, appendShape 2.9%
