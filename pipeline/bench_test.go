@@ -151,33 +151,46 @@ func logDocs64KiB(n int) []string {
 // BenchmarkPipelineLog64KiB is the per-document cost a fused fleet worker
 // pays: the whole pipeline, detection included, on 64 KiB log documents.
 //
-// Profile (issue 19), after the log-analysis rewrite, GOMAXPROCS=1:
+// Profile (issue 19), GOMAXPROCS=1. On a loaded box, count instructions
+// (scripts/benchinstr.sh; callgrind for the split by function); else
 //
 //	go test -run '^$' -bench 'PipelineLog64KiB|PipelineLog$|PipelineJSONLines|PipelineJSON$' \
 //	    -benchtime 3x -cpuprofile /tmp/speed.cpu ./pipeline
 //	go tool pprof -top -nodecount 30 /tmp/speed.cpu
 //
-// Top entries at 074ff45, each benchmark alone (-benchtime 2s), cumulative:
+// Top entries at 4351c3b: pprof (2 s, cumulative) for Log64KiB; for the
+// others callgrind's self instructions, pprof having too few samples on
+// the loaded box:
 //
-//	Log64KiB:  log_dedup mine 38%, tokenize 18%, prepare (AnalyzeLog 13%,
-//	           headerStats 6.5%), templates.add 14%, MayHaveFence 8.6%
-//	           (before every node), keywords 8.6%, whitespace 7%, number 7%,
-//	           failingTails/stepHeader 3.6%
-//	Log:       log_dedup mine 61%, tokenize 25% (FNV per byte in the
-//	           splitting loop), templates.add 23% (slot summaries 11%),
-//	           MayHaveFence 10%, whitespace 9%
-//	JSONLines: log_dedup mine 68%, fieldTokens/scanJSONObject 49%, tokenize
-//	           27%, MayHaveFence 17%, pathShape 11%, controlBytes (Decode) 9%
-//	JSON:      structured foldJSON 91% (walkItems 70%, isStatusField 21%)
+//	Log64KiB:  log_dedup mine 36%, tokenize 19% (wordHash 7%), templates.add
+//	           10%, whitespace 9%, headerStats 7.5%, rawSignal 7%
+//	Log:       tokenize 23%, MayHaveFence 11% (IndexByte on every '-' of
+//	           "--git "), indexbyte 10%, wordHash 6%, controlBytes 5%
+//	JSONLines: scanJSONObject 12%, tokenize 8.5%, maskToken 5.6%,
+//	           controlBytes 4.6%, pathShape 3%
+//	JSON:      structured_json's jsonSource (stringLit 13%, next 12%),
+//	           simdjson 8%, isStatusField 4.4%, controlBytes 2.2%
 //
-// Removed since: per-byte FNV in tokenize (wordHash), MayHaveFence's ten
-// passes, controlBytes' per-byte loop, stepHeader on every line, headerStats'
-// branches, pathShape's IndexAny/IndexFunc. Still on top: tokenize and the
-// slot summaries (map inserts), AnalyzeLog, the per-node Protect call.
-// Measured 074ff45 -> a05da45, GOMAXPROCS=1 on a shared
-// 2-core box: instructions per byte (valgrind cachegrind) Log64KiB 225 ->
-// 211, Log 115 -> 108, JSONLines 127 -> 117, JSON 190 -> 186; wall-clock
-// MB/s medians moved within the box's noise (about ±20%).
+// Removed since (instructions per op, valgrind, 4351c3b -> 3b660a7):
+// MayHaveFence looks at line starts first; controlBytes one bounds check
+// and one lookup per byte below 0x20; tokenize one class lookup per token
+// start and wordHash's short tail in two loads. Log 273.1M -> 233.9M
+// (-14%), Log64KiB 9.14M -> 8.24M (-10%), JSONLines 362.1M -> 309.7M
+// (-14%), JSON 884.2M -> 876.0M (-1%). Then headerStats' counts in one
+// table add a byte: Log64KiB -4% more (docs 20-100: 8.85M -> 8.48M).
+//
+// Top entries now, self instructions as a share of the pipeline's:
+//
+//	Log64KiB:  tokenize 15% (wordHash, maskToken apart), headerStats 10%
+//	           (about 6% since), IndexByte 6% (every node splits lines),
+//	           maskToken 3.3%, appendShape 2.6%, templates.add 2.4%,
+//	           controlBytes 2.3%
+//	Log:       tokenize 23%, slot summaries (map inserts, quantity) 7%,
+//	           IndexByte 5.5%, wordHash 3.8%, templates.add 4%,
+//	           controlBytes 3%, appendShape 2.9%
+//	JSONLines: scanJSONObject 19%, tokenize 12%, maskToken 9%, IndexByte
+//	           5.7%, fieldTokens' visit 5.3%, pathShape 5%, controlBytes 3.6%
+//	JSON:      unchanged (structured_json*, another branch's)
 func BenchmarkPipelineLog64KiB(b *testing.B) {
 	p, err := New(DefaultConfig(), stages.Deps{})
 	if err != nil {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
@@ -98,23 +99,24 @@ var oddControl = func() (t [256]bool) {
 }()
 
 // controlBytes counts the odd control bytes of s. It runs on every input,
-// so it skips eight bytes at a time when none of them is below 0x20.
+// so it reads eight bytes at a time and looks up only the bytes below
+// 0x20 there (a log has one a line, its newline).
 func controlBytes(s string) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	n, i := 0, 0
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if (w-0x20*ones)&^w&highs == 0 {
-			continue // no byte below 0x20
-		}
-		for _, c := range []byte(s[i : i+8]) {
-			if oddControl[c] {
+	n := 0
+	for ; len(s) >= 8; s = s[8:] {
+		b := s[:8]
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		// The high bit of every byte below 0x20 is set, and perhaps of a
+		// byte a borrow reached: the table decides.
+		for low := (w - 0x20*ones) &^ w & highs; low != 0; low &= low - 1 {
+			if oddControl[byte(w>>(bits.TrailingZeros64(low)&^7))] {
 				n++
 			}
 		}
 	}
-	for ; i < len(s); i++ {
+	for i := 0; i < len(s); i++ {
 		if oddControl[s[i]] {
 			n++
 		}

@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -403,16 +404,17 @@ func headerStats(heads []string) (varying bool, header int) {
 				i++
 			}
 			st := i
-			d, l := 0, 0 // digits and letters: data has no more letters than digits
-			for i < len(s) {
-				cl := colClass[s[i]]
-				if cl&ccEnd != 0 {
+			// Digits and letters, counted in the two halves of one word
+			// (colCount): data has no more letters than digits.
+			var n uint64
+			for ; i < len(s); i++ {
+				v := colCount[s[i]]
+				if v == colEnd {
 					break
 				}
-				d += int(cl & ccDigit)
-				l += int(cl&ccLetter) >> 1
-				i++
+				n += v
 			}
+			d, l := n&(1<<32-1), n>>32
 			e := i
 			for st < e && trimmedByte(s[st]) {
 				st++
@@ -470,6 +472,24 @@ var colClass = func() (t [256]uint8) {
 	}
 	return t
 }()
+
+// colCount is colClass as counts: a digit adds 1, a letter 1<<32, a
+// column's end is colEnd.
+var colCount = func() (t [256]uint64) {
+	for c, cl := range colClass {
+		switch {
+		case cl&ccEnd != 0:
+			t[c] = colEnd
+		case cl&ccDigit != 0:
+			t[c] = 1
+		case cl&ccLetter != 0:
+			t[c] = 1 << 32
+		}
+	}
+	return t
+}()
+
+const colEnd = math.MaxUint64
 
 // headerEnd returns where the message of a record starts: after its
 // first n columns (see headerColumns), or 0.

@@ -301,41 +301,37 @@ const (
 // are variables; a token without a digit is its own shape; the others are
 // masked by maskToken.
 func tokenize(line string, dst []tok) []tok {
-	for i := 0; i < len(line); {
-		if tokClass[line[i]]&tcSep != 0 {
-			i++
+	for i := 0; i < len(line); i++ {
+		seen := tokClass[line[i]] // the classes of the token's bytes
+		if seen&tcSep != 0 {
 			continue
 		}
 		start := i
-		var seen uint8 // the classes of the token's bytes
-		for i < len(line) {
+		for i++; i < len(line); i++ {
 			cl := tokClass[line[i]]
 			if cl&tcSep != 0 {
 				break
 			}
 			seen |= cl
-			i++
 		}
 		t := line[start:i]
-		var k tok
+		k := tok{h: fnvOffset, start: int32(start), end: int32(i), variable: true}
 		switch {
-		case isCalendarWord(t):
-			k = tok{h: fnvOffset, variable: true}
+		case len(t) == 3 && calendarSet.has(t): // isCalendarWord
 		case seen&tcSlash != 0 && len(t) >= 3:
 			k = pathShape(t)
+			k.start, k.end = int32(start), int32(i)
 		case seen&tcDigit == 0:
-			k = tok{h: wordHash(t)}
+			k.h, k.variable = wordHash(t), false
 		case seen&tcLetter == 0:
 			// Numbers and punctuation only (dates, times, addresses): a
 			// variable, whose hash no one reads (see tokenID).
-			k = tok{h: fnvOffset, variable: true}
 		case isHexID(t):
 			// A UUID or a dashed hex id, whatever letters it spells.
-			k = tok{h: fnvOffset, variable: true}
 		default:
 			k = maskToken(t)
+			k.start, k.end = int32(start), int32(i)
 		}
-		k.start, k.end = int32(start), int32(i)
 		dst = append(dst, k)
 	}
 	return dst
@@ -354,15 +350,27 @@ func wordHash(t string) uint64 {
 		h ^= h >> 32
 	}
 	if len(t) > 0 {
-		var w uint64
-		for j := 0; j < len(t); j++ {
-			w |= uint64(t[j]) << (8 * j)
-		}
-		h = (h ^ w) * m
+		h = (h ^ tailWord(t)) * m
 	}
 	h ^= h >> 29
 	h *= 0xBF58476D1CE4E5B9
 	return h ^ h>>32
+}
+
+// tailWord packs the 1 to 7 bytes of t into a word, the first byte
+// lowest: two loads that may overlap (an overlapped byte is ORed onto
+// itself), not a load a byte.
+func tailWord(t string) uint64 {
+	switch n := len(t); {
+	case n >= 4:
+		lo, hi := t[:4], t[n-4:]
+		return uint64(uint32(lo[0])|uint32(lo[1])<<8|uint32(lo[2])<<16|uint32(lo[3])<<24) |
+			uint64(uint32(hi[0])|uint32(hi[1])<<8|uint32(hi[2])<<16|uint32(hi[3])<<24)<<(8*(n-4))
+	case n >= 2:
+		lo, hi := t[:2], t[n-2:]
+		return uint64(uint16(lo[0])|uint16(lo[1])<<8) | uint64(uint16(hi[0])|uint16(hi[1])<<8)<<(8*(n-2))
+	}
+	return uint64(t[0])
 }
 
 // isHexID reports a token of hex digits and dashes with at least eight

@@ -468,3 +468,21 @@ func TestLogDedupSettledPass(t *testing.T) {
 		}
 	}
 }
+
+// TestTailWord checks the overlapping loads against a byte loop for every
+// length from 1 to 7.
+func TestTailWord(t *testing.T) {
+	src := "\x01\x82\xc3\x04\xf5\x06\x77\xe8"
+	for n := 1; n <= 7; n++ {
+		for off := 0; off+n <= len(src); off++ {
+			s := src[off : off+n]
+			var want uint64
+			for j := 0; j < n; j++ {
+				want |= uint64(s[j]) << (8 * j)
+			}
+			if got := tailWord(s); got != want {
+				t.Fatalf("tailWord(%q) = %#x, want %#x", s, got, want)
+			}
+		}
+	}
+}

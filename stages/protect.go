@@ -63,10 +63,45 @@ func placeholder(i int) string {
 }
 
 // MayHaveFence reports whether text could hold a protected region at all.
-// The pipeline asks it before every node, so it makes few passes: openers
-// that share a byte are looked for only when the text holds that byte,
-// and a git diff by "--git " first ('d' is frequent, '-' less so).
+// The pipeline asks it before every node, so it looks at line starts
+// first (one IndexByte a line), and reads the whole text for the markers
+// only when a line starts like a region.
 func MayHaveFence(text string) bool {
+	return hasOpenerLine(text) && mayHoldOpener(text)
+}
+
+// hasOpenerLine reports a line that starts the way a region's first line
+// must (see regionEnd): one look at each line start, where mayHoldOpener
+// reads the whole text once per marker.
+func hasOpenerLine(text string) bool {
+	for start := 0; start < len(text); {
+		switch line := text[start:]; line[0] {
+		case '`', '~', '#':
+			return true
+		case '<':
+			if strings.HasPrefix(line, "<source") || strings.HasPrefix(line, "<<<<<<< ") {
+				return true
+			}
+		case '*':
+			if strings.HasPrefix(line, "*** Begin Patch") {
+				return true
+			}
+		case 'd':
+			if strings.HasPrefix(line, "diff --git ") {
+				return true
+			}
+		}
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			return false
+		}
+		start += end + 1
+	}
+	return false
+}
+
+// mayHoldOpener is the markers' test on the whole text.
+func mayHoldOpener(text string) bool {
 	return strings.Contains(text, "```") || strings.Contains(text, "~~~") || strings.Contains(text, "*** Begin Patch") ||
 		strings.IndexByte(text, '<') >= 0 && (strings.Contains(text, "<source") || strings.Contains(text, "<<<<<<< ")) ||
 		strings.Contains(text, "--git ") && strings.Contains(text, "diff --git ") ||
@@ -97,10 +132,15 @@ func Protect(text string) (string, *Stash) {
 // ProtectContext is Protect that gives up when ctx ends, returning the
 // text as it is with an empty stash and ctx's error.
 func ProtectContext(ctx context.Context, text string) (string, *Stash, error) {
-	st := &Stash{}
 	if !MayHaveFence(text) {
-		return text, st, nil
+		return text, &Stash{}, nil
 	}
+	return protectRegions(ctx, text)
+}
+
+// protectRegions is ProtectContext without the MayHaveFence shortcut.
+func protectRegions(ctx context.Context, text string) (string, *Stash, error) {
+	st := &Stash{}
 	if hasReserved(text) {
 		// Placeholder lines already in the text (a text protected twice)
 		// stay as they are; this stash numbers its regions after them.

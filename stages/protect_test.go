@@ -235,3 +235,53 @@ func FuzzJSONSource(f *testing.F) {
 		}
 	})
 }
+
+// TestMayHaveFenceLineStarts: a text whose lines never start like a
+// region's first line holds no region, wherever its markers stand inside
+// lines, so the line-start shortcut changes no Protect output. Texts are
+// generated from region lines, their closers and log lines, each perhaps
+// shifted off the line start.
+func TestMayHaveFenceLineStarts(t *testing.T) {
+	parts := []string{
+		"```", "```go", "~~~", "~~~~ py", "<source lang=go>", "</source>", "<<<<<<< SEARCH", "=======",
+		">>>>>>> REPLACE", "*** Begin Patch", "*** End Patch", "diff --git a/x.go b/x.go", "+added", "-gone",
+		"#### fix the parser", "## User", "# USER", "## Assistant", "main.go", "2024-01-01 10:00:00 INFO ok",
+		"debug: cache miss", "", "\t```",
+	}
+	shifts := []string{"", "", " ", "x ", "\t", "1 | "}
+	seed := uint64(1)
+	next := func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int(seed>>33) % n
+	}
+	checked, withRegions := 0, 0
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + next(8) {
+			b.WriteString(shifts[next(len(shifts))])
+			b.WriteString(parts[next(len(parts))])
+			b.WriteByte('\n')
+		}
+		text := b.String()
+		if next(2) == 0 {
+			text = strings.TrimSuffix(text, "\n")
+		}
+		out, st, err := protectRegions(context.Background(), text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Len() > 0 {
+			withRegions++
+		}
+		if hasOpenerLine(text) {
+			continue
+		}
+		checked++
+		if st.Len() != 0 || out != text {
+			t.Fatalf("no line opens a region, yet Protect found %d in %q", st.Len(), text)
+		}
+	}
+	if checked < 1000 || withRegions < 1000 {
+		t.Fatalf("generator too narrow: %d texts without opener lines, %d with regions", checked, withRegions)
+	}
+}

@@ -24,8 +24,10 @@ import (
 type benchOptions struct {
 	docs, size, window, latencyDocs int
 	rounds, concurrency, pullBatch  int
+	workers                         int
 	latencyLoad                     float64
-	workerBin, corpus, only         string
+	workerBin, benthosBin, corpus   string
+	only                            string
 }
 
 type scenario struct {
@@ -53,56 +55,102 @@ func runBench(ctx context.Context, o benchOptions) error {
 		}
 	}
 	docs := makeDocs(o)
-	fmt.Printf("fleetbench: %d documents of %d bytes, window %d, %d handlers and pulls of %d per consumer, %d rounds\n", o.docs, o.size, o.window, o.concurrency, o.pullBatch, o.rounds)
+	fmt.Printf("fleetbench: %d documents of %d bytes, window %d, %d handlers and pulls of %d per consumer, %d worker(s) a segment, %d rounds\n", o.docs, o.size, o.window, o.concurrency, o.pullBatch, max(o.workers, 1), o.rounds)
 	scenarios := []scenario{
 		{"a raw transport (split hops, no-op stages)", jetstream.SplitSegments(), true},
 		{"b split fleet", jetstream.SplitSegments(), false},
 		{"c fused fleet", jetstream.FusedSegments(), false},
 	}
+	type runner struct {
+		name string
+		run  func(dir string) (outcome, error)
+	}
+	var runners []runner
+	for _, sc := range scenarios {
+		runners = append(runners, runner{sc.name, func(dir string) (outcome, error) { return runScenario(ctx, o, sc, dir, docs, 0) }})
+	}
+	peers := []relayPeer{rawRelayPeer(o)}
+	if wanted(o, 'e') {
+		if o.benthosBin == "" {
+			if o.benthosBin, err = buildBenthos(tmp); err != nil {
+				fmt.Printf("e Benthos relay: skipped, bench/benthosrelay did not build: %v\n", err)
+			}
+		}
+		if o.benthosBin != "" {
+			peers = append(peers, benthosPeer(o))
+		}
+	}
+	for _, peer := range peers {
+		runners = append(runners, runner{peer.name, func(dir string) (outcome, error) { return runRelay(ctx, o, peer, dir, docs) }})
+	}
 	// Rounds run the scenarios in turn, so that a slow spell of the machine
 	// falls on all of them; each scenario's figure is its median round.
 	runs := map[string][]outcome{}
 	for round := 1; round <= o.rounds; round++ {
-		for i, sc := range scenarios {
-			if o.only != "" && !strings.Contains(o.only, sc.name[:1]) {
+		for i, r := range runners {
+			if !wanted(o, r.name[0]) {
 				continue
 			}
-			res, err := runScenario(ctx, o, sc, filepath.Join(tmp, fmt.Sprintf("%d-%d", round, i)), docs, 0)
+			res, err := r.run(filepath.Join(tmp, fmt.Sprintf("%d-%d", round, i)))
 			if err != nil {
-				return fmt.Errorf("%s: %w", sc.name, err)
+				return fmt.Errorf("%s: %w", r.name, err)
 			}
-			runs[sc.name] = append(runs[sc.name], res)
-			fmt.Printf("round %d %-45s %8.1f MB/s  peak RSS %s\n", round, sc.name, res.mbps, formatRSS(res.peakRSS))
+			runs[r.name] = append(runs[r.name], res)
+			fmt.Printf("round %d %-45s %8.1f MB/s  peak RSS %s\n", round, r.name, res.mbps, formatRSS(res.peakRSS))
 			fmt.Printf("        %-45s %s\n", "", formatCPU(res.cpu, res.elapsed))
 		}
 	}
-	median := map[string]float64{}
-	for _, sc := range scenarios {
-		if rs := runs[sc.name]; len(rs) > 0 {
+	median := map[byte]float64{}
+	for _, r := range runners {
+		if rs := runs[r.name]; len(rs) > 0 {
 			mbps := make([]float64, len(rs))
 			for i, r := range rs {
 				mbps[i] = r.mbps
 			}
 			slices.Sort(mbps)
-			median[sc.name] = mbps[len(mbps)/2]
-			fmt.Printf("median of %d: %-38s %8.1f MB/s  (%.1f to %.1f)\n", len(mbps), sc.name, median[sc.name], mbps[0], mbps[len(mbps)-1])
+			median[r.name[0]] = mbps[len(mbps)/2]
+			fmt.Printf("median of %d: %-38s %8.1f MB/s  (%.1f to %.1f)\n", len(mbps), r.name, median[r.name[0]], mbps[0], mbps[len(mbps)-1])
 		}
 	}
-	if o.only != "" {
+	var ratios []string
+	for _, q := range []struct {
+		label    string
+		num, den byte
+		target   string
+	}{
+		{"split/raw", 'b', 'a', " (target >= 0.70)"},
+		{"fused/split", 'c', 'b', " (target >= 3)"},
+		{"fused/(d)", 'c', 'd', ""},
+		{"fused/(e)", 'c', 'e', " (target >= 1)"},
+	} {
+		if median[q.num] > 0 && median[q.den] > 0 {
+			ratios = append(ratios, fmt.Sprintf("%s = %.2f%s", q.label, median[q.num]/median[q.den], q.target))
+		}
+	}
+	if len(ratios) > 0 {
+		fmt.Printf("ratios of medians: %s\n", strings.Join(ratios, ", "))
+	}
+	if o.latencyDocs <= 0 || !wanted(o, 'b') && !wanted(o, 'c') {
 		return nil
 	}
-	a, b, c := median[scenarios[0].name], median[scenarios[1].name], median[scenarios[2].name]
-	fmt.Printf("ratios of medians: split/raw = %.2f (target >= 0.70), fused/split = %.2f (target >= 3)\n", b/a, c/b)
 	// Each fleet is paced below its own saturation: a rate the split fleet
 	// cannot sustain would measure its queue, not its latency.
 	fmt.Printf("latency at %.0f%% of each fleet's own median throughput:\n", o.latencyLoad*100)
 	for i, sc := range scenarios[1:] {
-		rate := o.latencyLoad * median[sc.name] * 1e6 / float64(o.size)
+		if median[sc.name[0]] == 0 {
+			continue
+		}
+		rate := o.latencyLoad * median[sc.name[0]] * 1e6 / float64(o.size)
 		if _, err := runScenario(ctx, o, sc, filepath.Join(tmp, "lat"+strconv.Itoa(i)), docs[:min(o.latencyDocs, len(docs))], rate); err != nil {
 			return fmt.Errorf("%s latency: %w", sc.name, err)
 		}
 	}
 	return nil
+}
+
+// wanted reports whether -only lets the scenario of this letter run.
+func wanted(o benchOptions, letter byte) bool {
+	return o.only == "" || strings.IndexByte(o.only, letter) >= 0
 }
 
 func makeDocs(o benchOptions) []string {
@@ -162,16 +210,22 @@ func runScenario(ctx context.Context, o benchOptions, sc scenario, dir string, d
 		return outcome{}, err
 	}
 	for _, seg := range sc.segments {
-		name := "worker " + string(seg[0])
 		var segArg []string
 		for _, k := range seg {
 			segArg = append(segArg, string(k))
 		}
-		w, err := start(name, o.workerBin, "--config", cfgPath, "--nats", url, "--segment", strings.Join(segArg, ","), "--http-addr", "")
-		if err != nil {
-			return outcome{}, err
+		// -workers processes share each segment's durable consumer.
+		for n := range max(o.workers, 1) {
+			name := "worker " + string(seg[0])
+			if n > 0 {
+				name += " #" + strconv.Itoa(n+1)
+			}
+			w, err := start(name, o.workerBin, "--config", cfgPath, "--nats", url, "--segment", strings.Join(segArg, ","), "--http-addr", "")
+			if err != nil {
+				return outcome{}, err
+			}
+			procs = append(procs, w)
 		}
-		procs = append(procs, w)
 	}
 	nc, err := nats.Connect(url)
 	if err != nil {
@@ -385,7 +439,9 @@ func formatRSS(m map[string]int64) string {
 	for _, k := range workers {
 		peak = max(peak, m[k])
 	}
-	parts = append(parts, fmt.Sprintf("max of %d workers %d MiB", len(workers), peak/1024))
+	if len(workers) > 0 {
+		parts = append(parts, fmt.Sprintf("max of %d workers %d MiB", len(workers), peak/1024))
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -431,6 +487,8 @@ func formatCPU(m map[string]float64, elapsed time.Duration) string {
 		inWorkers += m[k]
 	}
 	total += inWorkers
-	parts = append(parts, fmt.Sprintf("%d workers %.1fs", len(workers), inWorkers))
+	if len(workers) > 0 {
+		parts = append(parts, fmt.Sprintf("%d workers %.1fs", len(workers), inWorkers))
+	}
 	return fmt.Sprintf("CPU %.1fs over %.1fs wall (%s)", total, elapsed.Seconds(), strings.Join(parts, ", "))
 }

@@ -1,11 +1,15 @@
 // Command fleetbench measures end-to-end throughput of 64 KiB documents
 // through (a) the raw transport (same hops, no-op stages), (b) the fully
 // split fleet and (c) the fused fleet, each worker and the nats-server in
-// their own process on loopback TCP; then per-document latency at a steady
-// rate below saturation, and peak RSS per process. The scenarios run in
-// turn for -rounds rounds and each reports its median round.
+// their own process on loopback TCP; and through two peers that relay the
+// same documents one hop, from one file-backed stream to another, acking
+// each input after its output's PubAck: (d) a raw nats.go relay and (e)
+// Benthos (bench/benthosrelay, its own module). Then per-document latency
+// at a steady rate below saturation, and peak RSS and CPU per process. The
+// scenarios run in turn for -rounds rounds and each reports its median
+// round; fused/(d) and fused/(e) compare the medians.
 //
-//	go run ./cmd/fleetbench [-docs 3000] [-size 65536] [-rounds 3]
+//	go run ./cmd/fleetbench [-docs 3000] [-size 65536] [-rounds 3] [-only abcde]
 package main
 
 import (
@@ -27,6 +31,10 @@ func main() {
 		serve(os.Args[2:])
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == "relay" {
+		serveRelay(os.Args[2:])
+		return
+	}
 	var o benchOptions
 	flag.IntVar(&o.docs, "docs", 3000, "documents per throughput run")
 	flag.IntVar(&o.size, "size", 64<<10, "document size in bytes")
@@ -35,10 +43,12 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 3, "throughput rounds; each scenario reports its median")
 	flag.IntVar(&o.concurrency, "concurrency", 64, "fleet.concurrency of every worker")
 	flag.IntVar(&o.pullBatch, "pull-batch", 64, "fleet.pull_batch of every worker")
+	flag.IntVar(&o.workers, "workers", 1, "worker processes per segment")
 	flag.Float64Var(&o.latencyLoad, "latency-load", 0.5, "latency run rate as a share of each fleet's own throughput")
 	flag.StringVar(&o.workerBin, "worker-bin", "", "worker binary (default: built from ./cmd/worker)")
 	flag.StringVar(&o.corpus, "corpus", "../shared/corpus/loghub", "log files to cut documents from, when present")
-	flag.StringVar(&o.only, "only", "", "run only these scenarios, by letter: a, b, c (default: all, then latency)")
+	flag.StringVar(&o.benthosBin, "benthos-bin", "", "Benthos relay binary (default: built from ./bench/benthosrelay)")
+	flag.StringVar(&o.only, "only", "", "run only these scenarios, by letter: a, b, c, d, e (default: all, then latency)")
 	flag.Parse()
 	if p := os.Getenv("JC_PUBPROFILE"); p != "" {
 		f, _ := os.Create(p)
