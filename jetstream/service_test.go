@@ -14,6 +14,7 @@ import (
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nats.go/micro"
 )
 
@@ -184,6 +185,17 @@ func TestServiceLargeText(t *testing.T) {
 	if rep.Report.CharsIn != len(text) || len(rep.Text) == 0 || len(rep.Text) >= len(text)/100 {
 		t.Errorf("50 MB compacted to %d bytes, report chars in %d", len(rep.Text), rep.Report.CharsIn)
 	}
+	// Watch the work blobs from before the get: the reply blob may already
+	// be deleted (its life here is a second) by the time get returns.
+	work, err := f.js.ObjectStore(ctx, Names{cfg.Prefix}.BlobBucket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	watcher, err := work.Watch(ctx, njs.IgnoreDeletes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = watcher.Stop() }()
 	whole, err := sc.Get(ctx, rep.DocID)
 	if err != nil {
 		t.Fatal(err)
@@ -191,11 +203,16 @@ func TestServiceLargeText(t *testing.T) {
 	if whole != text {
 		t.Errorf("get: %d bytes, want the %d of the original", len(whole), len(text))
 	}
-	// The service deletes its reply blobs once their client had time to read them.
-	work, err := f.js.ObjectStore(ctx, Names{cfg.Prefix}.BlobBucket())
-	if err != nil {
-		t.Fatal(err)
+	sawReply := false
+	for wait := time.After(30 * time.Second); !sawReply; {
+		select {
+		case info := <-watcher.Updates():
+			sawReply = info != nil && strings.Contains(info.Name, ":reply:")
+		case <-wait:
+			t.Fatal("the 50 MB original came back without a reply blob")
+		}
 	}
+	// The service deletes its reply blobs once their client had time to read them.
 	replies := func() (n int) {
 		objs, _ := work.List(ctx)
 		for _, o := range objs {
@@ -204,9 +221,6 @@ func TestServiceLargeText(t *testing.T) {
 			}
 		}
 		return n
-	}
-	if replies() == 0 {
-		t.Error("the 50 MB original came back without a reply blob")
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for replies() > 0 && time.Now().Before(deadline) {
