@@ -335,7 +335,6 @@ func (m zooMeasure) problems() []string {
 var zooKnownGaps = map[string]string{
 	"Mac syslog":                       "a header column of host names splits every template by host",
 	"Proxifier":                        "a header column of application names splits every template by application",
-	"OpenStack":                        "req-<uuid> tokens keep the letters of the uuid as a word",
 	"GitLab CI logrus TTY":             "to look into",
 	"multi-line messages":              "continuation lines with varying words split their record's template",
 	"Thunderbird/hosts renamed":        "a header column of host names splits every template by host",

@@ -332,6 +332,10 @@ func tokenize(line string, dst []tok) []tok {
 		case isHexID(t):
 			// A UUID or a dashed hex id, whatever letters it spells.
 			k = tok{h: fnvOffset, variable: true}
+		case hexIDPrefix(t) > 0:
+			// A named id (OpenStack req-<uuid>, span_<uuid>): its name
+			// is the shape, the id a value.
+			k = tok{h: wordHash(t[:hexIDPrefix(t)]) ^ 'I'}
 		default:
 			k = maskToken(t)
 		}
@@ -384,6 +388,20 @@ func isHexID(t string) bool {
 		}
 	}
 	return hex >= 8 && digit && dash
+}
+
+// hexIDPrefix returns the length of the name before a dashed hex id in t
+// ("req" in req-<uuid>), or 0: letters, then '-' or '_', then a hex id.
+func hexIDPrefix(t string) int {
+	i := 0
+	for i < len(t) && tokClass[t[i]]&tcLetter != 0 && t[i] < 0x80 {
+		i++
+	}
+	// blk_-42 is a signed number (maskToken's), not an id.
+	if i == 0 || i+2 >= len(t) || (t[i] != '-' && t[i] != '_') || t[i+1] == '-' || !isHexID(t[i+1:]) {
+		return 0
+	}
+	return i
 }
 
 // pathShape hashes a path or URL by its route: the first two segments
