@@ -204,7 +204,8 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (str
 	if err := ctx.Err(); err != nil {
 		return "", false, err
 	}
-	merged := t.mergeVariants()
+	merged := t.mergeHeaderColumns()
+	merged = t.mergeVariants() || merged
 	// Say what varies among the records a representative stands for.
 	sums := t.summaries()
 	w := newLineWriter(len(t.groups)*128 + 1024)
@@ -832,6 +833,138 @@ func (t *templates) mergeVariants() (merged bool) {
 					t.groups[i].parent = root
 					r.count += t.groups[i].count
 				}
+			}
+		}
+	}
+	return merged
+}
+
+// mergeHeaderColumns merges templates that differ only in a word column of
+// the records' header (between its data columns, or right after them),
+// when that column does not depend on the message: a host, a program or a
+// container that logs every kind of event (syslog's host, Proxifier's
+// program). Such a column takes several values under most frequent
+// messages; an event name or a component belongs to its message and takes
+// one. Levels never merge. It reports whether any templates merged.
+func (t *templates) mergeHeaderColumns() bool {
+	if t.lay.HeaderCols == 0 || t.lay.Fields != "" {
+		return false
+	}
+	merged := false
+	var toks []tok
+	pos := make([]int, len(t.groups))
+	counted := make([]bool, len(t.groups))
+	for c := 0; c <= t.lay.HeaderCols; c++ {
+		// The token index where column c starts, per root group, or -1.
+		byPos := map[int]int{}
+		for i := range t.groups {
+			g := &t.groups[i]
+			pos[i], counted[i] = -1, false
+			if g.parent != i || g.toks == nil {
+				continue
+			}
+			he := headerEnd(g.head, c)
+			toks = t.lay.templateTokens(g.head, toks[:0])
+			p := 0
+			for p < len(toks) && int(toks[p].start) < he {
+				p++
+			}
+			if len(toks) != len(g.toks) || p >= len(toks) {
+				continue
+			}
+			v := g.head[toks[p].start:toks[p].end]
+			if levelAt(strings.ToUpper(v)) {
+				continue
+			}
+			pos[i] = p
+			if g.toks[p] > varToken && len(v) >= 3 {
+				counted[i] = true // a name, not a number or a level letter
+				byPos[p]++
+			}
+		}
+		p, most := -1, 0
+		for q, n := range byPos {
+			if n > most || (n == most && q < p) {
+				p, most = q, n
+			}
+		}
+		if p >= 0 && t.mergeColumn(p, pos, counted) {
+			merged = true
+		}
+	}
+	return merged
+}
+
+// mergeColumn merges, when token position p holds a column independent
+// of the message, the root groups at p (pos) that differ only there.
+// counted marks the groups whose value there is a name.
+func (t *templates) mergeColumn(p int, pos []int, counted []bool) bool {
+	key := func(g *tgroup) uint64 {
+		return (g.sum - mix(p, g.toks[p])) ^ (g.cont^uint64(len(g.toks)))*fnvPrime
+	}
+	rests := map[uint64][]int{} // the groups of one message, by the rest of their tokens
+	values := map[uint64]map[uint64]bool{}
+	for i := range t.groups {
+		if pos[i] != p {
+			continue
+		}
+		g := &t.groups[i]
+		k := key(g)
+		rests[k] = append(rests[k], i)
+		if !counted[i] {
+			continue
+		}
+		if values[g.toks[p]] == nil {
+			values[g.toks[p]] = map[uint64]bool{}
+		}
+		values[g.toks[p]][k] = true
+	}
+	// Independent of the message: three messages at least take several
+	// names, and so do half of the messages seen four times or more;
+	// two names at least come with three messages or more.
+	multi, frequent, spread := 0, 0, 0
+	for _, b := range rests {
+		n, names := 0, map[uint64]bool{}
+		for _, i := range b {
+			n += t.groups[i].count
+			if counted[i] {
+				names[t.groups[i].toks[p]] = true
+			}
+		}
+		if len(names) >= 2 {
+			multi++
+		}
+		if n >= 4 {
+			frequent++
+		}
+	}
+	for _, ks := range values {
+		if len(ks) >= 3 {
+			spread++
+		}
+	}
+	if multi < 3 || 2*multi < frequent || spread < 2 {
+		return false
+	}
+	// The column is no part of any message: every template drops it, so
+	// a message's other parameters merge after.
+	merged := false
+	for _, b := range rests {
+		root := b[0]
+		for _, i := range b {
+			if t.groups[i].first < t.groups[root].first {
+				root = i
+			}
+		}
+		merged = merged || len(b) > 1
+		r := &t.groups[root]
+		r.sum -= mix(p, r.toks[p])
+		r.toks[p] = wildcard
+		r.sum += mix(p, wildcard)
+		for _, i := range b {
+			if i != root {
+				t.groups[i].parent = root
+				r.count += t.groups[i].count
 			}
 		}
 	}

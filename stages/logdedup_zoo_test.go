@@ -34,3 +34,52 @@ func TestLogDedupNamedHexIDs(t *testing.T) {
 		t.Fatalf("%d lines, want 2 (one per id name):\n%s", n, out.Text)
 	}
 }
+
+// TestLogDedupHeaderColumn: a column of host names right after the time
+// stamp logs every kind of event, so no template splits by host, whatever
+// the hosts are called; event names under it stay apart, and so do the
+// levels of one message.
+func TestLogDedupHeaderColumn(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var users []string
+	for i := range 300 {
+		users = append(users, letters(i*7+1000))
+	}
+	msgs := []func() string{
+		func() string { return "openDrawer" },
+		func() string { return "closeDrawer" },
+		func() string { return "session opened for user " + users[r.IntN(len(users))] },
+		func() string {
+			return fmt.Sprintf("Connection closed by 10.0.%d.%d port %d", r.IntN(256), r.IntN(256), 1024+r.IntN(60000))
+		},
+		func() string { return "sync job started" },
+		func() string { return "sync job stopped" },
+	}
+	for _, hosts := range [][]string{
+		{"web-a", "db-primary", "cache.prod.example.net", "x"},
+		{"alpha", "beta", "gamma"},
+		{"ip-10-0-0-1", "worker-b", "storage", "edge-7f", "mq"},
+	} {
+		var b strings.Builder
+		for i := range 900 {
+			level := "INFO"
+			if i%300 == 299 {
+				level = "ERROR" // the same message at another level
+			}
+			fmt.Fprintf(&b, "2024-03-01T10:%02d:%02dZ %s app[%d]: %s %s\n", i/60%60, i%60, hosts[r.IntN(len(hosts))], 100+r.IntN(900), level, msgs[i%len(msgs)]())
+		}
+		out, err := NewLogDedup(DefaultLogDedupOptions()).Apply(context.Background(), Input{Text: b.String(), Kind: KindLog})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Six messages at INFO, and the ERROR one apart.
+		if n := strings.Count(out.Text, "\n"); n != 7 {
+			t.Errorf("hosts %q: %d lines, want 7:\n%s", hosts, n, out.Text)
+		}
+		for _, w := range []string{"openDrawer", "closeDrawer", "started", "stopped", "ERROR"} {
+			if !strings.Contains(out.Text, w) {
+				t.Errorf("hosts %q: %q lost:\n%s", hosts, w, out.Text)
+			}
+		}
+	}
+}
