@@ -903,7 +903,7 @@ func (t *templates) mergeColumn(p int, pos []int, counted []bool) bool {
 		return (g.sum - mix(p, g.toks[p])) ^ (g.cont^uint64(len(g.toks)))*fnvPrime
 	}
 	rests := map[uint64][]int{} // the groups of one message, by the rest of their tokens
-	values := map[uint64]map[uint64]bool{}
+	values := map[uint64]bool{} // the names at p
 	for i := range t.groups {
 		if pos[i] != p {
 			continue
@@ -911,18 +911,17 @@ func (t *templates) mergeColumn(p int, pos []int, counted []bool) bool {
 		g := &t.groups[i]
 		k := key(g)
 		rests[k] = append(rests[k], i)
-		if !counted[i] {
-			continue
+		if counted[i] {
+			values[g.toks[p]] = true
 		}
-		if values[g.toks[p]] == nil {
-			values[g.toks[p]] = map[uint64]bool{}
-		}
-		values[g.toks[p]][k] = true
 	}
-	// Independent of the message: three messages at least take several
-	// names, and so do half of the messages seen four times or more;
-	// two names at least come with three messages or more.
-	multi, frequent, spread := 0, 0, 0
+	// Independent of the message, as a host is: three messages at least
+	// take several names, and so do half of the messages seen four times
+	// or more; and the names come evenly, three of them (or all) with two
+	// in three messages seen ten times or more. An HTTP method before a
+	// route is not: DELETE comes with few routes.
+	multi, frequent, common := 0, 0, 0
+	with := map[uint64]int{} // name -> common messages it comes with
 	for _, b := range rests {
 		n, names := 0, map[uint64]bool{}
 		for _, i := range b {
@@ -937,13 +936,20 @@ func (t *templates) mergeColumn(p int, pos []int, counted []bool) bool {
 		if n >= 4 {
 			frequent++
 		}
-	}
-	for _, ks := range values {
-		if len(ks) >= 3 {
-			spread++
+		if n >= 10 {
+			common++
+			for v := range names {
+				with[v]++
+			}
 		}
 	}
-	if multi < 3 || 2*multi < frequent || spread < 2 {
+	even := 0
+	for _, n := range with {
+		if 3*n >= 2*common {
+			even++
+		}
+	}
+	if multi < 3 || 2*multi < frequent || common < 3 || even < min(3, len(values)) || len(values) < 2 {
 		return false
 	}
 	// The column is no part of any message: every template drops it, so

@@ -83,3 +83,37 @@ func TestLogDedupHeaderColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestLogDedupMethodColumnStays: an HTTP method right after the time stamp
+// comes with many routes, but not evenly (DELETE with few): it names the
+// event with its route, and no method merges into another.
+func TestLogDedupMethodColumnStays(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	routes := map[string][]string{
+		"/api/users":    {"GET", "POST"},
+		"/api/orders":   {"GET", "POST", "DELETE"},
+		"/api/items":    {"GET", "PUT"},
+		"/api/carts":    {"GET", "POST", "PUT", "DELETE"},
+		"/api/payments": {"GET"},
+		"/api/sessions": {"POST", "DELETE"},
+	}
+	pairs := 0
+	var keys []string
+	for route, ms := range routes {
+		pairs += len(ms)
+		keys = append(keys, route)
+	}
+	var b strings.Builder
+	for i := range 1500 {
+		route := keys[r.IntN(len(keys))]
+		ms := routes[route]
+		fmt.Fprintf(&b, "2024-03-01T10:%02d:%02d.%03dZ %s %s 200 %dms\n", i/60%60, i%60, r.IntN(1000), ms[r.IntN(len(ms))], route, 1+r.IntN(900))
+	}
+	out, err := NewLogDedup(DefaultLogDedupOptions()).Apply(context.Background(), Input{Text: b.String(), Kind: KindLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.Text, "\n"); n != pairs {
+		t.Fatalf("%d lines, want %d (one per method and route):\n%s", n, pairs, out.Text)
+	}
+}
