@@ -166,7 +166,7 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (str
 	}
 	var events []event
 	t := newTemplates(n.opt, lay)
-	var toks []tok
+	var toks, ctoks []tok
 	nl := x.len()
 	// opens[i]: line i opens a record; each line is asked once.
 	opens := make([]bool, nl)
@@ -195,7 +195,20 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (str
 		toks = lay.templateTokens(head, toks[:0])
 		cont := uint64(fnvOffset)
 		for k := i + 1; k < end; k++ {
-			cont = (cont ^ maskedHash(x.line(k))) * fnvPrime
+			// Masked like a head: a host or a node (dn228) in a
+			// continuation line is a value, not a different trace.
+			l := x.line(k)
+			if len(l) > maxTemplateBytes {
+				// Memory stays bounded: the rest of a long line
+				// only has its numbers masked.
+				cont = (cont ^ maskedHash(l[maxTemplateBytes:])) * fnvPrime
+				l = l[:maxTemplateBytes]
+			}
+			ctoks = tokenize(l, ctoks[:0])
+			for _, c := range ctoks {
+				cont = (cont ^ tokenID(c)) * fnvPrime
+			}
+			cont = (cont ^ '\n') * fnvPrime
 		}
 		g := t.add(toks, cont, len(events), weight, head)
 		events = append(events, event{start: int32(i), end: int32(end), group: int32(g)})

@@ -117,3 +117,27 @@ func TestLogDedupMethodColumnStays(t *testing.T) {
 		t.Fatalf("%d lines, want %d (one per method and route):\n%s", n, pairs, out.Text)
 	}
 }
+
+// TestLogDedupContinuationValues: continuation lines are masked like a
+// head, so a node name with a number (dn228) in them is a value and the
+// records merge; a different trace stays apart.
+func TestLogDedupContinuationValues(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "2024-03-01 10:%02d:%02d,%03d INFO [db] config applied\n  details: retry=%d\n  node=dn%d\n", i/60%60, i%60, r.IntN(1000), r.IntN(5), r.IntN(400))
+		if i%100 == 50 {
+			fmt.Fprintf(&b, "2024-03-01 10:%02d:%02d,%03d INFO [db] config applied\n  details: retry=%d\n  rollback=true\n", i/60%60, i%60, r.IntN(1000), r.IntN(5))
+		}
+	}
+	out, err := NewLogDedup(DefaultLogDedupOptions()).Apply(context.Background(), Input{Text: b.String(), Kind: KindLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.Text, "\n"); n != 6 {
+		t.Fatalf("%d lines, want 6 (two records of three lines):\n%s", n, out.Text)
+	}
+	if !strings.Contains(out.Text, "rollback=true") {
+		t.Fatalf("the other trace was lost:\n%s", out.Text)
+	}
+}
