@@ -852,106 +852,182 @@ func (t *templates) mergeVariants() (merged bool) {
 	return merged
 }
 
-// mergeHeaderColumns merges templates that differ only in a word column of
-// the records' header (between its data columns, or right after them),
-// when that column does not depend on the message: a host, a program or a
-// container that logs every kind of event (syslog's host, Proxifier's
-// program). Such a column takes several values under most frequent
-// messages; an event name or a component belongs to its message and takes
-// one. Levels never merge. It reports whether any templates merged.
+// mergeHeaderColumns merges templates that differ only in word columns
+// that do not depend on the message: a host, a program or a container
+// that logs every kind of event (syslog's host, Proxifier's program, a
+// node's name and id in JSON fields). Candidates are the word columns of
+// the records' header (between its data columns, or right after them)
+// and, in records with fields, the values of one token, by key. A column
+// takes several names under most frequent messages; an event name or a
+// component belongs to its message and takes one. Columns that vary
+// together (a node's name and id) are judged on the message alone. Levels
+// never merge. It reports whether any templates merged.
 func (t *templates) mergeHeaderColumns() bool {
-	if t.lay.HeaderCols == 0 || t.lay.Fields != "" {
+	if t.lay.Fields == "" && t.lay.HeaderCols == 0 {
 		return false
 	}
-	merged := false
+	cells := make([][]cell, len(t.groups))
+	names := map[uint64]int{}
 	var toks []tok
-	pos := make([]int, len(t.groups))
-	counted := make([]bool, len(t.groups))
-	for c := 0; c <= t.lay.HeaderCols; c++ {
-		// The token index where column c starts, per root group, or -1.
-		byPos := map[int]int{}
-		for i := range t.groups {
-			g := &t.groups[i]
-			pos[i], counted[i] = -1, false
-			if g.parent != i || g.toks == nil {
-				continue
+	mark := func(i int, col uint64, p int, v string) {
+		if levelAt(strings.ToUpper(v)) || len(cells[i]) >= 16 {
+			return
+		}
+		c := cell{col: col, pos: p, name: t.groups[i].toks[p] > varToken && len(v) >= 3}
+		cells[i] = append(cells[i], c)
+		if c.name {
+			names[col]++
+		}
+	}
+	for i := range t.groups {
+		g := &t.groups[i]
+		if g.parent != i || g.toks == nil {
+			continue
+		}
+		toks = t.lay.templateTokens(g.head, toks[:0])
+		if len(toks) != len(g.toks) {
+			continue
+		}
+		if t.lay.Fields != "" {
+			// Key tokens carry no offsets (fieldTokens).
+			isKey := func(p int) bool { return p >= len(toks) || toks[p].end == 0 }
+			for p := 1; p < len(toks); p++ {
+				if !isKey(p) && isKey(p-1) && isKey(p+1) {
+					mark(i, g.toks[p-1], p, g.head[toks[p].start:toks[p].end])
+				}
 			}
+			continue
+		}
+		for c := 0; c <= t.lay.HeaderCols; c++ {
 			he := headerEnd(g.head, c)
-			toks = t.lay.templateTokens(g.head, toks[:0])
 			p := 0
 			for p < len(toks) && int(toks[p].start) < he {
 				p++
 			}
-			if len(toks) != len(g.toks) || p >= len(toks) {
-				continue
-			}
-			v := g.head[toks[p].start:toks[p].end]
-			if levelAt(strings.ToUpper(v)) {
-				continue
-			}
-			pos[i] = p
-			if g.toks[p] > varToken && len(v) >= 3 {
-				counted[i] = true // a name, not a number or a level letter
-				byPos[p]++
+			if p < len(toks) {
+				mark(i, uint64(c), p, g.head[toks[p].start:toks[p].end])
 			}
 		}
-		p, most := -1, 0
-		for q, n := range byPos {
-			if n > most || (n == most && q < p) {
-				p, most = q, n
+	}
+	// The message of a group: its tokens but the candidate columns (names
+	// in three groups or more).
+	message := make([]uint64, len(t.groups))
+	var cols []uint64
+	for col, n := range names {
+		if n >= 3 {
+			cols = append(cols, col)
+		}
+	}
+	if len(cols) == 0 {
+		return false
+	}
+	slices.Sort(cols)
+	for i, cs := range cells {
+		g := &t.groups[i]
+		k := g.sum
+		for _, c := range cs {
+			if names[c.col] >= 3 {
+				k -= mix(c.pos, g.toks[c.pos])
 			}
 		}
-		if p >= 0 && t.mergeColumn(p, pos, counted) {
-			merged = true
+		message[i] = k ^ (g.cont^uint64(len(g.toks)))*fnvPrime
+	}
+	wild := map[uint64]bool{}
+	for _, col := range cols {
+		if t.independentColumn(col, cells, message) {
+			wild[col] = true
 		}
+	}
+	if len(wild) == 0 {
+		return false
+	}
+	// The columns are no part of any message: every template drops them,
+	// and templates left equal merge into the oldest, so a message's other
+	// parameters merge after.
+	byKey := map[uint64]int{}
+	merged := false
+	for i, cs := range cells {
+		g := &t.groups[i]
+		dropped := false
+		for _, c := range cs {
+			if wild[c.col] {
+				g.sum += mix(c.pos, wildcard) - mix(c.pos, g.toks[c.pos])
+				g.toks[c.pos] = wildcard
+				dropped = true
+			}
+		}
+		if !dropped {
+			continue
+		}
+		key := (g.cont ^ uint64(len(g.toks))) * fnvPrime
+		for _, x := range g.toks {
+			key = (key ^ x) * fnvPrime
+		}
+		r, ok := byKey[key]
+		if !ok {
+			byKey[key] = i
+			continue
+		}
+		merged = true
+		if t.groups[r].first > g.first {
+			r, i = i, r
+			byKey[key] = r
+		}
+		t.groups[i].parent = r
+		t.groups[r].count += t.groups[i].count
 	}
 	return merged
 }
 
-// mergeColumn merges, when token position p holds a column independent
-// of the message, the root groups at p (pos) that differ only there.
-// counted marks the groups whose value there is a name.
-func (t *templates) mergeColumn(p int, pos []int, counted []bool) bool {
-	key := func(g *tgroup) uint64 {
-		return (g.sum - mix(p, g.toks[p])) ^ (g.cont^uint64(len(g.toks)))*fnvPrime
+// cell is a group's token in a candidate column.
+type cell struct {
+	col  uint64 // the column: its index, or its key's token
+	pos  int
+	name bool // a name there, not a number or a level letter
+}
+
+// independentColumn reports whether column col is independent of the
+// message, as a host is: three messages at least take several names
+// there, and so do half of the messages seen four times or more; and the
+// names come evenly, three of them (or all) with two in three messages
+// seen ten times or more. An HTTP method before a route is not: DELETE
+// comes with few routes.
+func (t *templates) independentColumn(col uint64, cells [][]cell, message []uint64) bool {
+	type stat struct {
+		n     int
+		names map[uint64]bool
 	}
-	rests := map[uint64][]int{} // the groups of one message, by the rest of their tokens
-	values := map[uint64]bool{} // the names at p
-	for i := range t.groups {
-		if pos[i] != p {
-			continue
-		}
-		g := &t.groups[i]
-		k := key(g)
-		rests[k] = append(rests[k], i)
-		if counted[i] {
-			values[g.toks[p]] = true
-		}
-	}
-	// Independent of the message, as a host is: three messages at least
-	// take several names, and so do half of the messages seen four times
-	// or more; and the names come evenly, three of them (or all) with two
-	// in three messages seen ten times or more. An HTTP method before a
-	// route is not: DELETE comes with few routes.
-	multi, frequent, common := 0, 0, 0
-	with := map[uint64]int{} // name -> common messages it comes with
-	for _, b := range rests {
-		n, names := 0, map[uint64]bool{}
-		for _, i := range b {
-			n += t.groups[i].count
-			if counted[i] {
-				names[t.groups[i].toks[p]] = true
+	msgs := map[uint64]*stat{}
+	all := map[uint64]bool{}
+	for i, cs := range cells {
+		for _, c := range cs {
+			if c.col != col {
+				continue
+			}
+			s := msgs[message[i]]
+			if s == nil {
+				s = &stat{names: map[uint64]bool{}}
+				msgs[message[i]] = s
+			}
+			s.n += t.groups[i].count
+			if c.name {
+				v := t.groups[i].toks[c.pos]
+				s.names[v], all[v] = true, true
 			}
 		}
-		if len(names) >= 2 {
+	}
+	multi, frequent, common := 0, 0, 0
+	with := map[uint64]int{} // name -> common messages it comes with
+	for _, s := range msgs {
+		if len(s.names) >= 2 {
 			multi++
 		}
-		if n >= 4 {
+		if s.n >= 4 {
 			frequent++
 		}
-		if n >= 10 {
+		if s.n >= 10 {
 			common++
-			for v := range names {
+			for v := range s.names {
 				with[v]++
 			}
 		}
@@ -962,32 +1038,7 @@ func (t *templates) mergeColumn(p int, pos []int, counted []bool) bool {
 			even++
 		}
 	}
-	if multi < 3 || 2*multi < frequent || common < 3 || even < min(3, len(values)) || len(values) < 2 {
-		return false
-	}
-	// The column is no part of any message: every template drops it, so
-	// a message's other parameters merge after.
-	merged := false
-	for _, b := range rests {
-		root := b[0]
-		for _, i := range b {
-			if t.groups[i].first < t.groups[root].first {
-				root = i
-			}
-		}
-		merged = merged || len(b) > 1
-		r := &t.groups[root]
-		r.sum -= mix(p, r.toks[p])
-		r.toks[p] = wildcard
-		r.sum += mix(p, wildcard)
-		for _, i := range b {
-			if i != root {
-				t.groups[i].parent = root
-				r.count += t.groups[i].count
-			}
-		}
-	}
-	return merged
+	return multi >= 3 && 2*multi >= frequent && common >= 3 && len(all) >= 2 && even >= min(3, len(all))
 }
 
 // variesWidely reports a position whose values look like a parameter's,

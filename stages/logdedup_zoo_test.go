@@ -141,3 +141,33 @@ func TestLogDedupContinuationValues(t *testing.T) {
 		t.Fatalf("the other trace was lost:\n%s", out.Text)
 	}
 }
+
+// TestLogDedupFieldColumns: in JSON lines, a node's name and its id (two
+// fields that vary together, one before and one after the message) log
+// every kind of event: no template splits by node. The component, which
+// comes with its message, stays.
+func TestLogDedupFieldColumns(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	nodes := []string{"alpha", "beta", "gamma", "delta"}
+	msgs := []struct{ comp, msg string }{
+		{"o.e.n.Node", "started"},
+		{"o.e.n.Node", "stopping"},
+		{"o.e.g.GatewayService", "recovered indices into cluster state"},
+		{"o.e.c.r.a.AllocationService", "cluster health status changed"},
+		{"o.e.c.s.MasterService", "elected-as-master"},
+	}
+	var b strings.Builder
+	for i := range 1000 {
+		n, m := nodes[r.IntN(len(nodes))], msgs[i%len(msgs)]
+		fmt.Fprintf(&b, `{"timestamp": "2024-03-01T10:%02d:%02d,%03dZ", "level": "INFO", "component": %q, "node.name": %q, "message": %q, "node.id": "id-%s-node"}`+"\n",
+			i/60%60, i%60, r.IntN(1000), m.comp, n, m.msg, n)
+	}
+	text := b.String()
+	out, err := NewLogDedup(DefaultLogDedupOptions()).Apply(context.Background(), Input{Text: text, Kind: KindLog, Log: AnalyzeLog(text)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.Text, "\n"); n != len(msgs) {
+		t.Fatalf("%d lines, want %d (one per message):\n%s", n, len(msgs), out.Text)
+	}
+}
