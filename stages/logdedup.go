@@ -166,7 +166,7 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (str
 	}
 	var events []event
 	t := newTemplates(n.opt, lay)
-	var toks []tok
+	var toks, ctoks []tok
 	nl := x.len()
 	// opens[i]: line i opens a record; each line is asked once.
 	opens := make([]bool, nl)
@@ -195,7 +195,20 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (str
 		toks = lay.templateTokens(head, toks[:0])
 		cont := uint64(fnvOffset)
 		for k := i + 1; k < end; k++ {
-			cont = (cont ^ maskedHash(x.line(k))) * fnvPrime
+			// Masked like a head: a host or a node (dn228) in a
+			// continuation line is a value, not a different trace.
+			l := x.line(k)
+			if len(l) > maxTemplateBytes {
+				// Memory stays bounded: the rest of a long line
+				// only has its numbers masked.
+				cont = (cont ^ maskedHash(l[maxTemplateBytes:])) * fnvPrime
+				l = l[:maxTemplateBytes]
+			}
+			ctoks = tokenize(l, ctoks[:0])
+			for _, c := range ctoks {
+				cont = (cont ^ tokenID(c)) * fnvPrime
+			}
+			cont = (cont ^ '\n') * fnvPrime
 		}
 		g := t.add(toks, cont, len(events), weight, head)
 		events = append(events, event{start: int32(i), end: int32(end), group: int32(g)})
@@ -204,7 +217,8 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (str
 	if err := ctx.Err(); err != nil {
 		return "", false, err
 	}
-	merged := t.mergeVariants()
+	merged := t.mergeHeaderColumns()
+	merged = t.mergeVariants() || merged
 	// Say what varies among the records a representative stands for.
 	sums := t.summaries()
 	w := newLineWriter(len(t.groups)*128 + 1024)
@@ -328,6 +342,10 @@ func tokenize(line string, dst []tok) []tok {
 			// variable, whose hash no one reads (see tokenID).
 		case isHexID(t):
 			// A UUID or a dashed hex id, whatever letters it spells.
+		case hexIDPrefix(t) > 0:
+			// A named id (OpenStack req-<uuid>, span_<uuid>): its name
+			// is the shape, the id a value.
+			k.h, k.variable = wordHash(t[:hexIDPrefix(t)])^'I', false
 		default:
 			k = maskToken(t)
 			k.start, k.end = int32(start), int32(i)
@@ -392,6 +410,20 @@ func isHexID(t string) bool {
 		}
 	}
 	return hex >= 8 && digit && dash
+}
+
+// hexIDPrefix returns the length of the name before a dashed hex id in t
+// ("req" in req-<uuid>), or 0: letters, then '-' or '_', then a hex id.
+func hexIDPrefix(t string) int {
+	i := 0
+	for i < len(t) && tokClass[t[i]]&tcLetter != 0 && t[i] < 0x80 {
+		i++
+	}
+	// blk_-42 is a signed number (maskToken's), not an id.
+	if i == 0 || i+2 >= len(t) || (t[i] != '-' && t[i] != '_') || t[i+1] == '-' || !isHexID(t[i+1:]) {
+		return 0
+	}
+	return i
 }
 
 // pathShape hashes a path or URL by its route: the first two segments
@@ -826,6 +858,195 @@ func (t *templates) mergeVariants() (merged bool) {
 		}
 	}
 	return merged
+}
+
+// mergeHeaderColumns merges templates that differ only in word columns
+// that do not depend on the message: a host, a program or a container
+// that logs every kind of event (syslog's host, Proxifier's program, a
+// node's name and id in JSON fields). Candidates are the word columns of
+// the records' header (between its data columns, or right after them)
+// and, in records with fields, the values of one token, by key. A column
+// takes several names under most frequent messages; an event name or a
+// component belongs to its message and takes one. Columns that vary
+// together (a node's name and id) are judged on the message alone. Levels
+// never merge. It reports whether any templates merged.
+func (t *templates) mergeHeaderColumns() bool {
+	if t.lay.Fields == "" && t.lay.HeaderCols == 0 {
+		return false
+	}
+	cells := make([][]cell, len(t.groups))
+	names := map[uint64]int{}
+	var toks []tok
+	mark := func(i int, col uint64, p int, v string) {
+		if levelAt(strings.ToUpper(v)) || len(cells[i]) >= 16 {
+			return
+		}
+		c := cell{col: col, pos: p, name: t.groups[i].toks[p] > varToken && len(v) >= 3}
+		cells[i] = append(cells[i], c)
+		if c.name {
+			names[col]++
+		}
+	}
+	for i := range t.groups {
+		g := &t.groups[i]
+		if g.parent != i || g.toks == nil {
+			continue
+		}
+		toks = t.lay.templateTokens(g.head, toks[:0])
+		if len(toks) != len(g.toks) {
+			continue
+		}
+		if t.lay.Fields != "" {
+			// Key tokens carry no offsets (fieldTokens).
+			isKey := func(p int) bool { return p >= len(toks) || toks[p].end == 0 }
+			for p := 1; p < len(toks); p++ {
+				if !isKey(p) && isKey(p-1) && isKey(p+1) {
+					mark(i, g.toks[p-1], p, g.head[toks[p].start:toks[p].end])
+				}
+			}
+			continue
+		}
+		for c := 0; c <= t.lay.HeaderCols; c++ {
+			he := headerEnd(g.head, c)
+			p := 0
+			for p < len(toks) && int(toks[p].start) < he {
+				p++
+			}
+			if p < len(toks) {
+				mark(i, uint64(c), p, g.head[toks[p].start:toks[p].end])
+			}
+		}
+	}
+	// The message of a group: its tokens but the candidate columns (names
+	// in three groups or more).
+	message := make([]uint64, len(t.groups))
+	var cols []uint64
+	for col, n := range names {
+		if n >= 3 {
+			cols = append(cols, col)
+		}
+	}
+	if len(cols) == 0 {
+		return false
+	}
+	slices.Sort(cols)
+	for i, cs := range cells {
+		g := &t.groups[i]
+		k := g.sum
+		for _, c := range cs {
+			if names[c.col] >= 3 {
+				k -= mix(c.pos, g.toks[c.pos])
+			}
+		}
+		message[i] = k ^ (g.cont^uint64(len(g.toks)))*fnvPrime
+	}
+	wild := map[uint64]bool{}
+	for _, col := range cols {
+		if t.independentColumn(col, cells, message) {
+			wild[col] = true
+		}
+	}
+	if len(wild) == 0 {
+		return false
+	}
+	// The columns are no part of any message: every template drops them,
+	// and templates left equal merge into the oldest, so a message's other
+	// parameters merge after.
+	byKey := map[uint64]int{}
+	merged := false
+	for i, cs := range cells {
+		g := &t.groups[i]
+		dropped := false
+		for _, c := range cs {
+			if wild[c.col] {
+				g.sum += mix(c.pos, wildcard) - mix(c.pos, g.toks[c.pos])
+				g.toks[c.pos] = wildcard
+				dropped = true
+			}
+		}
+		if !dropped {
+			continue
+		}
+		key := (g.cont ^ uint64(len(g.toks))) * fnvPrime
+		for _, x := range g.toks {
+			key = (key ^ x) * fnvPrime
+		}
+		r, ok := byKey[key]
+		if !ok {
+			byKey[key] = i
+			continue
+		}
+		merged = true
+		if t.groups[r].first > g.first {
+			r, i = i, r
+			byKey[key] = r
+		}
+		t.groups[i].parent = r
+		t.groups[r].count += t.groups[i].count
+	}
+	return merged
+}
+
+// cell is a group's token in a candidate column.
+type cell struct {
+	col  uint64 // the column: its index, or its key's token
+	pos  int
+	name bool // a name there, not a number or a level letter
+}
+
+// independentColumn reports whether column col is independent of the
+// message, as a host is: three messages at least take several names
+// there, and so do half of the messages seen four times or more; and the
+// names come evenly, three of them (or all) with two in three messages
+// seen ten times or more. An HTTP method before a route is not: DELETE
+// comes with few routes.
+func (t *templates) independentColumn(col uint64, cells [][]cell, message []uint64) bool {
+	type stat struct {
+		n     int
+		names map[uint64]bool
+	}
+	msgs := map[uint64]*stat{}
+	all := map[uint64]bool{}
+	for i, cs := range cells {
+		for _, c := range cs {
+			if c.col != col {
+				continue
+			}
+			s := msgs[message[i]]
+			if s == nil {
+				s = &stat{names: map[uint64]bool{}}
+				msgs[message[i]] = s
+			}
+			s.n += t.groups[i].count
+			if c.name {
+				v := t.groups[i].toks[c.pos]
+				s.names[v], all[v] = true, true
+			}
+		}
+	}
+	multi, frequent, common := 0, 0, 0
+	with := map[uint64]int{} // name -> common messages it comes with
+	for _, s := range msgs {
+		if len(s.names) >= 2 {
+			multi++
+		}
+		if s.n >= 4 {
+			frequent++
+		}
+		if s.n >= 10 {
+			common++
+			for v := range s.names {
+				with[v]++
+			}
+		}
+	}
+	even := 0
+	for _, n := range with {
+		if 3*n >= 2*common {
+			even++
+		}
+	}
+	return multi >= 3 && 2*multi >= frequent && common >= 3 && len(all) >= 2 && even >= min(3, len(all))
 }
 
 // variesWidely reports a position whose values look like a parameter's,

@@ -1,0 +1,468 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A second zoo: formats shaped like the other LogHub systems (Zookeeper,
+// Thunderbird, Windows CBS, Mac, HPC, HealthApp, Proxifier, OpenStack,
+// Android) and common server logs (journald, Postgres, MySQL, Redis,
+// Kafka, Elasticsearch, Apache error, Windows events, CI with ANSI,
+// multi-line messages). Each is measured against the "ten-line script"
+// baseline: keep the first line of each digit-masked pattern. We must beat
+// it on coverage and on ratio. Nothing here comes from a real log.
+
+// eventTemplates are LogHub-like messages: short event names that differ
+// by one word, key:value and key=value shapes, and rare alerts.
+var eventTemplates = []zooTemplate{
+	{msg: "onStandStepChanged %s", level: "INFO", slots: []zooSlot{{"steps", zNum(1, 9000)}}},
+	{msg: "onExtend:%s %s %s %s", level: "DEBUG", slots: []zooSlot{{"ts", zNum(1e12, 2e12)}, {"a", zNum(0, 30)}, {"b", zNum(0, 5)}, {"c", zNum(0, 9)}}},
+	{msg: "Connection from %s port %s", level: "INFO", slots: []zooSlot{{"ip", zIP}, {"port", zNum(1024, 65535)}}},
+	{msg: "REPORT : %s %s %s %s", level: "INFO", slots: []zooSlot{{"a", zNum(0, 9000)}, {"b", zNum(0, 300)}, {"c", zNum(0, 2)}, {"d", zNum(0, 20)}}},
+	{msg: "flush sensor data", level: "DEBUG"},
+	{msg: "openDrawer", level: "INFO"},
+	{msg: "closeDrawer", level: "INFO"},
+	{msg: "Expiring session 0x%s, timeout of %sms exceeded", level: "INFO", slots: []zooSlot{{"session", zHex}, {"ms", zNum(1000, 90000)}}},
+	{msg: "session opened for user %s by (uid=%s)", level: "INFO", slots: []zooSlot{{"user", zUser}, {"uid", zNum(0, 2000)}}},
+	{msg: "Notification time out: %s", level: "INFO", slots: []zooSlot{{"ms", zNum(200, 60000)}}},
+	{msg: "getTodayTotalDetailSteps = %s##%s##%s", level: "DEBUG", slots: []zooSlot{{"day", zNum(20170101, 20171231)}, {"a", zNum(0, 9000)}, {"b", zNum(0, 300)}}},
+	{msg: "Loaded Servicing Stack v%s with Core: %s", level: "INFO", slots: []zooSlot{{"ver", func(r *rand.Rand) string { return fmt.Sprintf("6.1.%d.%d", 7600+r.IntN(1000), r.IntN(30000)) }}, {"path", zPath}}},
+	{msg: "Received disconnect from %s: 11: Bye Bye", level: "INFO", slots: []zooSlot{{"ip", zIP}}},
+	{msg: "user %s added to group admins", level: "WARN", slots: []zooSlot{{"user", zUser}}},
+	// Rare alerts.
+	{msg: "Failed to write block %s to %s: No space left on device", level: "ERROR", slots: []zooSlot{{"blk", zNum(1e8, 9e8)}, {"path", zPath}}, alert: true, trace: true},
+	{msg: "Kernel panic - not syncing: Fatal exception in interrupt", level: "FATAL", alert: true},
+	{msg: "instruction cache parity error corrected", level: "ERROR", alert: true},
+	{msg: "exception while handling request %s", level: "ERROR", slots: []zooSlot{{"req", zUUID}}, alert: true, trace: true},
+}
+
+// zooOpts are the renderings a metamorphic check varies: host names, the
+// base of sequence ids (across a width boundary), the time stamp layout.
+type zooOpts struct {
+	hosts  []string
+	idBase int
+	layout string // "" keeps the format's own
+}
+
+func (o zooOpts) host(seq int) string { return o.hosts[(seq*7+seq/13)%len(o.hosts)] }
+func (o zooOpts) id(seq int) int      { return o.idBase + seq }
+func (o zooOpts) ts(at time.Time, layout string) string {
+	if o.layout != "" {
+		layout = o.layout
+	}
+	return at.Format(layout)
+}
+
+var defaultZooOpts = zooOpts{hosts: []string{"dn228", "dn73", "bn1045", "en12", "cn9"}, idBase: 1}
+
+// tplPick picks one of choices by the template, stably.
+func tplPick(e zooEvent, choices ...string) string {
+	h := fnv.New32a()
+	h.Write([]byte(e.t.msg))
+	return choices[int(h.Sum32())%len(choices)]
+}
+
+type zoo2Format struct {
+	name string
+	// sections: lines before the record are structure (CI sections).
+	sections bool
+	tpls     []zooTemplate
+	render   func(e zooEvent, o zooOpts) []string
+}
+
+func sqlLines() []string {
+	return []string{"STATEMENT:  INSERT INTO blocks (id, path)", "VALUES ($1, $2)", "RETURNING id"}
+}
+
+var zoo2Formats = []zoo2Format{
+	{name: "Zookeeper", render: func(e zooEvent, o zooOpts) []string {
+		thread := tplPick(e, "QuorumPeer[myid=1]/0:0:0:0:0:0:0:0:2181", "NIOServerCxn.Factory:0.0.0.0/0.0.0.0:2181", "SyncThread:1", "WorkerReceiver[myid=3]")
+		class := tplPick(e, "FastLeaderElection@774", "NIOServerCnxn@1001", "QuorumCnxManager$RecvWorker@765", "ZooKeeperServer@595", "Learner@233")
+		return withTrace(e, fmt.Sprintf("%s - %-5s [%s:%s] - %s", o.ts(e.at, "2006-01-02 15:04:05,000"), e.level(), thread, class, e.message()), javaTrace)
+	}},
+	{name: "Thunderbird", render: func(e zooEvent, o zooOpts) []string {
+		label := "-"
+		if e.t.alert {
+			label = tplPick(e, "VAPI", "ECC", "PBS_CON")
+		}
+		h := o.host(e.seq)
+		proc := tplPick(e, "crond[%d]", "sshd[%d]", "kernel", "ntpd[%d]", "pbs_mom[%d]", "xinetd[%d]")
+		if strings.Contains(proc, "%d") {
+			proc = fmt.Sprintf(proc, 1000+(e.seq*37)%30000)
+		}
+		return []string{fmt.Sprintf("%s %d %s %s %s %s/%s %s: %s", label, e.at.Unix(), e.at.Format("2006.01.02"), h, o.ts(e.at, time.Stamp), h, h, proc, e.message())}
+	}},
+	{name: "Windows CBS", render: func(e zooEvent, o zooOpts) []string {
+		lv := map[string]string{"DEBUG": "Info", "INFO": "Info", "WARN": "Warning", "ERROR": "Error", "FATAL": "Error"}[e.level()]
+		comp := tplPick(e, "CBS", "CSI", "CBS")
+		msg := e.message()
+		if comp == "CSI" {
+			msg = fmt.Sprintf("%08x %s", 1+e.seq, msg)
+		}
+		return []string{fmt.Sprintf("%s, %-22s%-7s%s", o.ts(e.at, "2006-01-02 15:04:05"), lv, comp, msg)}
+	}},
+	{name: "Mac syslog", render: func(e zooEvent, o zooOpts) []string {
+		proc := tplPick(e, "com.apple.CDScheduler[%d]", "Google Chrome Helper[%d]", "kernel[0]", "QQ[%d]", "Microsoft Word[%d]", "WindowServer[%d]")
+		if strings.Contains(proc, "%d") {
+			proc = fmt.Sprintf(proc, 40+(e.seq*13)%900)
+		}
+		return []string{fmt.Sprintf("%s calvisitor-10-105-%s %s: %s", o.ts(e.at, time.Stamp), o.host(e.seq), proc, e.message())}
+	}},
+	{name: "HPC", render: func(e zooEvent, o zooOpts) []string {
+		comp := tplPick(e, "unix.hw state_change.unavailable", "node boot_generic", "action start", "node psu")
+		return []string{fmt.Sprintf("%d node-%d %s %d 1 %s", o.id(e.seq), (e.seq*31)%400, comp, e.at.Unix(), e.message())}
+	}},
+	{name: "HealthApp", render: func(e zooEvent, o zooOpts) []string {
+		comp := tplPick(e, "Step_LSC", "Step_StandReportReceiver", "Step_SPUtils", "Step_ExtSDM", "HiH_HiHealthDataInsertStore")
+		return []string{fmt.Sprintf("%s|%s|%d|%s", o.ts(e.at, "20060102-15:04:05:000"), comp, 30002312+(e.seq/500), e.message())}
+	}},
+	{name: "Proxifier", render: func(e zooEvent, o zooOpts) []string {
+		app := []string{"chrome.exe", "Dropbox.exe", "WeChat.exe", "git-remote-https.exe"}[e.seq%4]
+		return []string{fmt.Sprintf("[%s] %s - %s", o.ts(e.at, "01.02 15:04:05"), app, e.message())}
+	}},
+	{name: "OpenStack", render: func(e zooEvent, o zooOpts) []string {
+		mod := tplPick(e, "nova.osapi_compute.wsgi.server", "nova.compute.manager", "nova.virt.libvirt.imagecache", "nova.metadata.wsgi.server")
+		r := rand.New(rand.NewPCG(uint64(e.seq), 3))
+		return withTrace(e, fmt.Sprintf("nova-api.log.1.2017-05-16_13:53:08 %s %d %s %s [req-%s %s %s - - -] %s", o.ts(e.at, "2006-01-02 15:04:05.000"), 25746+e.seq%3, e.level(), mod, zUUID(r), zHex(r), zHex(r), e.message()), pythonTrace)
+	}},
+	{name: "Android threadtime", render: func(e zooEvent, o zooOpts) []string {
+		tag := tplPick(e, "WindowManager", "PowerManagerService", "ActivityManager", "Step_LSC", "DisplayPowerController")
+		return []string{fmt.Sprintf("%s  %4d  %4d %c %s: %s", o.ts(e.at, "01-02 15:04:05.000"), 1702, 1702+(e.seq*7)%900, e.level()[0], tag, e.message())}
+	}},
+	{name: "journald short-iso", render: func(e zooEvent, o zooOpts) []string {
+		proc := tplPick(e, "sshd", "systemd", "CRON", "kernel", "dockerd")
+		return []string{fmt.Sprintf("%s %s %s[%d]: %s", o.ts(e.at, "2006-01-02T15:04:05-0700"), o.host(e.seq), proc, 300+(e.seq*11)%30000, e.message())}
+	}},
+	{name: "Postgres", render: func(e zooEvent, o zooOpts) []string {
+		lv := map[string]string{"DEBUG": "DEBUG1", "INFO": "LOG", "WARN": "WARNING", "ERROR": "ERROR", "FATAL": "FATAL"}[e.level()]
+		return withTrace(e, fmt.Sprintf("%s UTC [%d] %s:  %s", o.ts(e.at, "2006-01-02 15:04:05.000"), 4000+(e.seq*17)%9000, lv, e.message()), sqlLines)
+	}},
+	{name: "MySQL", render: func(e zooEvent, o zooOpts) []string {
+		lv := map[string]string{"DEBUG": "Note", "INFO": "Note", "WARN": "Warning", "ERROR": "ERROR", "FATAL": "ERROR"}[e.level()]
+		return []string{fmt.Sprintf("%s %d [%s] [MY-0%s] [Server] %s", o.ts(e.at, "2006-01-02T15:04:05.000000Z"), e.seq%40, lv, tplPick(e, "10051", "13360", "11071", "10116"), e.message())}
+	}},
+	{name: "Redis", render: func(e zooEvent, o zooOpts) []string {
+		lv := map[string]string{"DEBUG": ".", "INFO": "*", "WARN": "#", "ERROR": "#", "FATAL": "#"}[e.level()]
+		return []string{fmt.Sprintf("%d:%s %s %s %s", 1+e.seq/700, tplPick(e, "M", "S", "C"), o.ts(e.at, "02 Jan 2006 15:04:05.000"), lv, e.message())}
+	}},
+	{name: "Kafka", render: func(e zooEvent, o zooOpts) []string {
+		class := tplPick(e, "kafka.server.ReplicaManager", "kafka.log.LogCleaner", "kafka.coordinator.group.GroupCoordinator", "kafka.controller.KafkaController")
+		return withTrace(e, fmt.Sprintf("[%s] %s %s (%s)", o.ts(e.at, "2006-01-02 15:04:05,000"), e.level(), e.message(), class), javaTrace)
+	}},
+	{name: "Elasticsearch JSON", render: func(e zooEvent, o zooOpts) []string {
+		comp := tplPick(e, "o.e.c.r.a.AllocationService", "o.e.n.Node", "o.e.g.GatewayService", "o.e.c.s.MasterService")
+		msg, _ := jsonQuote(e.message())
+		return []string{fmt.Sprintf(`{"type": "server", "timestamp": "%s", "level": "%s", "component": "%s", "cluster.name": "prod", "node.name": "%s", "message": %s, "cluster.uuid": "pL3xq9bTQ8uYk2", "node.id": "Zr7%s"  }`, o.ts(e.at, "2006-01-02T15:04:05,000Z"), e.level(), comp, o.host(e.seq), msg, o.host(e.seq))}
+	}},
+	{name: "Apache error", render: func(e zooEvent, o zooOpts) []string {
+		lv := map[string]string{"DEBUG": "debug", "INFO": "notice", "WARN": "warn", "ERROR": "error", "FATAL": "emerg"}[e.level()]
+		return []string{fmt.Sprintf("[%s] [%s] %s", o.ts(e.at, "Mon Jan 02 15:04:05 2006"), lv, e.message())}
+	}},
+	{name: "Windows events", render: func(e zooEvent, o zooOpts) []string {
+		lv := map[string]string{"DEBUG": "Information", "INFO": "Information", "WARN": "Warning", "ERROR": "Error", "FATAL": "Critical"}[e.level()]
+		src := tplPick(e, "Service Control Manager", "Microsoft-Windows-Kernel-General", "Schannel", "Application Error")
+		return []string{fmt.Sprintf("%s\t%s\t%s\t%s\tNone\t%s", lv, o.ts(e.at, "1/2/2006 3:04:05 PM"), src, tplPick(e, "7036", "16", "36887", "1000", "7040"), e.message())}
+	}},
+	{name: "GitLab CI logrus TTY", sections: true, render: func(e zooEvent, o zooOpts) []string {
+		color := map[string]string{"DEBUG": "37", "INFO": "36", "WARN": "33", "ERROR": "31", "FATAL": "31"}[e.level()]
+		lv := map[string]string{"DEBUG": "DEBU", "INFO": "INFO", "WARN": "WARN", "ERROR": "ERRO", "FATAL": "FATA"}[e.level()]
+		line := fmt.Sprintf("\x1b[%sm%s\x1b[0m[%04d] %-44s \x1b[%smcomponent\x1b[0m=api", color, lv, e.seq/3, e.message(), color)
+		if e.seq%400 == 0 {
+			return []string{fmt.Sprintf("section_start:%d:step_%d\r\x1b[0K\x1b[0K\x1b[36;1mExecuting \"step_script\" stage of the job script\x1b[0;m", e.at.Unix(), e.seq), "\x1b[32;1m$ ./bin/server --once\x1b[0;m", line}
+		}
+		return []string{line}
+	}},
+	{name: "multi-line messages", render: func(e zooEvent, o zooOpts) []string {
+		head := fmt.Sprintf("%s %s [%s] %s", o.ts(e.at, "2006-01-02 15:04:05,000"), e.level(), tplPick(e, "db", "web", "auth"), e.message())
+		if e.t.trace {
+			return append([]string{head + ":"}, "query was:", "  INSERT INTO blocks (id, path)", "  VALUES ($1, $2)", "hint: free some space")
+		}
+		// A call site that logs a multi-line message always does.
+		if tplPick(e, "details", "", "") != "" {
+			return []string{head, "  details: retry=" + strconv.Itoa(e.seq%5), "  node=" + o.host(e.seq)}
+		}
+		return []string{head}
+	}},
+}
+
+func jsonQuote(s string) (string, error) {
+	b, err := json.Marshal(s)
+	return string(b), err
+}
+
+func (f zoo2Format) templates() []zooTemplate {
+	if f.tpls != nil {
+		return f.tpls
+	}
+	return eventTemplates
+}
+
+// zoo2Events generates n events over tpls: Zipf frequencies over the
+// common templates, each alert once or twice.
+func zoo2Events(tpls []zooTemplate, n int, seed uint64) []zooEvent {
+	r := rand.New(rand.NewPCG(seed, 99))
+	var common, rare []*zooTemplate
+	for i := range tpls {
+		if tpls[i].alert {
+			rare = append(rare, &tpls[i])
+		} else {
+			common = append(common, &tpls[i])
+		}
+	}
+	zipf := rand.NewZipf(r, 1.2, 1, uint64(len(common)-1))
+	at := time.Date(2024, 3, 1, 9, 59, 0, 0, time.UTC)
+	alertAt := map[int]*zooTemplate{}
+	for i, t := range rare {
+		for k := 0; k <= i%2; k++ {
+			alertAt[n/10+r.IntN(n-n/10)] = t
+		}
+	}
+	var out []zooEvent
+	for seq := 0; seq < n; seq++ {
+		t := common[zipf.Uint64()]
+		if a, ok := alertAt[seq]; ok {
+			t = a
+		}
+		at = at.Add(time.Duration(1+r.IntN(900)) * time.Millisecond)
+		e := zooEvent{at: at, seq: seq, t: t}
+		for _, s := range t.slots {
+			e.values = append(e.values, s.gen(r))
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// zoo2Render renders events; the templates, alerts and oracle (one real
+// line per template) come with the text.
+func zoo2Render(f zoo2Format, events []zooEvent, o zooOpts) (text string, templates, alerts []string, oracle int) {
+	var b strings.Builder
+	first := map[*zooTemplate]bool{}
+	structure := map[string]bool{}
+	for _, e := range events {
+		lines := f.render(e, o)
+		rec := 0 // the record's line; those after continue it
+		if f.sections {
+			// Lines before a record (a CI section's markers) are the
+			// log's structure: one of each shape belongs in the oracle.
+			rec = len(lines) - 1
+			for _, l := range lines[:rec] {
+				if k := baselineDigits.ReplaceAllString(l, "0"); !structure[k] {
+					structure[k] = true
+					oracle += len([]rune(l))
+				}
+			}
+		}
+		if !first[e.t] {
+			first[e.t] = true
+			oracle += len([]rune(lines[rec]))
+			templates = append(templates, e.t.template())
+			if e.t.alert {
+				alerts = append(alerts, e.t.template())
+			}
+		}
+		for _, l := range lines {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String(), templates, alerts, oracle
+}
+
+var baselineDigits = regexp.MustCompile(`[0-9]+`)
+
+// baselineCompact is the ten-line script a user would try first: mask
+// digit runs, keep the first line of each masked pattern.
+func baselineCompact(text string) string {
+	seen := map[string]bool{}
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		k := baselineDigits.ReplaceAllString(l, "0")
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// zooMeasure is one format measured: ours and the baseline's ratio and
+// coverage.
+type zooMeasure struct {
+	ratio, baseRatio       float64
+	cov, alertCov, baseCov float64
+	oracleX                float64
+	missing                []string
+	out                    string
+}
+
+func measureZoo(t *testing.T, text string, templates, alerts []string, oracle int) zooMeasure {
+	t.Helper()
+	out, ratio := compactLog(t, text)
+	base := baselineCompact(text)
+	var m zooMeasure
+	m.out, m.ratio = out, ratio
+	m.baseRatio = float64(len([]rune(base))) / float64(len([]rune(text)))
+	m.cov, m.missing = coverage(templates, out)
+	var am []string
+	m.alertCov, am = coverage(alerts, out)
+	m.missing = append(m.missing, am...)
+	m.baseCov, _ = coverage(templates, base)
+	m.oracleX = float64(len([]rune(out))) / float64(oracle)
+	return m
+}
+
+// check reports a measure that loses to the baseline on either axis, misses
+// a template or an alert, or exceeds twice the oracle.
+func (m zooMeasure) problems() []string {
+	var p []string
+	if m.cov < 1 || m.alertCov < 1 {
+		p = append(p, fmt.Sprintf("coverage %.3f alerts %.3f, missing %q", m.cov, m.alertCov, m.missing))
+	}
+	if m.cov < m.baseCov {
+		p = append(p, fmt.Sprintf("coverage %.3f below the baseline's %.3f", m.cov, m.baseCov))
+	}
+	if m.ratio > m.baseRatio {
+		p = append(p, fmt.Sprintf("ratio %.4f above the baseline's %.4f", m.ratio, m.baseRatio))
+	}
+	if m.oracleX > 2 {
+		p = append(p, fmt.Sprintf("%.2fx the one-line-per-template oracle", m.oracleX))
+	}
+	return p
+}
+
+// zooKnownGaps are formats that still lose, with the reason. The test
+// logs them instead of failing, and fails when one is fixed so the list
+// only shrinks.
+var zooKnownGaps = map[string]string{
+	"Thunderbird/hosts renamed":         "the host written twice (host, host/host) makes two columns that vary together",
+	"multi-line messages/hosts renamed": "continuation lines holding host names that are words split their record's template",
+}
+
+// TestLogFormatZooBaseline: on every format of both zoos, the output keeps
+// every template and alert, is no larger than the ten-line baseline's, and
+// at most twice the oracle.
+func TestLogFormatZooBaseline(t *testing.T) {
+	type row struct {
+		name string
+		m    zooMeasure
+	}
+	var rows []row
+	for i, f := range zooFormats {
+		text, templates, alerts, oracle := zooDoc(f, 3000, uint64(i+1))
+		rows = append(rows, row{f.name, measureZoo(t, text, templates, alerts, oracle)})
+	}
+	for i, f := range zoo2Formats {
+		text, templates, alerts, oracle := zoo2Render(f, zoo2Events(f.templates(), 3000, uint64(100+i)), defaultZooOpts)
+		rows = append(rows, row{f.name, measureZoo(t, text, templates, alerts, oracle)})
+	}
+	for _, r := range rows {
+		p := r.m.problems()
+		t.Logf("%-22s ratio %.4f baseline %.4f  coverage %.3f baseline %.3f  alerts %.3f  %.2fx oracle", r.name, r.m.ratio, r.m.baseRatio, r.m.cov, r.m.baseCov, r.m.alertCov, r.m.oracleX)
+		gap, known := zooKnownGaps[r.name]
+		switch {
+		case len(p) > 0 && known:
+			t.Logf("  known gap (%s): %s", gap, strings.Join(p, "; "))
+		case len(p) > 0:
+			t.Errorf("%s: %s\noutput:\n%s", r.name, strings.Join(p, "; "), clipZoo(r.m.out))
+		case known:
+			t.Errorf("%s: listed as a known gap but passes now; remove it from zooKnownGaps", r.name)
+		}
+	}
+}
+
+// zooMetamorphs vary what must not change a log's templates: line order
+// within a short window, host names, the width of sequence ids, the time
+// stamp layout.
+var zooMetamorphs = []struct {
+	name    string
+	opts    zooOpts
+	shuffle bool
+}{
+	{"shuffled within windows", defaultZooOpts, true},
+	{"hosts renamed", zooOpts{hosts: []string{"ip-172-31-4-17", "worker-a", "storage.prod.example.net", "x"}, idBase: 1}, false},
+	{"ids cross a width", zooOpts{hosts: defaultZooOpts.hosts, idBase: 99000}, false},
+	{"other time layout", zooOpts{hosts: defaultZooOpts.hosts, idBase: 1, layout: time.RFC3339Nano}, false},
+}
+
+// TestLogFormatZooMetamorphic: none of zooMetamorphs changes template or
+// alert coverage, and the ratio stays within 1.5x of the plain rendering.
+func TestLogFormatZooMetamorphic(t *testing.T) {
+	for i, f := range zoo2Formats {
+		t.Run(f.name, func(t *testing.T) {
+			events := zoo2Events(f.templates(), 2000, uint64(200+i))
+			text, templates, alerts, oracle := zoo2Render(f, events, defaultZooOpts)
+			plain := measureZoo(t, text, templates, alerts, oracle)
+			for _, mm := range zooMetamorphs {
+				ev := events
+				if mm.shuffle {
+					ev = append([]zooEvent(nil), events...)
+					r := rand.New(rand.NewPCG(uint64(i), 5))
+					for w := 0; w < len(ev); w += 10 {
+						win := ev[w:min(w+10, len(ev))]
+						r.Shuffle(len(win), func(a, b int) { win[a], win[b] = win[b], win[a] })
+					}
+				}
+				text, templates, alerts, oracle := zoo2Render(f, ev, mm.opts)
+				m := measureZoo(t, text, templates, alerts, oracle)
+				gap, known := zooKnownGaps[f.name+"/"+mm.name]
+				if known {
+					if m.cov == 1 && m.alertCov == 1 && m.ratio <= 1.5*plain.ratio {
+						t.Errorf("%s: listed as a known gap but passes now; remove it from zooKnownGaps", mm.name)
+					}
+					t.Logf("%s: known gap (%s): ratio %.4f, plain %.4f", mm.name, gap, m.ratio, plain.ratio)
+					continue
+				}
+				if m.cov < 1 || m.alertCov < 1 {
+					t.Errorf("%s: coverage %.3f alerts %.3f, missing %q\noutput:\n%s", mm.name, m.cov, m.alertCov, m.missing, clipZoo(m.out))
+				}
+				if m.ratio > 1.5*plain.ratio {
+					t.Errorf("%s: ratio %.4f, over 1.5x the plain rendering's %.4f\noutput:\n%s", mm.name, m.ratio, plain.ratio, clipZoo(m.out))
+				}
+			}
+		})
+	}
+}
+
+// TestBaselineCompact: the baseline keeps one line per digit-masked
+// pattern, the first.
+func TestBaselineCompact(t *testing.T) {
+	got := baselineCompact("a 1\nb 2\na 33\nb 4x\n")
+	if got != "a 1\nb 2\nb 4x\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// TestLoghubBeatsBaseline: on every LogHub sample the output keeps at
+// least the templates the ten-line baseline keeps, in at most 1.15x its
+// characters. The slack is the slot summaries ("[×305; 20:10:45–20:11:11;
+// task: 0–1354]") issue 12 asks for: on a log of few templates seen many
+// times (Spark, Hadoop) they cost more than the baseline saves.
+func TestLoghubBeatsBaseline(t *testing.T) {
+	for _, s := range readLoghub(t) {
+		text := strings.Join(s.lines, "\n") + "\n"
+		templates := distinct(s.template, nil)
+		out, ratio := compactLog(t, text)
+		base := baselineCompact(text)
+		baseRatio := float64(len([]rune(base))) / float64(len([]rune(text)))
+		cov, missing := coverage(templates, out)
+		baseCov, _ := coverage(templates, base)
+		t.Logf("%-10s ratio %.4f baseline %.4f  coverage %.3f baseline %.3f", s.name, ratio, baseRatio, cov, baseCov)
+		if cov < baseCov {
+			t.Errorf("%s: coverage %.3f below the baseline's %.3f, missing %q", s.name, cov, baseCov, missing)
+		}
+		if ratio > 1.15*baseRatio {
+			t.Errorf("%s: ratio %.4f above 1.15x the baseline's %.4f", s.name, ratio, baseRatio)
+		}
+	}
+}
