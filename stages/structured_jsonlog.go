@@ -1,0 +1,135 @@
+package stages
+
+import (
+	"context"
+	"regexp"
+	"strings"
+)
+
+// The log path for a text inside a document (a JSON string value that
+// holds a log or a stack trace): the nodes a log document goes through,
+// in code order, each with protected regions stashed, as the pipeline runs
+// them. number_normalize is left out: a JSON document keeps exact numbers,
+// and the template counts already say how values varied.
+
+// logPathNodes are built once from the shipped defaults.
+var logPathNodes = func() []Node {
+	o := DefaultOptions()
+	return []Node{
+		NewDedup(o.Dedup), NewWhitespace(o.Whitespace), NewLogDedup(o.LogDedup),
+		NewNearDup(o.NearDup), NewKeywords(o.Keywords), NewHeadTail(o.HeadTail),
+	}
+}()
+
+// compactLogText runs the log nodes on text. A node that fails or loses a
+// protected region is undone; only cancellation is returned.
+func compactLogText(ctx context.Context, text string) (string, error) {
+	in := Input{Text: text, Kind: KindLog, Mode: ModeAlgorithmic, Log: AnalyzeLog(text)}
+	for _, nd := range logPathNodes {
+		stashed, stash := Protect(in.Text)
+		out, err := nd.Apply(ctx, Input{Text: stashed, Kind: in.Kind, Mode: in.Mode, Log: in.Log})
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			continue
+		}
+		if out.Text == stashed {
+			continue
+		}
+		if restored, ok := stash.Restore(out.Text); ok {
+			in.Text = restored
+		}
+	}
+	return foldRepeatedTraces(in.Text), nil
+}
+
+// traceFolded names indented lines (a stack trace) printed before.
+const traceFolded = "as printed above"
+
+// foldRepeatedTraces replaces a run of three or more indented lines (the
+// frames of a stack trace, in every runtime's format) that repeats an
+// earlier run exactly by one marker line. The class: a log that prints the
+// same trace under several records; the exception lines, not indented,
+// stay.
+func foldRepeatedTraces(text string) string {
+	lines := strings.Split(text, "\n")
+	seen := map[string]struct{}{}
+	out := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); {
+		j := i
+		for j < len(lines) && isIndented(lines[j]) && !IsProtectedLine(lines[j]) {
+			j++
+		}
+		if j-i < 3 {
+			if j == i {
+				j++
+			}
+			out = append(out, lines[i:j]...)
+			i = j
+			continue
+		}
+		run := strings.Join(lines[i:j], "\n")
+		if _, dup := seen[run]; dup {
+			indent := lines[i][:len(lines[i])-len(strings.TrimLeft(lines[i], " \t"))]
+			out = append(out, indent+foldMarker(j-i, traceFolded))
+		} else {
+			seen[run] = struct{}{}
+			out = append(out, lines[i:j]...)
+		}
+		i = j
+	}
+	if len(out) == len(lines) {
+		return text
+	}
+	return strings.Join(out, "\n")
+}
+
+func isIndented(l string) bool {
+	return len(l) > 1 && (l[0] == ' ' || l[0] == '\t') && strings.TrimSpace(l) != ""
+}
+
+// hasLogFoldMark reports text the log path folded before: a template's
+// count (" [×12") or a trace folded as printed above.
+func hasLogFoldMark(s string) bool {
+	if strings.Contains(s, traceFolded+" ...]") {
+		return true
+	}
+	for i := 0; ; {
+		j := strings.Index(s[i:], " [×")
+		if j < 0 {
+			return false
+		}
+		i += j + len(" [×")
+		if i < len(s) && isDigit(s[i]) {
+			return true
+		}
+	}
+}
+
+// stackFrame matches a frame of the stack traces runtimes print: Java and
+// .NET ("at pkg.Type.method(File.java:12)"), Python ("File "x.py", line
+// 3"), Go ("path/file.go:12 +0x1d"), Node ("at fn (file.js:1:2)").
+var stackFrame = regexp.MustCompile(`^\s+(?:at [\w$.<>/\\:\[\]-]+ ?\(.*\)|at [^\s]+:\d+:\d+|File ".*", line \d+|[^\s]+\.go:\d+(?: \+0x[0-9a-f]+)?)\s*$`)
+
+// isLogText reports a log or a stack trace: records a log layout finds
+// (time stamps, levels, JSON lines, logfmt), or several frames of a stack
+// trace, or lines Detect takes for machine output that are not code.
+// Stack traces are asked first: their frames look like code.
+func isLogText(v string, lines []string) bool {
+	frames := 0
+	for _, l := range lines {
+		if stackFrame.MatchString(l) {
+			if frames++; frames >= 3 {
+				return true
+			}
+		}
+	}
+	if strings.Contains(v, "Traceback (most recent call last):") {
+		return true
+	}
+	if lay := AnalyzeLog(v); lay.Records && !lay.byRepeats {
+		return true
+	}
+	return !isCodeText(lines) && Detect(v) == KindLog
+}
