@@ -79,8 +79,9 @@ const (
 	// maxDistinct bounds the distinct values counted per field.
 	maxDistinct = 1024
 	// mapKeyListChars: omitted map keys are listed when all fit in this,
-	// or in 1/32 of the document when that is more: the paths of a large
-	// API description are worth their room, a million ids are not.
+	// in 1/32 of the document or in 1/8 of the map's own text, whichever
+	// is more: the paths of an API description are worth their room (each
+	// names a large value), a million ids are not.
 	mapKeyListChars = 16000
 )
 
@@ -282,9 +283,10 @@ func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 	var list []string
 	listChars, listFull := 0, false
 	foldedMap := false // this object is the output of a map fold: "_keys" stays as it is
+	start, listCap := f.src.pos, max(f.keyChars, len(f.src.s)/8)
 	omit := func(name string) {
 		omitted++
-		if !listFull && listChars+len(name)+2 <= f.keyChars {
+		if !listFull && listChars+len(name)+2 <= listCap {
 			list = append(list, name)
 			listChars += len(name) + 2
 		} else {
@@ -366,8 +368,9 @@ func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 	}
 	if values != nil {
 		nd.add("_omitted_keys", scalarNode(kInt, strconv.Itoa(omitted)))
-		if len(list) > 0 && !listFull {
-			// All the omitted names, when they are few: paths of an API, say.
+		if len(list) > 0 && !listFull && listChars <= max(f.keyChars, (f.src.pos-start)/8) {
+			// All the omitted names, when they are few or small beside
+			// the values they name: the paths of an API, say.
 			nd.add("_keys", stringNode(strings.Join(list, ", ")))
 		}
 		nd.add("_value_schema", f.render(values, depth+1, nil))
