@@ -2,8 +2,10 @@ package stages
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // The log path for a text inside a document (a JSON string value that
@@ -21,13 +23,14 @@ var logPathNodes = func() []Node {
 	}
 }()
 
-// compactLogText runs the log nodes on text. A node that fails or loses a
-// protected region is undone; only cancellation is returned.
+// compactLogText runs the log nodes on text. A node that fails, panics,
+// loses a protected region or returns invalid UTF-8 is undone; only
+// cancellation is returned.
 func compactLogText(ctx context.Context, text string) (string, error) {
 	in := Input{Text: text, Kind: KindLog, Mode: ModeAlgorithmic, Log: AnalyzeLog(text)}
 	for _, nd := range logPathNodes {
 		stashed, stash := Protect(in.Text)
-		out, err := nd.Apply(ctx, Input{Text: stashed, Kind: in.Kind, Mode: in.Mode, Log: in.Log})
+		out, err := applySafely(ctx, nd, Input{Text: stashed, Kind: in.Kind, Mode: in.Mode, Log: in.Log})
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", ctx.Err()
@@ -37,11 +40,22 @@ func compactLogText(ctx context.Context, text string) (string, error) {
 		if out.Text == stashed {
 			continue
 		}
-		if restored, ok := stash.Restore(out.Text); ok {
+		if restored, ok := stash.Restore(out.Text); ok && utf8.ValidString(restored) {
 			in.Text = restored
 		}
 	}
 	return foldRepeatedTraces(in.Text), nil
+}
+
+// applySafely runs a node, turning a panic into an error: a value the log
+// path cannot fold stays as it is.
+func applySafely(ctx context.Context, nd Node, in Input) (out Outcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("node %s panicked: %v", nd.Key(), r)
+		}
+	}()
+	return nd.Apply(ctx, in)
 }
 
 // traceFolded names indented lines (a stack trace) printed before.
