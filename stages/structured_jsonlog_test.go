@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // genLog is a generated log: its text, a phrase of each template that must
@@ -245,4 +246,30 @@ func TestCompactLogTextCanceled(t *testing.T) {
 	if _, err := compactLogText(ctx, genLogs(1)[0].text); err == nil {
 		t.Error("canceled context not reported")
 	}
+}
+
+// FuzzCompactString: any string value compacts without a panic, to valid
+// UTF-8 shorter than the value, and a compacted value is not compacted
+// again.
+func FuzzCompactString(f *testing.F) {
+	for _, l := range genLogs(3) {
+		f.Add(l.text[:min(len(l.text), 4000)])
+	}
+	f.Add("Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n    main()\nValueError: bad")
+	f.Add("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n")
+	f.Fuzz(func(t *testing.T, v string) {
+		if !utf8.ValidString(v) || utf8.RuneCountInString(v) <= 160+truncSlack {
+			return // JSON strings decode to valid UTF-8; short ones are kept before
+		}
+		out, ok, err := compactString(context.Background(), v, 160)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return
+		}
+		if !utf8.ValidString(out) || len(out) >= len(v)+len(" …[0 chars]… ") {
+			t.Fatalf("bad output for %q: %q", v, out)
+		}
+	})
 }
