@@ -299,6 +299,26 @@ func after(starts []int, pos int) int {
 	return starts[lo]
 }
 
+// opensEditBody reports whether the lines after the fence line ending at
+// end open a SEARCH/REPLACE body: "<<<<<<< SEARCH" next, or after a
+// file-name line (aider's diff-fenced format).
+func opensEditBody(text string, end int) bool {
+	for range 2 {
+		if end+1 >= len(text) {
+			return false
+		}
+		next := text[end+1 : lineEndAt(text, end+1)]
+		if strings.HasPrefix(next, "<<<<<<< ") {
+			return true
+		}
+		if !isFileNameLine(next) {
+			return false
+		}
+		end += 1 + len(next)
+	}
+	return false
+}
+
 // lineEndAt returns the offset of the end of the line that starts at s.
 func lineEndAt(text string, s int) int {
 	if e := strings.IndexByte(text[s:], '\n'); e >= 0 {
@@ -325,6 +345,15 @@ func (idx *closerIndex) regionEnd(text string, start, end int) (int, bool, bool)
 		from := after(f.at, start)
 		if from < 0 {
 			return 0, false, false
+		}
+		if opensEditBody(text, end) {
+			// A SEARCH/REPLACE block may hold fences of its own (an edit
+			// of a Markdown file): it closes after its ">>>>>>> REPLACE".
+			if m := after(idx.merge, start); m >= 0 && m > from {
+				if from = after(f.at, m); from < 0 {
+					return 0, false, false
+				}
+			}
 		}
 		// after gives an offset; find its index among the closers.
 		i := indexOf(f.at, from)

@@ -248,3 +248,32 @@ func TestMarkdownDocWithH4IsNotAChat(t *testing.T) {
 		t.Errorf("a README detected as a transcript")
 	}
 }
+
+// TestAiderEditBlocksHoldingFences: an edit of a Markdown file holds
+// fences of its own inside SEARCH/REPLACE; the block stays whole, in the
+// whole and the diff-fenced formats.
+func TestAiderEditBlocksHoldingFences(t *testing.T) {
+	var b strings.Builder
+	var blocks []string
+	b.WriteString("\n# aider chat started at 2024-06-01 09:18:22\n\n")
+	for i := range 24 {
+		fmt.Fprintf(&b, "#### add a usage example for step %d to the docs  \n\nI'll add the example.\n\n", i)
+		var blk string
+		switch i % 3 {
+		case 0:
+			blk = fmt.Sprintf("README.md\n```markdown\n<<<<<<< SEARCH\n## Usage %d\n\nRun it.\n=======\n## Usage %d\n\nRun it:\n\n```bash\npython app.py --step %d\n```\n>>>>>>> REPLACE\n```", i, i, i)
+		case 1:
+			blk = fmt.Sprintf("```\ndocs/guide.md\n<<<<<<< SEARCH\n~~~sh\nmake\n~~~\n```sh\nmake\n```\n=======\n```sh\nmake all %d\n```\n>>>>>>> REPLACE\n```", i)
+		default:
+			blk = fmt.Sprintf("src/app.py\n```python\n<<<<<<< SEARCH\n    x = %d\n=======\n    x = %d\n>>>>>>> REPLACE\n```", i, i+1)
+		}
+		blocks = append(blocks, blk)
+		fmt.Fprintf(&b, "%s\n\n> Tokens: 2.1k sent, 300 received.  \n> Applied edit to README.md  \n> Commit %07x docs  \n\n", blk, i)
+	}
+	out, _ := compactAll(t, b.String())
+	for _, blk := range blocks {
+		if !strings.Contains(out, blk) {
+			t.Errorf("edit block lost or cut:\n%s", blk)
+		}
+	}
+}
