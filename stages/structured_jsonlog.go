@@ -47,6 +47,39 @@ func compactLogText(ctx context.Context, text string) (string, error) {
 	return foldRepeatedTraces(in.Text), nil
 }
 
+// markdownLines counts the lines that are Markdown list items, table rows
+// or headings.
+func markdownLines(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		t := strings.TrimLeft(l, " \t")
+		switch {
+		case strings.HasPrefix(t, "- "), strings.HasPrefix(t, "* "), strings.HasPrefix(t, "+ "),
+			strings.HasPrefix(t, "|"), strings.HasPrefix(t, "#"):
+			n++
+		default:
+			d := 0
+			for d < len(t) && isDigit(t[d]) {
+				d++
+			}
+			if d > 0 && d < len(t)-1 && (t[d] == '.' || t[d] == ')') && t[d+1] == ' ' {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func nonBlank(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // applySafely runs a node, turning a panic into an error: a value the log
 // path cannot fold stays as it is.
 func applySafely(ctx context.Context, nd Node, in Input) (out Outcome, err error) {
@@ -141,6 +174,9 @@ func isLogText(v string, lines []string) bool {
 	}
 	if strings.Contains(v, "Traceback (most recent call last):") {
 		return true
+	}
+	if markdownLines(lines)*2 >= nonBlank(lines) {
+		return false // a list or a table: its numbers and bars are no log columns
 	}
 	if lay := AnalyzeLog(v); lay.Records && !lay.byRepeats {
 		return true

@@ -214,7 +214,14 @@ func TestIsLogText(t *testing.T) {
 	}
 	code := "func main() {\n\tfor i := range 10 {\n\t\tfmt.Println(i)\n\t}\n}\n"
 	prose := strings.Repeat("The quick brown fox jumps over the lazy dog near the river bank.\n", 5)
-	for _, s := range []string{code, prose} {
+	var steps, table, bullets strings.Builder
+	table.WriteString("| Name | Type | Description |\n| --- | --- | --- |\n")
+	for i := range 12 {
+		fmt.Fprintf(&steps, "%d. Step %d of the set-up: create the token and store it.\n", i+1, i+1)
+		fmt.Fprintf(&table, "| `field_%d` | string | The field number %d |\n", i, i)
+		fmt.Fprintf(&bullets, "* `scope_%d`: grants access to area %d\n", i, i)
+	}
+	for _, s := range []string{code, prose, steps.String(), table.String(), bullets.String()} {
 		if isLogText(s, strings.Split(s, "\n")) {
 			t.Errorf("taken for a log:\n%s", s)
 		}
