@@ -259,3 +259,32 @@ func containsName(s, name string) bool {
 		i = j + 1
 	}
 }
+
+// TestStructuredJSONPathsListed: a mid-sized API description whose path
+// names outgrow 1/32 of the document still lists every path: each names a
+// large value.
+func TestStructuredJSONPathsListed(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	words := strings.Fields("account billing shipping contact display owner repo issue comment label milestone project")
+	w := func() string { return words[r.IntN(len(words))] }
+	paths := map[string]any{}
+	for i := range 700 {
+		p := fmt.Sprintf("/%ss/{%s_id}/%ss/{%s_id}/%ss/{%s_id}/%s%d", w(), w(), w(), w(), w(), w(), w(), i)
+		desc := make([]string, 60)
+		for k := range desc {
+			desc[k] = w()
+		}
+		paths[p] = map[string]any{"get": map[string]any{"operationId": fmt.Sprintf("op%d", i), "description": strings.Join(desc, " "),
+			"responses": map[string]any{"200": map[string]any{"description": "OK"}}}}
+	}
+	raw, _ := json.MarshalIndent(map[string]any{"openapi": "3.0.0", "paths": paths}, "", "  ")
+	_, got := runStructured(t, NewStructured(DefaultStructuredOptions()), string(raw), KindJSON)
+	for p := range paths {
+		if !containsName(got, p) {
+			t.Fatalf("path %s lost", p)
+		}
+	}
+	if len(got)*5 > len(raw) {
+		t.Errorf("output %d bytes of %d", len(got), len(raw))
+	}
+}
