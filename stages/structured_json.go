@@ -1135,6 +1135,9 @@ func compactString(ctx context.Context, v string, maxChars int) (string, bool, e
 		if err != nil || len(out) >= len(v) {
 			return "", false, err
 		}
+		if out = withTail(out, lines); len(out) >= len(v) {
+			return "", false, nil
+		}
 		return out, true, nil
 	}
 	if len(lines) >= 4 && isCodeText(lines) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -78,6 +79,28 @@ func nonBlank(lines []string) int {
 		}
 	}
 	return n
+}
+
+// tailLines: the last lines of a log string stay as they were logged.
+const tailLines = 3
+
+// withTail appends the last tailLines non-blank lines of the original
+// (lines) to out, under a marker, when the last of them is not in out as
+// it was logged: a step's output ends with why it failed, and folding
+// templates may have moved its last lines up into their first instance.
+func withTail(out string, lines []string) string {
+	var tail []string
+	for i := len(lines) - 1; i >= 0 && len(tail) < tailLines; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			tail = append(tail, lines[i])
+		}
+	}
+	slices.Reverse(tail)
+	if len(tail) == 0 || strings.Contains(out, tail[len(tail)-1]) {
+		return out // the last line shows as it was logged
+	}
+	t := strings.Join(tail, "\n")
+	return strings.TrimRight(out, "\n") + "\n" + foldMarker(len(tail), "end the log") + "\n" + t
 }
 
 // applySafely runs a node, turning a panic into an error: a value the log

@@ -246,6 +246,32 @@ func TestFoldRepeatedTraces(t *testing.T) {
 	}
 }
 
+// TestLogStringKeepsTail: a log whose last lines repeat a template still
+// ends with them as they were logged.
+func TestLogStringKeepsTail(t *testing.T) {
+	for _, l := range genLogs(4) {
+		lines := strings.Split(l.text, "\n")
+		v := strings.Join(lines[:len(lines)-1], "\n") // ends on ordinary records
+		out, ok, err := compactString(context.Background(), v, 160)
+		if err != nil || !ok {
+			t.Fatalf("%s: not compacted (%v)", l.name, err)
+		}
+		var tail []string
+		for i := len(lines) - 2; len(tail) < tailLines; i-- {
+			if strings.TrimSpace(lines[i]) != "" {
+				tail = append([]string{lines[i]}, tail...)
+			}
+		}
+		if !strings.HasSuffix(out, strings.Join(tail, "\n")) && !strings.Contains(out, tail[len(tail)-1]) {
+			t.Errorf("%s: tail lost:\n%s", l.name, out)
+		}
+		again, ok, _ := compactString(context.Background(), out, 160)
+		if ok && again != out {
+			t.Errorf("%s: compacted twice", l.name)
+		}
+	}
+}
+
 // TestCompactLogTextCanceled: a canceled context stops the log path.
 func TestCompactLogTextCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
