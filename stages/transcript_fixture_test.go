@@ -277,3 +277,63 @@ func TestAiderEditBlocksHoldingFences(t *testing.T) {
 		}
 	}
 }
+
+// sweAgentV1 generates a SWE-agent 1.0-style trajectory: every step
+// carries its query (the whole history so far), so the file grows with
+// the square of the steps.
+func sweAgentV1(steps int) (text, patch string) {
+	patch = "diff --git a/src/calc.py b/src/calc.py\nindex 1a2b3c4..5d6e7f8 100644\n--- a/src/calc.py\n+++ b/src/calc.py\n@@ -10,7 +10,9 @@ def div(a, b):\n-    return a / b\n+    if b == 0:\n+        raise CalcError(\"division by zero\")  \n+    return a / b\n"
+	history := []any{
+		map[string]any{"role": "system", "content": strings.Repeat("You are a helpful assistant. ", 200), "agent": "main", "message_type": "system_prompt"},
+		map[string]any{"role": "user", "content": "<uploaded_files>/repo</uploaded_files> Fix the division bug", "agent": "main", "message_type": "observation"},
+	}
+	var traj []any
+	for i := range steps {
+		thought := fmt.Sprintf("Let me look at line %d of calc.py to see the division.", i)
+		var obs strings.Builder
+		for k := range 150 {
+			fmt.Fprintf(&obs, "%d:    x = compute(a, b, %d)\n", k, i)
+		}
+		history = append(history,
+			map[string]any{"role": "assistant", "content": thought, "thought": thought, "action": "str_replace_editor view /repo/src/calc.py", "agent": "main", "message_type": "action"},
+			map[string]any{"role": "tool", "content": []any{map[string]any{"type": "text", "text": "OBSERVATION:\n" + obs.String()}}, "agent": "main", "message_type": "observation"})
+		traj = append(traj, map[string]any{"action": "str_replace_editor view /repo/src/calc.py", "observation": obs.String(), "response": thought, "thought": thought,
+			"execution_time": 0.1, "state": map[string]any{"working_dir": "/repo"}, "query": append([]any(nil), history...)})
+	}
+	doc := map[string]any{"trajectory": traj, "history": history, "environment": "main", "replay_config": "{}",
+		"info": map[string]any{"submission": patch, "exit_status": "submitted", "edited_files30": "[File: src/calc.py]\n1: x", "model_stats": map[string]any{"api_calls": steps}}}
+	raw, _ := json.MarshalIndent(doc, "", "  ")
+	return string(raw), patch
+}
+
+// TestSlimTrajectoryReadsTheSame: the slim reading of a trajectory gives
+// the turns and the final patch the full reading gives; a trajectory past
+// the size of a full reading keeps its final patch byte for byte.
+func TestSlimTrajectoryReadsTheSame(t *testing.T) {
+	text, patch := sweAgentV1(12)
+	var full any
+	if err := json.Unmarshal([]byte(text), &full); err != nil {
+		t.Fatal(err)
+	}
+	slim, ok := stages.SlimTrajectoryForTest(text)
+	if !ok {
+		t.Fatal("slim reading failed")
+	}
+	if a, b := stages.ChatTurnsForTest(full), stages.ChatTurnsForTest(slim); a != b {
+		t.Errorf("slim reading differs:\n--- full\n%s\n--- slim\n%s", a, b)
+	}
+	if testing.Short() {
+		return
+	}
+	big, _ := sweAgentV1(60) // past trajectoryMaxBytes
+	if len(big) <= 8<<20 {
+		t.Fatalf("trajectory of %d bytes is not past the full reading's bound", len(big))
+	}
+	out, kind := compactAll(t, big)
+	if kind != stages.KindTranscript {
+		t.Errorf("detected as %s", kind)
+	}
+	if !strings.Contains(out, patch) {
+		t.Error("final patch not kept byte for byte")
+	}
+}
