@@ -337,3 +337,32 @@ func TestSlimTrajectoryReadsTheSame(t *testing.T) {
 		t.Error("final patch not kept byte for byte")
 	}
 }
+
+// TestTrajectoryStepsFirst: SWE-agent writes its steps before its history
+// and info; with long steps neither is in the sample detection reads, yet
+// the run reads as a transcript and keeps its final patch byte for byte.
+func TestTrajectoryStepsFirst(t *testing.T) {
+	patch := "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+	var steps []any
+	for i := range 40 {
+		var obs strings.Builder
+		for k := range 300 {
+			fmt.Fprintf(&obs, "%d: line %d of the file\n", k, i)
+		}
+		steps = append(steps, map[string]any{"action": fmt.Sprintf("goto %d", i), "observation": obs.String(), "response": "DISCUSSION\nlook", "thought": "look"})
+	}
+	traj, _ := json.MarshalIndent(steps, "", "  ")
+	hist, _ := json.Marshal([]any{map[string]any{"role": "user", "content": "ISSUE: fix x"}})
+	info, _ := json.Marshal(map[string]any{"submission": patch, "exit_status": "submitted"})
+	text := `{"environment": "swe_main", "trajectory": ` + string(traj) + `, "history": ` + string(hist) + `, "info": ` + string(info) + "}"
+	if i := strings.Index(text, `"history"`); i < 64<<10 {
+		t.Fatalf("history at %d: inside the detection sample", i)
+	}
+	out, kind := compactAll(t, text)
+	if kind != stages.KindTranscript {
+		t.Errorf("detected as %s, want transcript", kind)
+	}
+	if !strings.Contains(out, patch) {
+		t.Error("final patch not kept byte for byte")
+	}
+}
