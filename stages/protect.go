@@ -129,7 +129,7 @@ func ProtectContext(ctx context.Context, text string) (string, *Stash, error) {
 			continue
 		}
 		start := lineStart
-		if edit && prevStart >= pos && isFileNameLine(text[prevStart:lineStart-1]) {
+		if edit && prevStart >= pos && namesEditedFile(text, prevStart, lineStart, lineEnd) {
 			start = prevStart
 		}
 		out.WriteString(text[pos:start])
@@ -297,6 +297,20 @@ func after(starts []int, pos int) int {
 		return -1
 	}
 	return starts[lo]
+}
+
+// namesEditedFile reports whether the line at prevStart names the file
+// of the block opening at lineStart: a file name, or above a
+// SEARCH/REPLACE body any one word (.gitignore, LICENSE), as aider reads
+// the line above the fence.
+func namesEditedFile(text string, prevStart, lineStart, lineEnd int) bool {
+	prev := text[prevStart : lineStart-1]
+	if isFileNameLine(prev) {
+		return true
+	}
+	search := strings.HasPrefix(text[lineStart:lineEnd], "<<<<<<< ") || opensEditBody(text, lineEnd)
+	name := strings.Trim(strings.TrimSpace(strings.TrimSuffix(prev, "\r")), "`*")
+	return search && name != "" && len(name) <= 200 && !strings.ContainsAny(name, " \t<>|\"'") && !strings.HasPrefix(name, "#")
 }
 
 // opensEditBody reports whether the lines after the fence line ending at

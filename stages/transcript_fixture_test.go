@@ -366,3 +366,29 @@ func TestTrajectoryStepsFirst(t *testing.T) {
 		t.Error("final patch not kept byte for byte")
 	}
 }
+
+// TestAiderEditedFileWithoutExtension: the line above a SEARCH/REPLACE
+// block names its file whatever the name looks like (requirements-dev,
+// CODEOWNERS, a dotfile), fenced or not; it stays with its block.
+func TestAiderEditedFileWithoutExtension(t *testing.T) {
+	names := []string{".env.production.example", "requirements-dev-extra", "Procfile.worker-jobs", "CODEOWNERS_backend", ".gitignore"}
+	var b strings.Builder
+	var blocks []string
+	b.WriteString("\n# aider chat started at 2024-06-01 09:18:22\n\n")
+	for i := range 40 {
+		f := names[i%len(names)]
+		fmt.Fprintf(&b, "#### ignore build output number %d  \n\nI'll update the file.\n\n", i)
+		blk := fmt.Sprintf("%s\n```\n<<<<<<< SEARCH\nbuild%d/\n=======\nbuild%d/\ndist/\n>>>>>>> REPLACE\n```", f, i, i)
+		if i%4 == 3 {
+			blk = fmt.Sprintf("%s\n<<<<<<< SEARCH\nold%d\n=======\nnew%d\n>>>>>>> REPLACE", f, i, i)
+		}
+		blocks = append(blocks, blk)
+		fmt.Fprintf(&b, "%s\n\n> Applied edit to %s  \n\n", blk, f)
+	}
+	out, _ := compactAll(t, b.String())
+	for _, blk := range blocks {
+		if !strings.Contains(out, blk) {
+			t.Errorf("edit block lost its file name or was cut:\n%s", blk)
+		}
+	}
+}
