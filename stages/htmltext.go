@@ -58,7 +58,7 @@ func (n structuredNode) htmlPage(ctx context.Context, text string) (string, bool
 		if title != "" && !strings.Contains(body, title) {
 			b.WriteString("# " + title + "\n")
 		}
-		b.WriteString(body)
+		b.WriteString(foldRunningHeads(body))
 		b.WriteString("\n\n")
 		d.renderShort(&b, b.String(), chars, n.opt.HTMLTopClasses)
 	} else {
@@ -447,4 +447,124 @@ var blockTags = map[atom.Atom]bool{
 	atom.P: true, atom.Section: true, atom.Summary: true, atom.Td: true, atom.Th: true, atom.Tr: true, atom.Ul: true,
 	atom.Caption: true, atom.Tbody: true, atom.Thead: true, atom.Tfoot: true, atom.Option: true,
 	atom.Button: true, atom.Label: true, // controls of an app shell: one item each
+}
+
+// pageMinLines: a preformatted block shorter than this is not a page.
+const pageMinLines = 20
+
+// foldRunningHeads drops the running heads and feet of paginated plain
+// text (RFCs, drafts, printed manuals served as one <pre> a page): a line
+// laid out in columns (title, date; author, page number) that opens or
+// closes three or more pages alike, digits aside, is kept where it first
+// stands and dropped from the other pages. Pages are fenced blocks of
+// pageMinLines or more, or the parts of one between form feeds.
+func foldRunningHeads(md string) string {
+	lines := strings.Split(md, "\n")
+	// edges: the indexes of each page's first and last non-blank lines.
+	var edges []int
+	addPage := func(from, to int) { // lines[from:to]
+		if to-from < pageMinLines {
+			return
+		}
+		first, last := -1, -1
+		for i := from; i < to; i++ {
+			if strings.Trim(lines[i], " \t\f\r") != "" {
+				if first < 0 {
+					first = i
+				}
+				last = i
+			}
+		}
+		if first >= 0 {
+			edges = append(edges, first)
+			if last != first {
+				edges = append(edges, last)
+			}
+		}
+	}
+	pages := 0
+	for i := 0; i < len(lines); i++ {
+		fence := fenceMarker(lines[i])
+		if fence == "" {
+			continue
+		}
+		start := i + 1
+		j := start
+		for j < len(lines) && strings.TrimSpace(lines[j]) != fence {
+			if strings.Contains(lines[j], "\f") {
+				addPage(start, j+1)
+				start = j + 1
+				pages++
+			}
+			j++
+		}
+		addPage(start, j)
+		pages++
+		i = j
+	}
+	if pages < 3 {
+		return md
+	}
+	key := func(l string) string {
+		var b strings.Builder
+		for _, f := range strings.Fields(strings.Trim(l, "\f")) {
+			b.WriteString(maskDigits(f) + " ")
+		}
+		return b.String()
+	}
+	count := map[string]int{}
+	for _, i := range edges {
+		count[key(lines[i])]++
+	}
+	drop := map[int]bool{}
+	kept := map[string]bool{}
+	for _, i := range edges {
+		k := key(lines[i])
+		if count[k] < 3 || !columnGap(strings.TrimSpace(lines[i])) {
+			continue
+		}
+		if !kept[k] {
+			kept[k] = true
+			continue
+		}
+		drop[i] = true
+	}
+	if len(drop) == 0 {
+		return md
+	}
+	out := make([]string, 0, len(lines))
+	for i, l := range lines {
+		if drop[i] {
+			if strings.Contains(l, "\f") {
+				out = append(out, "\f")
+			}
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// columnGap reports a gap of three or more blanks between words.
+func columnGap(s string) bool {
+	i := strings.Index(s, "   ")
+	return i > 0 && strings.TrimSpace(s[i:]) != ""
+}
+
+// maskDigits replaces each run of digits in s with one '0'.
+func maskDigits(s string) string {
+	var b strings.Builder
+	digits := false
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			if !digits {
+				b.WriteByte('0')
+			}
+			digits = true
+			continue
+		}
+		digits = false
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -241,3 +241,71 @@ func TestHTMLLayoutTable(t *testing.T) {
 		}
 	}
 }
+
+// paginatedPage generates plain text served one <pre> a page (or one
+// <pre> with form feeds): each page opens with a running head and closes
+// with a running foot that carries the page number.
+func paginatedPage(pages int, formFeeds bool, seed int) (page string, body []string) {
+	words := strings.Fields("the protocol server client request storage token folder document access bearer domain provider version")
+	var b strings.Builder
+	b.WriteString("<html><head><title>Draft</title></head><body><article><h1>remoteStorage draft</h1>")
+	if formFeeds {
+		b.WriteString("<pre>")
+	}
+	for p := 1; p <= pages; p++ {
+		if !formFeeds {
+			b.WriteString("<pre>")
+		}
+		fmt.Fprintf(&b, "\nInternet-Draft              remoteStorage%d                  December 2014\n\n", seed)
+		for l := range 40 {
+			line := fmt.Sprintf("   %s %s page %d line %d of the %s.", words[(p+l)%len(words)], words[(p*l+seed)%len(words)], p, l, words[l%len(words)])
+			body = append(body, line)
+			b.WriteString(line + "\n")
+		}
+		fmt.Fprintf(&b, "\nde Jong                                                         [Page %d]\n", p)
+		if formFeeds {
+			b.WriteString("\f")
+		} else {
+			b.WriteString("</pre>")
+		}
+	}
+	if formFeeds {
+		b.WriteString("</pre>")
+	}
+	b.WriteString("</article></body></html>")
+	return b.String(), body
+}
+
+// TestHTMLRunningHeadsFolded: the running head and foot of paginated
+// text stay once; every line of every page stays; short code blocks that
+// open alike are left alone.
+func TestHTMLRunningHeadsFolded(t *testing.T) {
+	node := NewStructured(DefaultStructuredOptions())
+	for _, ff := range []bool{false, true} {
+		for seed := range 3 {
+			page, body := paginatedPage(5+seed*3, ff, seed)
+			_, got := runStructured(t, node, page, KindHTML)
+			if n := strings.Count(got, "Internet-Draft"); n != 1 {
+				t.Errorf("form feeds %v seed %d: running head %d times, want 1", ff, seed, n)
+			}
+			if n := strings.Count(got, "[Page "); n != 1 {
+				t.Errorf("form feeds %v seed %d: running foot %d times, want 1", ff, seed, n)
+			}
+			for _, l := range body {
+				if !strings.Contains(got, l) {
+					t.Fatalf("form feeds %v seed %d: line lost: %q", ff, seed, l)
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("<html><body><article><h1>Tutorial</h1>")
+	for i := range 4 {
+		fmt.Fprintf(&b, "<p>Step %d of the tutorial explains what the code below does in some detail.</p><pre>import numpy   as np\nx = np.arange(%d)\nprint(x)   # step %d</pre>", i, i, i)
+	}
+	b.WriteString("</article></body></html>")
+	_, got := runStructured(t, node, b.String(), KindHTML)
+	if n := strings.Count(got, "import numpy   as np"); n != 4 {
+		t.Errorf("code blocks changed: first line %d times, want 4:\n%s", n, got)
+	}
+}

@@ -169,7 +169,7 @@ func protectRegions(ctx context.Context, text string) (string, *Stash, error) {
 			continue
 		}
 		start := lineStart
-		if edit && prevStart >= pos && isFileNameLine(text[prevStart:lineStart-1]) {
+		if edit && prevStart >= pos && namesEditedFile(text, prevStart, lineStart, lineEnd) {
 			start = prevStart
 		}
 		out.WriteString(text[pos:start])
@@ -339,6 +339,40 @@ func after(starts []int, pos int) int {
 	return starts[lo]
 }
 
+// namesEditedFile reports whether the line at prevStart names the file
+// of the block opening at lineStart: a file name, or above a
+// SEARCH/REPLACE body any one word (.gitignore, LICENSE), as aider reads
+// the line above the fence.
+func namesEditedFile(text string, prevStart, lineStart, lineEnd int) bool {
+	prev := text[prevStart : lineStart-1]
+	if isFileNameLine(prev) {
+		return true
+	}
+	search := strings.HasPrefix(text[lineStart:lineEnd], "<<<<<<< ") || opensEditBody(text, lineEnd)
+	name := strings.Trim(strings.TrimSpace(strings.TrimSuffix(prev, "\r")), "`*")
+	return search && name != "" && len(name) <= 200 && !strings.ContainsAny(name, " \t<>|\"'") && !strings.HasPrefix(name, "#")
+}
+
+// opensEditBody reports whether the lines after the fence line ending at
+// end open a SEARCH/REPLACE body: "<<<<<<< SEARCH" next, or after a
+// file-name line (aider's diff-fenced format).
+func opensEditBody(text string, end int) bool {
+	for range 2 {
+		if end+1 >= len(text) {
+			return false
+		}
+		next := text[end+1 : lineEndAt(text, end+1)]
+		if strings.HasPrefix(next, "<<<<<<< ") {
+			return true
+		}
+		if !isFileNameLine(next) {
+			return false
+		}
+		end += 1 + len(next)
+	}
+	return false
+}
+
 // lineEndAt returns the offset of the end of the line that starts at s.
 func lineEndAt(text string, s int) int {
 	if e := strings.IndexByte(text[s:], '\n'); e >= 0 {
@@ -365,6 +399,15 @@ func (idx *closerIndex) regionEnd(text string, start, end int) (int, bool, bool)
 		from := after(f.at, start)
 		if from < 0 {
 			return 0, false, false
+		}
+		if opensEditBody(text, end) {
+			// A SEARCH/REPLACE block may hold fences of its own (an edit
+			// of a Markdown file): it closes after its ">>>>>>> REPLACE".
+			if m := after(idx.merge, start); m >= 0 && m > from {
+				if from = after(f.at, m); from < 0 {
+					return 0, false, false
+				}
+			}
 		}
 		// after gives an offset; find its index among the closers.
 		i := indexOf(f.at, from)

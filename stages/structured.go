@@ -19,8 +19,10 @@ type StructuredOptions struct {
 	// with per-field summaries. A map keeps this many data-keyed entries.
 	ArraySamples int `yaml:"array_samples"`
 	// MaxStringChars: longer JSON strings are compacted by what they hold:
-	// patches and code stay whole, output keeps head, failures and tail,
-	// prose keeps head and tail within about this many characters.
+	// patches and code stay whole, a log or a stack trace goes through the
+	// log nodes (templates with counts, every failure, its last lines),
+	// other output keeps head, failures and tail, prose keeps head and
+	// tail within about this many characters.
 	MaxStringChars int `yaml:"max_string_chars"`
 	// MaxDepth: JSON containers nested deeper than this become a marker.
 	MaxDepth int `yaml:"max_depth"`

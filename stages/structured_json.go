@@ -79,8 +79,9 @@ const (
 	// maxDistinct bounds the distinct values counted per field.
 	maxDistinct = 1024
 	// mapKeyListChars: omitted map keys are listed when all fit in this,
-	// or in 1/32 of the document when that is more: the paths of a large
-	// API description are worth their room, a million ids are not.
+	// in 1/32 of the document or in 1/8 of the map's own text, whichever
+	// is more: the paths of an API description are worth their room (each
+	// names a large value), a million ids are not.
 	mapKeyListChars = 16000
 )
 
@@ -186,7 +187,7 @@ func (f *jsonFolder) fold(t jsonTok, depth int) (*jnode, error) {
 		}
 		return f.foldArray(depth)
 	case tokString:
-		return f.foldString(), nil
+		return f.foldString()
 	case tokInt:
 		return scalarNode(kInt, f.src.text()), nil
 	case tokFloat:
@@ -282,9 +283,10 @@ func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 	var list []string
 	listChars, listFull := 0, false
 	foldedMap := false // this object is the output of a map fold: "_keys" stays as it is
+	start, listCap := f.src.pos, max(f.keyChars, len(f.src.s)/8)
 	omit := func(name string) {
 		omitted++
-		if !listFull && listChars+len(name)+2 <= f.keyChars {
+		if !listFull && listChars+len(name)+2 <= listCap {
 			list = append(list, name)
 			listChars += len(name) + 2
 		} else {
@@ -366,8 +368,9 @@ func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 	}
 	if values != nil {
 		nd.add("_omitted_keys", scalarNode(kInt, strconv.Itoa(omitted)))
-		if len(list) > 0 && !listFull {
-			// All the omitted names, when they are few: paths of an API, say.
+		if len(list) > 0 && !listFull && listChars <= max(f.keyChars, (f.src.pos-start)/8) {
+			// All the omitted names, when they are few or small beside
+			// the values they name: the paths of an API, say.
 			nd.add("_keys", stringNode(strings.Join(list, ", ")))
 		}
 		nd.add("_value_schema", f.render(values, depth+1, nil))
@@ -543,7 +546,7 @@ func (f *jsonFolder) foldItem(text string, t jsonTok, depth int) (*jnode, error)
 		saved := f.src
 		defer func() { f.src = saved }()
 		f.src = &jsonSource{s: text, lit: text, esc: strings.IndexByte(text, '\\') >= 0}
-		return f.foldString(), nil
+		return f.foldString()
 	case tokInt:
 		return scalarNode(kInt, text), nil
 	case tokFloat:
@@ -1091,62 +1094,58 @@ func hasFoldMark(s string) bool {
 
 // foldString returns the last string token as it is, or compacted by what
 // it holds when it is long.
-func (f *jsonFolder) foldString() *jnode {
+func (f *jsonFolder) foldString() (*jnode, error) {
 	lit := f.src.text()
 	limit := f.opt.MaxStringChars + truncSlack
 	if len(lit) <= limit+2 {
-		return scalarNode(kString, lit)
+		return scalarNode(kString, lit), nil
 	}
 	v := f.src.str()
 	n := utf8.RuneCountInString(v)
 	if n <= limit {
-		return scalarNode(kString, lit)
+		return scalarNode(kString, lit), nil
 	}
 	if n >= f.opt.Base64MinChars {
 		if m, ok := base64Value(v, f.opt.Base64MinChars); ok {
-			return stringNode(m)
+			return stringNode(m), nil
 		}
 	}
-	if out, ok := compactString(v, f.opt.MaxStringChars); ok {
-		return stringNode(out)
+	out, ok, err := compactString(f.cc.ctx, v, f.opt.MaxStringChars)
+	if err != nil {
+		return nil, err
 	}
-	return scalarNode(kString, lit)
+	if ok {
+		return stringNode(out), nil
+	}
+	return scalarNode(kString, lit), nil
 }
 
 // compactString shortens a long string by what it is. ok is false for a
-// string kept whole: a diff or patch, code, or one compacted before.
-func compactString(v string, maxChars int) (string, bool) {
-	if hasFoldMark(v) || isPatchText(v) {
-		return "", false
+// string kept whole: a diff or patch, code, a log the log path cannot
+// shorten, or one compacted before.
+func compactString(ctx context.Context, v string, maxChars int) (string, bool, error) {
+	if hasFoldMark(v) || hasLogFoldMark(v) || isPatchText(v) {
+		return "", false, nil
 	}
 	lines := strings.Split(v, "\n")
+	if len(lines) >= 4 && isLogText(v, lines) {
+		// A log or a stack trace: the log path folds its templates and
+		// keeps its failures and its tail.
+		out, err := compactLogText(ctx, v)
+		if err != nil || len(out) >= len(v) {
+			return "", false, err
+		}
+		if out = withTail(out, lines); len(out) >= len(v) {
+			return "", false, nil
+		}
+		return out, true, nil
+	}
 	if len(lines) >= 4 && isCodeText(lines) {
-		return "", false
+		return "", false, nil
 	}
 	if len(lines) >= 12 {
-		// Output, a log or a stack trace: head, tail and failure lines.
-		const headLines, tailLines, signals = 4, 6, 20
-		var b strings.Builder
-		b.WriteString(strings.Join(lines[:headLines], "\n"))
-		skipped, kept := 0, 0
-		for _, l := range lines[headLines : len(lines)-tailLines] {
-			if kept < signals && isFailureLine(l) {
-				if skipped > 0 {
-					b.WriteString("\n…[" + strconv.Itoa(skipped) + " lines]…")
-					skipped = 0
-				}
-				b.WriteString("\n" + l)
-				kept++
-				continue
-			}
-			skipped++
-		}
-		if skipped > 0 {
-			b.WriteString("\n…[" + strconv.Itoa(skipped) + " lines]…")
-		}
-		b.WriteString("\n" + strings.Join(lines[len(lines)-tailLines:], "\n"))
-		if out := b.String(); len(out) < len(v) {
-			return out, true
+		if out := headFailuresTail(lines); len(out) < len(v) {
+			return out, true, nil
 		}
 	}
 	// Prose: head and tail, cut at word boundaries.
@@ -1154,7 +1153,33 @@ func compactString(v string, maxChars int) (string, bool) {
 	head, tail := maxChars*2/3, maxChars/3
 	h := wordCut(r[:head], false)
 	t := wordCut(r[len(r)-tail:], true)
-	return string(h) + " …[" + strconv.Itoa(len(r)-len(h)-len(t)) + " chars]… " + string(t), true
+	return string(h) + " …[" + strconv.Itoa(len(r)-len(h)-len(t)) + " chars]… " + string(t), true, nil
+}
+
+// headFailuresTail keeps the head, the tail and the failure lines of
+// output that is neither a log nor code (len(lines) >= 12).
+func headFailuresTail(lines []string) string {
+	const headLines, tailLines, signals = 4, 6, 20
+	var b strings.Builder
+	b.WriteString(strings.Join(lines[:headLines], "\n"))
+	skipped, kept := 0, 0
+	for _, l := range lines[headLines : len(lines)-tailLines] {
+		if kept < signals && isFailureLine(l) {
+			if skipped > 0 {
+				b.WriteString("\n…[" + strconv.Itoa(skipped) + " lines]…")
+				skipped = 0
+			}
+			b.WriteString("\n" + l)
+			kept++
+			continue
+		}
+		skipped++
+	}
+	if skipped > 0 {
+		b.WriteString("\n…[" + strconv.Itoa(skipped) + " lines]…")
+	}
+	b.WriteString("\n" + strings.Join(lines[len(lines)-tailLines:], "\n"))
+	return b.String()
 }
 
 // wordCut trims a partial word from the end (or, from start, the start) of r.

@@ -3,6 +3,7 @@ package stages
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,5 +113,178 @@ func TestIsDataKey(t *testing.T) {
 		if isDataKey(k) {
 			t.Errorf("%q is a field name", k)
 		}
+	}
+}
+
+// openAPIDoc generates an OpenAPI-like document: paths with templated
+// segments, operations with parameters, responses and examples, and
+// component schemas of many named properties.
+func openAPIDoc(seed uint64, paths, schemas int) map[string]any {
+	r := rand.New(rand.NewPCG(seed, 11))
+	words := strings.Fields("account billing shipping contact display owner repo issue comment label milestone project card team member org hook delivery release asset artifact workflow run job step check suite status deployment environment secret variable key token user email gist branch commit tree blob tag ref merge pull review thread reaction package version license topic")
+	w := func() string { return words[r.IntN(len(words))] }
+	prose := func(n int) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = w()
+		}
+		return strings.Join(s, " ") + "."
+	}
+	names := make([]string, schemas)
+	comps := map[string]any{}
+	for i := range names {
+		names[i] = fmt.Sprintf("%s%s%d", strings.ToUpper(w()[:1]), w(), i)
+	}
+	// Schemas share their property definitions, as in published APIs
+	// (id, url, created_at are defined alike in many schemas).
+	pool := map[string]any{}
+	var poolNames []string
+	for len(pool) < 250 {
+		p := map[string]any{"description": prose(4 + r.IntN(16))}
+		switch r.IntN(4) {
+		case 0:
+			p["type"], p["example"] = "string", "https://api.example.com/"+w()+"/"+fmt.Sprint(r.IntN(999))
+		case 1:
+			p["type"], p["example"] = "integer", r.IntN(1e6)
+		case 2:
+			p["type"], p["items"] = "array", map[string]any{"$ref": "#/components/schemas/" + names[r.IntN(len(names))]}
+		default:
+			p["type"], p["format"], p["nullable"] = "string", "date-time", true
+		}
+		name := w() + "_" + w()
+		if _, dup := pool[name]; !dup {
+			pool[name] = p
+			poolNames = append(poolNames, name)
+		}
+	}
+	for _, n := range names {
+		props := map[string]any{}
+		for range 4 + r.IntN(60) {
+			k := poolNames[r.IntN(len(poolNames))]
+			props[k] = pool[k]
+		}
+		comps[n] = map[string]any{"title": n, "description": prose(15), "type": "object", "properties": props}
+	}
+	ps := map[string]any{}
+	for i := range paths {
+		var segs []string
+		for range 1 + r.IntN(5) {
+			segs = append(segs, w()+"s")
+			if r.IntN(2) == 0 {
+				segs = append(segs, "{"+w()+"_id}")
+			}
+		}
+		ops := map[string]any{}
+		for _, m := range []string{"get", "post", "delete"}[:1+r.IntN(3)] {
+			ref := names[r.IntN(len(names))]
+			ex := map[string]any{}
+			for k := range comps[ref].(map[string]any)["properties"].(map[string]any) {
+				if len(ex) < 10 {
+					ex[k] = w()
+				}
+			}
+			ops[m] = map[string]any{
+				"summary": prose(6), "description": prose(20 + r.IntN(60)), "operationId": fmt.Sprintf("%s/%s-%d", w(), m, i), "tags": []string{w()},
+				"parameters": []any{map[string]any{"name": w() + "_id", "in": "path", "required": true, "schema": map[string]any{"type": "integer"}}},
+				"responses": map[string]any{
+					"200": map[string]any{"description": "Response", "content": map[string]any{"application/json": map[string]any{
+						"schema": map[string]any{"$ref": "#/components/schemas/" + ref}, "examples": map[string]any{"default": map[string]any{"value": ex}}}}},
+					"404": map[string]any{"$ref": "#/components/responses/not_found"},
+				},
+			}
+		}
+		ps["/"+strings.Join(segs, "/")] = ops
+	}
+	return map[string]any{"openapi": "3.0.3", "info": map[string]any{"title": "Example", "version": "1.1.4"}, "paths": ps,
+		"components": map[string]any{"schemas": comps, "responses": map[string]any{"not_found": map[string]any{"description": "Not found"}}}}
+}
+
+// TestStructuredJSONOpenAPI: on a large OpenAPI-like document every key
+// name survives (path templates, schema and property names) at ratio
+// <= 0.45, as published documents are printed (indented).
+func TestStructuredJSONOpenAPI(t *testing.T) {
+	node := NewStructured(DefaultStructuredOptions())
+	for seed := range uint64(2) {
+		v := openAPIDoc(seed, 300, 120)
+		raw, _ := json.MarshalIndent(v, "", "  ")
+		_, got := runStructured(t, node, string(raw), KindJSON)
+		keys := map[string]bool{}
+		var walk func(x any)
+		walk = func(x any) {
+			switch x := x.(type) {
+			case map[string]any:
+				for k, e := range x {
+					keys[k] = true
+					walk(e)
+				}
+			case []any:
+				for _, e := range x {
+					walk(e)
+				}
+			}
+		}
+		var back any
+		_ = json.Unmarshal(raw, &back)
+		walk(back)
+		for k := range keys {
+			// As the scorer finds a key: not inside a longer name.
+			if !containsName(got, k) {
+				t.Errorf("seed %d: key %q lost", seed, k)
+			}
+		}
+		if r := float64(Chars(got)) / float64(Chars(string(raw))); r > 0.45 {
+			t.Errorf("seed %d: ratio %.3f > 0.45", seed, r)
+		} else {
+			t.Logf("seed %d: %d keys, ratio %.3f", seed, len(keys), r)
+		}
+	}
+}
+
+// containsName reports whether name occurs in s with no word character or
+// '-' right before or after it.
+func containsName(s, name string) bool {
+	word := func(c byte) bool {
+		return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+	}
+	for i := 0; ; {
+		j := strings.Index(s[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(name)
+		if (j == 0 || !word(s[j-1])) && (end == len(s) || !word(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+// TestStructuredJSONPathsListed: a mid-sized API description whose path
+// names outgrow 1/32 of the document still lists every path: each names a
+// large value.
+func TestStructuredJSONPathsListed(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	words := strings.Fields("account billing shipping contact display owner repo issue comment label milestone project")
+	w := func() string { return words[r.IntN(len(words))] }
+	paths := map[string]any{}
+	for i := range 700 {
+		p := fmt.Sprintf("/%ss/{%s_id}/%ss/{%s_id}/%ss/{%s_id}/%s%d", w(), w(), w(), w(), w(), w(), w(), i)
+		desc := make([]string, 60)
+		for k := range desc {
+			desc[k] = w()
+		}
+		paths[p] = map[string]any{"get": map[string]any{"operationId": fmt.Sprintf("op%d", i), "description": strings.Join(desc, " "),
+			"responses": map[string]any{"200": map[string]any{"description": "OK"}}}}
+	}
+	raw, _ := json.MarshalIndent(map[string]any{"openapi": "3.0.0", "paths": paths}, "", "  ")
+	_, got := runStructured(t, NewStructured(DefaultStructuredOptions()), string(raw), KindJSON)
+	for p := range paths {
+		if !containsName(got, p) {
+			t.Fatalf("path %s lost", p)
+		}
+	}
+	if len(got)*5 > len(raw) {
+		t.Errorf("output %d bytes of %d", len(got), len(raw))
 	}
 }

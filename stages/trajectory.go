@@ -36,7 +36,67 @@ const (
 	longTurnChars = 8000
 	// toolKeepChars: tool output up to this long is kept whole.
 	toolKeepChars = 1200
+	// slimTrajectoryMaxBytes bounds a larger trajectory read for only the
+	// fields the transcript shows (see slimTrajectory).
+	slimTrajectoryMaxBytes = 128 << 20
 )
+
+// slimStep is what a trajectory step shows: not the prompt it was sent
+// ("query", the whole history again at every step) nor its state.
+type slimStep struct {
+	Action      any `json:"action"`
+	Observation any `json:"observation"`
+	Response    any `json:"response"`
+	Thought     any `json:"thought"`
+}
+
+// slimTrajectory decodes a large agent trajectory (an object) into the
+// fields chatTurns reads, so its tree costs what the transcript shows.
+// The class: SWE-agent runs that repeat their history in every step's
+// query, megabytes over what is said once.
+func slimTrajectory(text string) (any, bool) {
+	var doc struct {
+		Trajectory   []slimStep `json:"trajectory"`
+		History      []any      `json:"history"`
+		Messages     []any      `json:"messages"`
+		Events       []any      `json:"events"`
+		Conversation []any      `json:"conversation"`
+		Info         struct {
+			Submission any `json:"submission"`
+			ExitStatus any `json:"exit_status"`
+		} `json:"info"`
+		TestResult any `json:"test_result"`
+		ModelPatch any `json:"model_patch"`
+		GitPatch   any `json:"git_patch"`
+		Patch      any `json:"patch"`
+		FinalPatch any `json:"final_patch"`
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, false
+	}
+	v := map[string]any{}
+	if len(doc.Trajectory) > 0 {
+		steps := make([]any, len(doc.Trajectory))
+		for i, st := range doc.Trajectory {
+			steps[i] = map[string]any{"action": str(st.Action), "observation": str(st.Observation), "response": str(st.Response), "thought": str(st.Thought)}
+		}
+		v["trajectory"] = steps
+	}
+	for key, list := range map[string][]any{"history": doc.History, "messages": doc.Messages, "events": doc.Events, "conversation": doc.Conversation} {
+		if len(list) > 0 {
+			v[key] = list
+		}
+	}
+	v["info"] = map[string]any{"submission": doc.Info.Submission, "exit_status": doc.Info.ExitStatus}
+	for key, x := range map[string]any{"test_result": doc.TestResult, "model_patch": doc.ModelPatch, "git_patch": doc.GitPatch, "patch": doc.Patch, "final_patch": doc.FinalPatch} {
+		if x != nil {
+			v[key] = x
+		}
+	}
+	return v, true
+}
 
 type chatTurn struct {
 	role string
@@ -47,14 +107,21 @@ type chatTurn struct {
 // renderChatJSON renders a JSON chat or trajectory. ok is false when text
 // is not one.
 func renderChatJSON(text string) (string, bool) {
-	if len(text) > trajectoryMaxBytes || !isJSONChat(text[:min(len(text), transcriptSampleBytes)]) {
+	if len(text) > slimTrajectoryMaxBytes || !isJSONChat(text[:min(len(text), transcriptSampleBytes)]) {
 		return "", false
 	}
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
-		return "", false
+	if len(text) > trajectoryMaxBytes {
+		var ok bool
+		if v, ok = slimTrajectory(text); !ok {
+			return "", false
+		}
+	} else {
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return "", false
+		}
 	}
 	turns, final, status := chatTurns(v)
 	if len(turns) == 0 && final == "" {

@@ -248,3 +248,147 @@ func TestMarkdownDocWithH4IsNotAChat(t *testing.T) {
 		t.Errorf("a README detected as a transcript")
 	}
 }
+
+// TestAiderEditBlocksHoldingFences: an edit of a Markdown file holds
+// fences of its own inside SEARCH/REPLACE; the block stays whole, in the
+// whole and the diff-fenced formats.
+func TestAiderEditBlocksHoldingFences(t *testing.T) {
+	var b strings.Builder
+	var blocks []string
+	b.WriteString("\n# aider chat started at 2024-06-01 09:18:22\n\n")
+	for i := range 24 {
+		fmt.Fprintf(&b, "#### add a usage example for step %d to the docs  \n\nI'll add the example.\n\n", i)
+		var blk string
+		switch i % 3 {
+		case 0:
+			blk = fmt.Sprintf("README.md\n```markdown\n<<<<<<< SEARCH\n## Usage %d\n\nRun it.\n=======\n## Usage %d\n\nRun it:\n\n```bash\npython app.py --step %d\n```\n>>>>>>> REPLACE\n```", i, i, i)
+		case 1:
+			blk = fmt.Sprintf("```\ndocs/guide.md\n<<<<<<< SEARCH\n~~~sh\nmake\n~~~\n```sh\nmake\n```\n=======\n```sh\nmake all %d\n```\n>>>>>>> REPLACE\n```", i)
+		default:
+			blk = fmt.Sprintf("src/app.py\n```python\n<<<<<<< SEARCH\n    x = %d\n=======\n    x = %d\n>>>>>>> REPLACE\n```", i, i+1)
+		}
+		blocks = append(blocks, blk)
+		fmt.Fprintf(&b, "%s\n\n> Tokens: 2.1k sent, 300 received.  \n> Applied edit to README.md  \n> Commit %07x docs  \n\n", blk, i)
+	}
+	out, _ := compactAll(t, b.String())
+	for _, blk := range blocks {
+		if !strings.Contains(out, blk) {
+			t.Errorf("edit block lost or cut:\n%s", blk)
+		}
+	}
+}
+
+// sweAgentV1 generates a SWE-agent 1.0-style trajectory: every step
+// carries its query (the whole history so far), so the file grows with
+// the square of the steps.
+func sweAgentV1(steps int) (text, patch string) {
+	patch = "diff --git a/src/calc.py b/src/calc.py\nindex 1a2b3c4..5d6e7f8 100644\n--- a/src/calc.py\n+++ b/src/calc.py\n@@ -10,7 +10,9 @@ def div(a, b):\n-    return a / b\n+    if b == 0:\n+        raise CalcError(\"division by zero\")  \n+    return a / b\n"
+	history := []any{
+		map[string]any{"role": "system", "content": strings.Repeat("You are a helpful assistant. ", 200), "agent": "main", "message_type": "system_prompt"},
+		map[string]any{"role": "user", "content": "<uploaded_files>/repo</uploaded_files> Fix the division bug", "agent": "main", "message_type": "observation"},
+	}
+	var traj []any
+	for i := range steps {
+		thought := fmt.Sprintf("Let me look at line %d of calc.py to see the division.", i)
+		var obs strings.Builder
+		for k := range 150 {
+			fmt.Fprintf(&obs, "%d:    x = compute(a, b, %d)\n", k, i)
+		}
+		history = append(history,
+			map[string]any{"role": "assistant", "content": thought, "thought": thought, "action": "str_replace_editor view /repo/src/calc.py", "agent": "main", "message_type": "action"},
+			map[string]any{"role": "tool", "content": []any{map[string]any{"type": "text", "text": "OBSERVATION:\n" + obs.String()}}, "agent": "main", "message_type": "observation"})
+		traj = append(traj, map[string]any{"action": "str_replace_editor view /repo/src/calc.py", "observation": obs.String(), "response": thought, "thought": thought,
+			"execution_time": 0.1, "state": map[string]any{"working_dir": "/repo"}, "query": append([]any(nil), history...)})
+	}
+	doc := map[string]any{"trajectory": traj, "history": history, "environment": "main", "replay_config": "{}",
+		"info": map[string]any{"submission": patch, "exit_status": "submitted", "edited_files30": "[File: src/calc.py]\n1: x", "model_stats": map[string]any{"api_calls": steps}}}
+	raw, _ := json.MarshalIndent(doc, "", "  ")
+	return string(raw), patch
+}
+
+// TestSlimTrajectoryReadsTheSame: the slim reading of a trajectory gives
+// the turns and the final patch the full reading gives; a trajectory past
+// the size of a full reading keeps its final patch byte for byte.
+func TestSlimTrajectoryReadsTheSame(t *testing.T) {
+	text, patch := sweAgentV1(12)
+	var full any
+	if err := json.Unmarshal([]byte(text), &full); err != nil {
+		t.Fatal(err)
+	}
+	slim, ok := stages.SlimTrajectoryForTest(text)
+	if !ok {
+		t.Fatal("slim reading failed")
+	}
+	if a, b := stages.ChatTurnsForTest(full), stages.ChatTurnsForTest(slim); a != b {
+		t.Errorf("slim reading differs:\n--- full\n%s\n--- slim\n%s", a, b)
+	}
+	if testing.Short() {
+		return
+	}
+	big, _ := sweAgentV1(60) // past trajectoryMaxBytes
+	if len(big) <= 8<<20 {
+		t.Fatalf("trajectory of %d bytes is not past the full reading's bound", len(big))
+	}
+	out, kind := compactAll(t, big)
+	if kind != stages.KindTranscript {
+		t.Errorf("detected as %s", kind)
+	}
+	if !strings.Contains(out, patch) {
+		t.Error("final patch not kept byte for byte")
+	}
+}
+
+// TestTrajectoryStepsFirst: SWE-agent writes its steps before its history
+// and info; with long steps neither is in the sample detection reads, yet
+// the run reads as a transcript and keeps its final patch byte for byte.
+func TestTrajectoryStepsFirst(t *testing.T) {
+	patch := "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+	var steps []any
+	for i := range 40 {
+		var obs strings.Builder
+		for k := range 300 {
+			fmt.Fprintf(&obs, "%d: line %d of the file\n", k, i)
+		}
+		steps = append(steps, map[string]any{"action": fmt.Sprintf("goto %d", i), "observation": obs.String(), "response": "DISCUSSION\nlook", "thought": "look"})
+	}
+	traj, _ := json.MarshalIndent(steps, "", "  ")
+	hist, _ := json.Marshal([]any{map[string]any{"role": "user", "content": "ISSUE: fix x"}})
+	info, _ := json.Marshal(map[string]any{"submission": patch, "exit_status": "submitted"})
+	text := `{"environment": "swe_main", "trajectory": ` + string(traj) + `, "history": ` + string(hist) + `, "info": ` + string(info) + "}"
+	if i := strings.Index(text, `"history"`); i < 64<<10 {
+		t.Fatalf("history at %d: inside the detection sample", i)
+	}
+	out, kind := compactAll(t, text)
+	if kind != stages.KindTranscript {
+		t.Errorf("detected as %s, want transcript", kind)
+	}
+	if !strings.Contains(out, patch) {
+		t.Error("final patch not kept byte for byte")
+	}
+}
+
+// TestAiderEditedFileWithoutExtension: the line above a SEARCH/REPLACE
+// block names its file whatever the name looks like (requirements-dev,
+// CODEOWNERS, a dotfile), fenced or not; it stays with its block.
+func TestAiderEditedFileWithoutExtension(t *testing.T) {
+	names := []string{".env.production.example", "requirements-dev-extra", "Procfile.worker-jobs", "CODEOWNERS_backend", ".gitignore"}
+	var b strings.Builder
+	var blocks []string
+	b.WriteString("\n# aider chat started at 2024-06-01 09:18:22\n\n")
+	for i := range 40 {
+		f := names[i%len(names)]
+		fmt.Fprintf(&b, "#### ignore build output number %d  \n\nI'll update the file.\n\n", i)
+		blk := fmt.Sprintf("%s\n```\n<<<<<<< SEARCH\nbuild%d/\n=======\nbuild%d/\ndist/\n>>>>>>> REPLACE\n```", f, i, i)
+		if i%4 == 3 {
+			blk = fmt.Sprintf("%s\n<<<<<<< SEARCH\nold%d\n=======\nnew%d\n>>>>>>> REPLACE", f, i, i)
+		}
+		blocks = append(blocks, blk)
+		fmt.Fprintf(&b, "%s\n\n> Applied edit to %s  \n\n", blk, f)
+	}
+	out, _ := compactAll(t, b.String())
+	for _, blk := range blocks {
+		if !strings.Contains(out, blk) {
+			t.Errorf("edit block lost its file name or was cut:\n%s", blk)
+		}
+	}
+}

@@ -45,6 +45,10 @@ func isJSONChat(head string) bool {
 	switch {
 	case jsonTrajectory.MatchString(head) && (strings.Contains(head, `"history"`) || strings.Contains(head, `"info"`)):
 		return true
+	case jsonTrajectory.MatchString(head) && strings.Contains(head, `"action"`) && strings.Contains(head, `"observation"`):
+		// Steps first (SWE-agent writes the trajectory before its history
+		// and info): steps of actions and what they observed.
+		return true
 	case len(jsonRole.FindAllStringIndex(head, 2)) == 2 && strings.Contains(head, `"content"`):
 		return true
 	case len(jsonAgentEvent.FindAllStringIndex(head, 2)) == 2 && (strings.Contains(head, `"action"`) || strings.Contains(head, `"observation"`)):
