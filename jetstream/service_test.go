@@ -142,19 +142,28 @@ func TestServiceCompactAndGetRoundTrip(t *testing.T) {
 	if si.Name != ServiceName || si.Version != "1.2.3" || !strings.Contains(strings.Join(subjects, " "), "jc.compact") || !strings.Contains(strings.Join(subjects, " "), "jc.get") {
 		t.Errorf("service info: %s %s, endpoints %v", si.Name, si.Version, subjects)
 	}
-	stats, err := f.nc.RequestWithContext(ctx, "$SRV.STATS."+ServiceName, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ss micro.Stats
-	if err := json.Unmarshal(stats.Data, &ss); err != nil {
-		t.Fatal(err)
-	}
+	// micro counts a request once its handler returns, which is after the
+	// reply went out: poll until the last one is counted.
+	want := 2 + len(refs) + 1
 	requests := 0
-	for _, e := range ss.Endpoints {
-		requests += e.NumRequests
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		stats, err := f.nc.RequestWithContext(ctx, "$SRV.STATS."+ServiceName, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ss micro.Stats
+		if err := json.Unmarshal(stats.Data, &ss); err != nil {
+			t.Fatal(err)
+		}
+		requests = 0
+		for _, e := range ss.Endpoints {
+			requests += e.NumRequests
+		}
+		if requests >= want || time.Now().After(deadline) {
+			break
+		}
 	}
-	if want := 2 + len(refs) + 1; requests != want {
+	if requests != want {
 		t.Errorf("stats count %d requests, want %d", requests, want)
 	}
 }
