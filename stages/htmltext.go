@@ -366,11 +366,16 @@ func skipForText(nd *html.Node, visible bool) bool {
 
 // renderShort writes the digest's structure in two or three lines: size
 // and landmarks, recurring classes, custom properties and counts.
-// Headings (and the title) the article does not hold are listed on a line
-// of their own: they say what else the page offers.
+// Headings h1-h3 (and the title) the article does not hold are listed on a
+// line of their own: they say what else the page offers.
 func (d *htmlDigest) renderShort(b *strings.Builder, article string, chars, topClasses int) {
 	var others []string
 	for _, h := range d.headings {
+		if strings.HasPrefix(h, "####") {
+			// h4-h6 outside the article title cards, teasers and footer
+			// columns, not the sections of the page.
+			continue
+		}
 		text := strings.TrimLeft(strings.TrimPrefix(h, "title: "), "# ")
 		if !strings.Contains(article, text) {
 			others = append(others, digestText(text))
