@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	"golang.org/x/net/html"
@@ -110,6 +111,13 @@ func readableArticle(doc *html.Node) (title, body string) {
 	}()
 	p := readability.NewParser()
 	p.MaxElemsToParse = htmlMaxElements
+	if denseScript(doc) {
+		// Chinese, Japanese and Korean text says in 200 characters what
+		// takes 500 in a Latin script: a short brief there is an article,
+		// not a reason to retry without the filters (which lets a long
+		// comment thread win).
+		p.CharThresholds = 200
+	}
 	if !p.CheckDocument(doc) {
 		// Readability's own test: no run of paragraph text long enough.
 		return "", ""
@@ -127,6 +135,27 @@ func readableArticle(doc *html.Node) (title, body string) {
 		body = "by " + by + "\n\n" + body
 	}
 	return title, body
+}
+
+// denseScript reports a page whose readable text is mostly Han, kana or
+// Hangul: more than half of its letters.
+func denseScript(doc *html.Node) bool {
+	dense, letters := 0, 0
+	for c := doc; c != nil; c = nextHTMLNode(c, doc) {
+		if c.Type != html.TextNode || c.Parent == nil || skipForText(c.Parent, false) {
+			continue
+		}
+		for _, r := range c.Data {
+			switch {
+			case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
+				dense++
+				letters++
+			case unicode.IsLetter(r):
+				letters++
+			}
+		}
+	}
+	return dense*2 > letters
 }
 
 // mdWriter renders HTML as compact Markdown: blocks separated by one
