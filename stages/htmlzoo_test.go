@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 // The HTML zoo: generated article pages in varied boilerplate, so the
@@ -58,6 +60,9 @@ func (g *zooGen) sentence() string {
 			x = strings.ToUpper(string([]rune(x)[:1])) + string([]rune(x)[1:])
 		}
 		b.WriteString(x)
+		if i == n/3 && g.lang != "zh" && g.r.Intn(2) == 0 {
+			b.WriteByte(',')
+		}
 		if i == n/2 {
 			// a number makes each sentence distinct
 			fmt.Fprintf(&b, " %d", g.seq*7+g.r.Intn(5))
@@ -116,6 +121,21 @@ func (g *zooGen) boil(words int) string {
 	return s
 }
 
+// comment is the text of one comment: boilerplate words, or with
+// zooProseComments sentences with commas, as people write them.
+func (g *zooGen) comment(flags int) string {
+	if flags&zooProseComments == 0 {
+		return g.boil(15 + g.r.Intn(40))
+	}
+	var s []string
+	for i := 0; i < 1+g.r.Intn(4); i++ {
+		x := strings.Replace(g.boilText(6+g.r.Intn(10)), " ", ", ", 1)
+		g.p.boiler = append(g.p.boiler, x)
+		s = append(s, x+".")
+	}
+	return strings.Join(s, " ")
+}
+
 func (g *zooGen) cls(base string) string {
 	if g.r.Intn(2) == 0 {
 		return fmt.Sprintf("css-%x%x", g.r.Intn(1<<20), g.r.Intn(1<<12))
@@ -125,13 +145,18 @@ func (g *zooGen) cls(base string) string {
 
 // Variant flags.
 const (
-	zooDivSoup     = 1 << iota // no <article>/<main>: div soup
-	zooBR                      // paragraphs separated by <br><br>
-	zooShort                   // three paragraphs only
-	zooLongComment             // a long comment thread
-	zooHidden                  // hidden duplicate blocks and consent dialogs
-	zooSplit                   // article split over sibling divs with ads between
-	zooLinkyProse              // article paragraphs rich in inline links
+	zooDivSoup       = 1 << iota // no <article>/<main>: div soup
+	zooBR                        // paragraphs separated by <br><br>
+	zooShort                     // three paragraphs only
+	zooLongComment               // a long comment thread
+	zooHidden                    // hidden duplicate blocks and consent dialogs
+	zooSplit                     // article split over sibling divs with ads between
+	zooLinkyProse                // article paragraphs rich in inline links
+	zooDivText                   // paragraph text straight in <div>s, no <p>
+	zooOneLine                   // news style: one sentence a paragraph
+	zooCustom                    // AMP-like custom elements wrap the paragraphs
+	zooLayout                    // an old layout table holds the article
+	zooProseComments             // comments written in full sentences with commas
 )
 
 func zooArticle(seed int64, lang string, flags int) zooPage {
@@ -156,6 +181,10 @@ func zooArticle(seed int64, lang string, flags int) zooPage {
 	open, close := "<main><article>", "</article></main>"
 	if flags&zooDivSoup != 0 {
 		open, close = fmt.Sprintf(`<div class=%q><div class=%q>`, g.cls("wrap"), g.cls("col")), "</div></div>"
+	}
+	if flags&zooLayout != 0 {
+		open = fmt.Sprintf(`<table width="100%%"><tr><td class=%q><a href=/>Home</a><br><a href=/n>%s</a></td><td>`, g.cls("left"), g.boil(3))
+		close = "</td></tr></table>"
 	}
 	b.WriteString(open)
 	w("<h1>%s</h1>", title)
@@ -182,7 +211,13 @@ func zooArticle(seed int64, lang string, flags int) zooPage {
 			g.note(h)
 			w(`<h2 id="s%d">%s</h2>`, i, h)
 		}
-		if flags&zooBR != 0 {
+		if flags&zooDivText != 0 {
+			w("<div class=%q>%s</div>\n", g.cls("t"), g.para(2+r.Intn(3)))
+		} else if flags&zooOneLine != 0 {
+			w("<p>%s</p>\n", g.para(1))
+		} else if flags&zooCustom != 0 {
+			w("<amp-fx-flying-carpet><x-text-block class=%q><p>%s</p></x-text-block></amp-fx-flying-carpet>\n", g.cls("b"), g.para(2+r.Intn(3)))
+		} else if flags&zooBR != 0 {
 			w("%s<br><br>\n", g.para(2+r.Intn(3)))
 		} else if flags&zooLinkyProse != 0 {
 			p := g.para(2 + r.Intn(3))
@@ -242,7 +277,7 @@ func zooArticle(seed int64, lang string, flags int) zooPage {
 	}
 	w(`<section class=%q id=comments><h3>%d Comments</h3>`, g.cls("comments"), nc)
 	for i := 0; i < nc; i++ {
-		w(`<div class=%q><span class=author>user%d</span><time>2h</time><p>%s</p><a href=#>Reply</a> <a href=#>Report</a></div>`, g.cls("comment"), i, g.boil(15+r.Intn(40)))
+		w(`<div class=%q><span class=author>user%d</span><time>2h</time><p>%s</p><a href=#>Reply</a> <a href=#>Report</a></div>`, g.cls("comment"), i, g.comment(flags))
 	}
 	w(`</section><noscript><p>%s</p></noscript>`, g.boil(12))
 	w(`<footer class=%q>`, g.cls("footer"))
@@ -266,9 +301,28 @@ var zooDump = os.Getenv("ZOO_DUMP")
 const zooDigestChars = 400
 
 type zooResult struct {
-	kept, total   int
-	ratio, vsText float64 // output over input; output over article text plus zooDigestChars
-	boilerShare   float64
+	kept, total            int
+	ratio, vsText          float64 // output over input; output over article text plus zooDigestChars
+	boilerShare            float64
+	headings, headingsKept int
+}
+
+// zooHeadings are the texts of title, h1, h2 and h3 as the scorer reads
+// them: whitespace folded, three characters or more.
+func zooHeadings(page string) []string {
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for c := doc; c != nil; c = nextHTMLNode(c, doc) {
+		if c.Type == html.ElementNode && (c.Data == "title" || c.Data == "h1" || c.Data == "h2" || c.Data == "h3") {
+			if h := foldSpace(nodeText(c)); len([]rune(h)) >= 3 {
+				out = append(out, h)
+			}
+		}
+	}
+	return out
 }
 
 func measureZoo(t *testing.T, p zooPage) zooResult {
@@ -286,8 +340,17 @@ func measureZoo(t *testing.T, p zooPage) zooResult {
 			r.kept++
 		}
 	}
+	for _, h := range zooHeadings(p.html) {
+		r.headings++
+		if strings.Contains(flat, h) {
+			r.headingsKept++
+		}
+	}
 	boiler := 0
 	for _, s := range p.boiler {
+		if !strings.Contains(p.html, s) {
+			t.Fatalf("generator: boilerplate %q not in the page", s)
+		}
 		if strings.Contains(flat, s) {
 			boiler += len([]rune(s))
 		}
@@ -313,6 +376,12 @@ var zooVariants = []struct {
 	{"split", zooSplit | zooDivSoup},
 	{"linky", zooLinkyProse},
 	{"linky-divsoup", zooLinkyProse | zooDivSoup},
+	{"divtext", zooDivText | zooDivSoup},
+	{"oneline", zooOneLine},
+	{"oneline-divsoup-comments", zooOneLine | zooDivSoup | zooLongComment | zooProseComments},
+	{"custom", zooCustom | zooDivSoup},
+	{"layout", zooLayout},
+	{"short-prose-comments", zooShort | zooDivSoup | zooLongComment | zooProseComments},
 }
 
 // TestHTMLZoo: generated article pages in every variant, language and a
@@ -327,12 +396,15 @@ func TestHTMLZoo(t *testing.T) {
 				p := zooArticle(seed, lang, v.flags)
 				r := measureZoo(t, p)
 				name := fmt.Sprintf("%s/%s/%d", v.name, lang, seed)
-				t.Logf("%s: kept %d/%d ratio %.3f vsText %.2f boiler %.2f", name, r.kept, r.total, r.ratio, r.vsText, r.boilerShare)
+				t.Logf("%s: kept %d/%d ratio %.3f vsText %.2f boiler %.2f headings %d/%d", name, r.kept, r.total, r.ratio, r.vsText, r.boilerShare, r.headingsKept, r.headings)
 				if r.kept*10 < r.total*9 {
 					t.Errorf("%s: %d of %d article sentences kept, want >= 90%%", name, r.kept, r.total)
 				}
 				if r.ratio > 0.12 && r.vsText > 1.3 {
 					t.Errorf("%s: ratio %.3f and %.2fx the article text", name, r.ratio, r.vsText)
+				}
+				if r.headingsKept < r.headings {
+					t.Errorf("%s: %d of %d headings kept", name, r.headingsKept, r.headings)
 				}
 				if r.boilerShare > 0.10 {
 					t.Errorf("%s: boilerplate is %.0f%% of the output", name, 100*r.boilerShare)
