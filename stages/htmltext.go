@@ -118,7 +118,7 @@ func readableArticle(doc *html.Node) (title, body string) {
 		// comment thread win).
 		p.CharThresholds = 200
 	}
-	if !p.CheckDocument(doc) {
+	if !p.CheckDocument(doc) && !shortParagraphProse(doc) {
 		// Readability's own test: no run of paragraph text long enough.
 		return "", ""
 	}
@@ -137,6 +137,81 @@ func readableArticle(doc *html.Node) (title, body string) {
 	return title, body
 }
 
+// Articles of short paragraphs (news briefs, wire copy, one sentence a
+// paragraph) fail readability's test, which counts only paragraphs of
+// 140 characters or more. proseMinParagraphs sentence-like paragraphs
+// holding proseMinChars between them make a page an article too.
+const (
+	proseMinParagraphs = 5
+	proseMinChars      = 300
+	proseMinParagraph  = 40 // characters: shorter is a label or a caption
+)
+
+// shortParagraphProse reports a page with proseMinParagraphs or more
+// distinct paragraphs that read as sentences: visible <p>s outside lists, forms and
+// navigation, of proseMinParagraph characters or more, ending as a
+// sentence ends.
+func shortParagraphProse(doc *html.Node) bool {
+	n, chars := 0, 0
+	seen := map[string]bool{}
+	for c := doc; c != nil; c = nextHTMLNode(c, doc) {
+		if c.Type != html.ElementNode || c.DataAtom != atom.P || !proseContext(c) {
+			continue
+		}
+		t := foldSpace(nodeText(c))
+		w := proseWidth(t)
+		if w < proseMinParagraph || !strings.ContainsRune(".!?。！？…\"”»)", []rune(t)[len([]rune(t))-1]) {
+			continue
+		}
+		if k := maskDigits(t); !seen[k] {
+			// A listing repeats one template a card; an article's
+			// paragraphs differ.
+			seen[k] = true
+			n++
+			chars += w
+		}
+		if n >= proseMinParagraphs && chars >= proseMinChars {
+			return true
+		}
+	}
+	return false
+}
+
+// proseWidth counts a Han, kana or Hangul character twice: it says about
+// what two Latin letters do.
+func proseWidth(s string) int {
+	w := 0
+	for _, r := range s {
+		w++
+		if isDense(r) {
+			w++
+		}
+	}
+	return w
+}
+
+func isDense(r rune) bool {
+	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// proseContext reports a paragraph that is neither hidden nor in a list,
+// form, navigation or template.
+func proseContext(p *html.Node) bool {
+	for a := p; a != nil; a = a.Parent {
+		if a.Type != html.ElementNode {
+			continue
+		}
+		switch a.DataAtom {
+		case atom.Li, atom.Form, atom.Nav, atom.Template, atom.Noscript, atom.Button, atom.Label:
+			return false
+		}
+		if skipForText(a, true) || strings.Contains(strings.ReplaceAll(attr(a, "style"), " ", ""), "display:none") {
+			return false
+		}
+	}
+	return true
+}
+
 // denseScript reports a page whose readable text is mostly Han, kana or
 // Hangul: more than half of its letters.
 func denseScript(doc *html.Node) bool {
@@ -147,7 +222,7 @@ func denseScript(doc *html.Node) bool {
 		}
 		for _, r := range c.Data {
 			switch {
-			case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
+			case isDense(r):
 				dense++
 				letters++
 			case unicode.IsLetter(r):
