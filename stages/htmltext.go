@@ -83,6 +83,9 @@ func (n structuredNode) htmlPage(ctx context.Context, text string) (string, bool
 				fence = fenceMarker(line)
 			case k != "" && seen[k]:
 				continue
+			case k == "" && strings.HasSuffix(b.String(), "\n\n"):
+				// The blank lines around dropped repeats fold to one.
+				continue
 			default:
 				seen[k] = true
 			}
