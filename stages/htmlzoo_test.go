@@ -510,3 +510,22 @@ func TestHTMLShortParagraphArticle(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLArticleInlineControls: a label inside an article's sentence
+// does not break it (readability drops buttons itself).
+func TestHTMLArticleInlineControls(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><head><title>Settings guide</title></head><body><nav><a href="/">Home</a></nav><article><h1>Keeping your settings</h1>`)
+	for i := range 6 {
+		fmt.Fprintf(&b, "<p>Step %d of the guide explains at length how the settings page stores each choice you make, and why a choice is lost when the browser closes before it is saved.</p>\n", i+1)
+	}
+	b.WriteString(`<p>When you are done, press <button>Save</button> to keep the changes, or tick <label>Remember me</label> to stay signed in on this computer.</p></article></body></html>`)
+	node := NewStructured(DefaultStructuredOptions())
+	_, got := runStructured(t, node, b.String(), KindHTML)
+	flat := strings.Join(strings.Fields(got), " ")
+	for _, s := range []string{"tick Remember me to stay signed in"} {
+		if !strings.Contains(flat, s) {
+			t.Errorf("sentence broken at a control: %q\n%s", s, got)
+		}
+	}
+}
