@@ -148,23 +148,26 @@ const (
 	proseMinParagraphs = 5
 	proseMinChars      = 300
 	proseMinParagraph  = 40 // characters: shorter is a label or a caption
+	// proseMaxBrText bounds the text read under <br> parents, which
+	// nest: deep nesting must not cost the square of the page.
+	proseMaxBrText = 1 << 22
 )
 
 // shortParagraphProse reports a page with proseMinParagraphs or more
-// distinct paragraphs that read as sentences: visible <p>s outside lists, forms and
-// navigation, of proseMinParagraph characters or more, ending as a
-// sentence ends.
+// distinct paragraphs that read as sentences: visible <p>s (or runs of
+// text between <br>s) outside lists, forms and navigation, of
+// proseMinParagraph characters or more, ending as a sentence ends.
 func shortParagraphProse(doc *html.Node) bool {
 	n, chars := 0, 0
 	seen := map[string]bool{}
-	for c := doc; c != nil; c = nextHTMLNode(c, doc) {
-		if c.Type != html.ElementNode || c.DataAtom != atom.P || !proseContext(c) {
-			continue
-		}
-		t := foldSpace(nodeText(c))
+	brParents := map[*html.Node]bool{}
+	brRead := 0
+	// paragraph counts one paragraph's text; it reports enough prose.
+	paragraph := func(t string) bool {
+		t = foldSpace(t)
 		w := proseWidth(t)
 		if w < proseMinParagraph || !strings.ContainsRune(".!?。！？…\"”»)", []rune(t)[len([]rune(t))-1]) {
-			continue
+			return false
 		}
 		if k := maskDigits(t); !seen[k] {
 			// A listing repeats one template a card; an article's
@@ -173,8 +176,28 @@ func shortParagraphProse(doc *html.Node) bool {
 			n++
 			chars += w
 		}
-		if n >= proseMinParagraphs && chars >= proseMinChars {
-			return true
+		return n >= proseMinParagraphs && chars >= proseMinChars
+	}
+	for c := doc; c != nil; c = nextHTMLNode(c, doc) {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		switch {
+		case c.DataAtom == atom.P && proseContext(c):
+			if paragraph(nodeText(c)) {
+				return true
+			}
+		case c.DataAtom == atom.Br && c.Parent != nil && c.Parent.DataAtom != atom.P && !brParents[c.Parent] && brRead < proseMaxBrText && proseContext(c.Parent):
+			// Paragraphs as runs of text between <br>s (old layouts,
+			// forum posts), in a div or a table cell.
+			brParents[c.Parent] = true
+			text := nodeText(c.Parent)
+			brRead += len(text)
+			for _, line := range strings.Split(text, "\n") {
+				if paragraph(line) {
+					return true
+				}
+			}
 		}
 	}
 	return false

@@ -412,6 +412,9 @@ var zooVariants = []struct {
 	{"oneline-divsoup-comments", zooOneLine | zooDivSoup | zooLongComment | zooProseComments},
 	{"custom", zooCustom | zooDivSoup},
 	{"layout", zooLayout},
+	{"layout-br", zooLayout | zooBR},
+	{"layout-br-terse", zooLayout | zooBR | zooTerse},
+	{"divtext-terse-comments", zooDivText | zooDivSoup | zooTerse | zooLongComment | zooProseComments},
 	{"short-prose-comments", zooShort | zooDivSoup | zooLongComment | zooProseComments},
 }
 
