@@ -532,3 +532,23 @@ func TestHTMLArticleInlineControls(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLNestedBreaksBounded: nested containers that each hold a <br>
+// are read once each up to a budget, so the short-paragraph test costs in
+// proportion to the page, not to the sum of the nested subtrees.
+func TestHTMLNestedBreaksBounded(t *testing.T) {
+	page := func(n int) *html.Node {
+		line := strings.Repeat("short words ", 200)
+		doc, err := html.Parse(strings.NewReader("<html><body>" + strings.Repeat("<div>"+line+"<br>", n) + "end"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	small, big := page(200), page(400)
+	a := allocated(func() { shortParagraphProse(small) })
+	b := allocated(func() { shortParagraphProse(big) })
+	if float64(b) > 2.5*float64(a) && b > 64<<20 {
+		t.Errorf("2x the nesting allocates %.1fx (%d bytes)", float64(b)/float64(a), b)
+	}
+}
