@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	"golang.org/x/net/html"
@@ -82,6 +83,9 @@ func (n structuredNode) htmlPage(ctx context.Context, text string) (string, bool
 				fence = fenceMarker(line)
 			case k != "" && seen[k]:
 				continue
+			case k == "" && strings.HasSuffix(b.String(), "\n\n"):
+				// The blank lines around dropped repeats fold to one.
+				continue
 			default:
 				seen[k] = true
 			}
@@ -110,7 +114,14 @@ func readableArticle(doc *html.Node) (title, body string) {
 	}()
 	p := readability.NewParser()
 	p.MaxElemsToParse = htmlMaxElements
-	if !p.CheckDocument(doc) {
+	if denseScript(doc) {
+		// Chinese, Japanese and Korean text says in 200 characters what
+		// takes 500 in a Latin script: a short brief there is an article,
+		// not a reason to retry without the filters (which lets a long
+		// comment thread win).
+		p.CharThresholds = 200
+	}
+	if !p.CheckDocument(doc) && !shortParagraphProse(doc) {
 		// Readability's own test: no run of paragraph text long enough.
 		return "", ""
 	}
@@ -127,6 +138,125 @@ func readableArticle(doc *html.Node) (title, body string) {
 		body = "by " + by + "\n\n" + body
 	}
 	return title, body
+}
+
+// Articles of short paragraphs (news briefs, wire copy, one sentence a
+// paragraph) fail readability's test, which counts only paragraphs of
+// 140 characters or more. proseMinParagraphs sentence-like paragraphs
+// holding proseMinChars between them make a page an article too.
+const (
+	proseMinParagraphs = 5
+	proseMinChars      = 300
+	proseMinParagraph  = 40 // characters: shorter is a label or a caption
+	// proseMaxBrText bounds the text read under <br> parents, which
+	// nest: deep nesting must not cost the square of the page.
+	proseMaxBrText = 1 << 22
+)
+
+// shortParagraphProse reports a page with proseMinParagraphs or more
+// distinct paragraphs that read as sentences: visible <p>s (or runs of
+// text between <br>s) outside lists, forms and navigation, of
+// proseMinParagraph characters or more, ending as a sentence ends.
+func shortParagraphProse(doc *html.Node) bool {
+	n, chars := 0, 0
+	seen := map[string]bool{}
+	brParents := map[*html.Node]bool{}
+	brRead := 0
+	// paragraph counts one paragraph's text; it reports enough prose.
+	paragraph := func(t string) bool {
+		t = foldSpace(t)
+		w := proseWidth(t)
+		if w < proseMinParagraph || !strings.ContainsRune(".!?。！？…\"”»)", []rune(t)[len([]rune(t))-1]) {
+			return false
+		}
+		if k := maskDigits(t); !seen[k] {
+			// A listing repeats one template a card; an article's
+			// paragraphs differ.
+			seen[k] = true
+			n++
+			chars += w
+		}
+		return n >= proseMinParagraphs && chars >= proseMinChars
+	}
+	for c := doc; c != nil; c = nextHTMLNode(c, doc) {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		switch {
+		case c.DataAtom == atom.P && proseContext(c):
+			if paragraph(nodeText(c)) {
+				return true
+			}
+		case c.DataAtom == atom.Br && c.Parent != nil && c.Parent.DataAtom != atom.P && !brParents[c.Parent] && brRead < proseMaxBrText && proseContext(c.Parent):
+			// Paragraphs as runs of text between <br>s (old layouts,
+			// forum posts), in a div or a table cell.
+			brParents[c.Parent] = true
+			text := nodeText(c.Parent)
+			brRead += len(text)
+			for _, line := range strings.Split(text, "\n") {
+				if paragraph(line) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// proseWidth counts a Han, kana or Hangul character twice: it says about
+// what two Latin letters do.
+func proseWidth(s string) int {
+	w := 0
+	for _, r := range s {
+		w++
+		if isDense(r) {
+			w++
+		}
+	}
+	return w
+}
+
+func isDense(r rune) bool {
+	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// proseContext reports a paragraph that is neither hidden nor in a list,
+// form, navigation or template.
+func proseContext(p *html.Node) bool {
+	for a := p; a != nil; a = a.Parent {
+		if a.Type != html.ElementNode {
+			continue
+		}
+		switch a.DataAtom {
+		case atom.Li, atom.Form, atom.Nav, atom.Template, atom.Noscript, atom.Button, atom.Label:
+			return false
+		}
+		if skipForText(a, true) || strings.Contains(strings.ReplaceAll(attr(a, "style"), " ", ""), "display:none") {
+			return false
+		}
+	}
+	return true
+}
+
+// denseScript reports a page whose readable text is mostly Han, kana or
+// Hangul: more than half of its letters.
+func denseScript(doc *html.Node) bool {
+	dense, letters := 0, 0
+	for c := doc; c != nil; c = nextHTMLNode(c, doc) {
+		if c.Type != html.TextNode || c.Parent == nil || skipForText(c.Parent, false) {
+			continue
+		}
+		for _, r := range c.Data {
+			switch {
+			case isDense(r):
+				dense++
+				letters++
+			case unicode.IsLetter(r):
+				letters++
+			}
+		}
+	}
+	return dense*2 > letters
 }
 
 // mdWriter renders HTML as compact Markdown: blocks separated by one
@@ -366,11 +496,16 @@ func skipForText(nd *html.Node, visible bool) bool {
 
 // renderShort writes the digest's structure in two or three lines: size
 // and landmarks, recurring classes, custom properties and counts.
-// Headings (and the title) the article does not hold are listed on a line
-// of their own: they say what else the page offers.
+// Headings h1-h3 (and the title) the article does not hold are listed on a
+// line of their own: they say what else the page offers.
 func (d *htmlDigest) renderShort(b *strings.Builder, article string, chars, topClasses int) {
 	var others []string
 	for _, h := range d.headings {
+		if strings.HasPrefix(h, "####") {
+			// h4-h6 outside the article title cards, teasers and footer
+			// columns, not the sections of the page.
+			continue
+		}
 		text := strings.TrimLeft(strings.TrimPrefix(h, "title: "), "# ")
 		if !strings.Contains(article, text) {
 			others = append(others, digestText(text))
