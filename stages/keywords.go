@@ -175,6 +175,7 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 	var contEnd []int32
 	var diff []bool
 	delta := make([]int32, nl+1)
+	var seenWarnings map[string]bool
 	for i := 0; i < nl; i++ {
 		if score[i] <= 0 {
 			continue
@@ -182,6 +183,18 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 		keep[i] = true
 		if score[i] < 2 {
 			continue
+		}
+		// Repeated warnings (a compiler's hundred "unused variable"s):
+		// the first of a template keeps its context, the rest stand alone.
+		if score[i] == 2 {
+			if seenWarnings == nil {
+				seenWarnings = map[string]bool{}
+			}
+			k := warningTemplate(x.line(i))
+			if seenWarnings[k] {
+				continue
+			}
+			seenWarnings[k] = true
 		}
 		if sub == nil {
 			sub, subPos = substantialIndex(x)
@@ -242,6 +255,33 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 			keep[i] = true
 		}
 	}
+}
+
+// warningTemplate is a line with its digit runs and quoted names masked:
+// the warnings of one kind share it ("unused variable 'tmp'" at any place).
+func warningTemplate(line string) string {
+	b := make([]byte, 0, len(line))
+	quote := byte(0)
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+				b = append(b, c)
+			}
+		case c == '\'' || c == '`' || c == '"':
+			quote = c
+			b = append(b, c)
+		case isDigit(c):
+			if len(b) == 0 || b[len(b)-1] != '0' {
+				b = append(b, '0')
+			}
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // longContextLine is the longest line, in bytes, kept as context.
