@@ -434,3 +434,28 @@ func TestBuildZooSteps(t *testing.T) {
 		}
 	}
 }
+
+// A failure far above the exit: 400 lines of passing output after it, well
+// past the failing step's kept tail. Each reason survives on its own words.
+func TestBuildZooReasonFarFromExit(t *testing.T) {
+	for di, d := range append(append([]buildDialect{}, buildDialects...), zooDialects...) {
+		for fi, f := range zooFailures {
+			r := rand.New(rand.NewSource(int64(di*1000 + fi)))
+			var b strings.Builder
+			d.step(&b, "npm ci", zooNoise(r, 200), 0)
+			block, reasons := f.gen(r)
+			out := append(zooNoise(r, 100), strings.Split(strings.TrimSuffix(block, "\n"), "\n")...)
+			d.step(&b, "make test", append(out, zooNoise(r, 400)...), 1)
+			got := defaultChain(t, b.String())
+			for _, rs := range reasons {
+				ls := strings.Split(rs, "\n")
+				for j := range ls {
+					ls[j] = d.prefix + ls[j]
+				}
+				if !keptLoosely(got, strings.Join(ls, "\n")) {
+					t.Errorf("%s/%s: reason lost: %q", d.name, f.name, rs)
+				}
+			}
+		}
+	}
+}

@@ -545,8 +545,9 @@ var signalClasses = [...]signalClass{
 	// Access and connection refused (registries, servers, package mirrors).
 	{"denied", 3, false, []string{"denied", "refused", "forbidden", "unauthorized", "rejected",
 		"disconnected"}},
-	// A step that ran out of time (runners, test timeouts, health checks).
-	{"timeout", 3, false, []string{"timeout", "timed out"}},
+	// A step that ran out of time or another limit (runners, test timeouts,
+	// health checks, "context deadline exceeded", "quota exceeded").
+	{"timeout", 3, false, []string{"timeout", "timed out", "exceeded"}},
 	// An exit status reported in words (shells, CI runners); a zero status is no failure.
 	{"exit status", 3, false, []string{"exited with", "exit code", "exit status", "non zero"}},
 	// Merge and dependency conflicts (git, package resolvers).
