@@ -306,12 +306,24 @@ func zooNoise(r *rand.Rand, n int) []string {
 // zooLog writes a failed build in a dialect ending in a failure, and
 // returns it with the reasons, prefixed as the dialect writes them.
 func zooLog(d buildDialect, f zooFailure, seed int64) (string, []string) {
+	return zooLogWith(d, f, seed, nil)
+}
+
+// zooLogWith is zooLog with the failure block and its reasons rewritten
+// by tf (colours, say) when tf is not nil.
+func zooLogWith(d buildDialect, f zooFailure, seed int64, tf func(string) string) (string, []string) {
 	r := rand.New(rand.NewSource(seed))
 	var b strings.Builder
 	for _, s := range []string{"npm ci", "cargo build --release", "./gradlew assemble"} {
 		d.step(&b, s, zooNoise(r, 150+r.Intn(150)), 0)
 	}
 	block, reasons := f.gen(r)
+	if tf != nil {
+		block = tf(block)
+		for i := range reasons {
+			reasons[i] = tf(reasons[i])
+		}
+	}
 	out := zooNoise(r, 100+r.Intn(200))
 	out = append(out, strings.Split(strings.TrimSuffix(block, "\n"), "\n")...)
 	for i := 0; i < 2+r.Intn(5); i++ {
@@ -457,5 +469,52 @@ func TestBuildZooReasonFarFromExit(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+var zooColorWords = regexp.MustCompile(`(?i)\b(error|failed|fail|panic|fatal|killed)\b`)
+
+// zooColor paints failure words red and cargo's span arrow blue, as
+// coloured tools print them (the sample's labels hold such escapes).
+func zooColor(s string) string {
+	s = zooColorWords.ReplaceAllString(s, "\x1b[1;31m$1\x1b[0m")
+	return strings.ReplaceAll(s, "-->", "\x1b[0m\x1b[1m\x1b[38;5;12m-->\x1b[0m")
+}
+
+// The zoo written by Windows runners (CRLF) and by coloured tools (ANSI
+// escapes in the failure and its reasons): reasons kept, noise folded.
+func TestBuildZooTransforms(t *testing.T) {
+	crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+	for _, tc := range []struct {
+		name     string
+		block    func(string) string // the failure block and reasons
+		whole    func(string) string // the whole log
+		tfReason func(string) string
+	}{
+		{"crlf", nil, crlf, crlf},
+		{"ansi", zooColor, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for di, d := range append(append([]buildDialect{}, buildDialects...), zooDialects...) {
+				for fi, f := range zooFailures {
+					in, reasons := zooLogWith(d, f, int64(di*1000+fi*10), tc.block)
+					if tc.whole != nil {
+						in = tc.whole(in)
+					}
+					out := defaultChain(t, in)
+					for _, rs := range reasons {
+						if tc.tfReason != nil {
+							rs = tc.tfReason(rs)
+						}
+						if !keptLoosely(out, rs) {
+							t.Errorf("%s/%s: reason lost: %q", d.name, f.name, rs)
+						}
+					}
+					if zooKnownGaps[d.name] == "" && len(out) > len(in)/4 {
+						t.Errorf("%s/%s: %d of %d bytes kept", d.name, f.name, len(out), len(in))
+					}
+				}
+			}
+		})
 	}
 }
