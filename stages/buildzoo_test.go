@@ -518,3 +518,20 @@ func TestBuildZooTransforms(t *testing.T) {
 		})
 	}
 }
+
+// Crates named like failures ("failure", "quick-error") in cargo's
+// progress lines are no signal; a compile error naming one still is.
+func TestBuildZooCargoBanners(t *testing.T) {
+	for _, l := range []string{"   Compiling failure v0.1.8", "   Compiling quick-error v2.0.1",
+		"  Downloaded error-chain v0.12.4", "    Checking panic-message v0.3.0 (/src/panic-message)"} {
+		if s := lineSignal(l); s != 0 {
+			t.Errorf("lineSignal(%q) = %d, want 0", l, s)
+		}
+	}
+	for _, l := range []string{"error: could not compile `failure` (lib) due to 2 previous errors",
+		"Compiling failed: out of memory"} {
+		if s := lineSignal(l); s < 3 {
+			t.Errorf("lineSignal(%q) = %d, want 3", l, s)
+		}
+	}
+}

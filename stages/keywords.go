@@ -673,10 +673,23 @@ var signalMarks = [...]string{"✖", "✗", "❌", "✘"}
 // was skipped, whatever its name says ("rejects invalid input ... OK").
 func lineSignal(line string) int {
 	s := rawSignal(line)
-	if s >= 1 && passed(line) {
+	if s >= 1 && (passed(line) || cargoBanner(line)) {
 		return 0
 	}
 	return s
+}
+
+// cargoBanner reports cargo's progress line for a crate ("   Compiling
+// quick-error v2.0.1"): the crate's name is no verdict, whatever it says.
+func cargoBanner(line string) bool {
+	verb, rest, ok := strings.Cut(strings.TrimLeft(line, " "), " ")
+	switch verb {
+	case "Compiling", "Checking", "Downloaded", "Documenting", "Fresh":
+	default:
+		return false
+	}
+	f := strings.Fields(rest)
+	return ok && len(f) >= 2 && len(f[1]) > 1 && f[1][0] == 'v' && isDigit(f[1][1])
 }
 
 // passed reports a line that ends with a passing verdict (OK, PASSED, ✓) or
