@@ -535,3 +535,20 @@ func TestBuildZooCargoBanners(t *testing.T) {
 		}
 	}
 }
+
+// A compiler warning whose quoted code names an error is a warning; a
+// failure tag before the word "warning:" still makes a failure.
+func TestBuildZooWarningsQuotingErrors(t *testing.T) {
+	for _, l := range []string{"warning: unused import: `std::error::Error`",
+		"src/util.c:12:7: warning: unused variable 'error' [-Wunused-variable]",
+		"2024-05-01T10:00:00.1234567Z warning: field `panic` is never read"} {
+		if s := lineSignal(l); s != 2 {
+			t.Errorf("lineSignal(%q) = %d, want 2", l, s)
+		}
+	}
+	for _, l := range []string{"error: unused variable 'x' (warning: treated as error)", "FAILED: warning: deprecated flag"} {
+		if s := lineSignal(l); s != 3 {
+			t.Errorf("lineSignal(%q) = %d, want 3", l, s)
+		}
+	}
+}

@@ -676,7 +676,31 @@ func lineSignal(line string) int {
 	if s >= 1 && (passed(line) || cargoBanner(line)) {
 		return 0
 	}
+	if s == 3 && warningTagged(line) {
+		return 2
+	}
 	return s
+}
+
+// warningTagged reports a diagnostic the tool itself calls a warning
+// ("warning: unused import: `std::error::Error`", "x.c:3:1: warning:
+// unused variable 'error'"), no failure tag before it: failure words in
+// what it quotes do not make it a failure.
+func warningTagged(line string) bool {
+	if !strings.Contains(line, "arning:") {
+		return false
+	}
+	s := strings.ToLower(terminalView(line))
+	w := strings.Index(s, "warning:")
+	if w < 0 {
+		return false
+	}
+	for _, tag := range failureTags {
+		if strings.Contains(s[:w], tag) {
+			return false
+		}
+	}
+	return true
 }
 
 // cargoBanner reports cargo's progress line for a crate ("   Compiling
