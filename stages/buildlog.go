@@ -91,7 +91,9 @@ func (f stepFilter) mayOpen(line string) bool {
 
 // stepHeader reports a line that opens a step:
 //   - Travis fold starts (travis_fold:start:install),
-//   - GitHub Actions groups (##[group]Run npm test),
+//   - GitHub Actions groups (##[group]Run npm test), Azure Pipelines tasks
+//     (##[section]Starting: Build), TeamCity blocks (##teamcity[blockOpened
+//     name='Build']), CircleCI step scripts (#!/bin/bash -eo pipefail),
 //   - GitLab sections (section_start:1700000000:step_script),
 //   - Jenkins stages ([Pipeline] { (Build)),
 //   - Buildkite groups (--- Build, +++ Test, ~~~ Setup), not diff headers,
@@ -108,7 +110,14 @@ func stepHeader(line string) bool {
 	switch {
 	case strings.HasPrefix(s, "$ ") && len(s) > 2 && s[2] != ' ':
 		return true
-	case strings.HasPrefix(s, "##[group]"):
+	case strings.HasPrefix(s, "##[group]") || strings.HasPrefix(s, "##[section]Starting: "):
+		// GitHub Actions groups, Azure Pipelines tasks.
+		return true
+	case strings.HasPrefix(s, "##teamcity[blockOpened "):
+		// TeamCity blocks.
+		return true
+	case strings.HasPrefix(s, "#!/bin/") && strings.HasSuffix(s, " -eo pipefail"):
+		// CircleCI echoes each run step's script from its shebang.
 		return true
 	case strings.HasPrefix(s, "[Pipeline] { ("):
 		return true
@@ -117,7 +126,12 @@ func stepHeader(line string) bool {
 	case strings.HasPrefix(s, "> "):
 		// "> Task :app:test", or an npm script "> app@1.0.0 test".
 		tok, _, _ := strings.Cut(s[2:], " ")
-		return strings.HasPrefix(s, "> Task :") || (strings.IndexByte(tok, '@') > 0 && len(tok) < 80)
+		if strings.HasPrefix(s, "> Task :") {
+			// A Gradle task that did no work (UP-TO-DATE, NO-SOURCE, SKIPPED,
+			// FROM-CACHE) prints nothing: the lines below are another task's.
+			return !gradleIdleTask(s)
+		}
+		return strings.IndexByte(tok, '@') > 0 && len(tok) < 80
 	case strings.HasPrefix(s, "[INFO] --- "):
 		return true
 	case strings.HasPrefix(s, "     Running ") || strings.HasPrefix(s, "Running unittests "):
@@ -131,6 +145,17 @@ func stepHeader(line string) bool {
 		return rest[0] != '-' && rest[0] != '/' && !strings.HasPrefix(rest, "a/") &&
 			!strings.HasPrefix(rest, "b/") && strings.IndexByte(rest, '\t') < 0 &&
 			!strings.HasPrefix(rest, "FAIL:") && !strings.HasPrefix(rest, "PASS:") && !strings.HasPrefix(rest, "SKIP:")
+	}
+	return false
+}
+
+// gradleIdleTask reports a Gradle task header with a no-work outcome.
+func gradleIdleTask(s string) bool {
+	s = strings.TrimRight(s, " ")
+	for _, o := range [...]string{" UP-TO-DATE", " NO-SOURCE", " SKIPPED", " FROM-CACHE"} {
+		if strings.HasSuffix(s, o) {
+			return true
+		}
 	}
 	return false
 }
@@ -179,6 +204,9 @@ func exitStatus(line string) (code int, ok bool) {
 			continue
 		}
 		j := i + len(p)
+		if j < len(s) && s[j] == '\'' {
+			j++ // Azure Pipelines: "Bash exited with code '1'."
+		}
 		e := digitRun(s, j)
 		if e == j || e-j > 4 {
 			continue

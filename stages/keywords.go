@@ -175,6 +175,7 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 	var contEnd []int32
 	var diff []bool
 	delta := make([]int32, nl+1)
+	var seenWarnings map[string]bool
 	for i := 0; i < nl; i++ {
 		if score[i] <= 0 {
 			continue
@@ -182,6 +183,18 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 		keep[i] = true
 		if score[i] < 2 {
 			continue
+		}
+		// Repeated warnings (a compiler's hundred "unused variable"s):
+		// the first of a template keeps its context, the rest stand alone.
+		if score[i] == 2 {
+			if seenWarnings == nil {
+				seenWarnings = map[string]bool{}
+			}
+			k := warningTemplate(x.line(i))
+			if seenWarnings[k] {
+				continue
+			}
+			seenWarnings[k] = true
 		}
 		if sub == nil {
 			sub, subPos = substantialIndex(x)
@@ -242,6 +255,33 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 			keep[i] = true
 		}
 	}
+}
+
+// warningTemplate is a line with its digit runs and quoted names masked:
+// the warnings of one kind share it ("unused variable 'tmp'" at any place).
+func warningTemplate(line string) string {
+	b := make([]byte, 0, len(line))
+	quote := byte(0)
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+				b = append(b, c)
+			}
+		case c == '\'' || c == '`' || c == '"':
+			quote = c
+			b = append(b, c)
+		case isDigit(c):
+			if len(b) == 0 || b[len(b)-1] != '0' {
+				b = append(b, '0')
+			}
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // longContextLine is the longest line, in bytes, kept as context.
@@ -505,8 +545,9 @@ var signalClasses = [...]signalClass{
 	// Access and connection refused (registries, servers, package mirrors).
 	{"denied", 3, false, []string{"denied", "refused", "forbidden", "unauthorized", "rejected",
 		"disconnected"}},
-	// A step that ran out of time (runners, test timeouts, health checks).
-	{"timeout", 3, false, []string{"timeout", "timed out"}},
+	// A step that ran out of time or another limit (runners, test timeouts,
+	// health checks, "context deadline exceeded", "quota exceeded").
+	{"timeout", 3, false, []string{"timeout", "timed out", "exceeded"}},
 	// An exit status reported in words (shells, CI runners); a zero status is no failure.
 	{"exit status", 3, false, []string{"exited with", "exit code", "exit status", "non zero"}},
 	// Merge and dependency conflicts (git, package resolvers).
@@ -632,10 +673,47 @@ var signalMarks = [...]string{"✖", "✗", "❌", "✘"}
 // was skipped, whatever its name says ("rejects invalid input ... OK").
 func lineSignal(line string) int {
 	s := rawSignal(line)
-	if s >= 1 && passed(line) {
+	if s >= 1 && (passed(line) || cargoBanner(line)) {
 		return 0
 	}
+	if s == 3 && warningTagged(line) {
+		return 2
+	}
 	return s
+}
+
+// warningTagged reports a diagnostic the tool itself calls a warning
+// ("warning: unused import: `std::error::Error`", "x.c:3:1: warning:
+// unused variable 'error'"), no failure tag before it: failure words in
+// what it quotes do not make it a failure.
+func warningTagged(line string) bool {
+	if !strings.Contains(line, "arning:") {
+		return false
+	}
+	s := strings.ToLower(terminalView(line))
+	w := strings.Index(s, "warning:")
+	if w < 0 {
+		return false
+	}
+	for _, tag := range failureTags {
+		if strings.Contains(s[:w], tag) {
+			return false
+		}
+	}
+	return true
+}
+
+// cargoBanner reports cargo's progress line for a crate ("   Compiling
+// quick-error v2.0.1"): the crate's name is no verdict, whatever it says.
+func cargoBanner(line string) bool {
+	verb, rest, ok := strings.Cut(strings.TrimLeft(line, " "), " ")
+	switch verb {
+	case "Compiling", "Checking", "Downloaded", "Documenting", "Fresh":
+	default:
+		return false
+	}
+	f := strings.Fields(rest)
+	return ok && len(f) >= 2 && len(f[1]) > 1 && f[1][0] == 'v' && isDigit(f[1][1])
 }
 
 // passed reports a line that ends with a passing verdict (OK, PASSED, ✓) or
