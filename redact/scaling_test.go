@@ -79,12 +79,20 @@ func TestTextScalesLinearly(t *testing.T) {
 			continue
 		}
 		small, big := gen(n), gen(2*n)
+		// 25 ms of slack: page faults and scheduling move short runs by that
+		// much. A run over the bound is measured again (twice at most) and
+		// the least time of each size kept: a busy machine only adds time,
+		// and a quadratic cost shows in every run.
+		over := func(tn, t2n time.Duration) bool { return t2n > time.Duration(2.5*float64(tn))+25*time.Millisecond }
 		tn := cpuOf(func() { redact.Text(small) })
 		t2n := cpuOf(func() { redact.Text(big) })
+		for try := 0; try < 2 && over(tn, t2n); try++ {
+			tn = min(tn, cpuOf(func() { redact.Text(small) }))
+			t2n = min(t2n, cpuOf(func() { redact.Text(big) }))
+		}
 		ratio := float64(t2n) / float64(max(tn, 20*time.Millisecond))
 		t.Logf("%s: %d bytes %s, %d bytes %s CPU, ratio %.2f", name, len(small), tn.Round(time.Millisecond), len(big), t2n.Round(time.Millisecond), ratio)
-		// 25 ms of slack: page faults and scheduling move short runs by that much.
-		if t2n > time.Duration(2.5*float64(tn))+25*time.Millisecond {
+		if over(tn, t2n) {
 			t.Errorf("%s: 2n took %.2fx n", name, ratio)
 		}
 		if t2n > 10*time.Second {
