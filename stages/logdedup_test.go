@@ -380,6 +380,10 @@ func tokenizeReference(line string) []tok {
 			out = append(out, tok{h: wordHash(t)}) // a word is its own shape
 			continue
 		}
+		if p := hexIDPrefix(t); p > 0 && !isHexID(t) && strings.ContainsAny(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+			out = append(out, tok{h: wordHash(t[:p]) ^ 'I'}) // a named id: its name is the shape
+			continue
+		}
 		out = append(out, maskTokenReference(t))
 	}
 	return out
