@@ -114,7 +114,7 @@ func RolePermissions(cfg Config) map[string]Permissions {
 		if i == 0 {
 			perms = append(perms, consume(n.OriginalsStream(), n.IntakeConsumer()))
 		}
-		if slices.Contains(seg, stages.KeyLLMSummary) {
+		if OpensLLMCache([][]stages.Key{seg}, nil) {
 			perms = append(perms, kv(n.LLMCacheBucket()))
 		}
 		p := role(string(first), perms...)
@@ -140,6 +140,18 @@ func RolePermissions(cfg Config) map[string]Permissions {
 	}
 	out[RoleSetup] = role("setup", setup, []string{"$O." + P + "_BLOBS.>", "$O." + P + "_ORIGINAL_BLOBS.>"})
 	return out
+}
+
+// OpensLLMCache reports whether a worker serving segs and tasks calls the
+// LLM, and so opens the LLM cache: it runs llm_summary or a transcript
+// task. RolePermissions grants the cache to those roles alone.
+func OpensLLMCache(segs [][]stages.Key, tasks []string) bool {
+	for _, seg := range segs {
+		if slices.Contains(seg, stages.KeyLLMSummary) {
+			return true
+		}
+	}
+	return len(tasks) > 0
 }
 
 // PermissionsConfig renders RolePermissions as the authorization block

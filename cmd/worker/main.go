@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"slices"
 	"syscall"
 	"time"
 
@@ -161,17 +160,6 @@ func defaultHTTPAddr() string {
 	return "127.0.0.1:8080"
 }
 
-// callsLLM reports whether a worker serving segs and tasks calls the LLM:
-// it runs llm_summary or a transcript task.
-func callsLLM(segs [][]stages.Key, tasks []string) bool {
-	for _, seg := range segs {
-		if slices.Contains(seg, stages.KeyLLMSummary) {
-			return true
-		}
-	}
-	return len(tasks) > 0
-}
-
 // selected is the work the flags select from the config.
 type selected struct {
 	segments [][]stages.Key
@@ -193,7 +181,7 @@ func selectWork(f flags, file config.File) (w selected, err error) {
 // serve builds the runtime and runs the worker on the selected segments,
 // tasks and sources until ctx ends.
 func serve(ctx context.Context, f flags, file config.File, work selected, build config.BuildOptions, nc *nats.Conn, js njs.JetStream, log *slog.Logger) error {
-	if callsLLM(work.segments, work.tasks) { // only these roles may open the LLM cache (jetstream.RolePermissions)
+	if jetstream.OpensLLMCache(work.segments, work.tasks) {
 		build.JetStream = js
 	}
 	rt, err := file.Build(ctx, build)
