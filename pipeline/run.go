@@ -12,19 +12,9 @@ import (
 	"github.com/jetcompact/jetcompact/stages"
 )
 
-// NodeReport is one node's accounting for one run.
-type NodeReport struct {
-	Key      stages.Key       `json:"key"`
-	CharsIn  int              `json:"chars_in"`
-	CharsOut int              `json:"chars_out"`
-	Duration time.Duration    `json:"duration_ns"`
-	Skipped  bool             `json:"skipped,omitempty"`
-	Reason   string           `json:"reason,omitempty"`
-	LLM      *stages.LLMUsage `json:"llm,omitempty"`
-	// Redactions counts secrets replaced by kind, "kind=n ..." (by the
-	// redact node, or before the LLM request); never the secrets.
-	Redactions string `json:"redactions,omitempty"`
-}
+// NodeReport is one node's accounting for one run (defined in stages, so
+// that transcripts reports its steps without importing pipeline).
+type NodeReport = stages.NodeReport
 
 // Report is the accounting of one run.
 type Report struct {

@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,7 +12,7 @@ import (
 )
 
 // TestNoTransportOrTelemetryImports keeps the package pure: no NATS, no
-// OpenTelemetry, and of the project only stages and pipeline (both pure).
+// OpenTelemetry, and of the project only stages.
 func TestNoTransportOrTelemetryImports(t *testing.T) {
 	for _, dir := range []string{".", "sessiontest"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -33,11 +34,30 @@ func TestNoTransportOrTelemetryImports(t *testing.T) {
 				case strings.HasPrefix(path, "github.com/nats-io/"), strings.HasPrefix(path, "go.opentelemetry.io/"):
 					t.Errorf("%s imports %s", f, path)
 				case strings.HasPrefix(path, "github.com/jetcompact/jetcompact/") &&
-					path != "github.com/jetcompact/jetcompact/stages" && path != "github.com/jetcompact/jetcompact/pipeline" &&
-					path != "github.com/jetcompact/jetcompact/transcripts":
-					t.Errorf("%s imports %s; only stages and pipeline are allowed", f, path)
+					path != "github.com/jetcompact/jetcompact/stages" && path != "github.com/jetcompact/jetcompact/transcripts":
+					t.Errorf("%s imports %s; only stages is allowed", f, path)
 				}
 			}
+		}
+	}
+}
+
+// TestDependsOnlyOnStages: dependencies point one way. transcripts sits
+// beside pipeline, under stages; nothing it depends on, directly or not,
+// may be pipeline or a package above it.
+func TestDependsOnlyOnStages(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/jetcompact/jetcompact/transcripts").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	allowed := map[string]bool{
+		"github.com/jetcompact/jetcompact/transcripts": true,
+		"github.com/jetcompact/jetcompact/stages":      true,
+		"github.com/jetcompact/jetcompact/redact":      true, // stages' redaction rules
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "github.com/jetcompact/jetcompact/") && !allowed[dep] && !strings.HasPrefix(dep, "github.com/jetcompact/jetcompact/internal/") {
+			t.Errorf("transcripts depends on %s", dep)
 		}
 	}
 }

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 )
 
@@ -78,7 +78,7 @@ const (
 func JobNames() []string { return []string{JobDebate, JobEvidence, JobSession, JobMeeting, JobDecide} }
 
 // Run dispatches to the named job.
-func (j Jobs) Run(ctx context.Context, name string, req JobRequest) ([]byte, []pipeline.NodeReport, error) {
+func (j Jobs) Run(ctx context.Context, name string, req JobRequest) ([]byte, []stages.NodeReport, error) {
 	switch name {
 	case JobDebate:
 		return j.Debate(ctx, req)
@@ -96,7 +96,7 @@ func (j Jobs) Run(ctx context.Context, name string, req JobRequest) ([]byte, []p
 
 // Debate compresses a debate for the chairman and returns the debate JSON
 // with response_compressed filled where compression applied.
-func (j Jobs) Debate(ctx context.Context, req JobRequest) ([]byte, []pipeline.NodeReport, error) {
+func (j Jobs) Debate(ctx context.Context, req JobRequest) ([]byte, []stages.NodeReport, error) {
 	start := time.Now()
 	d, err := ParseDebate(bytes.NewReader(req.Body))
 	if err != nil {
@@ -124,20 +124,20 @@ func (j Jobs) Debate(ctx context.Context, req JobRequest) ([]byte, []pipeline.No
 	if err != nil {
 		return nil, nil, err
 	}
-	reports := []pipeline.NodeReport{{
-		Key: "debate.gate", CharsIn: rep.CharsIn, CharsOut: rep.CharsOut,
+	reports := []stages.NodeReport{{
+		Key: stages.JobStepKey(JobDebate, "gate"), CharsIn: rep.CharsIn, CharsOut: rep.CharsOut,
 		Skipped: !rep.Gate.Compress, Reason: rep.Gate.Reason, Duration: time.Since(start),
 	}}
 	if rep.Overflow != "" {
-		reports = append(reports, pipeline.NodeReport{Key: "debate.window", CharsIn: rep.CharsIn, CharsOut: rep.CharsOut, Reason: rep.Overflow})
+		reports = append(reports, stages.NodeReport{Key: stages.JobStepKey(JobDebate, "window"), CharsIn: rep.CharsIn, CharsOut: rep.CharsOut, Reason: rep.Overflow})
 	}
 	for _, a := range rep.Answers {
 		reason := a.Method
 		if a.Reason != "" {
 			reason += ": " + a.Reason
 		}
-		reports = append(reports, pipeline.NodeReport{
-			Key:     stages.Key(fmt.Sprintf("debate.seat%d", a.Seat)),
+		reports = append(reports, stages.NodeReport{
+			Key:     stages.JobStepKey(JobDebate, "seat"+strconv.Itoa(a.Seat)),
 			CharsIn: a.CharsIn, CharsOut: a.CharsOut, Reason: reason,
 			Skipped: a.Method == MethodVerbatim || a.Method == MethodUnchanged,
 		})
@@ -156,7 +156,7 @@ type EvidenceJob struct {
 // Evidence writes the evidence-balanced summary for a final decider. Only
 // its "summary" field is for the decider; "trace" maps facts to turns, and
 // violations are reported by kind only unless the request asks for debug.
-func (j Jobs) Evidence(ctx context.Context, req JobRequest) ([]byte, []pipeline.NodeReport, error) {
+func (j Jobs) Evidence(ctx context.Context, req JobRequest) ([]byte, []stages.NodeReport, error) {
 	start := time.Now()
 	var ej EvidenceJob
 	if err := json.Unmarshal(req.Body, &ej); err != nil {
@@ -199,11 +199,11 @@ func (j Jobs) Evidence(ctx context.Context, req JobRequest) ([]byte, []pipeline.
 	if err != nil {
 		return nil, nil, err
 	}
-	rep := pipeline.NodeReport{
-		Key: "evidence", CharsIn: stages.Chars(RenderTranscript(er)), CharsOut: stages.Chars(res.Summary),
+	rep := stages.NodeReport{
+		Key: JobEvidence, CharsIn: stages.Chars(RenderTranscript(er)), CharsOut: stages.Chars(res.Summary),
 		Reason: "source " + res.Source, Duration: time.Since(start),
 	}
-	return append(body, '\n'), []pipeline.NodeReport{rep}, nil
+	return append(body, '\n'), []stages.NodeReport{rep}, nil
 }
 
 // DecideRequest is the decider's whole input (design.md, Evidence): the task,
@@ -224,7 +224,7 @@ type DecideResponse struct {
 
 // Decide is the separate decider call. It needs a model, so it fails
 // (permanently) when the mode or the entry point forbids model calls.
-func (j Jobs) Decide(ctx context.Context, req JobRequest) ([]byte, []pipeline.NodeReport, error) {
+func (j Jobs) Decide(ctx context.Context, req JobRequest) ([]byte, []stages.NodeReport, error) {
 	start := time.Now()
 	var dr DecideRequest
 	dec := json.NewDecoder(bytes.NewReader(req.Body))
@@ -257,8 +257,8 @@ func (j Jobs) Decide(ctx context.Context, req JobRequest) ([]byte, []pipeline.No
 	if err != nil {
 		return nil, nil, err
 	}
-	rep := pipeline.NodeReport{Key: "decide", CharsIn: stages.Chars(dr.Summary), CharsOut: stages.Chars(answer), Duration: time.Since(start)}
-	return append(body, '\n'), []pipeline.NodeReport{rep}, nil
+	rep := stages.NodeReport{Key: JobDecide, CharsIn: stages.Chars(dr.Summary), CharsOut: stages.Chars(answer), Duration: time.Since(start)}
+	return append(body, '\n'), []stages.NodeReport{rep}, nil
 }
 
 func modeName(m stages.Mode) string {
@@ -292,7 +292,7 @@ type SessionResponse struct {
 }
 
 // Session runs auto-compaction for one session.
-func (j Jobs) Session(ctx context.Context, req JobRequest) ([]byte, []pipeline.NodeReport, error) {
+func (j Jobs) Session(ctx context.Context, req JobRequest) ([]byte, []stages.NodeReport, error) {
 	start := time.Now()
 	if j.Store == nil {
 		return nil, nil, fmt.Errorf("%w: no session store", ErrInvalid)
@@ -340,11 +340,11 @@ func (j Jobs) Session(ctx context.Context, req JobRequest) ([]byte, []pipeline.N
 	if err != nil {
 		return nil, nil, err
 	}
-	rep := pipeline.NodeReport{
-		Key: "session", CharsIn: charsOf(FullHistory(snap)), CharsOut: charsOf(view),
+	rep := stages.NodeReport{
+		Key: JobSession, CharsIn: charsOf(FullHistory(snap)), CharsOut: charsOf(view),
 		Skipped: res.Outcome != "applied", Reason: res.Outcome + reasonSuffix(res.Reason), Duration: time.Since(start),
 	}
-	return append(body, '\n'), []pipeline.NodeReport{rep}, nil
+	return append(body, '\n'), []stages.NodeReport{rep}, nil
 }
 
 func reasonSuffix(r string) string {
@@ -371,7 +371,7 @@ type MeetingResponse struct {
 }
 
 // Meeting builds a meeting participant's context under the token budget.
-func (j Jobs) Meeting(ctx context.Context, req JobRequest) ([]byte, []pipeline.NodeReport, error) {
+func (j Jobs) Meeting(ctx context.Context, req JobRequest) ([]byte, []stages.NodeReport, error) {
 	start := time.Now()
 	var mr MeetingRequest
 	dec := json.NewDecoder(bytes.NewReader(req.Body))
@@ -418,9 +418,9 @@ func (j Jobs) Meeting(ctx context.Context, req JobRequest) ([]byte, []pipeline.N
 	if err != nil {
 		return nil, nil, err
 	}
-	report := pipeline.NodeReport{
-		Key: "meeting", CharsIn: stages.Chars(formatEntries(mr.State.Scratchpad)), CharsOut: stages.Chars(rep.Whiteboard.Text),
+	report := stages.NodeReport{
+		Key: JobMeeting, CharsIn: stages.Chars(formatEntries(mr.State.Scratchpad)), CharsOut: stages.Chars(rep.Whiteboard.Text),
 		Skipped: rep.Whiteboard.Level == 0, Reason: fmt.Sprintf("level %d, background %s", rep.Whiteboard.Level, rep.Background), Duration: time.Since(start),
 	}
-	return append(body, '\n'), []pipeline.NodeReport{report}, nil
+	return append(body, '\n'), []stages.NodeReport{report}, nil
 }
