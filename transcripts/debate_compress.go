@@ -38,9 +38,9 @@ type StructuralResult struct {
 // characters. Code blocks that sat in the middle follow the marker, in their
 // order. The result is used only when it is shorter than the input.
 //
-// Code blocks are what stages.Protect finds (fences at the start of a line)
-// plus fenced blocks it leaves alone: indented fences, as in list items, and
-// fences whose closing line is indented.
+// Code blocks are what stages.ProtectIndented finds: fences at the start of
+// a line, indented fences, as in list items, and fences whose closing line
+// is indented.
 func CompressStructural(raw string, c DebateConfig) StructuralResult {
 	unchanged := func(why string, blocks int) StructuralResult {
 		return StructuralResult{Text: raw, Reason: why, CodeBlocks: blocks}
@@ -94,103 +94,30 @@ func CompressStructural(raw string, c DebateConfig) StructuralResult {
 	}
 }
 
-// fenceRune opens and closes the placeholder of a fenced block that
-// stages.Protect left alone. It is a private-use rune outside the ones
-// stages uses.
-const fenceRune = '\uE0FF'
-
 // stashedCode is a text whose code blocks are placeholder lines.
 type stashedCode struct {
-	text    string
-	stash   *stages.Stash
-	regions []string // blocks stages.Protect left alone, by placeholder index
-	n       int
+	text  string
+	stash *stages.Stash
+	n     int
 }
 
 // stashCode replaces every fenced code block of raw with a one-line
-// placeholder: first the blocks stages.Protect takes, then any fence it
-// left alone (indented, or closed by an indented line). ok is false when raw
-// already holds placeholder runes.
+// placeholder (stages.ProtectIndented: fences at column 0, indented fences
+// and fences closed by an indented line). ok is false when raw already
+// holds placeholder runes.
 func stashCode(raw string) (stashedCode, bool) {
-	if strings.ContainsRune(raw, placeholderRune) || strings.ContainsRune(raw, fenceRune) {
+	if strings.ContainsRune(raw, placeholderRune) {
 		return stashedCode{text: raw}, false
 	}
-	protected, stash := stages.Protect(raw)
-	sc := stashedCode{text: protected, stash: stash, n: stash.Len()}
-	if !strings.Contains(protected, "```") && !strings.Contains(protected, "~~~") {
-		return sc, true
-	}
-	lines := strings.Split(protected, "\n")
-	out := make([]string, 0, len(lines))
-	for i := 0; i < len(lines); i++ {
-		fence := looseFence(lines[i])
-		end := -1
-		if fence != "" {
-			for j := i + 1; j < len(lines); j++ {
-				l := strings.TrimSpace(lines[j])
-				if strings.HasPrefix(l, fence) && strings.Trim(l, fence[:1]) == "" {
-					end = j
-					break
-				}
-			}
-		}
-		if end < 0 {
-			out = append(out, lines[i])
-			continue
-		}
-		out = append(out, string(fenceRune)+strconv.Itoa(len(sc.regions))+string(fenceRune))
-		sc.regions = append(sc.regions, strings.Join(lines[i:end+1], "\n"))
-		i = end
-	}
-	sc.text = strings.Join(out, "\n")
-	sc.n += len(sc.regions)
-	return sc, true
-}
-
-// looseFence returns the fence run when line, ignoring leading white space,
-// opens a fence.
-func looseFence(line string) string {
-	l := strings.TrimLeft(line, " \t")
-	for _, ch := range []byte{'`', '~'} {
-		n := 0
-		for n < len(l) && l[n] == ch {
-			n++
-		}
-		if n >= 3 {
-			return l[:n]
-		}
-	}
-	return ""
+	protected, stash := stages.ProtectIndented(raw)
+	return stashedCode{text: protected, stash: stash, n: stash.Len()}, true
 }
 
 // isCodeLine reports whether line is a code block placeholder.
-func isCodeLine(line string) bool {
-	return stages.IsProtectedLine(line) || strings.HasPrefix(line, string(fenceRune))
-}
+func isCodeLine(line string) bool { return stages.IsProtectedLine(line) }
 
-// restore puts the code blocks back, in the reverse order of stashing.
+// restore puts the code blocks back.
 func (sc stashedCode) restore(text string) (string, bool) {
-	if len(sc.regions) > 0 {
-		lines := strings.Split(text, "\n")
-		seen := make([]bool, len(sc.regions))
-		for i, l := range lines {
-			if !strings.HasPrefix(l, string(fenceRune)) {
-				continue
-			}
-			idx, err := strconv.Atoi(strings.Trim(l, string(fenceRune)))
-			if err != nil || idx < 0 || idx >= len(sc.regions) || seen[idx] {
-				return "", false
-			}
-			seen[idx] = true
-			lines[i] = sc.regions[idx]
-		}
-		for _, ok := range seen {
-			if !ok {
-				return "", false
-			}
-		}
-		text = strings.Join(lines, "\n")
-	}
 	if sc.stash == nil {
 		return text, true
 	}
