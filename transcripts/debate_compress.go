@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/jetcompact/jetcompact/stages"
@@ -31,7 +30,7 @@ type StructuralResult struct {
 // HeadLines and last TailLines lines are kept, and the middle becomes one
 // marker line
 //
-//	[... N lines compressed. Key points: a; b; c]
+//	[... N lines compressed. Key points: a; b; c ...]
 //
 // built from the middle's first KeyPoints key lines (markdown headings,
 // "-" or "*" bullets, numbered items, bold lines), each cut to KeyPointChars
@@ -124,21 +123,14 @@ func (sc stashedCode) restore(text string) (string, bool) {
 	return sc.stash.Restore(text)
 }
 
+// foldMarker stands for a folded middle: stages' fold marker, so stages'
+// nodes count its lines, saying what the middle held.
 func foldMarker(n int, points []string) string {
-	var b strings.Builder
-	b.WriteString("[... ")
-	b.WriteString(strconv.Itoa(n))
-	if n == 1 {
-		b.WriteString(" line compressed")
-	} else {
-		b.WriteString(" lines compressed")
-	}
+	what := "compressed"
 	if len(points) > 0 {
-		b.WriteString(". Key points: ")
-		b.WriteString(strings.Join(points, "; "))
+		what += ". Key points: " + strings.Join(points, "; ")
 	}
-	b.WriteString("]")
-	return b.String()
+	return stages.FoldMarker(n, what)
 }
 
 var (

@@ -184,7 +184,7 @@ func TestStructuralHeadTailKeyPoints(t *testing.T) {
 	if !res.Changed {
 		t.Fatalf("not compressed: %s", res.Reason)
 	}
-	marker := "[... 15 lines compressed. Key points: Architecture: the queue sits between the gateway and the wor; bullet kept; numbered item, indented]"
+	marker := "[... 15 lines compressed. Key points: Architecture: the queue sits between the gateway and the wor; bullet kept; numbered item, indented ...]"
 	want := strings.Join(head, "\n") + "\n" + marker + "\n" + strings.Join(tail, "\n")
 	if res.Text != want {
 		t.Errorf("got\n%s\nwant\n%s", res.Text, want)
@@ -245,7 +245,7 @@ func TestCodeBlocksSurviveByteExact(t *testing.T) {
 	if rep.Answers[2].CodeBlocks != 4 {
 		t.Errorf("report counts %d code blocks, want 4", rep.Answers[2].CodeBlocks)
 	}
-	if !strings.Contains(got, "Key points: real key line]") {
+	if !strings.Contains(got, "Key points: real key line ...]") {
 		t.Errorf("key points taken from inside code blocks:\n%s", got)
 	}
 }

@@ -27,7 +27,7 @@ func ExampleCompressStructural() {
 	fmt.Println(strings.Join(out[14:20], "\n"))
 	// Output:
 	// head 15
-	// [... 4 lines compressed. Key points: Plan; measure first]
+	// [... 4 lines compressed. Key points: Plan; measure first ...]
 	// ```sh
 	// make bench
 	// ```
