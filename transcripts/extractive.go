@@ -216,40 +216,64 @@ func polarity(ws []string) int {
 		high = high || highWords[w]
 	}
 	p := 0
-	for i, w := range ws {
-		v := 0
-		switch {
-		case positiveCues[w]:
-			v = 1
-		case negativeCues[w]:
-			v = -1
-			if low && !high {
-				v = 1 // "the lowest damage", "fewer delays"
-			}
-		case badMeasures[w] && (w != "time" && w != "times" || i > 0 && (ws[i-1] == "lead" || ws[i-1] == "delivery" || ws[i-1] == "shipping" || ws[i-1] == "transit" || ws[i-1] == "turnaround")):
-			if low != high {
-				v = map[bool]int{true: 1, false: -1}[low]
-			}
-		case goodMeasures[w]:
-			if low != high {
-				v = map[bool]int{true: -1, false: 1}[low]
-			}
+	for i := range ws {
+		if v := cueValue(ws, i, low, high); v != 0 {
+			p += flipped(ws, i, v, low)
 		}
-		if v == 0 {
-			continue
-		}
-		if i > 0 && lessWords[ws[i-1]] && (positiveCues[w] || negativeCues[w]) && !(negativeCues[w] && low) {
-			v = -v
-		}
-		for j := max(0, i-3); j < i; j++ {
-			if negators[ws[j]] {
-				v = -v
-				break
-			}
-		}
-		p += v
 	}
 	return p
+}
+
+// cueValue is the direction of word i before negation: a cue's own, or a
+// measure's from the clause's low or high words.
+func cueValue(ws []string, i int, low, high bool) int {
+	w := ws[i]
+	switch {
+	case positiveCues[w]:
+		return 1
+	case negativeCues[w]:
+		if low && !high {
+			return 1 // "the lowest damage", "fewer delays"
+		}
+		return -1
+	case badMeasures[w] && (w != "time" && w != "times" || isDeliveryTime(ws, i)):
+		if low != high {
+			return map[bool]int{true: 1, false: -1}[low]
+		}
+	case goodMeasures[w]:
+		if low != high {
+			return map[bool]int{true: -1, false: 1}[low]
+		}
+	}
+	return 0
+}
+
+// isDeliveryTime reports "time" or "times" after a word that makes it a
+// duration to keep short ("lead time", "delivery times").
+func isDeliveryTime(ws []string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	switch ws[i-1] {
+	case "lead", "delivery", "shipping", "transit", "turnaround":
+		return true
+	}
+	return false
+}
+
+// flipped is v after the words before cue i: "less" or "fewer" right
+// before a cue, or a negator up to three words before it.
+func flipped(ws []string, i, v int, low bool) int {
+	w := ws[i]
+	if i > 0 && lessWords[ws[i-1]] && (positiveCues[w] || negativeCues[w]) && !(negativeCues[w] && low) {
+		v = -v
+	}
+	for j := max(0, i-3); j < i; j++ {
+		if negators[ws[j]] {
+			return -v
+		}
+	}
+	return v
 }
 
 // judge returns the options sentence s supports and hurts, and whether it

@@ -100,18 +100,40 @@ func runBench(ctx context.Context, o benchOptions) error {
 			fmt.Printf("        %-45s %s\n", "", formatCPU(res.cpu, res.elapsed))
 		}
 	}
-	median := map[byte]float64{}
-	for _, r := range runners {
-		if rs := runs[r.name]; len(rs) > 0 {
-			mbps := make([]float64, len(rs))
-			for i, r := range rs {
-				mbps[i] = r.mbps
-			}
-			slices.Sort(mbps)
-			median[r.name[0]] = mbps[len(mbps)/2]
-			fmt.Printf("median of %d: %-38s %8.1f MB/s  (%.1f to %.1f)\n", len(mbps), r.name, median[r.name[0]], mbps[0], mbps[len(mbps)-1])
-		}
+	names := make([]string, len(runners))
+	for i, r := range runners {
+		names[i] = r.name
 	}
+	median := printMedians(names, runs)
+	printRatios(median)
+	if o.latencyDocs <= 0 || !wanted(o, 'b') && !wanted(o, 'c') {
+		return nil
+	}
+	return runLatency(ctx, o, scenarios[1:], median, tmp, docs)
+}
+
+// printMedians prints each scenario's median round and its spread, and
+// returns the medians by scenario letter.
+func printMedians(names []string, runs map[string][]outcome) map[byte]float64 {
+	median := map[byte]float64{}
+	for _, name := range names {
+		rs := runs[name]
+		if len(rs) == 0 {
+			continue
+		}
+		mbps := make([]float64, len(rs))
+		for i, r := range rs {
+			mbps[i] = r.mbps
+		}
+		slices.Sort(mbps)
+		median[name[0]] = mbps[len(mbps)/2]
+		fmt.Printf("median of %d: %-38s %8.1f MB/s  (%.1f to %.1f)\n", len(mbps), name, median[name[0]], mbps[0], mbps[len(mbps)-1])
+	}
+	return median
+}
+
+// printRatios prints the ratios of medians the targets are stated in.
+func printRatios(median map[byte]float64) {
 	var ratios []string
 	for _, q := range []struct {
 		label    string
@@ -130,13 +152,13 @@ func runBench(ctx context.Context, o benchOptions) error {
 	if len(ratios) > 0 {
 		fmt.Printf("ratios of medians: %s\n", strings.Join(ratios, ", "))
 	}
-	if o.latencyDocs <= 0 || !wanted(o, 'b') && !wanted(o, 'c') {
-		return nil
-	}
-	// Each fleet is paced below its own saturation: a rate the split fleet
-	// cannot sustain would measure its queue, not its latency.
+}
+
+// runLatency runs each fleet paced below its own saturation: a rate the
+// split fleet cannot sustain would measure its queue, not its latency.
+func runLatency(ctx context.Context, o benchOptions, fleets []scenario, median map[byte]float64, tmp string, docs []string) error {
 	fmt.Printf("latency at %.0f%% of each fleet's own median throughput:\n", o.latencyLoad*100)
-	for i, sc := range scenarios[1:] {
+	for i, sc := range fleets {
 		if median[sc.name[0]] == 0 {
 			continue
 		}

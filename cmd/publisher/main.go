@@ -194,14 +194,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer app.tel.Shutdown(context.WithoutCancel(ctx))
-	if o.describe {
-		d := app.pipe.Describe(!o.noLLM, mode)
-		if o.output == "json" {
-			return writeJSON(stdout, d)
-		}
-		return d.WriteText(stdout)
+	return app.dispatch(ctx, rest)
+}
+
+// dispatch runs what the flags and arguments ask for: a description, a
+// transcript job, a subcommand, or the compaction of the inputs.
+func (a *app) dispatch(ctx context.Context, rest []string) error {
+	if a.o.describe {
+		return a.describe()
 	}
-	name, body, err := app.transcriptJob()
+	name, body, err := a.transcriptJob()
 	if err != nil {
 		return err
 	}
@@ -209,31 +211,45 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if len(rest) > 0 {
 			return usagef("--%s takes its input from its own flag; unexpected arguments %v", name, rest)
 		}
-		return app.runTranscriptJob(ctx, name, body)
+		return a.runTranscriptJob(ctx, name, body)
 	}
 	if len(rest) > 0 && rest[0] == "mcp" {
-		return app.serveMCP(ctx, rest[1:])
+		return a.serveMCP(ctx, rest[1:])
 	}
-	if len(rest) > 0 && rest[0] == "get" && o.conn.URL == "" {
-		return app.getRef(ctx, rest[1:])
+	if len(rest) > 0 && rest[0] == "get" && a.o.conn.URL == "" {
+		return a.getRef(ctx, rest[1:])
 	}
 	if len(rest) > 0 && isSubcommand(rest[0]) {
-		if o.local {
+		if a.o.local {
 			return usagef("%s needs the fleet: drop --local", rest[0])
 		}
-		return app.subcommand(ctx, rest[0], rest[1:])
+		return a.subcommand(ctx, rest[0], rest[1:])
 	}
-	inputs := rest
+	return a.compactInputs(ctx, rest)
+}
+
+// describe writes what will run, and why not, in the output format.
+func (a *app) describe() error {
+	d := a.pipe.Describe(!a.o.noLLM, a.mode)
+	if a.o.output == "json" {
+		return writeJSON(a.stdout, d)
+	}
+	return d.WriteText(a.stdout)
+}
+
+// compactInputs compacts the named inputs (stdin when none), in process
+// or on the fleet.
+func (a *app) compactInputs(ctx context.Context, inputs []string) error {
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
 	}
-	if o.id != "" && len(inputs) > 1 {
+	if a.o.id != "" && len(inputs) > 1 {
 		return usagef("--id names one document; give one input")
 	}
-	return app.withHTMLReport(func() error {
-		if o.local {
-			return app.compactLocal(ctx, inputs)
+	return a.withHTMLReport(func() error {
+		if a.o.local {
+			return a.compactLocal(ctx, inputs)
 		}
-		return app.compactFleet(ctx, inputs)
+		return a.compactFleet(ctx, inputs)
 	})
 }
