@@ -13,6 +13,7 @@ import (
 	njs "github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jetcompact/jetcompact/internal/natstest"
+	"github.com/jetcompact/jetcompact/internal/poll"
 )
 
 // TestNatscliTLSVariables: natscli's NATS_CA, NATS_CERT and NATS_KEY set
@@ -94,10 +95,7 @@ func TestConnectionTroubleIsNamed(t *testing.T) {
 		t.Errorf("JetStream server: %v", err)
 	}
 	srv.Shutdown()
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(logs.String(), "nats disconnected") && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(5*time.Second, func() bool { return strings.Contains(logs.String(), "nats disconnected") })
 	if got := logs.String(); !strings.Contains(got, "nats disconnected") || !strings.Contains(got, srv.ClientURL()) {
 		t.Errorf("disconnect not logged with its URL:\n%s", got)
 	}

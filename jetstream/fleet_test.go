@@ -14,6 +14,7 @@ import (
 
 	"github.com/jetcompact/jetcompact/failure"
 	"github.com/jetcompact/jetcompact/internal/natstest"
+	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/nats-io/nats-server/v2/server"
@@ -77,7 +78,7 @@ func (f *fleet) worker(segs [][]stages.Key, opts ...WorkerOption) *Worker {
 		}
 		nc.Close()
 	})
-	waitFor(f.t, 20*time.Second, "worker ready", w.Ready)
+	poll.Require(f.t, 20*time.Second, "worker ready", w.Ready)
 	return w
 }
 
@@ -204,9 +205,7 @@ func TestTwoReplicasShareTheLoad(t *testing.T) {
 	}
 	// The hook runs after the publish is acknowledged, which can trail the
 	// client seeing the result.
-	for deadline := time.Now().Add(5 * time.Second); a.Load()+b.Load() < int64(len(docs)) && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(5*time.Second, func() bool { return a.Load()+b.Load() >= int64(len(docs)) })
 	if a.Load() == 0 || b.Load() == 0 {
 		t.Errorf("load not shared: %d / %d", a.Load(), b.Load())
 	}
@@ -316,21 +315,17 @@ func TestPoisonMessageGoesToDeadLetters(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := f.client()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		dl, err := c.DeadLetters(ctx)
-		if err != nil {
+	var dl []DeadLetter
+	poll.Require(t, 10*time.Second, "the poison message in the dead-letter stream", func() bool {
+		var err error
+		if dl, err = c.DeadLetters(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if len(dl) == 1 {
-			if !strings.Contains(dl[0].Reason, HeaderDocID) || dl[0].Stage == "" {
-				t.Errorf("dead letter %+v lacks a clear reason", dl[0])
-			}
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
+		return len(dl) == 1
+	})
+	if !strings.Contains(dl[0].Reason, HeaderDocID) || dl[0].Stage == "" {
+		t.Errorf("dead letter %+v lacks a clear reason", dl[0])
 	}
-	t.Fatal("poison message never reached the dead-letter stream")
 }
 
 // TestPoisonOriginalComesOutAsItself: an original stored without an
@@ -406,19 +401,15 @@ func TestDocumentsEnterThroughTheIntake(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The ack follows the result's publish acknowledgement.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		ci, err := cons.Info(ctx)
-		if err != nil {
+	var ci *njs.ConsumerInfo
+	if !poll.Until(5*time.Second, func() bool {
+		var err error
+		if ci, err = cons.Info(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if ci.NumPending == 0 && ci.NumAckPending == 0 && ci.AckFloor.Stream == uint64(len(docs)) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("intake: %d pending, %d unacknowledged, ack floor %d", ci.NumPending, ci.NumAckPending, ci.AckFloor.Stream)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return ci.NumPending == 0 && ci.NumAckPending == 0 && ci.AckFloor.Stream == uint64(len(docs))
+	}) {
+		t.Fatalf("intake: %d pending, %d unacknowledged, ack floor %d", ci.NumPending, ci.NumAckPending, ci.AckFloor.Stream)
 	}
 	assertOneResultEach(t, f, len(docs))
 }
@@ -452,17 +443,11 @@ func TestBacklogHoldsSubmissionsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("admitted %s after the worker started", time.Since(start).Round(time.Millisecond))
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	poll.Require(t, 10*time.Second, "the backlog drained", func() bool {
 		st, _ := f.js.Stream(ctx, Names{cfg.Prefix}.ResultsStream())
-		if info, _ := st.Info(ctx); info.State.Msgs == uint64(len(docs)) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the backlog did not drain")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		info, _ := st.Info(ctx)
+		return info != nil && info.State.Msgs == uint64(len(docs))
+	})
 	assertOneResultEach(t, f, len(docs))
 }
 
@@ -936,17 +921,6 @@ func TestSegmentValidation(t *testing.T) {
 	for _, segs := range [][][]stages.Key{SplitSegments(), FusedSegments(), DefaultSegments()} {
 		if err := ValidateSegments(segs); err != nil {
 			t.Errorf("rejected %v: %v", segs, err)
-		}
-	}
-}
-
-// waitFor polls cond until it holds, and fails the test naming what did
-// not happen within d.
-func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(d); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: %s", d, what)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/nats-io/nats.go"
@@ -504,7 +505,7 @@ func TestSubmitSurvivesLostPubAck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, 10*time.Second, "the original stored and its ack swallowed", func() bool {
+			poll.Require(t, 10*time.Second, "the original stored and its ack swallowed", func() bool {
 				si, err := originals.Info(ctx)
 				return err == nil && si.State.Msgs > 0 && proxy.dropped.Load() > 0
 			})
@@ -589,7 +590,7 @@ func TestOriginalNotYetVisibleIsRetried(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, 10*time.Second, "the worker took the hop before the original is visible", func() bool {
+			poll.Require(t, 10*time.Second, "the worker took the hop before the original is visible", func() bool {
 				ci, err := cons.Info(ctx)
 				return err == nil && ci.Delivered.Consumer > 0
 			})

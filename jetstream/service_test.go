@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/nats-io/nats.go"
@@ -146,7 +147,7 @@ func TestServiceCompactAndGetRoundTrip(t *testing.T) {
 	// reply went out: poll until the last one is counted.
 	want := 2 + len(refs) + 1
 	requests := 0
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	poll.Until(5*time.Second, func() bool {
 		stats, err := f.nc.RequestWithContext(ctx, "$SRV.STATS."+ServiceName, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -159,10 +160,8 @@ func TestServiceCompactAndGetRoundTrip(t *testing.T) {
 		for _, e := range ss.Endpoints {
 			requests += e.NumRequests
 		}
-		if requests >= want || time.Now().After(deadline) {
-			break
-		}
-	}
+		return requests >= want
+	})
 	if requests != want {
 		t.Errorf("stats count %d requests, want %d", requests, want)
 	}
@@ -237,10 +236,7 @@ func TestServiceLargeText(t *testing.T) {
 		}
 		return n
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for replies() > 0 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
+	poll.Until(15*time.Second, func() bool { return replies() == 0 })
 	if n := replies(); n > 0 {
 		t.Errorf("%d reply blobs left behind", n)
 	}

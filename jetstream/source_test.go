@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
@@ -334,7 +335,7 @@ func TestSourceMaxAgeClosesAQuietKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the runner pulling", func() bool {
+	poll.Require(t, 10*time.Second, "the runner pulling", func() bool {
 		ci, err := cons.Info(context.Background())
 		return err == nil && ci.NumWaiting > 0
 	})

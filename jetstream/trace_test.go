@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/jetcompact/jetcompact/telemetry"
@@ -59,7 +60,7 @@ func traceOneDocument(t *testing.T, segs [][]stages.Key) map[string][2]int64 {
 		t.Fatal(err)
 	}
 	// The guard span ends after its publish, each segment's after its ack.
-	waitFor(t, 5*time.Second, "guard and segment spans ended", func() bool {
+	poll.Require(t, 5*time.Second, "guard and segment spans ended", func() bool {
 		guard, segments := false, 0
 		for _, s := range rec.Ended() {
 			guard = guard || s.Name() == "jetcompact.node "+string(stages.KeyGuard)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/jetcompact/jetcompact/llm"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
@@ -135,20 +136,14 @@ func settle(t *testing.T, f *fleet) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for {
+		poll.Require(t, 30*time.Second, stream+" holds no work", func() bool {
 			busy := false
 			list := st.ListConsumers(ctx)
 			for info := range list.Info() {
 				busy = busy || info.NumPending+uint64(info.NumAckPending) > 0
 			}
-			if !busy {
-				break
-			}
-			if ctx.Err() != nil {
-				t.Fatalf("%s still holds work", stream)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return !busy
+		})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jetcompact/jetcompact/embedded"
+	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
 )
@@ -54,22 +55,19 @@ func TestRawRelayOneHop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		si, err := out.Info(ctx)
-		if err != nil {
+	var si *njs.StreamInfo
+	var ci *njs.ConsumerInfo
+	if !poll.Until(time.Minute, func() bool {
+		var err error
+		if si, err = out.Info(ctx); err != nil {
 			t.Fatal(err)
 		}
-		ci, err := cons.Info(ctx)
-		if err != nil {
+		if ci, err = cons.Info(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if si.State.Msgs == docs && ci.NumPending == 0 && ci.NumAckPending == 0 {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("after a minute: %d of %d relayed, %d pending, %d awaiting ack", si.State.Msgs, docs, ci.NumPending, ci.NumAckPending)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return si.State.Msgs == docs && ci.NumPending == 0 && ci.NumAckPending == 0
+	}) {
+		t.Fatalf("after a minute: %d of %d relayed, %d pending, %d awaiting ack", si.State.Msgs, docs, ci.NumPending, ci.NumAckPending)
 	}
 	for seq := uint64(1); seq <= docs; seq++ {
 		m, err := out.GetMsg(ctx, seq)

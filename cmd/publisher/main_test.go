@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jetcompact/jetcompact/embedded"
+	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
@@ -245,9 +246,7 @@ func TestProgressOnATerminal(t *testing.T) {
 	p.done()
 	p.start("big.log", 3<<20)
 	// The line is redrawn every 200 ms: wait for a redraw.
-	for deadline := time.Now().Add(5 * time.Second); strings.Count(buf.String(), "compacting big.log") < 2 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(5*time.Second, func() bool { return strings.Count(buf.String(), "compacting big.log") >= 2 })
 	p.done()
 	out := buf.String()
 	if strings.Contains(out, "small.log") {

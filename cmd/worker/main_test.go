@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jetcompact/jetcompact/internal/poll"
 )
 
 func freeAddr(t *testing.T) string {
@@ -21,6 +23,25 @@ func freeAddr(t *testing.T) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// httpStatus is the status of a GET of path on addr, 0 when it fails.
+func httpStatus(addr, path string) int {
+	resp, err := http.Get(fmt.Sprintf("http://%s%s", addr, path))
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// waitReady waits until the worker serving /readyz on addr says it is ready:
+// every segment's consumer bound, the service (when on) started before.
+func waitReady(t *testing.T, addr string, errb *bytes.Buffer) {
+	t.Helper()
+	if !poll.Until(20*time.Second, func() bool { return httpStatus(addr, "/readyz") == http.StatusOK }) {
+		t.Fatalf("never ready:\n%s", errb.String())
+	}
 }
 
 func TestSetupOnlyAndBadFlags(t *testing.T) {
@@ -58,22 +79,8 @@ func TestHealthAndReadiness(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"--embedded", "--store-dir", t.TempDir(), "--embedded-listen", freeAddr(t), "--http-addr", httpAddr}, &bytes.Buffer{}, &errb)
 	}()
-	get := func(path string) int {
-		resp, err := http.Get(fmt.Sprintf("http://%s%s", httpAddr, path))
-		if err != nil {
-			return 0
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for get("/readyz") != http.StatusOK {
-		if time.Now().After(deadline) {
-			t.Fatalf("never ready:\n%s", errb.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if get("/healthz") != http.StatusOK || get("/metrics") != http.StatusOK {
+	waitReady(t, httpAddr, &errb)
+	if httpStatus(httpAddr, "/healthz") != http.StatusOK || httpStatus(httpAddr, "/metrics") != http.StatusOK {
 		t.Error("healthz or metrics not served")
 	}
 	cancel()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/nats-io/nats.go"
 )
 
@@ -15,38 +16,29 @@ import (
 // default, and not with --service=false.
 func TestWorkerServesTheService(t *testing.T) {
 	for _, on := range []bool{true, false} {
-		listen := freeAddr(t)
+		listen, httpAddr := freeAddr(t), freeAddr(t)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		var errb bytes.Buffer
-		args := []string{"--embedded", "--store-dir", t.TempDir(), "--embedded-listen", listen, "--http-addr", ""}
+		args := []string{"--embedded", "--store-dir", t.TempDir(), "--embedded-listen", listen, "--http-addr", httpAddr}
 		if !on {
 			args = append(args, "--service=false")
 		}
 		go func() { done <- run(ctx, args, &bytes.Buffer{}, &errb) }()
-		var nc *nats.Conn
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			var err error
-			if nc, err = nats.Connect("nats://" + listen); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no server: %v", err)
-			}
-			time.Sleep(50 * time.Millisecond)
+		// Ready: the service, when on, was started before the probe.
+		waitReady(t, httpAddr, &errb)
+		nc, err := nats.Connect("nats://" + listen)
+		if err != nil {
+			t.Fatalf("no server: %v", err)
 		}
 		text := strings.Repeat("2024-05-01 12:00:00 INFO request handled in 5ms\n", 200)
 		var reply *nats.Msg
-		var err error
-		for {
-			reply, err = nc.Request("jc.compact", []byte(text), 10*time.Second)
-			if !on || !errors.Is(err, nats.ErrNoResponders) || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(50 * time.Millisecond) // the service starts after the topology
-		}
 		if on {
+			// Its subscriptions reach the server over the worker's connection.
+			poll.Until(10*time.Second, func() bool {
+				reply, err = nc.Request("jc.compact", []byte(text), 10*time.Second)
+				return !errors.Is(err, nats.ErrNoResponders)
+			})
 			if err != nil {
 				t.Fatalf("jc.compact: %v\n%s", err, errb.String())
 			}
@@ -57,11 +49,8 @@ func TestWorkerServesTheService(t *testing.T) {
 			if err != nil || string(orig.Data) != text {
 				t.Errorf("jc.get: %v", err)
 			}
-		} else {
-			time.Sleep(500 * time.Millisecond) // started as far as it would
-			if _, err := nc.Request("jc.compact", []byte(text), 2*time.Second); !errors.Is(err, nats.ErrNoResponders) {
-				t.Errorf("--service=false: %v, want no responders", err)
-			}
+		} else if _, err := nc.Request("jc.compact", []byte(text), 2*time.Second); !errors.Is(err, nats.ErrNoResponders) {
+			t.Errorf("--service=false: %v, want no responders", err)
 		}
 		nc.Close()
 		cancel()
