@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/stages"
 )
@@ -67,7 +68,7 @@ func TestClusterNodeKilled(t *testing.T) {
 				recovered = "results did not resume within 60s"
 			}
 			newLeader := "?"
-			if waitFor(30*time.Second, func() bool {
+			if poll.Until(30*time.Second, func() bool {
 				i, err := c.streamInfo(c.names.WorkStream())
 				if err == nil && i.Cluster != nil && i.Cluster.Leader != "" && i.Cluster.Leader != victim.server {
 					newLeader = i.Cluster.Leader
@@ -81,7 +82,7 @@ func TestClusterNodeKilled(t *testing.T) {
 			victim.Start()
 			restarted := time.Now()
 			caughtUp := "not caught up within 60s"
-			if waitFor(60*time.Second, func() bool { return c.replicasCurrent(victim.server) }) {
+			if poll.Until(60*time.Second, func() bool { return c.replicasCurrent(victim.server) }) {
 				caughtUp = fmt.Sprintf("caught up %s after the restart", time.Since(restarted).Round(time.Millisecond))
 			}
 			lines = append(lines, fmt.Sprintf("kill %s %s (stream leader was %s) at %s, %d/%d results: %s; %s",
@@ -152,7 +153,7 @@ func TestClusterWorkerStartsWithNodeDown(t *testing.T) {
 	// Let the streams and consumers that had a leader on the victim elect
 	// a new one first: a worker started during an election exits (its
 	// topology calls time out), which the orchestrator retries.
-	elected := waitFor(30*time.Second, func() bool {
+	elected := poll.Until(30*time.Second, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		if _, err := c.js.AccountInfo(ctx); err != nil {
@@ -181,7 +182,7 @@ func TestClusterWorkerStartsWithNodeDown(t *testing.T) {
 	w := &workerProc{proc: newProc(t, c.dir, "late-worker", binary(t, "worker"),
 		[]string{"--config", c.cfgPath, "--nats", c.url(), "--segment", "all", "--http-addr", addr}, nil), segment: "all", httpAddr: addr}
 	w.Start()
-	ready := waitFor(30*time.Second, func() bool {
+	ready := poll.Until(30*time.Second, func() bool {
 		resp, err := http.Get("http://" + addr + "/readyz")
 		if err != nil {
 			return false

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/jetcompact/jetcompact/config"
+	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
@@ -151,15 +152,12 @@ func (c *cluster) startServers(n int) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for {
-		err := jetstream.EnsureTopology(ctx, c.js, c.file.Fleet)
-		if err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			c.t.Fatalf("topology: %v", err)
-		}
-		time.Sleep(200 * time.Millisecond)
+	// Every 200 ms: a cluster still electing its leaders fails fast.
+	if !poll.Every(200*time.Millisecond, 30*time.Second, func() bool {
+		err = jetstream.EnsureTopology(ctx, c.js, c.file.Fleet)
+		return err == nil
+	}) {
+		c.t.Fatalf("topology: %v", err)
 	}
 }
 
@@ -175,7 +173,7 @@ func (c *cluster) url() string {
 // waitJetStream waits until JetStream answers (on a cluster: a meta leader exists).
 func (c *cluster) waitJetStream(d time.Duration) {
 	c.t.Helper()
-	ok := waitFor(d, func() bool {
+	ok := poll.Until(d, func() bool {
 		nc, err := nats.Connect(c.url(), nats.Timeout(time.Second))
 		if err != nil {
 			return false
@@ -221,7 +219,7 @@ func (c *cluster) startWorkers() {
 
 func (c *cluster) waitReady(w *workerProc) {
 	c.t.Helper()
-	ok := waitFor(30*time.Second, func() bool {
+	ok := poll.Until(30*time.Second, func() bool {
 		resp, err := http.Get("http://" + w.httpAddr + "/readyz")
 		if err != nil {
 			return false
@@ -317,7 +315,7 @@ func (c *cluster) streamInfo(name string) (*njs.StreamInfo, error) {
 // acknowledged.
 func (c *cluster) settle(d time.Duration) {
 	c.t.Helper()
-	ok := waitFor(d, func() bool {
+	ok := poll.Until(d, func() bool {
 		s, ok := c.streamState(c.names.WorkStream())
 		if !ok || s.Msgs != 0 {
 			return false
@@ -696,7 +694,7 @@ func (m *monitor) progressAfter(from time.Time) (time.Duration, bool) {
 // waitProgress blocks until the results stream grows past its value at from.
 func (m *monitor) waitProgress(from time.Time, d time.Duration) (time.Duration, bool) {
 	var got time.Duration
-	ok := waitFor(d, func() bool {
+	ok := poll.Until(d, func() bool {
 		var ok bool
 		got, ok = m.progressAfter(from)
 		return ok
@@ -705,5 +703,5 @@ func (m *monitor) waitProgress(from time.Time, d time.Duration) (time.Duration, 
 }
 
 func waitDone(done *atomic.Int64, n int64, d time.Duration) bool {
-	return waitFor(d, func() bool { return done.Load() >= n })
+	return poll.Until(d, func() bool { return done.Load() >= n })
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/stages"
 )
@@ -134,7 +135,7 @@ func TestFlood(t *testing.T) {
 
 	// Drain.
 	total := pre + len(accepted)
-	if !waitFor(3*time.Minute, func() bool { s, _ := c.streamState(c.names.ResultsStream()); return s.Msgs >= uint64(total) }) {
+	if !poll.Until(3*time.Minute, func() bool { s, _ := c.streamState(c.names.ResultsStream()); return s.Msgs >= uint64(total) }) {
 		t.Error("the backlog did not drain within 3 minutes")
 	}
 	drain := time.Since(floodEnd)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/stages"
 )
@@ -56,7 +57,7 @@ func TestStageWorkerKilled(t *testing.T) {
 				before = ci.Delivered.Consumer
 			}
 			recovered := "no delivery within 10s (stream idle)"
-			if waitFor(10*time.Second, func() bool {
+			if poll.Until(10*time.Second, func() bool {
 				ci, err := cons.Info(context.Background())
 				return err == nil && ci.Delivered.Consumer > before
 			}) {

@@ -233,17 +233,3 @@ func freePort(t testing.TB) int {
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
 }
-
-// waitFor polls cond every 20ms until it holds or d passes.
-func waitFor(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}

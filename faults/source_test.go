@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
 )
@@ -29,7 +30,7 @@ func TestSourceWorkerKilled(t *testing.T) {
 	srv := newProc(t, dir, "nats-server", binary(t, "nats-server"), []string{"-js", "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-sd", filepath.Join(dir, "js")}, nil)
 	srv.Start()
 	var nc *nats.Conn
-	if !waitFor(10*time.Second, func() bool {
+	if !poll.Until(10*time.Second, func() bool {
 		var err error
 		nc, err = nats.Connect(url)
 		return err == nil
@@ -78,7 +79,7 @@ func TestSourceWorkerKilled(t *testing.T) {
 	}
 	var missing, twice int
 	errorKept := false
-	covered := waitFor(3*time.Minute, func() bool {
+	covered := poll.Until(3*time.Minute, func() bool {
 		info, err := out.Info(ctx)
 		if err != nil || info.State.Msgs == 0 {
 			return false

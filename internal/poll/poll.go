@@ -13,13 +13,17 @@ const Interval = 10 * time.Millisecond
 
 // Until checks cond every Interval until it holds or d has passed, and
 // reports whether it held. cond is checked once more at the deadline.
-func Until(d time.Duration, cond func() bool) bool {
+func Until(d time.Duration, cond func() bool) bool { return Every(Interval, d, cond) }
+
+// Every is Until checking every interval, for a condition that is costly
+// to check.
+func Every(interval, d time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
 			return cond()
 		}
-		time.Sleep(Interval)
+		time.Sleep(interval)
 	}
 	return true
 }
