@@ -19,6 +19,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/jetcompact/jetcompact/failure"
+	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
 )
@@ -577,9 +578,7 @@ func TestHalfOpenAllowsOneProbe(t *testing.T) {
 	h.clock.Advance(time.Second)
 	done := make(chan error)
 	go func() { _, _, err := summarize(t, h.client, longText("p")); done <- err }()
-	for h.fake.count() < 2 {
-		time.Sleep(time.Millisecond)
-	}
+	poll.Require(t, 10*time.Second, "the probe at the server", func() bool { return h.fake.count() >= 2 })
 	if _, _, err := summarize(t, h.client, longText("q")); !errors.Is(err, stages.ErrCircuitOpen) {
 		t.Errorf("second call during the probe: %v", err)
 	}
@@ -615,9 +614,7 @@ func TestConcurrencyLimit(t *testing.T) {
 			}
 		})
 	}
-	for inflight.Load() < 2 {
-		time.Sleep(time.Millisecond)
-	}
+	poll.Require(t, 10*time.Second, "two requests in flight", func() bool { return inflight.Load() >= 2 })
 	time.Sleep(20 * time.Millisecond) // room for a third request to show up
 	if n := h.fake.count(); n != 2 {
 		t.Errorf("%d requests in flight, limit 2", n)
@@ -637,9 +634,7 @@ func TestConcurrencyWaitHonoursContext(t *testing.T) {
 	}, func(c *Config) { c.MaxConcurrency = 1 })
 	done := make(chan struct{})
 	go func() { defer close(done); summarize(t, h.client, longText("a")) }()
-	for h.fake.count() < 1 {
-		time.Sleep(time.Millisecond)
-	}
+	poll.Require(t, 10*time.Second, "the first request at the server", func() bool { return h.fake.count() >= 1 })
 	ctx, cancel := context.WithTimeout(bg, 10*time.Millisecond)
 	defer cancel()
 	_, _, err := h.client.Summarize(ctx, stages.SummaryRequest{Text: longText("b"), MaxOutputTokens: 64})
