@@ -133,44 +133,51 @@ func (b *sourceBench) results(t *testing.T) []outWindow {
 // is in exactly one window of its key and that no window came out twice.
 func (b *sourceBench) covered(t *testing.T, within time.Duration) []outWindow {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		ws := b.results(t)
-		missing := 0
-		for seq, svc := range b.events {
-			n := 0
+	var ws []outWindow
+	missing := 0
+	// Every 100 ms: each check reads every window out of the stream.
+	if !poll.Every(100*time.Millisecond, within, func() bool {
+		ws = b.results(t)
+		missing = b.uncovered(t, ws)
+		return missing == 0
+	}) {
+		t.Fatalf("%d of %d events in no window after %s (%d windows out)", missing, len(b.events), within, len(ws))
+	}
+	ids := map[string]bool{}
+	for _, w := range ws {
+		if ids[w.docID] {
+			t.Fatalf("window %s came out twice", w.docID)
+		}
+		ids[w.docID] = true
+	}
+	return ws
+}
+
+// uncovered counts the events in no window of their key, and fails t on
+// an event in two.
+func (b *sourceBench) uncovered(t *testing.T, ws []outWindow) int {
+	t.Helper()
+	missing := 0
+	for seq, svc := range b.events {
+		n := 0
+		for _, w := range ws {
+			if w.key == svc && w.first <= seq && seq <= w.last {
+				n++
+			}
+		}
+		if n > 1 {
 			for _, w := range ws {
 				if w.key == svc && w.first <= seq && seq <= w.last {
-					n++
+					t.Logf("window %s %s [%d..%d]", w.docID, w.key, w.first, w.last)
 				}
 			}
-			if n > 1 {
-				for _, w := range ws {
-					if w.key == svc && w.first <= seq && seq <= w.last {
-						t.Logf("window %s %s [%d..%d]", w.docID, w.key, w.first, w.last)
-					}
-				}
-				t.Fatalf("event %d (%s) is in %d windows", seq, svc, n)
-			}
-			if n == 0 {
-				missing++
-			}
+			t.Fatalf("event %d (%s) is in %d windows", seq, svc, n)
 		}
-		if missing == 0 {
-			ids := map[string]bool{}
-			for _, w := range ws {
-				if ids[w.docID] {
-					t.Fatalf("window %s came out twice", w.docID)
-				}
-				ids[w.docID] = true
-			}
-			return ws
+		if n == 0 {
+			missing++
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d events in no window after %s (%d windows out)", missing, len(b.events), within, len(ws))
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
+	return missing
 }
 
 func (b *sourceBench) checkContent(t *testing.T, ws []outWindow) {
