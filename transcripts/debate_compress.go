@@ -10,7 +10,8 @@ import (
 )
 
 // placeholderRune opens every stages.Protect placeholder. A text that already
-// holds it cannot be protected, so it is never folded.
+// holds it is never folded: stages escapes it as two runes, and a key point
+// cut to KeyPointChars could split them.
 const placeholderRune = '\uE000'
 
 // StructuralResult is one answer folded by CompressStructural.
