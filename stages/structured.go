@@ -112,7 +112,8 @@ type structuredNode struct {
 // lines) keeps its named fields and every kept value byte for byte, folds
 // maps keyed by data, long arrays (first, last and outlying items, a count
 // and a summarized schema) and long strings by kind; a JSON chat or agent
-// trajectory becomes a readable transcript with its final patch whole; an
+// trajectory becomes a readable transcript with its final patch whole; a
+// Jupyter notebook becomes Markdown with its code cells whole; an
 // HTML page becomes its article as Markdown plus a short digest (or the
 // digest alone, html: digest); base64 runs and data: URIs become a marker;
 // long Markdown, CSV and TSV tables keep their header, first and last
@@ -137,6 +138,9 @@ func (n structuredNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		if out, ok := renderChatJSON(trimmed); ok && shorter(out, in.Text) {
 			return done(out), nil
 		}
+	}
+	if out, ok := renderNotebook(trimmed); ok && shorter(out, in.Text) {
+		return done(out), nil
 	}
 	if looksJSONText(trimmed) {
 		out, ok, err := n.foldJSONText(ctx, trimmed, false, "")
