@@ -48,6 +48,7 @@ func main() {
 	flag.StringVar(&o.workerBin, "worker-bin", "", "worker binary (default: built from ./cmd/worker)")
 	flag.StringVar(&o.corpus, "corpus", "../shared/corpus/loghub", "log files to cut documents from, when present")
 	flag.StringVar(&o.benthosBin, "benthos-bin", "", "Benthos relay binary (default: built from ./bench/benthosrelay)")
+	flag.StringVar(&o.workerProfiles, "worker-cpuprofile", "", "directory for a CPU profile of each worker process per run (worker --cpuprofile)")
 	flag.StringVar(&o.only, "only", "", "run only these scenarios, by letter: a, b, c, d, e (default: all, then latency)")
 	flag.Parse()
 	if p := os.Getenv("JC_PUBPROFILE"); p != "" {
