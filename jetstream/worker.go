@@ -575,13 +575,13 @@ func (w *Worker) outgoing(ctx context.Context, subject string, env Envelope, tex
 	m := nats.NewMsg(subject)
 	env.Blob = ""
 	if len(text) > w.cfg.InlineMaxBytes {
-		name := blobName(owner, []byte(text))
-		if err := w.blobs.put(ctx, w.blobs.work, name, []byte(text)); err != nil {
+		name := blobName(owner, textPayload(text))
+		if err := w.blobs.put(ctx, w.blobs.work, name, textPayload(text)); err != nil {
 			return nil, err
 		}
 		env.Blob = name
 	} else {
-		m.Data = []byte(text)
+		m.Data = textPayload(text)
 	}
 	if err := env.Write(m.Header); err != nil {
 		return nil, fmt.Errorf("%w: %v", errPermanent, err)
@@ -777,6 +777,10 @@ func payloadText(b []byte) string {
 	}
 	return unsafe.String(&b[0], len(b))
 }
+
+// textPayload is a text as a payload to publish, without copying it:
+// publishing, hashing and storing only read a payload.
+func textPayload(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // deadLetter records a message no retry can fix, with its reason, then
 // emits the original as the document's result so nothing is lost, and
