@@ -9,7 +9,11 @@
 // scenarios run in turn for -rounds rounds and each reports its median
 // round; fused/(d) and fused/(e) compare the medians.
 //
-//	go run ./cmd/fleetbench [-docs 3000] [-size 65536] [-rounds 3] [-only abcde]
+//	go run ./cmd/fleetbench [-docs 3000] [-size 65536] [-rounds 3] [-only abcde] [-worker-cpuprofile DIR]
+//
+// -worker-cpuprofile writes one CPU profile per worker process and run
+// (go tool pprof -top BIN DIR/FILE); JC_PUBPROFILE and JC_SRVPROFILE name
+// files for the publisher's and the server's.
 package main
 
 import (
