@@ -204,7 +204,7 @@ func DocumentID(text string, s Settings) string {
 	h := sha256.New()
 	h.Write(s.canonical())
 	h.Write([]byte{0})
-	h.Write([]byte(text))
+	h.Write(textPayload(text))
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
@@ -326,12 +326,12 @@ func (c *Client) storeOriginal(ctx context.Context, doc Document, env Envelope) 
 	orig := nats.NewMsg(env.OrigRef)
 	env.Nonce = c.nonce()
 	if len(doc.Text) > c.cfg.InlineMaxBytes {
-		env.Blob = blobName(doc.ID, []byte(doc.Text))
-		if err := c.blobs.put(ctx, c.blobs.originals, env.Blob, []byte(doc.Text)); err != nil {
+		env.Blob = blobName(doc.ID, textPayload(doc.Text))
+		if err := c.blobs.put(ctx, c.blobs.originals, env.Blob, textPayload(doc.Text)); err != nil {
 			return false, "", err
 		}
 	} else {
-		orig.Data = []byte(doc.Text)
+		orig.Data = textPayload(doc.Text)
 	}
 	if err := env.Write(orig.Header); err != nil {
 		return false, "", err

@@ -37,6 +37,11 @@ func serviceFleet(t *testing.T, cfg Config) (*fleet, *ServiceClient) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = svc.Stop() })
+	// The service's subscriptions are the server's once a flush returns:
+	// a request on another connection finds them (else "no responders").
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	sc, err := NewServiceClient(context.Background(), f.nc, cfg)
 	if err != nil {
 		t.Fatal(err)

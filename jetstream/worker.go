@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/jetcompact/jetcompact/failure"
 	"github.com/jetcompact/jetcompact/pipeline"
@@ -460,7 +461,7 @@ func (w *Worker) process(ctx context.Context, seg []stages.Key, env Envelope, te
 		if pass != "" {
 			env.Pass = pass
 		} else {
-			out, reports, err := w.pipe.RunSegment(ctx, nodeKeys, in)
+			out, reports, err := w.pipe.RunSegment(telemetry.WithCharsMemo(ctx), nodeKeys, in)
 			if err != nil {
 				return err // cancelled: redeliver
 			}
@@ -542,12 +543,12 @@ func (w *Worker) capMode(m stages.Mode) stages.Mode {
 
 // body returns the message text: inline, the document's own stored
 // original, or a blob that belongs to this hop (hop is the consuming
-// segment's first stage or task). The text is copied once, whatever its
-// source.
+// segment's first stage or task). The text shares the payload's buffer
+// (payloadText), whatever its source.
 func (w *Worker) body(ctx context.Context, env Envelope, msg njs.Msg, hop stages.Key, stored *njs.RawStreamMsg) (string, error) {
 	switch {
 	case env.Blob == "":
-		return string(msg.Data()), nil
+		return payloadText(msg.Data()), nil
 	case env.Blob == originalBlobPrefix+env.DocID:
 		// The first hop refers to the stored original instead of copying it.
 		return originalText(ctx, w.blobs, env.DocID, stored.Header, stored.Data)
@@ -562,10 +563,10 @@ func (w *Worker) body(ctx context.Context, env Envelope, msg njs.Msg, hop stages
 		if errors.Is(err, njs.ErrObjectNotFound) {
 			return "", fmt.Errorf("%w: blob %s not found", errPermanent, env.Blob)
 		}
-		return string(data), err
+		return payloadText(data), err
 	}
 	data, err := w.blobs.get(ctx, w.blobs.work, env.Blob, owner)
-	return string(data), err
+	return payloadText(data), err
 }
 
 // outgoing builds a message carrying env and text, moving a large text to
@@ -574,13 +575,13 @@ func (w *Worker) outgoing(ctx context.Context, subject string, env Envelope, tex
 	m := nats.NewMsg(subject)
 	env.Blob = ""
 	if len(text) > w.cfg.InlineMaxBytes {
-		name := blobName(owner, []byte(text))
-		if err := w.blobs.put(ctx, w.blobs.work, name, []byte(text)); err != nil {
+		name := blobName(owner, textPayload(text))
+		if err := w.blobs.put(ctx, w.blobs.work, name, textPayload(text)); err != nil {
 			return nil, err
 		}
 		env.Blob = name
 	} else {
-		m.Data = []byte(text)
+		m.Data = textPayload(text)
 	}
 	if err := env.Write(m.Header); err != nil {
 		return nil, fmt.Errorf("%w: %v", errPermanent, err)
@@ -627,11 +628,13 @@ func (w *Worker) finish(ctx context.Context, env Envelope, text string) error {
 		text, b = pipeline.FitBudget(text, n, env.Kind)
 		budget = &b
 	}
-	span.SetAttributes(
-		telemetry.AttrCharsIn.Int(env.OrigChars),
-		telemetry.AttrCharsOut.Int(stages.Chars(text)),
-		telemetry.AttrGuard.String(outcome),
-	)
+	if span.IsRecording() {
+		span.SetAttributes(
+			telemetry.AttrCharsIn.Int(env.OrigChars),
+			telemetry.AttrCharsOut.Int(stages.Chars(text)),
+			telemetry.AttrGuard.String(outcome),
+		)
+	}
 	return w.publishResultWith(ctx, env, text, outcome, env.Error, budget)
 }
 
@@ -760,10 +763,24 @@ func lastOriginal(ctx context.Context, n Names, b *blobs, docID string) (*njs.Ra
 func originalText(ctx context.Context, b *blobs, docID string, h nats.Header, data []byte) (string, error) {
 	if name := h.Get(HeaderBlob); name != "" {
 		blob, err := b.get(ctx, b.originals, name, docID)
-		return string(blob), err
+		return payloadText(blob), err
 	}
-	return string(data), nil
+	return payloadText(data), nil
 }
+
+// payloadText is a received payload as text, without copying it: nats.go
+// gives every message (and every object read) a buffer of its own, and
+// nothing here writes to one, so the text may share it.
+func payloadText(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// textPayload is a text as a payload to publish, without copying it:
+// publishing, hashing and storing only read a payload.
+func textPayload(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // deadLetter records a message no retry can fix, with its reason, then
 // emits the original as the document's result so nothing is lost, and

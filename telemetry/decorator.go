@@ -4,6 +4,7 @@ package telemetry
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/jetcompact/jetcompact/stages"
@@ -64,7 +65,8 @@ func Decorator(tp trace.TracerProvider, mp metric.MeterProvider) (func(stages.No
 	return func(n stages.Node) stages.Node {
 		// Series start at zero, so a rate over a node's errors exists before its first one.
 		errs.Add(context.Background(), 0, metric.WithAttributes(MetricNode.String(string(n.Key()))))
-		return &tracedNode{next: n, tracer: tracer, charsIn: charsIn, charsOut: charsOut, errs: errs, dur: dur}
+		return &tracedNode{next: n, tracer: tracer, charsIn: charsIn, charsOut: charsOut, errs: errs, dur: dur,
+			nodeAttr: metric.WithAttributes(MetricNode.String(string(n.Key())))}
 	}, nil
 }
 
@@ -74,6 +76,7 @@ type tracedNode struct {
 	charsIn, charsOut metric.Int64Counter
 	errs              metric.Int64Counter
 	dur               metric.Float64Histogram
+	nodeAttr          metric.MeasurementOption // the node's label, made once
 }
 
 func (t *tracedNode) Key() stages.Key { return t.next.Key() }
@@ -85,26 +88,41 @@ func (t *tracedNode) Apply(ctx context.Context, in stages.Input) (stages.Outcome
 	))
 	defer span.End()
 	start := time.Now()
-	cin := stages.Chars(in.Text)
+	// Counting runes reads the whole text: only when a span or the
+	// counters take the count.
+	counted := span.IsRecording() || t.charsIn.Enabled(ctx) || t.charsOut.Enabled(ctx)
+	memo, _ := ctx.Value(charsMemoKey{}).(*charsMemo)
+	cin := 0
+	if counted {
+		cin = memo.chars(in.Text)
+	}
 	out, err := t.next.Apply(ctx, in)
-	nodeAttr := metric.WithAttributes(MetricNode.String(string(key)))
+	nodeAttr := t.nodeAttr
 	t.dur.Record(ctx, time.Since(start).Seconds(), nodeAttr)
-	t.charsIn.Add(ctx, int64(cin), nodeAttr)
-	span.SetAttributes(AttrCharsIn.Int(cin))
 	if err != nil {
 		t.errs.Add(ctx, 1, nodeAttr)
+		if counted {
+			t.charsIn.Add(ctx, int64(cin), nodeAttr)
+			span.SetAttributes(AttrCharsIn.Int(cin))
+		}
 		span.SetStatus(codes.Error, "node error")
 		return out, err
 	}
-	cout := cin
-	if out.Text != in.Text {
-		cout = out.Chars
-		if cout == 0 {
-			cout = stages.Chars(out.Text)
+	if counted {
+		cout := cin
+		if out.Text != in.Text {
+			cout = out.Chars
+			if cout == 0 {
+				cout = stages.Chars(out.Text)
+				out.Chars = cout // the pipeline's report need not count it again
+			}
 		}
+		memo.keep(out.Text, cout)
+		t.charsIn.Add(ctx, int64(cin), nodeAttr)
+		t.charsOut.Add(ctx, int64(cout), nodeAttr)
+		span.SetAttributes(AttrCharsIn.Int(cin), AttrCharsOut.Int(cout))
 	}
-	t.charsOut.Add(ctx, int64(cout), nodeAttr)
-	span.SetAttributes(AttrCharsOut.Int(cout), AttrSkipped.Bool(out.Skipped))
+	span.SetAttributes(AttrSkipped.Bool(out.Skipped))
 	if out.Reason != "" {
 		span.SetAttributes(AttrReason.String(out.Reason))
 	}
@@ -119,4 +137,39 @@ func (t *tracedNode) Apply(ctx context.Context, in stages.Input) (stages.Outcome
 		span.SetAttributes(AttrRedactions.String(out.Redactions))
 	}
 	return out, nil
+}
+
+type charsMemoKey struct{}
+
+// charsMemo carries a node's output count to the next node's input.
+type charsMemo struct {
+	mu    sync.Mutex
+	text  string
+	count int
+}
+
+// WithCharsMemo lets the decorated nodes of one document's run, applied
+// in turn, take each input's character count from the previous node's
+// output instead of counting the text again.
+func WithCharsMemo(ctx context.Context) context.Context {
+	return context.WithValue(ctx, charsMemoKey{}, &charsMemo{count: -1})
+}
+
+func (m *charsMemo) chars(text string) int {
+	if m != nil {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.count >= 0 && m.text == text { // usually the very string: equal pointers compare at once
+			return m.count
+		}
+	}
+	return stages.Chars(text)
+}
+
+func (m *charsMemo) keep(text string, count int) {
+	if m != nil {
+		m.mu.Lock()
+		m.text, m.count = text, count
+		m.mu.Unlock()
+	}
 }

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -29,6 +30,16 @@ func SegmentSpanName(segment string) string { return "jetcompact.segment " + seg
 // labelled by the segment's short name (MetricSegment).
 type SegmentMetrics struct {
 	documents, redeliveries, retries, deadLetters, deadLettersDropped metric.Int64Counter
+	labels                                                            sync.Map // segment name -> metric.MeasurementOption
+}
+
+// label is a segment's metric label, made once per segment.
+func (m *SegmentMetrics) label(segment string) metric.MeasurementOption {
+	if o, ok := m.labels.Load(segment); ok {
+		return o.(metric.MeasurementOption)
+	}
+	o, _ := m.labels.LoadOrStore(segment, metric.WithAttributes(MetricSegment.String(segment)))
+	return o.(metric.MeasurementOption)
 }
 
 // NewSegmentMetrics creates the segment counters on mp.
@@ -47,7 +58,7 @@ func NewSegmentMetrics(mp metric.MeterProvider) (*SegmentMetrics, error) {
 // Start zero-initialises a segment's series, so that a rate over its
 // errors and dead letters exists before the first one.
 func (m *SegmentMetrics) Start(segment string) {
-	attrs := metric.WithAttributes(MetricSegment.String(segment))
+	attrs := m.label(segment)
 	for _, c := range []metric.Int64Counter{m.documents, m.redeliveries, m.retries, m.deadLetters, m.deadLettersDropped} {
 		c.Add(context.Background(), 0, attrs)
 	}
@@ -55,7 +66,7 @@ func (m *SegmentMetrics) Start(segment string) {
 
 // Received counts a message; delivery is its delivery count.
 func (m *SegmentMetrics) Received(ctx context.Context, segment string, delivery uint64) {
-	attrs := metric.WithAttributes(MetricSegment.String(segment))
+	attrs := m.label(segment)
 	m.documents.Add(ctx, 1, attrs)
 	if delivery > 1 {
 		m.redeliveries.Add(ctx, 1, attrs)
@@ -64,15 +75,15 @@ func (m *SegmentMetrics) Received(ctx context.Context, segment string, delivery 
 
 // Retried counts a transient error.
 func (m *SegmentMetrics) Retried(ctx context.Context, segment string) {
-	m.retries.Add(ctx, 1, metric.WithAttributes(MetricSegment.String(segment)))
+	m.retries.Add(ctx, 1, m.label(segment))
 }
 
 // DeadLettered counts a published dead letter.
 func (m *SegmentMetrics) DeadLettered(ctx context.Context, segment string) {
-	m.deadLetters.Add(ctx, 1, metric.WithAttributes(MetricSegment.String(segment)))
+	m.deadLetters.Add(ctx, 1, m.label(segment))
 }
 
 // DeadLetterDropped counts a dead letter that could not be published.
 func (m *SegmentMetrics) DeadLetterDropped(ctx context.Context, segment string) {
-	m.deadLettersDropped.Add(ctx, 1, metric.WithAttributes(MetricSegment.String(segment)))
+	m.deadLettersDropped.Add(ctx, 1, m.label(segment))
 }

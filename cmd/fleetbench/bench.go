@@ -27,7 +27,7 @@ type benchOptions struct {
 	workers                         int
 	latencyLoad                     float64
 	workerBin, benthosBin, corpus   string
-	only                            string
+	only, workerProfiles            string
 }
 
 type scenario struct {
@@ -242,7 +242,11 @@ func runScenario(ctx context.Context, o benchOptions, sc scenario, dir string, d
 			if n > 0 {
 				name += " #" + strconv.Itoa(n+1)
 			}
-			w, err := start(name, o.workerBin, "--config", cfgPath, "--nats", url, "--segment", strings.Join(segArg, ","), "--http-addr", "")
+			args := []string{"--config", cfgPath, "--nats", url, "--segment", strings.Join(segArg, ","), "--http-addr", ""}
+			if o.workerProfiles != "" {
+				args = append(args, "--cpuprofile", filepath.Join(o.workerProfiles, fmt.Sprintf("%s-%s-%d.pprof", filepath.Base(dir), seg[0], n)))
+			}
+			w, err := start(name, o.workerBin, args...)
 			if err != nil {
 				return outcome{}, err
 			}

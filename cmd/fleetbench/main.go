@@ -9,7 +9,11 @@
 // scenarios run in turn for -rounds rounds and each reports its median
 // round; fused/(d) and fused/(e) compare the medians.
 //
-//	go run ./cmd/fleetbench [-docs 3000] [-size 65536] [-rounds 3] [-only abcde]
+//	go run ./cmd/fleetbench [-docs 3000] [-size 65536] [-rounds 3] [-only abcde] [-worker-cpuprofile DIR]
+//
+// -worker-cpuprofile writes one CPU profile per worker process and run
+// (go tool pprof -top BIN DIR/FILE); JC_PUBPROFILE and JC_SRVPROFILE name
+// files for the publisher's and the server's.
 package main
 
 import (
@@ -48,6 +52,7 @@ func main() {
 	flag.StringVar(&o.workerBin, "worker-bin", "", "worker binary (default: built from ./cmd/worker)")
 	flag.StringVar(&o.corpus, "corpus", "../shared/corpus/loghub", "log files to cut documents from, when present")
 	flag.StringVar(&o.benthosBin, "benthos-bin", "", "Benthos relay binary (default: built from ./bench/benthosrelay)")
+	flag.StringVar(&o.workerProfiles, "worker-cpuprofile", "", "directory for a CPU profile of each worker process per run (worker --cpuprofile)")
 	flag.StringVar(&o.only, "only", "", "run only these scenarios, by letter: a, b, c, d, e (default: all, then latency)")
 	flag.Parse()
 	if p := os.Getenv("JC_PUBPROFILE"); p != "" {

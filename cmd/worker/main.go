@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -47,6 +48,7 @@ type flags struct {
 	service                         bool
 	drain                           time.Duration
 	gcPercent                       int
+	cpuProfile                      string
 	logs                            telemetry.LogFlags
 }
 
@@ -76,6 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (f flags, showVersion bool, err
 	fs.BoolVar(&f.service, "service", true, "serve the jetcompact NATS micro service: <prefix>.compact and <prefix>.get (--service=false: off)")
 	fs.DurationVar(&f.drain, "drain-timeout", 30*time.Second, "on shutdown, wait this long for in-flight work")
 	fs.IntVar(&f.gcPercent, "gc-percent", 400, "Go GC target when GOGC is unset: the live heap is small, so collecting less often saves CPU for little memory")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (benchmarks)")
 	f.logs.RegisterFlags(fs)
 	fs.BoolVar(&showVersion, "version", false, "print the version and exit")
 	err = fs.Parse(args)
@@ -96,6 +99,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(f.gcPercent)
+	}
+	if f.cpuProfile != "" {
+		stop, err := startCPUProfile(f.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	logw := telemetry.NewScopedWriter(stderr)
 	defer logw.Close()
@@ -242,4 +252,17 @@ func connect(f *flags, log *slog.Logger) (nc *nats.Conn, closeAll func(), err er
 		return nil, nil, err
 	}
 	return nc, func() { nc.Close(); stopServer() }, nil
+}
+
+// startCPUProfile profiles this process until the returned stop.
+func startCPUProfile(path string) (stop func(), err error) {
+	out, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); out.Close() }, nil
 }
