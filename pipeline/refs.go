@@ -36,6 +36,9 @@ func addRefs(original, compacted, idPrefix string, counts bool) string {
 	if idPrefix == "" || !strings.Contains(compacted, "[") && !strings.Contains(compacted, "| ... ") {
 		return compacted
 	}
+	if strings.Contains(compacted, `"_omitted`) || strings.Contains(compacted, ` more items]"`) || strings.Contains(compacted, ` levels]"`) {
+		compacted = addJSONRefs(original, compacted, idPrefix)
+	}
 	body, trailingNL := strings.CutSuffix(compacted, "\n")
 	out := strings.Split(body, "\n")
 	isMarker := make([]bool, len(out))
@@ -320,13 +323,16 @@ func isAlnum(c byte) bool {
 }
 
 // Ref is a parsed reference: a document id or a prefix of one, and a
-// 1-based inclusive line range (From 0: the whole document).
+// 1-based inclusive range of lines, or of bytes when Bytes is set (From 0:
+// the whole document).
 type Ref struct {
 	ID       string
 	From, To int
+	Bytes    bool
 }
 
-// ParseRef reads "ID", "ID:L<a>-<b>" or "ID:L<a>".
+// ParseRef reads "ID", "ID:L<a>-<b>", "ID:L<a>" or "ID:B<a>-<b>" (bytes:
+// a JSON fold inside one long line).
 func ParseRef(s string) (Ref, error) {
 	id, lines, hasLines := strings.Cut(strings.TrimSpace(s), ":")
 	r := Ref{ID: id}
@@ -338,7 +344,10 @@ func ParseRef(s string) (Ref, error) {
 	}
 	rest, ok := strings.CutPrefix(lines, "L")
 	if !ok {
-		return r, fmt.Errorf("reference %q: want ID:L<from>-<to>", s)
+		if rest, ok = strings.CutPrefix(lines, "B"); !ok {
+			return r, fmt.Errorf("reference %q: want ID:L<from>-<to> or ID:B<from>-<to>", s)
+		}
+		r.Bytes = true
 	}
 	a, b, isRange := strings.Cut(rest, "-")
 	if !isRange {
@@ -351,6 +360,32 @@ func ParseRef(s string) (Ref, error) {
 	}
 	r.From, r.To = from, to
 	return r, nil
+}
+
+// Range is the range part of r: "L3-9", "B10-200", or "" for a whole
+// document.
+func (r Ref) Range() string {
+	switch {
+	case r.From == 0:
+		return ""
+	case r.Bytes:
+		return "B" + strconv.Itoa(r.From) + "-" + strconv.Itoa(r.To)
+	}
+	return "L" + strconv.Itoa(r.From) + "-" + strconv.Itoa(r.To)
+}
+
+// Slice is the part of text r names: all of it, its lines (see Lines) or
+// its bytes From..To (1-based, inclusive; past the end is an error).
+func (r Ref) Slice(text string) (string, error) {
+	switch {
+	case r.From == 0:
+		return text, nil
+	case !r.Bytes:
+		return Lines(text, r.From, r.To)
+	case r.To > len(text):
+		return "", fmt.Errorf("byte %d is past the end (%d bytes)", r.To, len(text))
+	}
+	return text[r.From-1 : r.To], nil
 }
 
 // Lines is the text of lines from..to (1-based, inclusive) of text, each

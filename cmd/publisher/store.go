@@ -87,14 +87,12 @@ func (a *app) getRef(ctx context.Context, args []string) error {
 
 // writeRef writes the part of an original a reference names.
 func writeRef(w io.Writer, text string, ref pipeline.Ref) error {
-	if ref.From > 0 {
-		part, err := pipeline.Lines(text, ref.From, ref.To)
-		if err != nil {
-			return fmt.Errorf("reference %s:L%d-%d: %w", ref.ID, ref.From, ref.To, err)
-		}
-		text = part
+	part, err := ref.Slice(text)
+	if err != nil {
+		return fmt.Errorf("reference %s:%s: %w", ref.ID, ref.Range(), err)
 	}
-	_, err := io.WriteString(w, text)
+	text = part
+	_, err = io.WriteString(w, text)
 	return err
 }
 
