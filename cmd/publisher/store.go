@@ -33,18 +33,10 @@ func (a *app) openStore() (*docstore.Store, error) {
 // reference it. With --no-store, or when the store fails (a warning), text
 // stays without references: a reference must resolve.
 func (a *app) keepOriginal(id, original string, text *string, rep *pipeline.Report) {
-	if a.o.noStore || id == "" {
+	prefix, ok := a.storeOriginal(id, original)
+	if !ok {
 		return
 	}
-	st, err := a.openStore()
-	if err == nil {
-		err = st.Put(id, original)
-	}
-	if err != nil {
-		fmt.Fprintln(a.stderr, "publisher: warning: original not stored, markers carry no references:", err)
-		return
-	}
-	prefix := st.UniquePrefix(id, refPrefixMin)
 	budget := 0
 	if rep.Budget != nil {
 		budget = rep.Budget.Tokens
@@ -54,6 +46,24 @@ func (a *app) keepOriginal(id, original string, text *string, rep *pipeline.Repo
 		rep.Budget.TokensOut = stages.EstimateTokens(*text)
 	}
 	rep.CharsOut = stages.Chars(*text)
+}
+
+// storeOriginal stores original under id and returns the id prefix its
+// references carry; false with --no-store, or when the store fails (a
+// warning): a reference must resolve.
+func (a *app) storeOriginal(id, original string) (string, bool) {
+	if a.o.noStore || id == "" {
+		return "", false
+	}
+	st, err := a.openStore()
+	if err == nil {
+		err = st.Put(id, original)
+	}
+	if err != nil {
+		fmt.Fprintln(a.stderr, "publisher: warning: original not stored, markers carry no references:", err)
+		return "", false
+	}
+	return st.UniquePrefix(id, refPrefixMin), true
 }
 
 // getRef prints exactly the original text a reference names, from the
