@@ -13,7 +13,14 @@ import (
 // references overshoot, and at worst the text is folded whole. A budget
 // of 0 or less is AddRefs alone.
 func AddRefsWithin(original, compacted, idPrefix string, budget int, kind stages.Kind) string {
-	withRefs := AddRefs(original, compacted, idPrefix)
+	return AddRefsWithinSpans(original, compacted, idPrefix, budget, kind, nil)
+}
+
+// AddRefsWithinSpans is AddRefsWithin with log_dedup's template spans over
+// original's lines (Report.Spans) when the run has them: count lines'
+// references then need no second mining of original. nil mines.
+func AddRefsWithinSpans(original, compacted, idPrefix string, budget int, kind stages.Kind, spans map[int]int) string {
+	withRefs := addRefs(original, compacted, idPrefix, true, spans)
 	if budget <= 0 || stages.EstimateTokens(withRefs) <= budget {
 		return withRefs
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jetcompact/jetcompact/stages"
@@ -24,6 +25,9 @@ type NodeReport struct {
 	// Redactions counts secrets replaced by kind, "kind=n ..." (by the
 	// redact node, or before the LLM request); never the secrets.
 	Redactions string `json:"redactions,omitempty"`
+	// Spans is log_dedup's template spans (stages.Outcome.Spans), kept
+	// when the node's input had the lines of the segment's input.
+	Spans map[int]int `json:"-"`
 }
 
 // Report is the accounting of one run.
@@ -41,6 +45,9 @@ type Report struct {
 	Replaced int `json:"replaced,omitempty"`
 	// Budget is what FitBudget folded, when the request had a budget.
 	Budget *BudgetReport `json:"budget,omitempty"`
+	// Spans is log_dedup's template spans over the original's lines, for
+	// AddRefsWithinSpans; nil when not known (in process only).
+	Spans map[int]int `json:"-"`
 }
 
 // Ratio is output characters over input characters.
@@ -173,6 +180,13 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (Result, error) {
 		rep.Budget = &b
 	}
 	rep.Nodes, rep.CharsOut, rep.Guard = reports, stages.Chars(out), guard
+	if in.Text == req.Text { // decoding kept the original's lines
+		for _, r := range reports {
+			if r.Spans != nil {
+				rep.Spans = r.Spans
+			}
+		}
+	}
 	return Result{Text: out, Report: rep}, nil
 }
 
@@ -254,7 +268,9 @@ func (p *Pipeline) RunSegment(ctx context.Context, keys []stages.Key, in stages.
 
 // runSegment is RunSegment with the input's character count known.
 func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.Input, chars int) (string, []NodeReport, error) {
+	first := in.Text
 	reports := make([]NodeReport, 0, len(keys))
+	lines := -1 // the segment input's line count, once log_dedup needs it
 	for _, k := range keys {
 		node, on := p.nodes[k]
 		if !on {
@@ -284,6 +300,14 @@ func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.
 			Duration: time.Since(start), Skipped: out.Skipped, Reason: out.Reason, LLM: out.LLM,
 			Redactions: redactions,
 		})
+		if out.Spans != nil {
+			if lines < 0 {
+				lines = strings.Count(first, "\n")
+			}
+			if strings.Count(in.Text, "\n") == lines { // earlier nodes kept every line in place
+				reports[len(reports)-1].Spans = out.Spans
+			}
+		}
 		in.Text, chars = out.Text, outChars
 	}
 	return in.Text, reports, nil

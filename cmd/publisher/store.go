@@ -41,7 +41,7 @@ func (a *app) keepOriginal(id, original string, text *string, rep *pipeline.Repo
 	if rep.Budget != nil {
 		budget = rep.Budget.Tokens
 	}
-	*text = pipeline.AddRefsWithin(original, *text, prefix, budget, rep.Kind)
+	*text = pipeline.AddRefsWithinSpans(original, *text, prefix, budget, rep.Kind, rep.Spans)
 	if rep.Budget != nil {
 		rep.Budget.TokensOut = stages.EstimateTokens(*text)
 	}
