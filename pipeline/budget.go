@@ -46,17 +46,14 @@ type BudgetReport struct {
 // (stages.EstimateTokens) are at most budget, lowest-ranked lines first
 // (see the Budget classes), each run of folded lines into one marker. The
 // result never exceeds budget, except that a text folded whole is one
-// marker line. Transcript markers carry no counts (design.md, Evidence). A budget of
-// zero or less, or a text that fits, comes back unchanged.
-func FitBudget(text string, budget int, kind stages.Kind) (string, BudgetReport) {
-	return FitBudgetRefs(text, budget, kind, 0)
-}
-
-// FitBudgetRefs is FitBudget for a text whose fold markers will each
-// carry a reference of refChars characters (AddMarkerRefs, after): the
-// references are counted in, so the text with them fits. Count lines'
-// references are not: under a budget they come only when they fit too.
-func FitBudgetRefs(text string, budget int, kind stages.Kind, refChars int) (string, BudgetReport) {
+// marker line. Transcript markers carry no counts (design.md, Evidence). A
+// budget of zero or less, or a text that fits, comes back unchanged.
+//
+// refChars is what the reference each fold marker will carry adds
+// (RefChars; AddMarkerRefs after), 0 for none: the references are counted
+// in, so the text with them fits. Count lines' references are not: under
+// a budget they come only when they fit too.
+func FitBudget(text string, budget int, kind stages.Kind, refChars int) (string, BudgetReport) {
 	rep := BudgetReport{Tokens: budget, TokensIn: stages.EstimateTokens(text)}
 	rep.TokensOut = rep.TokensIn
 	if budget <= 0 || rep.TokensIn+refTokens(text, refChars) <= budget {

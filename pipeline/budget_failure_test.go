@@ -97,7 +97,7 @@ func TestFitBudgetKeepsFailureMessages(t *testing.T) {
 			if budget >= stages.EstimateTokens(text) {
 				t.Fatalf("%s seed %d: the log fits %d tokens already", dialect, seed, budget)
 			}
-			out, rep := FitBudget(text, budget, stages.KindLog)
+			out, rep := FitBudget(text, budget, stages.KindLog, 0)
 			if got := stages.EstimateTokens(out); got > budget {
 				t.Errorf("%s seed %d: %d tokens > %d", dialect, seed, got, budget)
 			}

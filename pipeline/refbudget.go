@@ -30,9 +30,9 @@ func AddRefsWithinSpans(original, compacted, idPrefix string, budget int, kind s
 		over := stages.EstimateTokens(withRefs) - budget
 		target := max(stages.EstimateTokens(withRefs)-over, 1)
 		if try == tries-1 {
-			compacted, _ = FitBudget(compacted, 1, kind)
+			compacted, _ = FitBudget(compacted, 1, kind, 0)
 		} else {
-			compacted, _ = FitBudgetRefs(compacted, target, kind, RefChars(original, idPrefix))
+			compacted, _ = FitBudget(compacted, target, kind, RefChars(original, idPrefix))
 		}
 		withRefs = AddMarkerRefs(original, compacted, idPrefix)
 	}

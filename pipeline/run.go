@@ -176,7 +176,7 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (Result, error) {
 	}
 	if budget := cmp.Or(req.BudgetTokens, p.cfg.BudgetTokens); budget > 0 {
 		var b BudgetReport
-		out, b = FitBudget(out, budget, in.Kind)
+		out, b = FitBudget(out, budget, in.Kind, 0)
 		rep.Budget = &b
 	}
 	rep.Nodes, rep.CharsOut, rep.Guard = reports, stages.Chars(out), guard
