@@ -19,6 +19,7 @@ const (
 	BudgetEdge      = "edge"           // the first and last lines
 	BudgetCommon    = "common"         // everything else, repeated templates and earlier fold markers included
 	BudgetChatter   = "chatter"        // in build output: passing tests, a runner's bookkeeping, progress (stages.Chatter)
+	BudgetSummary   = "summary"        // what varied among a count's records, cut to the count before any line folds
 )
 
 // budgetEdgeLines is how many lines at each end count as the first and
@@ -61,6 +62,15 @@ func FitBudget(text string, budget int, kind stages.Kind, refChars int) (string,
 	}
 	body, trailingNL := strings.CutSuffix(text, "\n")
 	lines := strings.Split(body, "\n")
+	// What varied among a count's records ("[×57; 10:00–11:00; user: 9
+	// distinct (…)]") goes before any line does: the count stays.
+	summaries := 0
+	for i, l := range lines {
+		if short, ok := withoutSummary(l); ok {
+			lines[i] = short
+			summaries++
+		}
+	}
 	f := newBudgetFolder(lines, kind.IsTranscript())
 	f.trailingNL = trailingNL
 	if refChars > 0 {
@@ -90,6 +100,9 @@ func FitBudget(text string, budget int, kind stages.Kind, refChars int) (string,
 	}
 	rep.TokensOut = stages.EstimateTokens(out)
 	rep.Folded = map[string]int{}
+	if summaries > 0 {
+		rep.Folded[BudgetSummary] = summaries
+	}
 	f.mark(k)
 	for i, folded := range f.folded {
 		if folded {
@@ -440,6 +453,19 @@ func isHexByte(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
+// withoutSummary is a count line " [×N; what varied]" cut to " [×N]".
+func withoutSummary(line string) (string, bool) {
+	i := strings.LastIndex(line, " [×")
+	if i < 0 || !strings.HasSuffix(line, "]") {
+		return line, false
+	}
+	j := strings.IndexByte(line[i:], ';')
+	if j < 0 || dedupCount(line) == 0 {
+		return line, false
+	}
+	return line[:i+j] + "]", true
+}
+
 // dedupCount is N of a record's " [×N" count, 0 when it has none.
 func dedupCount(line string) int {
 	i := strings.LastIndex(line, " [×")
@@ -559,7 +585,7 @@ func (f *budgetFolder) render(k int) string {
 // foldedText is ", folded failure=2 common=40" in class order, or "".
 func (b BudgetReport) foldedText() string {
 	var parts []string
-	for _, c := range []string{BudgetFailure, BudgetRegion, BudgetRare, BudgetProtected, BudgetEdge, BudgetCommon, BudgetChatter} {
+	for _, c := range []string{BudgetFailure, BudgetRegion, BudgetRare, BudgetProtected, BudgetEdge, BudgetCommon, BudgetChatter, BudgetSummary} {
 		if n := b.Folded[c]; n > 0 {
 			parts = append(parts, strings.ReplaceAll(c, " ", "_")+"="+strconv.Itoa(n))
 		}

@@ -143,3 +143,26 @@ func TestChatterAndStackFrames(t *testing.T) {
 		}
 	}
 }
+
+// TestFitBudgetCutsSummariesFirst: over budget, a count's summary of what
+// varied goes before any line: a budget the counts alone fit keeps every
+// line and every count.
+func TestFitBudgetCutsSummariesFirst(t *testing.T) {
+	var with, without strings.Builder
+	for i := range 40 {
+		head := fmt.Sprintf("2026-03-01 10:00:%02d INFO worker-%d job %s finished", i, i, words[i%len(words)])
+		fmt.Fprintf(&with, "%s [×%d; 10:00:00–11:%02d:00; user: %d distinct (alice, bob, …)]\n", head, 3+i, i, 2+i)
+		fmt.Fprintf(&without, "%s [×%d]\n", head, 3+i)
+	}
+	budget := stages.EstimateTokens(without.String()) + 5
+	if stages.EstimateTokens(with.String()) <= budget {
+		t.Fatal("the summaries fit already")
+	}
+	out, rep := FitBudget(with.String(), budget, stages.KindLog, 0)
+	if out != without.String() {
+		t.Errorf("want every line with its count and no summary, got:\n%s", out)
+	}
+	if rep.Folded[BudgetSummary] != 40 {
+		t.Errorf("folded %v, want 40 summaries", rep.Folded)
+	}
+}
