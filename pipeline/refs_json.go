@@ -262,7 +262,13 @@ func foldedIndexes(text string, meta *jsonNode, kept int) ([]int, bool) {
 		idx = append(idx, i)
 	}
 	idx = append(idx, outliers...)
-	return append(idx, count-1), true
+	idx = append(idx, count-1)
+	for i := 1; i < len(idx); i++ {
+		if idx[i] <= idx[i-1] || idx[i] >= count {
+			return nil, false // not the layout the folder writes
+		}
+	}
+	return idx, true
 }
 
 // jsonNode is a value's byte range [start, end) and, for a container its

@@ -186,3 +186,23 @@ func TestAddJSONRefsDepthMarker(t *testing.T) {
 		t.Fatalf("%s: want the whole container, got:\n%s", m[1], part)
 	}
 }
+
+// TestAddJSONRefsBadInput: a marker whose original is not JSON, or not
+// the document it came from, or a meta object of another layout, gets no
+// reference, and nothing panics.
+func TestAddJSONRefsBadInput(t *testing.T) {
+	folded := `[{"a": 1}, {"a": 9}, {"_omitted": 7, "_count": 9, "_schema": {"a": "int"}}]`
+	for name, c := range map[string]struct{ original, compacted string }{
+		"not JSON":        {"plain text\nlines", folded},
+		"other document":  {`{"x": [1, 2]}`, folded},
+		"truncated":       {`[{"a": 1}, {"a": 2}, {"a"`, folded},
+		"outlier past":    {`[1,2,3,4,5,6,7,8,9]`, `[1, 9, {"_omitted": 6, "_count": 9, "_outliers": [40], "_schema": "int"}]`},
+		"count too small": {`[1,2,3,4,5,6,7,8,9]`, `[1, 2, 9, {"_omitted": 1, "_count": 2, "_schema": "int"}]`},
+		"deep, no array":  {`{"a": 1}`, `{"a": "[array deeper than 32 levels]"}`},
+		"unbalanced":      {`[[[[`, `[{"_omitted": 1, "_count": 3}]`},
+	} {
+		if got := AddRefs(c.original, c.compacted, "abcd1234"); got != c.compacted {
+			t.Errorf("%s: %s", name, got)
+		}
+	}
+}
