@@ -139,9 +139,14 @@ func (n structuredNode) foldJSONText(ctx context.Context, text string, inline bo
 	}
 	dedupTree(root)
 	var b []byte
-	if inline {
+	switch {
+	case inline:
 		b = appendInline(make([]byte, 0, 1024), root)
-	} else {
+	case prefix == "" && isMinifiedJSON(text):
+		// Minified in, minified out: a one-line document printed with
+		// indentation would grow where it is kept.
+		b = appendMinified(make([]byte, 0, 4096), root)
+	default:
 		b = appendPretty(make([]byte, 0, 4096), root, 0, len(prefix), prefix)
 	}
 	return string(b), true, nil
@@ -1326,6 +1331,35 @@ func appendInline(dst []byte, nd *jnode) []byte {
 			dst = append(dst, ':', ' ')
 		}
 		dst = appendInline(dst, kid)
+	}
+	return append(dst, end)
+}
+
+// isMinifiedJSON reports a document written without layout (API
+// responses, generated specs): under one line break per 1000 bytes.
+func isMinifiedJSON(text string) bool {
+	return strings.Count(text, "\n")*1000 < len(text)
+}
+
+// appendMinified prints nd with no space between tokens.
+func appendMinified(dst []byte, nd *jnode) []byte {
+	if nd.lit != "" || nd.deep {
+		return append(dst, nd.lit...)
+	}
+	open, end := byte('['), byte(']')
+	if nd.kind == kObject {
+		open, end = '{', '}'
+	}
+	dst = append(dst, open)
+	for i, kid := range nd.kids {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if nd.kind == kObject {
+			dst = append(dst, nd.keys[i]...)
+			dst = append(dst, ':')
+		}
+		dst = appendMinified(dst, kid)
 	}
 	return append(dst, end)
 }
