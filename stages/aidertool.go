@@ -10,8 +10,8 @@ import (
 // Its classes, each compacted by what it is:
 //   - aider's status lines: the token and cost count after every reply
 //     (the last one holds the session's total), usage hints, confirm
-//     prompts with their option legend, one "Applied edit to" line per
-//     edit;
+//     prompts with their option legend, an "Applied edit to" line per
+//     edit (the edit block shows it; a failure has its own report);
 //   - an edit block aider quotes back when it could not apply it: the
 //     assistant's reply above holds it whole;
 //   - aider's fixed advice (lint and failed-match reports), repeated in
@@ -45,6 +45,11 @@ func foldToolRuns(ctx context.Context, text string) string {
 		joined := strings.Join(run, "\n")
 		if folded := compactToolRun(ctx, joined); folded != joined {
 			run = strings.Split(folded, "\n")
+			for k, l := range run {
+				if !strings.HasPrefix(l, ">") {
+					run[k] = "> " + l // a marker stays inside the quote
+				}
+			}
 		}
 		if len(run) != j-i || strings.Join(run, "\n") != strings.Join(lines[i:j], "\n") {
 			changed = true
@@ -82,8 +87,9 @@ var aiderHints = [...]string{
 }
 
 // aiderConfirmLegend is the option legend of an aider question:
-// "(Y)es/(N)o/(D)on't ask again [Yes]:". The question and the answer stay.
-var aiderConfirmLegend = regexp.MustCompile(` \(Y\)es/\(N\)o[^:\[]*(?:\[[^\]]*\])?:`)
+// "(Y)es/(N)o/(D)on't ask again [Yes]:", or in older versions
+// "[y/n] (y):". The question and the answer stay.
+var aiderConfirmLegend = regexp.MustCompile(` (?:\(Y\)es/\(N\)o[^:\[]*(?:\[[^\]]*\])?|\[y/n\](?: \([yn]\))?):`)
 
 // editQuoteFolded stands for an edit block aider quoted back.
 const editQuoteFolded = "…[the edit block, as in the reply above]…"
@@ -111,21 +117,16 @@ func tidyToolRun(run []string, first, lastCost int, seen map[string]bool) []stri
 				continue
 			}
 		case strings.HasPrefix(body, "Applied edit to "):
-			// Edits applied one after another: one line names them all.
-			if n := len(out); n > 0 && strings.HasPrefix(quotedBody(out[n-1]), "Applied edit to ") {
-				name := strings.TrimPrefix(body, "Applied edit to ")
-				if !strings.Contains(", "+strings.TrimPrefix(quotedBody(out[n-1]), "Applied edit to ")+",", ", "+name+",") {
-					out[n-1] = "> " + quotedBody(out[n-1]) + ", " + name
-				}
-				continue
-			}
+			// The edit block above shows the edit; a failure to apply
+			// one is reported on its own lines.
+			continue
 		case isAiderAdvice(body):
 			if seen[body] {
 				continue
 			}
 			seen[body] = true
 		}
-		if strings.Contains(l, "(Y)es/(N)o") {
+		if strings.Contains(l, "(Y)es/(N)o") || strings.Contains(l, "[y/n]") {
 			l = aiderConfirmLegend.ReplaceAllString(l, "")
 		}
 		out = append(out, l)

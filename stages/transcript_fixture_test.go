@@ -518,3 +518,32 @@ func TestAiderEditedFileWithoutExtension(t *testing.T) {
 		}
 	}
 }
+
+// TestAiderToolLines: aider's status lines fold by class, in the forms
+// its versions write them; facts (files, commits, failures, answers) stay.
+func TestAiderToolLines(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"> Add file to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: y  ", "> Add file to the chat? y  "},
+		{"> Allow edits to file? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: n", "> Allow edits to file? n"},
+		{"> Add the output to the chat? [y/n] (y): y", "> Add the output to the chat? y"},
+		{"> Applied edit to a.py  \n> Applied edit to b.py  \n> Commit 1a2b3c4 fix: guard the reader  ", "> Commit 1a2b3c4 fix: guard the reader  "},
+		{"> You can use /undo to undo and discard each aider commit.  \n> Commit 1a2b3c4 x", "> Commit 1a2b3c4 x"},
+		{"> ## SearchReplaceNoExactMatch: failed to match lines in a.py  \n> <<<<<<< SEARCH  \n> x = 1  \n> =======  \n> x = 2  \n> >>>>>>> REPLACE  \n>   \n> Did you mean?",
+			"> ## SearchReplaceNoExactMatch: failed to match lines in a.py  \n> …[the edit block, as in the reply above]…\n> Did you mean?"},
+		{"> <<<<<<< SEARCH\n> x = 1\n> no separator", "> <<<<<<< SEARCH\n> x = 1\n> no separator"},
+	} {
+		if got := stages.FoldToolRunsForTest(tc.in); got != tc.want {
+			t.Errorf("%q:\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+	// Two cost lines: the last (the session's total) stays.
+	two := "> Tokens: 2.1k sent, 340 received. Cost: $0.01 message, $0.01 session.\n\nok\n\n> Tokens: 3.0k sent, 120 received. Cost: $0.02 message, $0.03 session."
+	if got, want := stages.FoldToolRunsForTest(two), "\nok\n\n> Tokens: 3.0k sent, 120 received. Cost: $0.02 message, $0.03 session."; got != want {
+		t.Errorf("cost lines: got %q, want %q", got, want)
+	}
+	// Fixed advice once; a repeated failure stays.
+	adv := "> The SEARCH section must exactly match an existing block of lines\n> FAILED test_a - AssertionError: boom\n\nx\n\n> The SEARCH section must exactly match an existing block of lines\n> FAILED test_a - AssertionError: boom"
+	if got := stages.FoldToolRunsForTest(adv); strings.Count(got, "The SEARCH section") != 1 || strings.Count(got, "FAILED test_a") != 2 {
+		t.Errorf("advice or failures: %q", got)
+	}
+}
