@@ -116,14 +116,19 @@ type jschema struct {
 	index  map[string]int
 	more   bool     // keys were dropped: too many
 	elem   *jschema // items of every array merged
+	// moreNames are the dropped keys' names, while the document's
+	// budget for them (jsonFolder.moreChars) lasts.
+	moreNames []string
+	moreSet   map[string]struct{}
 }
 
 type jsonFolder struct {
-	opt      StructuredOptions
-	src      *jsonSource
-	cc       canceled
-	fields   int
-	keyChars int // room for the names of omitted map keys
+	opt       StructuredOptions
+	src       *jsonSource
+	cc        canceled
+	fields    int
+	keyChars  int // room for the names of omitted map keys
+	moreChars int // room left for the names of keys a schema drops
 }
 
 // foldJSONText folds one JSON document. ok is false when text is not one
@@ -154,6 +159,7 @@ func (n structuredNode) foldJSONText(ctx context.Context, text string, inline bo
 
 func (n structuredNode) foldJSON(ctx context.Context, src *jsonSource) (*jnode, error) {
 	f := &jsonFolder{opt: n.opt, src: src, cc: canceled{ctx: ctx}, keyChars: max(mapKeyListChars, len(src.s)/32)}
+	f.moreChars = f.keyChars
 	t, err := src.next()
 	if err != nil {
 		return nil, err
@@ -356,7 +362,7 @@ func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 			continue
 		}
 		var kid *jnode
-		if foldedMap && name == "_keys" && vt == tokString {
+		if (foldedMap && name == "_keys" || name == "_more_keys") && vt == tokString {
 			kid = scalarNode(kString, f.src.text())
 		} else if kid, err = f.fold(vt, depth+1); err != nil {
 			return nil, err
@@ -930,10 +936,27 @@ func (f *jsonFolder) field(acc *jschema, name string) *jschema {
 	return f.addField(acc, name)
 }
 
+// addMoreName records the name of a key acc drops, within the
+// document's budget: an API's request fields under its paths keep their
+// names when their schemas are too wide to draw.
+func (f *jsonFolder) addMoreName(acc *jschema, name string) {
+	if _, dup := acc.moreSet[name]; dup || f.moreChars < len(name)+2 {
+		return
+	}
+	if acc.moreSet == nil {
+		acc.moreSet = map[string]struct{}{}
+	}
+	name = strings.Clone(name)
+	acc.moreSet[name] = struct{}{}
+	acc.moreNames = append(acc.moreNames, name)
+	f.moreChars -= len(name) + 2
+}
+
 func (f *jsonFolder) addField(acc *jschema, name string) *jschema {
 	// Room for "_type", "_items" and "_more_keys" next to the keys.
 	if len(acc.names) >= f.opt.MaxObjectKeys-3 || f.fields >= maxSchemaFields {
 		acc.more = true
+		f.addMoreName(acc, name)
 		return nil
 	}
 	f.fields++
@@ -986,6 +1009,9 @@ func (f *jsonFolder) mergeSchema(dst, src *jschema) {
 	dst.kinds |= src.kinds
 	dst.objs += src.objs
 	dst.more = dst.more || src.more
+	for _, name := range src.moreNames {
+		f.addMoreName(dst, name)
+	}
 	for i, name := range src.names {
 		fld := f.field(dst, name)
 		if fld == nil {
@@ -1077,7 +1103,11 @@ func (f *jsonFolder) render(s *jschema, od int, stats map[string]*fieldStats) *j
 		nd.add(name, kid)
 	}
 	if s.more {
-		nd.add("_more_keys", stringNode("omitted"))
+		more := "omitted"
+		if len(s.moreNames) > 0 {
+			more = strings.Join(s.moreNames, ", ")
+		}
+		nd.add("_more_keys", stringNode(more))
 	}
 	return nd
 }

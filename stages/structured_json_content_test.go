@@ -193,7 +193,7 @@ func openAPIDoc(seed uint64, paths, schemas int, ownDescriptions bool) map[strin
 					ex[k] = w()
 				}
 			}
-			ops[m] = map[string]any{
+			op := map[string]any{
 				"summary": prose(6), "description": prose(20 + r.IntN(60)), "operationId": fmt.Sprintf("%s/%s-%d", w(), m, i), "tags": []string{w()},
 				"parameters": []any{map[string]any{"name": w() + "_id", "in": "path", "required": true, "schema": map[string]any{"type": "integer"}}},
 				"responses": map[string]any{
@@ -202,6 +202,18 @@ func openAPIDoc(seed uint64, paths, schemas int, ownDescriptions bool) map[strin
 					"404": map[string]any{"$ref": "#/components/responses/not_found"},
 				},
 			}
+			if ownDescriptions {
+				// Form fields named per operation, found nowhere but
+				// under its path (as in APIs that take form posts).
+				fields := map[string]any{}
+				for range 1 + r.IntN(8) {
+					name := strings.ToUpper(w()[:1]) + w() + strings.ToUpper(w()[:1]) + w()
+					fields[name] = map[string]any{"type": "string", "description": prose(5 + r.IntN(25))}
+				}
+				op["requestBody"] = map[string]any{"content": map[string]any{"application/x-www-form-urlencoded": map[string]any{
+					"schema": map[string]any{"type": "object", "title": fmt.Sprintf("Request%d", i), "properties": fields}}}}
+			}
+			ops[m] = op
 		}
 		ps["/"+strings.Join(segs, "/")] = ops
 	}
