@@ -19,3 +19,5 @@ func ChatTurnsForTest(v any) string {
 }
 
 func FoldToolRunsForTest(s string) string { return foldToolRuns(context.Background(), s) }
+
+func FoldOlderProseForTest(s string) string { return foldOlderProse(s) }

@@ -547,3 +547,27 @@ func TestAiderToolLines(t *testing.T) {
 		t.Errorf("advice or failures: %q", got)
 	}
 }
+
+// TestAiderWholeFileEditsKeepNames: whole-file edits (a file name, then a
+// fenced file) keep the name line while the prose around them folds, also
+// when the name follows the prose with no blank line.
+func TestAiderWholeFileEditsKeepNames(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("\n# aider chat started at 2024-05-01 10:00:00\n\n")
+	for i := range 120 {
+		sep := "\n\n"
+		if i%2 == 1 {
+			sep = "\n"
+		}
+		fmt.Fprintf(&b, "#### rewrite module %d  \n\nI will rewrite module %d so that it reads the config once. The reader is created in main and passed down to handler %d.\n\nThis keeps the tests green and removes the global state.%ssrc/mod%d.py\n```python\nimport os\n\ndef f():\n    return %d\n```\n\n> Tokens: 1k sent, 2 received.\n\n", i, i, i, sep, i, i)
+	}
+	out, _ := compactAll(t, b.String())
+	for i := range 120 {
+		if !strings.Contains(out, fmt.Sprintf("src/mod%d.py\n```python\nimport os\n\ndef f():\n    return %d\n```", i, i)) {
+			t.Errorf("whole-file edit %d lost its name", i)
+		}
+	}
+	if !strings.Contains(out, "I will rewrite module 0 so that it reads the config once. …[folded]…") {
+		t.Error("older prose not folded")
+	}
+}
