@@ -195,7 +195,7 @@ func compactToolRun(ctx context.Context, run string) string {
 	if err != nil || len(folded) >= len(plain) {
 		return best
 	}
-	folded = withTail(folded, bodies)
+	folded = withoutCounts(withTail(folded, bodies))
 	var b strings.Builder
 	for i, l := range strings.Split(strings.TrimRight(folded, "\n"), "\n") {
 		if i > 0 {
@@ -344,3 +344,21 @@ func firstSentence(para string) (string, bool) {
 
 // inCodeSpan reports an open `code span` at the end of s.
 func inCodeSpan(s string) bool { return strings.Count(s, "`")%2 == 1 }
+
+var (
+	logRepeatCount = regexp.MustCompile(`\[×\d+(; )?`)
+	logFoldCount   = regexp.MustCompile(`(?m)^\[\.\.\. \d+ lines? .*\.\.\.\]$`)
+)
+
+// withoutCounts rewrites the log path's markers without their counts:
+// no node puts counts in a transcript, where a reader may take them for
+// votes (see the README, Content awareness).
+func withoutCounts(s string) string {
+	s = logRepeatCount.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasSuffix(m, "; ") {
+			return "[similar lines folded; "
+		}
+		return "[similar lines folded"
+	})
+	return logFoldCount.ReplaceAllLiteralString(s, "…[lines folded]…")
+}
