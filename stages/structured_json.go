@@ -249,8 +249,11 @@ func isDataKey(k string) bool {
 		return true // dates with words after
 	case digits*2 >= len(k) && digits >= 3:
 		return true // ids: mostly digits
-	case strings.ContainsAny(k, " \t?!,;"):
-		return true // phrases: a dictionary's entries, not field names
+	case strings.ContainsAny(strings.TrimSuffix(k, "?"), " \t?!,;"):
+		// Phrases: a dictionary's entries, not field names. A name
+		// ending in one '?' is a name (a schema's optional field, as the
+		// fold writes it; "enabled?").
+		return true
 	}
 	return false
 }

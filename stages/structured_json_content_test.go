@@ -278,6 +278,7 @@ func checkOpenAPIFold(t *testing.T, node Node, raw []byte, name string) {
 		if minified := !strings.Contains(string(raw), "\n"); minified && strings.Contains(got, "\n") {
 			t.Errorf("%s: minified document printed with line breaks", name)
 		}
+		checkIdempotent(t, node, got, KindJSON)
 	}
 }
 
