@@ -329,6 +329,16 @@ func tokenize(line string, dst []tok) []tok {
 			seen |= cl
 		}
 		t := line[start:i]
+		if seen&(tcDigit|tcSlash) == 0 {
+			// A word, the most common token: a calendar word (letters
+			// only) is a variable, any other its own shape.
+			k := tok{h: fnvOffset, start: int32(start), end: int32(i), variable: true}
+			if len(t) != 3 || !calendarSet.has(t) {
+				k.h, k.variable = wordHash(t), false
+			}
+			dst = append(dst, k)
+			continue
+		}
 		k := tok{h: fnvOffset, start: int32(start), end: int32(i), variable: true}
 		switch {
 		case len(t) == 3 && calendarSet.has(t): // isCalendarWord
@@ -650,6 +660,19 @@ type tgroup struct {
 	summary  *groupSummary
 	count    int
 	parent   int
+	// spans are the bytes of head's tokens, start<<32 | end, when toks
+	// is set.
+	spans []uint64
+}
+
+// firstTokens appends the tokens of the group's first record, their
+// spans only (what summaries and merges read of them), as
+// templateTokens would give them.
+func (g *tgroup) firstTokens(dst []tok) []tok {
+	for _, sp := range g.spans {
+		dst = append(dst, tok{start: int32(sp >> 32), end: int32(uint32(sp))})
+	}
+	return dst
 }
 
 // maxTemplateTokens bounds the tokens a line may have to take part in
@@ -681,7 +704,7 @@ func (t *templates) add(toks []tok, cont uint64, ev, weight int, head string) in
 		if gr.toks != nil && len(toks) == len(gr.toks) {
 			if gr.summary == nil {
 				// The second record: follow the slots from the first.
-				first := t.lay.templateTokens(gr.head, nil)
+				first := gr.firstTokens(nil)
 				if len(first) == len(gr.toks) {
 					gr.summary = newGroupSummary(gr.head, first, gr.toks, t.lay)
 					gr.summary.add(gr.head, first)
@@ -696,8 +719,12 @@ func (t *templates) add(toks []tok, cont uint64, ev, weight int, head string) in
 	g := tgroup{cont: cont, first: ev, head: head, count: weight, parent: len(t.groups),
 		events: 1, last: ev, lastHead: head}
 	if len(toks) <= maxTemplateTokens {
-		g.toks = make([]uint64, len(toks))
+		// One allocation: the ids, then the spans of the first record's
+		// tokens, so that it is never tokenized again.
+		buf := make([]uint64, 2*len(toks))
+		g.toks, g.spans = buf[:len(toks):len(toks)], buf[len(toks):]
 		for i, x := range toks {
+			g.spans[i] = uint64(uint32(x.start))<<32 | uint64(uint32(x.end))
 			g.toks[i] = tokenID(x)
 			g.sum += mix(i, g.toks[i])
 		}
@@ -732,7 +759,7 @@ func (t *templates) summaries() map[int]*groupSummary {
 			}
 			continue
 		}
-		rootToks := t.lay.templateTokens(g.head, nil)
+		rootToks := g.firstTokens(nil)
 		if len(rootToks) != len(g.toks) {
 			continue
 		}
@@ -741,7 +768,7 @@ func (t *templates) summaries() map[int]*groupSummary {
 		var toks []tok
 		for _, j := range append([]int{i}, k...) {
 			m := &t.groups[j]
-			toks = t.lay.templateTokens(m.head, toks[:0])
+			toks = m.firstTokens(toks[:0])
 			if len(toks) != len(g.toks) {
 				continue
 			}
@@ -892,7 +919,7 @@ func (t *templates) mergeHeaderColumns() bool {
 		if g.parent != i || g.toks == nil {
 			continue
 		}
-		toks = t.lay.templateTokens(g.head, toks[:0])
+		toks = g.firstTokens(toks[:0])
 		if len(toks) != len(g.toks) {
 			continue
 		}
@@ -1070,7 +1097,7 @@ func (t *templates) variesWidely(b []int, p int) bool {
 	var toks []tok
 	for _, i := range b[:min(len(b), 64)] {
 		g := &t.groups[i]
-		toks = t.lay.templateTokens(g.head, toks[:0])
+		toks = g.firstTokens(toks[:0])
 		if p >= len(toks) {
 			continue
 		}
