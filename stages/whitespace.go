@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"math/bits"
 	"strings"
 )
 
@@ -217,40 +216,36 @@ func blankRunIndex(s string) int {
 
 // nextRuns finds where runs of blanks to fold start in a text.
 type nextRuns struct {
-	next int // the next tab or double blank at or after the last start, or len(text)
-	init bool
+	// The next tab and double blank at or after the last start, or
+	// len(text); each is searched for again only once passed.
+	tab, double int
+	init        bool
 }
 
 // before reports whether a double blank or a tab starts in
 // text[start:end]. start never decreases from one call to the next.
 func (r *nextRuns) before(text string, start, end int) bool {
-	if !r.init || r.next < start {
-		r.next, r.init = blankRunAt(text, start), true
-	}
-	return r.next < end
-}
-
-// blankRunAt returns the index of the first tab or double space in s at
-// or after from, or len(s). It reads eight bytes a step (seven apart, so
-// that every pair lies in one step), where strings.Index would call
-// IndexByte at every single space of a text.
-func blankRunAt(s string, from int) int {
-	const ones, lo7 = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f
-	// zeros marks with 0x80 each zero byte of v, exactly.
-	zeros := func(v uint64) uint64 { return ^(((v & lo7) + lo7) | v | lo7) }
-	i := from
-	for ; i+8 <= len(s); i += 7 {
-		b := s[i : i+8]
-		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		sp := zeros(w ^ ' '*ones)
-		if m := sp&(sp>>8) | zeros(w^'\t'*ones); m != 0 {
-			return i + bits.TrailingZeros64(m)/8
+	if !r.init || r.tab < start {
+		r.tab = len(text)
+		if i := strings.IndexByte(text[start:], '\t'); i >= 0 {
+			r.tab = start + i
 		}
 	}
-	for ; i < len(s); i++ {
-		if s[i] == '\t' || s[i] == ' ' && i+1 < len(s) && s[i+1] == ' ' {
-			return i
+	if !r.init || r.double < start {
+		r.double = doubleBlankAt(text, start)
+	}
+	r.init = true
+	return min(r.tab, r.double) < end
+}
+
+// doubleBlankAt returns the index of the first double space in s at or
+// after from, or len(s). It searches 64 bytes at a time (one
+// overlapping), where strings.Index compares whole blocks; on a longer
+// text strings.Index would call IndexByte at every single space.
+func doubleBlankAt(s string, from int) int {
+	for off := from; off+1 < len(s); off += 63 {
+		if i := strings.Index(s[off:min(off+64, len(s))], "  "); i >= 0 {
+			return off + i
 		}
 	}
 	return len(s)
