@@ -183,8 +183,6 @@ func (s *jsonSource) value() (jsonTok, error) {
 	return tokEnd, errBadJSON
 }
 
-// stringLit reads a string literal at pos, checking its escapes and that
-// it holds no control characters or invalid UTF-8.
 // stringSpecial marks the bytes of w, eight bytes of a JSON string, that
 // are not plain ASCII: a quote, a backslash, a control byte, a byte of a
 // multi-byte rune. Its lowest mark is exact (the control test may mark
@@ -194,6 +192,8 @@ func stringSpecial(w uint64) uint64 {
 	return zeroBytes(w^'"'*ones) | zeroBytes(w^'\\'*ones) | (w-0x20*ones)&^w&highs | w&highs
 }
 
+// stringLit reads a string literal at pos, checking its escapes and that
+// it holds no control characters or invalid UTF-8.
 func (s *jsonSource) stringLit() error {
 	start := s.pos
 	s.esc = false
