@@ -471,11 +471,20 @@ func pathShape(t string) tok {
 			continue
 		}
 		segs++
-		m := maskToken(seg)
-		if !m.variable && !isCalendarWord(seg) && !hasDigit(seg) {
-			words++
+		var mh uint64
+		if hasDigit(seg) {
+			mh = maskToken(seg).h
+		} else {
+			// maskToken without a digit to mask: every byte as it is.
+			mh = fnvOffset
+			for i := 0; i < len(seg); i++ {
+				mh = (mh ^ uint64(seg[i])) * fnvPrime
+			}
+			if !isCalendarWord(seg) {
+				words++
+			}
 		}
-		h = (h ^ m.h) * fnvPrime
+		h = (h ^ mh) * fnvPrime
 	}
 	if words < 2 {
 		return tok{h: fnvOffset, variable: true}
