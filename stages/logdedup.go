@@ -914,7 +914,7 @@ func (t *templates) mergeHeaderColumns() bool {
 	names := map[uint64]int{}
 	var toks []tok
 	mark := func(i int, col uint64, p int, v string) {
-		if levelAt(strings.ToUpper(v)) || len(cells[i]) >= 16 {
+		if upperLevelAt(v) || len(cells[i]) >= 16 {
 			return
 		}
 		c := cell{col: col, pos: p, name: t.groups[i].toks[p] > varToken && len(v) >= 3}

@@ -253,7 +253,22 @@ func isPlaceholderAt(s string) bool {
 
 // levelAt reports whether s starts with a log level: INFO, [WARN], <ERROR>,
 // or a bracketed lower-case level such as [error].
-func levelAt(s string) bool {
+func levelAt(s string) bool { return levelAtCase(s, false) }
+
+// upperLevelAt is levelAt(strings.ToUpper(s)), without building the
+// upper-cased string when s is ASCII without escapes.
+func upperLevelAt(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 || s[i] == 0x1b {
+			return levelAt(strings.ToUpper(s))
+		}
+	}
+	return levelAtCase(s, true)
+}
+
+// levelAtCase is levelAt, reading lower-case letters as upper-case ones
+// when folded.
+func levelAtCase(s string, folded bool) bool {
 	bracket := false
 	if s != "" && (s[0] == '[' || s[0] == '<') {
 		s = s[1:]
@@ -276,7 +291,7 @@ func levelAt(s string) bool {
 		e++
 	}
 word:
-	if e < 3 || (e < len(s) && isWordByte(s[e])) || (lowerSeen && !bracket) {
+	if e < 3 || (e < len(s) && isWordByte(s[e])) || (lowerSeen && !bracket && !folded) {
 		return false
 	}
 	switch string(up[:e]) {
