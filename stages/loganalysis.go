@@ -130,6 +130,12 @@ func AnalyzeLog(text string) LogLayout {
 	var a logAnalysis
 	a.shapes, a.headed = map[shapeKey]int{}, map[shapeKey]int{}
 	const window = 96 << 10
+	// Room for the heads, not grown line by line.
+	heads := analysisLines
+	if len(text) <= 3*window {
+		heads = min(heads, strings.Count(text, "\n")+1)
+	}
+	a.heads, a.headShapes = make([]string, 0, heads), make([]shapeKey, 0, heads)
 	if len(text) <= 3*window {
 		a.scan(text, analysisLines)
 	} else {
@@ -211,7 +217,7 @@ func (a *logAnalysis) layout() LogLayout {
 		shape string
 		n     int
 	}
-	var all []sc
+	all := make([]sc, 0, len(a.shapes))
 	for k, n := range a.shapes {
 		all = append(all, sc{k, string(k.b[:k.n]), n})
 	}
@@ -247,7 +253,7 @@ func (a *logAnalysis) layout() LogLayout {
 			isOpener[s.key] = true
 		}
 	}
-	var openers []string
+	openers := make([]string, 0, len(a.heads))
 	for i, h := range a.heads {
 		if isOpener[a.headShapes[i]] {
 			openers = append(openers, h)

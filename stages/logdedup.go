@@ -353,6 +353,16 @@ func tokenize(line string, dst []tok) []tok {
 			seen |= cl
 		}
 		t := line[start:i]
+		if seen&(tcDigit|tcSlash) == 0 {
+			// A word, the most common token: a calendar word (letters
+			// only) is a variable, any other its own shape.
+			k := tok{h: fnvOffset, start: int32(start), end: int32(i), variable: true}
+			if len(t) != 3 || !calendarSet.has(t) {
+				k.h, k.variable = wordHash(t), false
+			}
+			dst = append(dst, k)
+			continue
+		}
 		k := tok{h: fnvOffset, start: int32(start), end: int32(i), variable: true}
 		switch {
 		case len(t) == 3 && calendarSet.has(t): // isCalendarWord
@@ -485,11 +495,20 @@ func pathShape(t string) tok {
 			continue
 		}
 		segs++
-		m := maskToken(seg)
-		if !m.variable && !isCalendarWord(seg) && !hasDigit(seg) {
-			words++
+		var mh uint64
+		if hasDigit(seg) {
+			mh = maskToken(seg).h
+		} else {
+			// maskToken without a digit to mask: every byte as it is.
+			mh = fnvOffset
+			for i := 0; i < len(seg); i++ {
+				mh = (mh ^ uint64(seg[i])) * fnvPrime
+			}
+			if !isCalendarWord(seg) {
+				words++
+			}
 		}
-		h = (h ^ m.h) * fnvPrime
+		h = (h ^ mh) * fnvPrime
 	}
 	if words < 2 {
 		return tok{h: fnvOffset, variable: true}
@@ -674,6 +693,19 @@ type tgroup struct {
 	summary  *groupSummary
 	count    int
 	parent   int
+	// spans are the bytes of head's tokens, start<<32 | end, when toks
+	// is set.
+	spans []uint64
+}
+
+// firstTokens appends the tokens of the group's first record, their
+// spans only (what summaries and merges read of them), as
+// templateTokens would give them.
+func (g *tgroup) firstTokens(dst []tok) []tok {
+	for _, sp := range g.spans {
+		dst = append(dst, tok{start: int32(sp >> 32), end: int32(uint32(sp))})
+	}
+	return dst
 }
 
 // maxTemplateTokens bounds the tokens a line may have to take part in
@@ -705,7 +737,7 @@ func (t *templates) add(toks []tok, cont uint64, ev, weight int, head string) in
 		if gr.toks != nil && len(toks) == len(gr.toks) {
 			if gr.summary == nil {
 				// The second record: follow the slots from the first.
-				first := t.lay.templateTokens(gr.head, nil)
+				first := gr.firstTokens(nil)
 				if len(first) == len(gr.toks) {
 					gr.summary = newGroupSummary(gr.head, first, gr.toks, t.lay)
 					gr.summary.add(gr.head, first)
@@ -720,8 +752,12 @@ func (t *templates) add(toks []tok, cont uint64, ev, weight int, head string) in
 	g := tgroup{cont: cont, first: ev, head: head, count: weight, parent: len(t.groups),
 		events: 1, last: ev, lastHead: head}
 	if len(toks) <= maxTemplateTokens {
-		g.toks = make([]uint64, len(toks))
+		// One allocation: the ids, then the spans of the first record's
+		// tokens, so that it is never tokenized again.
+		buf := make([]uint64, 2*len(toks))
+		g.toks, g.spans = buf[:len(toks):len(toks)], buf[len(toks):]
 		for i, x := range toks {
+			g.spans[i] = uint64(uint32(x.start))<<32 | uint64(uint32(x.end))
 			g.toks[i] = tokenID(x)
 			g.sum += mix(i, g.toks[i])
 		}
@@ -756,7 +792,7 @@ func (t *templates) summaries() map[int]*groupSummary {
 			}
 			continue
 		}
-		rootToks := t.lay.templateTokens(g.head, nil)
+		rootToks := g.firstTokens(nil)
 		if len(rootToks) != len(g.toks) {
 			continue
 		}
@@ -765,7 +801,7 @@ func (t *templates) summaries() map[int]*groupSummary {
 		var toks []tok
 		for _, j := range append([]int{i}, k...) {
 			m := &t.groups[j]
-			toks = t.lay.templateTokens(m.head, toks[:0])
+			toks = m.firstTokens(toks[:0])
 			if len(toks) != len(g.toks) {
 				continue
 			}
@@ -902,7 +938,7 @@ func (t *templates) mergeHeaderColumns() bool {
 	names := map[uint64]int{}
 	var toks []tok
 	mark := func(i int, col uint64, p int, v string) {
-		if levelAt(strings.ToUpper(v)) || len(cells[i]) >= 16 {
+		if upperLevelAt(v) || len(cells[i]) >= 16 {
 			return
 		}
 		c := cell{col: col, pos: p, name: t.groups[i].toks[p] > varToken && len(v) >= 3}
@@ -916,7 +952,7 @@ func (t *templates) mergeHeaderColumns() bool {
 		if g.parent != i || g.toks == nil {
 			continue
 		}
-		toks = t.lay.templateTokens(g.head, toks[:0])
+		toks = g.firstTokens(toks[:0])
 		if len(toks) != len(g.toks) {
 			continue
 		}
@@ -1094,7 +1130,7 @@ func (t *templates) variesWidely(b []int, p int) bool {
 	var toks []tok
 	for _, i := range b[:min(len(b), 64)] {
 		g := &t.groups[i]
-		toks = t.lay.templateTokens(g.head, toks[:0])
+		toks = g.firstTokens(toks[:0])
 		if p >= len(toks) {
 			continue
 		}

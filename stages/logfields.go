@@ -1,5 +1,7 @@
 package stages
 
+import "math/bits"
+
 // Records that carry fields (JSON lines, logfmt) have as template their
 // keys, in order, the level, and the message (msg, message, log, event,
 // …) and other values tokenized like free text: the message's words and
@@ -175,15 +177,33 @@ func skipJSONSpace(s string, i int) int {
 // jsonStringEnd returns the index past the closing quote of the string
 // opening at i, or -1.
 func jsonStringEnd(s string, i int) int {
-	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-		case '"':
+	for j := i + 1; ; j += 2 { // past a backslash and the byte it escapes
+		j = quoteOrBackslash(s, j)
+		if j >= len(s) {
+			return -1
+		}
+		if s[j] == '"' {
 			return j + 1
 		}
 	}
-	return -1
+}
+
+// quoteOrBackslash returns the index of the first '"' or '\\' in s at or
+// after j, or len(s) (or more when j is past the end), eight bytes a step.
+func quoteOrBackslash(s string, j int) int {
+	const ones = 0x0101010101010101
+	for ; j+8 <= len(s); j += 8 {
+		w := load64(s[j:])
+		if m := zeroBytes(w^'"'*ones) | zeroBytes(w^'\\'*ones); m != 0 {
+			return j + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; j < len(s); j++ {
+		if s[j] == '"' || s[j] == '\\' {
+			return j
+		}
+	}
+	return j
 }
 
 // jsonNestedEnd returns the index past the bracket closing the object or

@@ -23,7 +23,7 @@ const (
 type slotStat struct {
 	pos      int
 	name     string
-	distinct map[string]struct{}
+	distinct map[uint64]struct{} // values by wordHash: no strings kept
 	ex       [2]string
 	numeric  bool
 	unit     string // of a duration or a size: 12ms, 4.5MB
@@ -67,7 +67,7 @@ func newGroupSummary(head string, toks []tok, ids []uint64, lay LogLayout) *grou
 		if s.slots == nil {
 			s.slots = make([]slotStat, 0, summaryCandidates) // one allocation, not three
 		}
-		s.slots = append(s.slots, slotStat{pos: p, name: name, distinct: map[string]struct{}{}, numeric: true})
+		s.slots = append(s.slots, slotStat{pos: p, name: name, distinct: map[uint64]struct{}{}, numeric: true})
 	}
 	return s
 }
@@ -156,8 +156,13 @@ func (s *groupSummary) mergeFrom(o *groupSummary) {
 					sl.add(v)
 				}
 			}
-			for v := range o.slots[j].distinct {
-				sl.add(v)
+			// Then the other values: the examples are taken (a slot with
+			// fewer than two values has them all among its examples), and
+			// when the slot is numeric its extremes say all a value would.
+			for h := range o.slots[j].distinct {
+				if len(sl.distinct) < summaryDistinct {
+					sl.distinct[h] = struct{}{}
+				}
 			}
 			if o.slots[j].numeric && o.slots[j].minS != "" {
 				sl.add(o.slots[j].minS)
@@ -176,8 +181,8 @@ func (sl *slotStat) add(v string) {
 	}
 	sl.last, sl.hasLast = v, true
 	if len(sl.distinct) < summaryDistinct {
-		if _, ok := sl.distinct[v]; !ok {
-			sl.distinct[v] = struct{}{}
+		if h := wordHash(v); !sl.has(h) {
+			sl.distinct[h] = struct{}{}
 			for k := range sl.ex {
 				if sl.ex[k] == "" {
 					sl.ex[k] = v
@@ -207,6 +212,11 @@ func (sl *slotStat) add(v string) {
 	case f > sl.max:
 		sl.max, sl.maxS = f, v
 	}
+}
+
+func (sl *slotStat) has(h uint64) bool {
+	_, ok := sl.distinct[h]
+	return ok
 }
 
 // suffix renders the count and the summary: " [×N; …]".

@@ -13,8 +13,8 @@ func TestSlotStatRepeatIsNoOp(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	values := []string{"", "12", "12ms", "4.5MB", "-3", "7", "host-a", "98%", "0", "1e3", "x1"}
 	for n := 0; n < 500; n++ {
-		fast := slotStat{distinct: map[string]struct{}{}, numeric: true}
-		slow := slotStat{distinct: map[string]struct{}{}, numeric: true}
+		fast := slotStat{distinct: map[uint64]struct{}{}, numeric: true}
+		slow := slotStat{distinct: map[uint64]struct{}{}, numeric: true}
 		for k := r.IntN(40); k > 0; k-- {
 			v := values[r.IntN(len(values))]
 			for rep := r.IntN(3) + 1; rep > 0; rep-- {

@@ -579,6 +579,18 @@ type fieldStats struct {
 	min, max float64
 	minLit   string
 	maxLit   string
+	status   int8 // isStatusField of the field's name: 0 not asked yet, 1 no, 2 yes
+}
+
+// statusField is isStatusField(name), asked once per field.
+func (st *fieldStats) statusField(name string) bool {
+	if st.status == 0 {
+		st.status = 1
+		if isStatusField(name) {
+			st.status = 2
+		}
+	}
+	return st.status == 2
 }
 
 func (st *fieldStats) add(t jsonTok, lit string) {
@@ -714,9 +726,9 @@ func (f *jsonFolder) arrayItems(arr string, n, head int) (map[string]*fieldStats
 				case n >= 10 && st.present*10 < n:
 					odd = true // a key few items have
 				case fl.tok == tokInt || fl.tok == tokFloat:
-					odd = st.far(fl.lit) || (isStatusField(fl.name) && st.unusual(fl.lit, n))
+					odd = st.far(fl.lit) || (st.statusField(fl.name) && st.unusual(fl.lit, n))
 				case fl.tok == tokString || fl.tok == tokTrue || fl.tok == tokFalse || fl.tok == tokNull:
-					odd = isStatusField(fl.name) && st.unusual(fl.lit, n)
+					odd = st.statusField(fl.name) && st.unusual(fl.lit, n)
 				}
 				if odd {
 					break

@@ -253,7 +253,22 @@ func isPlaceholderAt(s string) bool {
 
 // levelAt reports whether s starts with a log level: INFO, [WARN], <ERROR>,
 // or a bracketed lower-case level such as [error].
-func levelAt(s string) bool {
+func levelAt(s string) bool { return levelAtCase(s, false) }
+
+// upperLevelAt is levelAt(strings.ToUpper(s)), without building the
+// upper-cased string when s is ASCII without escapes.
+func upperLevelAt(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 || s[i] == 0x1b {
+			return levelAt(strings.ToUpper(s))
+		}
+	}
+	return levelAtCase(s, true)
+}
+
+// levelAtCase is levelAt, reading lower-case letters as upper-case ones
+// when folded.
+func levelAtCase(s string, folded bool) bool {
 	bracket := false
 	if s != "" && (s[0] == '[' || s[0] == '<') {
 		s = s[1:]
@@ -276,7 +291,7 @@ func levelAt(s string) bool {
 		e++
 	}
 word:
-	if e < 3 || (e < len(s) && isWordByte(s[e])) || (lowerSeen && !bracket) {
+	if e < 3 || (e < len(s) && isWordByte(s[e])) || (lowerSeen && !bracket && !folded) {
 		return false
 	}
 	switch string(up[:e]) {
@@ -493,3 +508,18 @@ func (w *lineWriter) add(line string) {
 }
 
 func (w *lineWriter) String() string { return w.b.String() }
+
+// load64 reads the first eight bytes of s, the first lowest.
+func load64(s string) uint64 {
+	b := s[:8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// zeroBytes sets the high bit of each byte of v that is zero, and of no
+// other (exact, unlike the usual shortcut that may mark a byte above a
+// zero one).
+func zeroBytes(v uint64) uint64 {
+	const lo7 = 0x7f7f7f7f7f7f7f7f
+	return ^((v&lo7 + lo7) | v | lo7)
+}

@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -320,4 +321,23 @@ func FuzzLogNodes(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestUpperLevelAtMatchesToUpper checks upperLevelAt against levelAt on
+// the upper-cased text, on random short texts around level words (cases
+// mixed, brackets, ANSI escapes, non-ASCII letters that upper-case to
+// ASCII such as ſ and ı).
+func TestUpperLevelAtMatchesToUpper(t *testing.T) {
+	parts := []string{"info", "WaRn", "error", "[", "<", "]", ">", "\x1b[31m", "ſ", "ı", "x", "_", "1", " ", "err", "crit", "verbose", "é"}
+	r := rand.New(rand.NewPCG(15, 16))
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := r.IntN(4); k >= 0; k-- {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		s := b.String()
+		if got, want := upperLevelAt(s), levelAt(strings.ToUpper(s)); got != want {
+			t.Fatalf("upperLevelAt(%q) = %v, want %v", s, got, want)
+		}
+	}
 }

@@ -45,6 +45,10 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		indent = commonIndent(text, hasCR)
 	}
 	collapse := n.opt.CollapseInnerSpaces && in.Kind != KindJSON
+	// The next double blank and tab at or after a line's start, found in
+	// the whole text and kept until passed: a line before both has no
+	// run to fold, and is not searched again.
+	var runs nextRuns
 	w := prefixWriter{src: text}
 	cc := canceled{ctx: ctx}
 	blanks, started := 0, false
@@ -65,7 +69,7 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			}
 			blanks, started = 0, true
 			start := pos + indent
-			if line = line[indent:]; collapse {
+			if line = line[indent:]; collapse && runs.before(text, start, start+len(line)) {
 				writeCollapsed(&w, start, line)
 			} else {
 				w.writeSrc(start, start+len(line))
@@ -208,6 +212,43 @@ func blankRunIndex(s string) int {
 		}
 	}
 	return -1
+}
+
+// nextRuns finds where runs of blanks to fold start in a text.
+type nextRuns struct {
+	// The next tab and double blank at or after the last start, or
+	// len(text); each is searched for again only once passed.
+	tab, double int
+	init        bool
+}
+
+// before reports whether a double blank or a tab starts in
+// text[start:end]. start never decreases from one call to the next.
+func (r *nextRuns) before(text string, start, end int) bool {
+	if !r.init || r.tab < start {
+		r.tab = len(text)
+		if i := strings.IndexByte(text[start:], '\t'); i >= 0 {
+			r.tab = start + i
+		}
+	}
+	if !r.init || r.double < start {
+		r.double = doubleBlankAt(text, start)
+	}
+	r.init = true
+	return min(r.tab, r.double) < end
+}
+
+// doubleBlankAt returns the index of the first double space in s at or
+// after from, or len(s). It searches 64 bytes at a time (one
+// overlapping), where strings.Index compares whole blocks; on a longer
+// text strings.Index would call IndexByte at every single space.
+func doubleBlankAt(s string, from int) int {
+	for off := from; off+1 < len(s); off += 63 {
+		if i := strings.Index(s[off:min(off+64, len(s))], "  "); i >= 0 {
+			return off + i
+		}
+	}
+	return len(s)
 }
 
 // writeCollapsed writes line, found at start in w's source, keeping its

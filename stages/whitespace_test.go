@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -114,4 +115,33 @@ func FuzzBlankRunIndex(f *testing.F) {
 			t.Fatalf("trimBlanksRight(%q) = %q", s, got)
 		}
 	})
+}
+
+// TestDoubleBlankAt checks the block search against a byte by byte one,
+// on random texts of blanks, tabs and letters, from every start.
+func TestDoubleBlankAt(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	naive := func(s string, from int) int {
+		for i := from; i < len(s); i++ {
+			if strings.HasPrefix(s[i:], "  ") {
+				return i
+			}
+		}
+		return len(s)
+	}
+	for n := 0; n < 2000; n++ {
+		b := make([]byte, r.IntN(200))
+		for i := range b {
+			b[i] = "ab  \t\n\x00\xff"[r.IntN(8)]
+			if r.IntN(3) > 0 {
+				b[i] = 'x'
+			}
+		}
+		s := string(b)
+		for from := 0; from <= len(s); from++ {
+			if got, want := doubleBlankAt(s, from), naive(s, from); got != want {
+				t.Fatalf("doubleBlankAt(%q, %d) = %d, want %d", s, from, got, want)
+			}
+		}
+	}
 }
