@@ -60,9 +60,32 @@ func articleSentences(expected string) []string {
 	return out
 }
 
+// expectedTextChars is the size of the text of expected.html, runs of
+// white space counted as one.
+func expectedTextChars(expected string) int {
+	var b strings.Builder
+	z := html.NewTokenizer(strings.NewReader(expected))
+	for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
+		if tt == html.TextToken {
+			b.WriteString(html.UnescapeString(string(z.Raw())))
+			b.WriteByte(' ')
+		}
+	}
+	return Chars(strings.Join(strings.Fields(b.String()), " "))
+}
+
+// articleOverhead bounds the output of a page whose article alone is over
+// a tenth of it: the article's text, its Markdown marks and the digest.
+const articleOverhead = 1.12
+
 // TestHTMLArticleSamplePages: on every sample page the article text a
-// reader came for survives (90% of its sentences), and the pages together
-// shrink to a tenth.
+// reader came for survives (90% of its sentences), each page shrinks to a
+// tenth, and the pages together too. Three pages cannot: Readability's
+// own article text (expected.html) is already over a tenth of the page,
+// measured ietf-1 0.590 (a plain-text RFC in <pre>), lwn-1 0.284 (a
+// long article with its comment thread) and lemonde-1 0.115; 90% of it
+// would still be over 0.10. Those pages are held to their article's size
+// times articleOverhead.
 func TestHTMLArticleSamplePages(t *testing.T) {
 	dirs, _ := filepath.Glob(filepath.Join(readabilityPages, "*", "source.html"))
 	if len(dirs) == 0 {
@@ -95,7 +118,12 @@ func TestHTMLArticleSamplePages(t *testing.T) {
 		}
 		in += Chars(text)
 		out += Chars(got)
-		t.Logf("%s: sentences %d/%d ratio %.3f", name, kept, len(sents), float64(Chars(got))/float64(Chars(text)))
+		ratio := float64(Chars(got)) / float64(Chars(text))
+		article := float64(expectedTextChars(string(exp))) / float64(Chars(text))
+		if bar := max(0.10, article*articleOverhead); ratio > bar {
+			t.Errorf("%s: ratio %.3f > %.3f (article text alone %.3f of the page)", name, ratio, bar, article)
+		}
+		t.Logf("%s: sentences %d/%d ratio %.3f, article text alone %.3f", name, kept, len(sents), ratio, article)
 	}
 	if r := float64(out) / float64(in); r > 0.10 {
 		t.Errorf("ratio over the pages %.3f, want <= 0.10", r)

@@ -179,7 +179,7 @@ func (n structuredNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if in.Kind == KindTranscript {
 		// Tool output quoted in a Markdown chat ("> " lines, as aider
 		// writes them) keeps its head, failures and tail.
-		in.Text = foldToolRuns(in.Text)
+		in.Text = foldOlderProse(foldToolRuns(ctx, in.Text))
 	}
 	out, err := n.foldLines(ctx, in)
 	if err != nil {

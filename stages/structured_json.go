@@ -116,14 +116,19 @@ type jschema struct {
 	index  map[string]int
 	more   bool     // keys were dropped: too many
 	elem   *jschema // items of every array merged
+	// moreNames are the dropped keys' names, while the document's
+	// budget for them (jsonFolder.moreChars) lasts.
+	moreNames []string
+	moreSet   map[string]struct{}
 }
 
 type jsonFolder struct {
-	opt      StructuredOptions
-	src      *jsonSource
-	cc       canceled
-	fields   int
-	keyChars int // room for the names of omitted map keys
+	opt       StructuredOptions
+	src       *jsonSource
+	cc        canceled
+	fields    int
+	keyChars  int // room for the names of omitted map keys
+	moreChars int // room left for the names of keys a schema drops
 }
 
 // foldJSONText folds one JSON document. ok is false when text is not one
@@ -139,9 +144,14 @@ func (n structuredNode) foldJSONText(ctx context.Context, text string, inline bo
 	}
 	dedupTree(root)
 	var b []byte
-	if inline {
+	switch {
+	case inline:
 		b = appendInline(make([]byte, 0, 1024), root)
-	} else {
+	case prefix == "" && isMinifiedJSON(text):
+		// Minified in, minified out: a one-line document printed with
+		// indentation would grow where it is kept.
+		b = appendMinified(make([]byte, 0, 4096), root)
+	default:
 		b = appendPretty(make([]byte, 0, 4096), root, 0, len(prefix), prefix)
 	}
 	return string(b), true, nil
@@ -149,6 +159,7 @@ func (n structuredNode) foldJSONText(ctx context.Context, text string, inline bo
 
 func (n structuredNode) foldJSON(ctx context.Context, src *jsonSource) (*jnode, error) {
 	f := &jsonFolder{opt: n.opt, src: src, cc: canceled{ctx: ctx}, keyChars: max(mapKeyListChars, len(src.s)/32)}
+	f.moreChars = f.keyChars
 	t, err := src.next()
 	if err != nil {
 		return nil, err
@@ -238,8 +249,11 @@ func isDataKey(k string) bool {
 		return true // dates with words after
 	case digits*2 >= len(k) && digits >= 3:
 		return true // ids: mostly digits
-	case strings.ContainsAny(k, " \t?!,;"):
-		return true // phrases: a dictionary's entries, not field names
+	case strings.ContainsAny(strings.TrimSuffix(k, "?"), " \t?!,;"):
+		// Phrases: a dictionary's entries, not field names. A name
+		// ending in one '?' is a name (a schema's optional field, as the
+		// fold writes it; "enabled?").
+		return true
 	}
 	return false
 }
@@ -351,7 +365,7 @@ func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 			continue
 		}
 		var kid *jnode
-		if foldedMap && name == "_keys" && vt == tokString {
+		if (foldedMap && name == "_keys" || name == "_more_keys") && vt == tokString {
 			kid = scalarNode(kString, f.src.text())
 		} else if kid, err = f.fold(vt, depth+1); err != nil {
 			return nil, err
@@ -925,10 +939,27 @@ func (f *jsonFolder) field(acc *jschema, name string) *jschema {
 	return f.addField(acc, name)
 }
 
+// addMoreName records the name of a key acc drops, within the
+// document's budget: an API's request fields under its paths keep their
+// names when their schemas are too wide to draw.
+func (f *jsonFolder) addMoreName(acc *jschema, name string) {
+	if _, dup := acc.moreSet[name]; dup || f.moreChars < len(name)+2 {
+		return
+	}
+	if acc.moreSet == nil {
+		acc.moreSet = map[string]struct{}{}
+	}
+	name = strings.Clone(name)
+	acc.moreSet[name] = struct{}{}
+	acc.moreNames = append(acc.moreNames, name)
+	f.moreChars -= len(name) + 2
+}
+
 func (f *jsonFolder) addField(acc *jschema, name string) *jschema {
 	// Room for "_type", "_items" and "_more_keys" next to the keys.
 	if len(acc.names) >= f.opt.MaxObjectKeys-3 || f.fields >= maxSchemaFields {
 		acc.more = true
+		f.addMoreName(acc, name)
 		return nil
 	}
 	f.fields++
@@ -981,6 +1012,9 @@ func (f *jsonFolder) mergeSchema(dst, src *jschema) {
 	dst.kinds |= src.kinds
 	dst.objs += src.objs
 	dst.more = dst.more || src.more
+	for _, name := range src.moreNames {
+		f.addMoreName(dst, name)
+	}
 	for i, name := range src.names {
 		fld := f.field(dst, name)
 		if fld == nil {
@@ -1072,7 +1106,11 @@ func (f *jsonFolder) render(s *jschema, od int, stats map[string]*fieldStats) *j
 		nd.add(name, kid)
 	}
 	if s.more {
-		nd.add("_more_keys", stringNode("omitted"))
+		more := "omitted"
+		if len(s.moreNames) > 0 {
+			more = strings.Join(s.moreNames, ", ")
+		}
+		nd.add("_more_keys", stringNode(more))
 	}
 	return nd
 }
@@ -1326,6 +1364,35 @@ func appendInline(dst []byte, nd *jnode) []byte {
 			dst = append(dst, ':', ' ')
 		}
 		dst = appendInline(dst, kid)
+	}
+	return append(dst, end)
+}
+
+// isMinifiedJSON reports a document written without layout (API
+// responses, generated specs): under one line break per 1000 bytes.
+func isMinifiedJSON(text string) bool {
+	return strings.Count(text, "\n")*1000 < len(text)
+}
+
+// appendMinified prints nd with no space between tokens.
+func appendMinified(dst []byte, nd *jnode) []byte {
+	if nd.lit != "" || nd.deep {
+		return append(dst, nd.lit...)
+	}
+	open, end := byte('['), byte(']')
+	if nd.kind == kObject {
+		open, end = '{', '}'
+	}
+	dst = append(dst, open)
+	for i, kid := range nd.kids {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if nd.kind == kObject {
+			dst = append(dst, nd.keys[i]...)
+			dst = append(dst, ':')
+		}
+		dst = appendMinified(dst, kid)
 	}
 	return append(dst, end)
 }

@@ -3,6 +3,7 @@ package stages
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -119,7 +120,7 @@ func TestIsDataKey(t *testing.T) {
 // openAPIDoc generates an OpenAPI-like document: paths with templated
 // segments, operations with parameters, responses and examples, and
 // component schemas of many named properties.
-func openAPIDoc(seed uint64, paths, schemas int) map[string]any {
+func openAPIDoc(seed uint64, paths, schemas int, ownDescriptions bool) map[string]any {
 	r := rand.New(rand.NewPCG(seed, 11))
 	words := strings.Fields("account billing shipping contact display owner repo issue comment label milestone project card team member org hook delivery release asset artifact workflow run job step check suite status deployment environment secret variable key token user email gist branch commit tree blob tag ref merge pull review thread reaction package version license topic")
 	w := func() string { return words[r.IntN(len(words))] }
@@ -162,6 +163,15 @@ func openAPIDoc(seed uint64, paths, schemas int) map[string]any {
 		for range 4 + r.IntN(60) {
 			k := poolNames[r.IntN(len(poolNames))]
 			props[k] = pool[k]
+			if ownDescriptions {
+				// Each schema describes its properties in its own words
+				// and carries vendor extensions (x-...), as large
+				// published APIs do.
+				own := maps.Clone(pool[k].(map[string]any))
+				own["description"] = prose(8 + r.IntN(30))
+				own["x-vendor"] = map[string]any{"pii": map[string]any{"handling": w(), "deleteSla": r.IntN(90)}}
+				props[k] = own
+			}
 		}
 		comps[n] = map[string]any{"title": n, "description": prose(15), "type": "object", "properties": props}
 	}
@@ -183,7 +193,7 @@ func openAPIDoc(seed uint64, paths, schemas int) map[string]any {
 					ex[k] = w()
 				}
 			}
-			ops[m] = map[string]any{
+			op := map[string]any{
 				"summary": prose(6), "description": prose(20 + r.IntN(60)), "operationId": fmt.Sprintf("%s/%s-%d", w(), m, i), "tags": []string{w()},
 				"parameters": []any{map[string]any{"name": w() + "_id", "in": "path", "required": true, "schema": map[string]any{"type": "integer"}}},
 				"responses": map[string]any{
@@ -192,6 +202,18 @@ func openAPIDoc(seed uint64, paths, schemas int) map[string]any {
 					"404": map[string]any{"$ref": "#/components/responses/not_found"},
 				},
 			}
+			if ownDescriptions {
+				// Form fields named per operation, found nowhere but
+				// under its path (as in APIs that take form posts).
+				fields := map[string]any{}
+				for range 1 + r.IntN(8) {
+					name := strings.ToUpper(w()[:1]) + w() + strings.ToUpper(w()[:1]) + w()
+					fields[name] = map[string]any{"type": "string", "description": prose(5 + r.IntN(25))}
+				}
+				op["requestBody"] = map[string]any{"content": map[string]any{"application/x-www-form-urlencoded": map[string]any{
+					"schema": map[string]any{"type": "object", "title": fmt.Sprintf("Request%d", i), "properties": fields}}}}
+			}
+			ops[m] = op
 		}
 		ps["/"+strings.Join(segs, "/")] = ops
 	}
@@ -201,12 +223,28 @@ func openAPIDoc(seed uint64, paths, schemas int) map[string]any {
 
 // TestStructuredJSONOpenAPI: on a large OpenAPI-like document every key
 // name survives (path templates, schema and property names) at ratio
-// <= 0.45, as published documents are printed (indented).
+// <= 0.45, printed indented or minified (the output keeps the layout).
 func TestStructuredJSONOpenAPI(t *testing.T) {
 	node := NewStructured(DefaultStructuredOptions())
 	for seed := range uint64(2) {
-		v := openAPIDoc(seed, 300, 120)
-		raw, _ := json.MarshalIndent(v, "", "  ")
+		v := openAPIDoc(seed, 300+400*int(seed), 120, seed == 1)
+		indented, _ := json.MarshalIndent(v, "", "  ")
+		minified, _ := json.Marshal(v)
+		for _, raw := range [][]byte{indented, minified} {
+			layout := "indented"
+			if len(raw) == len(minified) {
+				layout = "minified"
+			}
+			checkOpenAPIFold(t, node, raw, fmt.Sprintf("seed %d %s", seed, layout))
+		}
+	}
+}
+
+// checkOpenAPIFold: every key name of raw is in the output and the ratio
+// is at most 0.45.
+func checkOpenAPIFold(t *testing.T, node Node, raw []byte, name string) {
+	t.Helper()
+	{
 		_, got := runStructured(t, node, string(raw), KindJSON)
 		keys := map[string]bool{}
 		var walk func(x any)
@@ -229,14 +267,18 @@ func TestStructuredJSONOpenAPI(t *testing.T) {
 		for k := range keys {
 			// As the scorer finds a key: not inside a longer name.
 			if !containsName(got, k) {
-				t.Errorf("seed %d: key %q lost", seed, k)
+				t.Errorf("%s: key %q lost", name, k)
 			}
 		}
 		if r := float64(Chars(got)) / float64(Chars(string(raw))); r > 0.45 {
-			t.Errorf("seed %d: ratio %.3f > 0.45", seed, r)
+			t.Errorf("%s: ratio %.3f > 0.45", name, r)
 		} else {
-			t.Logf("seed %d: %d keys, ratio %.3f", seed, len(keys), r)
+			t.Logf("%s: %d keys, ratio %.3f", name, len(keys), r)
 		}
+		if minified := !strings.Contains(string(raw), "\n"); minified && strings.Contains(got, "\n") {
+			t.Errorf("%s: minified document printed with line breaks", name)
+		}
+		checkIdempotent(t, node, got, KindJSON)
 	}
 }
 

@@ -434,7 +434,7 @@ func TestStructuredMillionKeys(t *testing.T) {
 		if out.Skipped || len(got) > 1000 {
 			t.Fatalf("want a short skeleton, got (%s) %d chars", out.Reason, len(got))
 		}
-		for _, s := range []string{`"key0000000": {"n": 0}`, `"_omitted_keys": ` + strconv.Itoa(keys-2), `"_value_schema": {"n": "int"}`} {
+		for _, s := range []string{`"key0000000":{"n":0}`, `"_omitted_keys":` + strconv.Itoa(keys-2), `"_value_schema":{"n":"int"}`} {
 			if !strings.Contains(got, s) {
 				t.Errorf("output lacks %s:\n%s", s, got)
 			}

@@ -1,6 +1,9 @@
 package stages
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // SlimTrajectoryForTest exposes slimTrajectory to the external tests.
 func SlimTrajectoryForTest(text string) (any, bool) { return slimTrajectory(text) }
@@ -14,3 +17,7 @@ func ChatTurnsForTest(v any) string {
 	}
 	return s
 }
+
+func FoldToolRunsForTest(s string) string { return foldToolRuns(context.Background(), s) }
+
+func FoldOlderProseForTest(s string) string { return foldOlderProse(s) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -24,76 +25,201 @@ func compactAll(t *testing.T, text string) (string, stages.Kind) {
 	return res.Text, stages.Detect(text)
 }
 
-// aiderHistory generates an aider-style chat history: requests (some
-// repeated), tool output with timestamps and a long test run, and edit
-// blocks in every format aider writes, several on the same file.
+// aiderHistory generates an aider-style chat history as aider writes it
+// (seeded, so prose, files and tool output vary): requests, one repeated
+// now and then; the assistant's prose around its edits; edit blocks in
+// every format aider writes (SEARCH/REPLACE fenced with ```, ~~~ or
+// <source>, unified diffs), several on one file; aider's status lines
+// (tokens and cost, applied edits, commits, questions); lint reports,
+// failed-match reports and test runs quoted with "> ".
 func aiderHistory(turns int) (text string, blocks, requests []string) {
+	r := rand.New(rand.NewPCG(uint64(turns), 14))
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	files := []string{"src/parser.py", "src/lexer.py", "tests/test_parser.py", "src/cli/main.py", "docs/usage.md", "src/util/io.py"}
+	nouns := strings.Fields("parser lexer token stream buffer handler option flag cache reader writer config session error message test fixture loop")
+	noun := func() string { return nouns[r.IntN(len(nouns))] }
+	sentence := func() string {
+		return pick(
+			fmt.Sprintf("We need to update the %s so that the %s is created only once.", noun(), noun()),
+			fmt.Sprintf("The %s currently reads the whole %s before it checks the %s, which is why the %s fails.", noun(), noun(), noun(), noun()),
+			fmt.Sprintf("This keeps the old behaviour for callers that pass a %s and adds a %s for the new case.", noun(), noun()),
+			fmt.Sprintf("I'll move the %s check into its own function and call it from the %s.", noun(), noun()),
+			fmt.Sprintf("Note that the %s must be closed before the %s is flushed, otherwise the last %s is lost.", noun(), noun(), noun()),
+			fmt.Sprintf("To handle an empty %s we return early and log a %s instead of raising.", noun(), noun()),
+		)
+	}
 	var b strings.Builder
-	b.WriteString("\n# aider chat started at 2024-05-01 10:00:00\n\n> /usr/bin/aider --model gpt-4o\n> Aider v0.50.0\n> Git repo: .git with 42 files\n\n")
+	session := 0.0
+	b.WriteString("\n# aider chat started at 2024-05-01 10:00:00\n\n> /usr/local/bin/aider --model gpt-4o  \n> Aider v0.50.1  \n> Models: gpt-4o with diff edit format, weak model gpt-4o-mini  \n> Git repo: .git with 142 files  \n> Repo-map: using 1024 tokens, auto refresh  \n> Use /help <question> for help, run \"aider --help\" to see cmd line args  \n\n")
 	for i := range turns {
-		req := fmt.Sprintf("#### please make step %d of the refactor in the parser and keep the tests green", i)
-		if i%5 == 4 {
+		req := fmt.Sprintf("#### please make step %d of the refactor: %s the %s in %s", i, pick("split", "rename", "simplify", "fix"), noun(), files[r.IntN(len(files))])
+		if i%7 == 6 {
 			req = "#### run the tests again and fix what fails"
 		}
 		requests = append(requests, req)
 		b.WriteString(req + "  \n\n")
-		fmt.Fprintf(&b, "I will change `parser.py` for step %d. Here is the edit:\n\n", i)
-		file := []string{"src/parser.py", "src/lexer.py", "tests/test_parser.py"}[i%3]
-		var blk string
-		switch i % 4 {
-		case 0:
-			blk = fmt.Sprintf("%s\n```python\n<<<<<<< SEARCH\n    def step_%d(self):\n        return None\n=======\n    def step_%d(self):\n        return self.parse(%d)\n>>>>>>> REPLACE\n```", file, i, i, i)
-		case 1:
-			blk = fmt.Sprintf("%s\n<source>python\n<<<<<<< SEARCH\n        x = %d\n=======\n        x = %d  # fixed\n>>>>>>> REPLACE\n</source>", file, i, i+1)
-		case 2:
-			blk = fmt.Sprintf("%s\n~~~python\n<<<<<<< SEARCH\nimport os\n=======\nimport os\nimport sys  # step %d\n>>>>>>> REPLACE\n~~~", file, i)
-		default:
-			blk = fmt.Sprintf("```diff\n--- %s\n+++ %s\n@@ -1,3 +1,3 @@\n def f():\n-    return %d\n+    return %d\n```", file, file, i, i+1)
+		if r.IntN(4) == 0 {
+			f := files[r.IntN(len(files))]
+			fmt.Fprintf(&b, "> %s  \n> Add file to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: y  \n\n", f)
 		}
-		blocks = append(blocks, blk)
-		b.WriteString(blk + "\n\n")
-		fmt.Fprintf(&b, "> Applied edit to %s  \n> Commit %07x step %d  \n\n", file, 0xabc000+i, i)
-		if i%5 == 4 {
-			b.WriteString("> /run pytest -q  \n")
-			for k := range 150 {
-				fmt.Fprintf(&b, "> tests/test_parser.py::test_case_%03d PASSED [%3d%%]  \n", k, k*100/150)
+		for range 1 + r.IntN(2) {
+			for range 1 + r.IntN(3) {
+				b.WriteString(sentence() + " ")
 			}
-			fmt.Fprintf(&b, "> tests/test_parser.py::test_step_%d FAILED - AssertionError: expected 3  \n> 1 failed, 150 passed in 2.31s  \n\n", i)
+			b.WriteString("\n\n")
 		}
-		b.WriteString("The change keeps the old behaviour for callers:\n\n    result = parser.step()\n    if result is None:\n        raise ValueError(\"empty\")\n\n")
+		if r.IntN(2) == 0 {
+			fmt.Fprintf(&b, "1. %s\n2. %s\n\n", sentence(), sentence())
+		}
+		b.WriteString(pick("Here are the *SEARCH/REPLACE* blocks:", "Here are the changes:", "Here is the edit:") + "\n\n")
+		nblk := 1 + r.IntN(3)
+		var edited []string
+		var sent []string // the SEARCH/REPLACE bodies of this reply
+		for k := range nblk {
+			file := files[(i+k)%len(files)]
+			edited = append(edited, file)
+			var body strings.Builder
+			for l := range 3 + r.IntN(8) {
+				fmt.Fprintf(&body, "%s%s_%d = self.%s(%d)\n", strings.Repeat("    ", 1+l%3), noun(), l, noun(), i)
+			}
+			var blk string
+			switch (i + k) % 4 {
+			case 0:
+				blk = fmt.Sprintf("%s\n```python\n<<<<<<< SEARCH\n    def step_%d(self):\n%s=======\n    def step_%d(self):\n%s        return self.parse(%d)\n>>>>>>> REPLACE\n```", file, i, body.String(), i, body.String(), i)
+			case 1:
+				blk = fmt.Sprintf("%s\n<source>python\n<<<<<<< SEARCH\n        x = %d\n%s=======\n        x = %d  # fixed\n%s>>>>>>> REPLACE\n</source>", file, i, body.String(), i+1, body.String())
+			case 2:
+				blk = fmt.Sprintf("%s\n~~~python\n<<<<<<< SEARCH\nimport os\n=======\nimport os\nimport sys  # step %d\n%s>>>>>>> REPLACE\n~~~", file, i, body.String())
+			default:
+				blk = fmt.Sprintf("```diff\n--- %s\n+++ %s\n@@ -1,3 +1,3 @@\n def f():\n-    return %d\n+    return %d\n```", file, file, i, i+1)
+			}
+			blocks = append(blocks, blk)
+			b.WriteString(blk + "\n\n")
+			if at := strings.Index(blk, "<<<<<<< SEARCH"); at >= 0 {
+				sent = append(sent, blk[at:strings.Index(blk, ">>>>>>> REPLACE")+len(">>>>>>> REPLACE")])
+			}
+		}
+		if r.IntN(3) == 0 {
+			b.WriteString(sentence() + "\n\n")
+		}
+		msg := 2.0 + float64(r.IntN(300))/10
+		session += msg / 100
+		fmt.Fprintf(&b, "> Tokens: %.1fk sent, %d received. Cost: $%.2f message, $%.2f session.  \n", msg, 100+r.IntN(900), msg/100, session)
+		for _, f := range edited {
+			fmt.Fprintf(&b, "> Applied edit to %s  \n", f)
+		}
+		fmt.Fprintf(&b, "> Commit %07x %s: %s the %s for step %d  \n", 0xabc000+i*37, pick("feat", "fix", "refactor"), pick("split", "rename", "simplify"), noun(), i)
+		if r.IntN(3) == 0 {
+			b.WriteString("> You can use /undo to undo and discard each aider commit.  \n")
+		}
+		b.WriteString("\n")
+		switch {
+		case i%7 == 6:
+			fmt.Fprintf(&b, "#### /run pytest -q  \n\n")
+			requests = append(requests, "#### /run pytest -q")
+			n := 30 + r.IntN(120)
+			for k := range n {
+				fmt.Fprintf(&b, "> tests/test_parser.py::test_case_%03d PASSED [%3d%%]  \n", k, k*100/n)
+			}
+			fmt.Fprintf(&b, "> tests/test_parser.py::test_step_%d FAILED - AssertionError: expected 3  \n> 1 failed, %d passed in 2.31s  \n> Add command output to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: y  \n> Added %d lines of output to the chat.  \n\n", i, n, n+2)
+		case i%5 == 2:
+			f := edited[0]
+			fmt.Fprintf(&b, "> # Fix any errors below, if possible.  \n>   \n> ## Running: /usr/bin/python3 -m flake8 --select=E9,F821,F823,F831,F406,F407,F701,F702,F704,F706 --show-source --isolated %s  \n>   \n> %s:%d:9: F821 undefined name '%s'  \n>   \n> ## See relevant line below marked with █.  \n>   \n> %s:  \n> ...⋮...  \n", f, f, 40+i, noun(), f)
+			for l := range 6 {
+				fmt.Fprintf(&b, "> %3d│    %s = %s(%d)  \n", 30+l, noun(), noun(), l)
+			}
+			fmt.Fprintf(&b, "> %3d█        return %s  \n> ...⋮...  \n>   \n> Attempt to fix lint errors? (Y)es/(N)o [Yes]: y  \n\n", 40+i, noun())
+		case i%5 == 3 && len(sent) > 0:
+			// aider quotes back the block it could not apply.
+			f := edited[0]
+			fmt.Fprintf(&b, "> The LLM did not conform to the edit format.  \n> https://aider.chat/docs/troubleshooting/edit-errors.html  \n>   \n> # 1 SEARCH/REPLACE block failed to match!  \n>   \n> ## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in %s  \n", f)
+			for l := range strings.SplitSeq(sent[0], "\n") {
+				fmt.Fprintf(&b, "> %s  \n", l)
+			}
+			fmt.Fprintf(&b, ">   \n> Did you mean to match some of these actual lines from %s?  \n>   \n> ```  \n", f)
+			for l := range 8 {
+				fmt.Fprintf(&b, ">         %s = %d  \n", noun(), l)
+			}
+			b.WriteString(">  ```  \n>   \n> The SEARCH section must exactly match an existing block of lines including all white space, comments, indentation, docstrings, etc  \n>   \n> # The other 1 SEARCH/REPLACE block were applied successfully.  \n> Don't re-send them.  \n> Just reply with fixed versions of the block above that failed to match.  \n\n")
+		}
+		if i%6 == 1 {
+			b.WriteString("The change keeps the old behaviour for callers:\n\n    result = parser.step()\n    if result is None:\n        raise ValueError(\"empty\")\n\n")
+		}
 	}
 	return b.String(), blocks, requests
 }
 
 // TestAiderHistoryFixture: every edit block whole with its file name,
-// every request, the failing test and the indentation of code outside
-// fences survive; the history is detected as a transcript and shrinks.
+// every request, the failing test, the lint error and the indentation of
+// code outside fences survive; aider's status lines fold (one cost line,
+// the last, with the session's total; questions without their legend;
+// no block quoted back); the history is detected as a transcript and
+// comes out at ratio <= 0.5, at two sizes.
 func TestAiderHistoryFixture(t *testing.T) {
-	text, blocks, requests := aiderHistory(40)
-	out, kind := compactAll(t, text)
-	if kind != stages.KindTranscript {
-		t.Errorf("detected as %s, want transcript", kind)
-	}
-	for _, blk := range blocks {
-		if !strings.Contains(out, blk) {
-			t.Errorf("edit block lost or cut:\n%s", blk)
+	for _, turns := range []int{40, 160} {
+		text, blocks, requests := aiderHistory(turns)
+		out, kind := compactAll(t, text)
+		if kind != stages.KindTranscript {
+			t.Errorf("detected as %s, want transcript", kind)
+		}
+		for _, blk := range blocks {
+			if !strings.Contains(out, blk) {
+				t.Errorf("edit block lost or cut:\n%s", blk)
+			}
+		}
+		if got, want := strings.Count(out, "\n#### "), len(requests); got != want {
+			t.Errorf("%d requests kept, want %d", got, want)
+		}
+		for _, r := range requests {
+			if !strings.Contains(out, r) {
+				t.Errorf("request lost: %s", r)
+			}
+		}
+		for _, s := range []string{"test_step_6 FAILED - AssertionError: expected 3", "F821 undefined name", "SearchReplaceNoExactMatch", "Add file to the chat? y", "\n    if result is None:\n        raise ValueError(\"empty\")"} {
+			if !strings.Contains(out, s) {
+				t.Errorf("lost %q", s)
+			}
+		}
+		lastCost := text[strings.LastIndex(text, "> Tokens: "):]
+		lastCost = strings.TrimSpace(lastCost[:strings.IndexByte(lastCost, '\n')])
+		if n := strings.Count(out, "> Tokens: "); n != 1 || !strings.Contains(out, lastCost) {
+			t.Errorf("%d cost lines kept, want the last one only: %q", n, lastCost)
+		}
+		for _, s := range []string{"(Y)es/(N)o", "> <<<<<<< SEARCH", "You can use /undo", "[×", "[... "} { // no counts in a transcript
+			if strings.Contains(out, s) {
+				t.Errorf("status output not folded: %q", s)
+			}
+		}
+		if r := float64(stages.Chars(out)) / float64(stages.Chars(text)); r > 0.5 {
+			t.Errorf("%d turns: ratio %.3f > 0.5", turns, r)
+		} else {
+			t.Logf("%d turns, %d blocks: ratio %.3f", turns, len(blocks), r)
 		}
 	}
-	if got, want := strings.Count(out, "\n#### "), len(requests); got != want {
-		t.Errorf("%d requests kept, want %d", got, want)
-	}
-	for _, r := range requests {
-		if !strings.Contains(out, r) {
-			t.Errorf("request lost: %s", r)
+}
+
+// TestAiderOlderProseFolds: in an aider history, prose before the last
+// turns keeps its first sentence; the last turn's prose stays whole, and
+// a history without aider's lines keeps all its prose.
+func TestAiderOlderProseFolds(t *testing.T) {
+	text, _, _ := aiderHistory(40)
+	out, _ := compactAll(t, text)
+	tail := text[strings.LastIndex(text, "\n#### "):]
+	for para := range strings.SplitSeq(tail, "\n\n") {
+		if p := strings.TrimSpace(para); strings.HasSuffix(p, ".") && !strings.HasPrefix(p, ">") && !strings.Contains(out, p) {
+			t.Errorf("last turn's prose cut: %q", p)
 		}
 	}
-	for _, s := range []string{"test_step_4 FAILED - AssertionError: expected 3", "\n    if result is None:\n        raise ValueError(\"empty\")"} {
-		if !strings.Contains(out, s) {
-			t.Errorf("lost %q", s)
-		}
+	if !strings.Contains(out, "…[folded]…") {
+		t.Error("older prose not folded")
 	}
-	if r := float64(stages.Chars(out)) / float64(stages.Chars(text)); r > 0.8 {
-		t.Errorf("ratio %.2f: tool output not compacted", r)
+	var b strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&b, "## User\n\nQuestion %d about the cache?\n\n## Assistant\n\nThe cache fills lazily on the first read of key %d. Each later read is served from memory until the entry expires.\n\n", i, i)
+	}
+	plain := b.String()
+	if out, _ := compactAll(t, plain); strings.Contains(out, "…[folded]…") {
+		t.Error("a chat without aider's lines lost prose")
 	}
 }
 
@@ -390,5 +516,58 @@ func TestAiderEditedFileWithoutExtension(t *testing.T) {
 		if !strings.Contains(out, blk) {
 			t.Errorf("edit block lost its file name or was cut:\n%s", blk)
 		}
+	}
+}
+
+// TestAiderToolLines: aider's status lines fold by class, in the forms
+// its versions write them; facts (files, commits, failures, answers) stay.
+func TestAiderToolLines(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"> Add file to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: y  ", "> Add file to the chat? y  "},
+		{"> Allow edits to file? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: n", "> Allow edits to file? n"},
+		{"> Add the output to the chat? [y/n] (y): y", "> Add the output to the chat? y"},
+		{"> Applied edit to a.py  \n> Applied edit to b.py  \n> Commit 1a2b3c4 fix: guard the reader  ", "> Commit 1a2b3c4 fix: guard the reader  "},
+		{"> You can use /undo to undo and discard each aider commit.  \n> Commit 1a2b3c4 x", "> Commit 1a2b3c4 x"},
+		{"> ## SearchReplaceNoExactMatch: failed to match lines in a.py  \n> <<<<<<< SEARCH  \n> x = 1  \n> =======  \n> x = 2  \n> >>>>>>> REPLACE  \n>   \n> Did you mean?",
+			"> ## SearchReplaceNoExactMatch: failed to match lines in a.py  \n> …[the edit block, as in the reply above]…\n> Did you mean?"},
+		{"> <<<<<<< SEARCH\n> x = 1\n> no separator", "> <<<<<<< SEARCH\n> x = 1\n> no separator"},
+	} {
+		if got := stages.FoldToolRunsForTest(tc.in); got != tc.want {
+			t.Errorf("%q:\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+	// Two cost lines: the last (the session's total) stays.
+	two := "> Tokens: 2.1k sent, 340 received. Cost: $0.01 message, $0.01 session.\n\nok\n\n> Tokens: 3.0k sent, 120 received. Cost: $0.02 message, $0.03 session."
+	if got, want := stages.FoldToolRunsForTest(two), "\nok\n\n> Tokens: 3.0k sent, 120 received. Cost: $0.02 message, $0.03 session."; got != want {
+		t.Errorf("cost lines: got %q, want %q", got, want)
+	}
+	// Fixed advice once; a repeated failure stays.
+	adv := "> The SEARCH section must exactly match an existing block of lines\n> FAILED test_a - AssertionError: boom\n\nx\n\n> The SEARCH section must exactly match an existing block of lines\n> FAILED test_a - AssertionError: boom"
+	if got := stages.FoldToolRunsForTest(adv); strings.Count(got, "The SEARCH section") != 1 || strings.Count(got, "FAILED test_a") != 2 {
+		t.Errorf("advice or failures: %q", got)
+	}
+}
+
+// TestAiderWholeFileEditsKeepNames: whole-file edits (a file name, then a
+// fenced file) keep the name line while the prose around them folds, also
+// when the name follows the prose with no blank line.
+func TestAiderWholeFileEditsKeepNames(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("\n# aider chat started at 2024-05-01 10:00:00\n\n")
+	for i := range 120 {
+		sep := "\n\n"
+		if i%2 == 1 {
+			sep = "\n"
+		}
+		fmt.Fprintf(&b, "#### rewrite module %d  \n\nI will rewrite module %d so that it reads the config once. The reader is created in main and passed down to handler %d.\n\nThis keeps the tests green and removes the global state.%ssrc/mod%d.py\n```python\nimport os\n\ndef f():\n    return %d\n```\n\n> Tokens: 1k sent, 2 received.\n\n", i, i, i, sep, i, i)
+	}
+	out, _ := compactAll(t, b.String())
+	for i := range 120 {
+		if !strings.Contains(out, fmt.Sprintf("src/mod%d.py\n```python\nimport os\n\ndef f():\n    return %d\n```", i, i)) {
+			t.Errorf("whole-file edit %d lost its name", i)
+		}
+	}
+	if !strings.Contains(out, "I will rewrite module 0 so that it reads the config once. …[folded]…") {
+		t.Error("older prose not folded")
 	}
 }
