@@ -114,7 +114,7 @@ func (s *Service) Compact(ctx context.Context, req CompactRequest) (CompactReply
 }
 
 // Get returns exactly the original text ref names: a whole document id,
-// or ID:L<from>-<to> (1-based, inclusive).
+// ID:L<from>-<to> or ID:B<from>-<to> (1-based, inclusive).
 func (s *Service) Get(ctx context.Context, ref string) (string, error) {
 	r, err := pipeline.ParseRef(ref)
 	if err != nil {
@@ -130,7 +130,7 @@ func (s *Service) Get(ctx context.Context, ref string) (string, error) {
 	if err != nil || r.From == 0 {
 		return text, err
 	}
-	part, err := pipeline.Lines(text, r.From, r.To)
+	part, err := r.Slice(text)
 	if err != nil {
 		return "", fmt.Errorf("%w: reference %s: %v", errBadRequest, ref, err)
 	}

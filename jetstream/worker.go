@@ -625,7 +625,7 @@ func (w *Worker) finish(ctx context.Context, env Envelope, text string) error {
 	var budget *pipeline.BudgetReport
 	if n := cmp.Or(env.Budget, w.pipe.Config().BudgetTokens); n > 0 && env.Pass == "" {
 		var b pipeline.BudgetReport
-		text, b = pipeline.FitBudget(text, n, env.Kind)
+		text, b = pipeline.FitBudget(text, n, env.Kind, 0)
 		budget = &b
 	}
 	if span.IsRecording() {

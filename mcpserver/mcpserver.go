@@ -159,7 +159,7 @@ func (t tools) retrieve(ctx context.Context, _ *mcp.CallToolRequest, in Retrieve
 		return nil, nil, err
 	}
 	if ref.From > 0 {
-		if text, err = pipeline.Lines(text, ref.From, ref.To); err != nil {
+		if text, err = ref.Slice(text); err != nil {
 			return nil, nil, fmt.Errorf("reference %s: %w", in.Ref, err)
 		}
 	}

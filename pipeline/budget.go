@@ -18,6 +18,8 @@ const (
 	BudgetProtected = "protected"      // a user request, code or edit block (stages.Protect)
 	BudgetEdge      = "edge"           // the first and last lines
 	BudgetCommon    = "common"         // everything else, repeated templates and earlier fold markers included
+	BudgetChatter   = "chatter"        // in build output: passing tests, a runner's bookkeeping, progress (stages.Chatter)
+	BudgetSummary   = "summary"        // what varied among a count's records, cut to the count before any line folds
 )
 
 // budgetEdgeLines is how many lines at each end count as the first and
@@ -28,7 +30,8 @@ const budgetEdgeLines = 3
 const (
 	budgetRegionBefore = 40
 	budgetRegionAfter  = 8
-	budgetBesideAfter  = 3 // non-blank lines after a failure kept as part of its message
+	budgetBesideAfter  = 3  // non-blank lines after a failure kept as part of its message
+	budgetBlockMax     = 40 // lines a failure's message may continue on (see failureBlocks)
 )
 
 // BudgetReport says what was folded to fit a token budget.
@@ -44,17 +47,14 @@ type BudgetReport struct {
 // (stages.EstimateTokens) are at most budget, lowest-ranked lines first
 // (see the Budget classes), each run of folded lines into one marker. The
 // result never exceeds budget, except that a text folded whole is one
-// marker line. Transcript markers carry no counts (design.md, Evidence). A budget of
-// zero or less, or a text that fits, comes back unchanged.
-func FitBudget(text string, budget int, kind stages.Kind) (string, BudgetReport) {
-	return FitBudgetRefs(text, budget, kind, 0)
-}
-
-// FitBudgetRefs is FitBudget for a text whose fold markers will each
-// carry a reference of refChars characters (AddMarkerRefs, after): the
-// references are counted in, so the text with them fits. Count lines'
-// references are not: under a budget they come only when they fit too.
-func FitBudgetRefs(text string, budget int, kind stages.Kind, refChars int) (string, BudgetReport) {
+// marker line. Transcript markers carry no counts (design.md, Evidence). A
+// budget of zero or less, or a text that fits, comes back unchanged.
+//
+// refChars is what the reference each fold marker will carry adds
+// (RefChars; AddMarkerRefs after), 0 for none: the references are counted
+// in, so the text with them fits. Count lines' references are not: under
+// a budget they come only when they fit too.
+func FitBudget(text string, budget int, kind stages.Kind, refChars int) (string, BudgetReport) {
 	rep := BudgetReport{Tokens: budget, TokensIn: stages.EstimateTokens(text)}
 	rep.TokensOut = rep.TokensIn
 	if budget <= 0 || rep.TokensIn+refTokens(text, refChars) <= budget {
@@ -62,6 +62,15 @@ func FitBudgetRefs(text string, budget int, kind stages.Kind, refChars int) (str
 	}
 	body, trailingNL := strings.CutSuffix(text, "\n")
 	lines := strings.Split(body, "\n")
+	// What varied among a count's records ("[×57; 10:00–11:00; user: 9
+	// distinct (…)]") goes before any line does: the count stays.
+	summaries := 0
+	for i, l := range lines {
+		if short, ok := withoutSummary(l); ok {
+			lines[i] = short
+			summaries++
+		}
+	}
 	f := newBudgetFolder(lines, kind.IsTranscript())
 	f.trailingNL = trailingNL
 	if refChars > 0 {
@@ -91,8 +100,14 @@ func FitBudgetRefs(text string, budget int, kind stages.Kind, refChars int) (str
 	}
 	rep.TokensOut = stages.EstimateTokens(out)
 	rep.Folded = map[string]int{}
-	for _, i := range f.order[:k] {
-		rep.Folded[f.class[i]]++
+	if summaries > 0 {
+		rep.Folded[BudgetSummary] = summaries
+	}
+	f.mark(k)
+	for i, folded := range f.folded {
+		if folded {
+			rep.Folded[f.class[i]]++
+		}
 	}
 	return out, rep
 }
@@ -138,8 +153,12 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 		}
 	}
 	sig := make([]int, n)
+	chatter := make([]bool, n)
 	for i, l := range lines {
 		sig[i] = stages.LineSignal(l)
+		if !counted && stages.Chatter(l) { // build output only: a record's "45%" is its message
+			chatter[i], sig[i] = true, 0
+		}
 	}
 	// In build and test output (no [×N] counts), a failure's region:
 	// budgetRegionBefore lines before it (a test's
@@ -190,6 +209,7 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 			seen[shape], novelty[i] = true, 1
 		}
 	}
+	block := failureBlocks(lines, sig, chatter, counted, level, dump)
 	rank := make([]int, n)
 	count := make([]int, n)
 	for i, l := range lines {
@@ -199,14 +219,24 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 		switch {
 		case foldMarkerLine(l) || strings.TrimSpace(l) == "":
 			f.class[i], rank[i] = BudgetCommon, 0
+		case chatter[i]:
+			f.class[i], rank[i] = BudgetChatter, 5
 		case sig[i] > 0 && dump[i]:
 			f.class[i], rank[i] = BudgetFailure, 46
 		case sig[i] > 0 && level[i] == levelInfo:
 			f.class[i], rank[i] = BudgetFailure, 42
-		case sig[i] > 0 && novelty[i] > 0:
+		case sig[i] >= 2 && novelty[i] > 0:
 			f.class[i], rank[i] = BudgetFailure, 50+5*novelty[i]+sig[i]
-		case sig[i] > 0:
+		case sig[i] >= 2:
 			f.class[i], rank[i] = BudgetFailure, 50+sig[i]
+		case block[i] > 0:
+			// A failure's message continued (its stack, an assertion's
+			// expected and actual): just below its head.
+			f.class[i], rank[i] = BudgetRegion, rank[block[i]-1]-2
+		case sig[i] > 0:
+			// A weak fact (a command, a location) outside any failure's
+			// message: below the lines around a failure.
+			f.class[i], rank[i] = BudgetFailure, 44
 		case region[i] && beside[i]:
 			// Right beside its failure ("Error:" then the test's name): part
 			// of the message, above weaker signals such as stack locations.
@@ -257,6 +287,12 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 		if c := cmp.Compare(rank[a], rank[b]); c != 0 {
 			return c
 		}
+		if block[a] > 0 && block[b] > 0 {
+			// Whole messages fold, the last failure's first (the first
+			// failure is the cause more often than what it set off), each
+			// from its end.
+			return cmp.Or(cmp.Compare(block[b], block[a]), cmp.Compare(b, a))
+		}
 		if rank[a] == 45 {
 			// A region's lines farthest from its failure first: the test's
 			// name and the message's next lines are kept longest.
@@ -268,6 +304,49 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 		return cmp.Or(cmp.Compare(edgeDist(b), edgeDist(a)), cmp.Compare(a, b))
 	})
 	return f
+}
+
+// failureBlocks marks the lines that continue a failure's message in
+// build output: after a failure or warning line, its first
+// budgetBesideAfter non-blank lines, then the lines indented deeper than
+// it or that are stack frames (stages.StackFrame), up to budgetBlockMax
+// lines, ended by chatter, another failure or a fold marker. A line's
+// value is 1 + its failure's index, 0 outside any. The class: test and
+// compiler failures printed as a headline and an indented body.
+func failureBlocks(lines []string, sig []int, chatter []bool, counted bool, level []int, dump []bool) []int {
+	n := len(lines)
+	block := make([]int, n)
+	if counted {
+		return block
+	}
+	for i := range lines {
+		if sig[i] < 2 || dump[i] || level[i] == levelInfo {
+			continue
+		}
+		in := stages.Indent(lines[i])
+		last, nonBlank := i, 0
+		for j := i + 1; j < n && j <= i+budgetBlockMax; j++ {
+			l := lines[j]
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			deeper := stages.Indent(l) > in
+			if chatter[j] || sig[j] >= 2 && !deeper || foldMarkerLine(l) {
+				break // a failure indented under this one ("Error:" in a TAP body) is part of it
+			}
+			if nonBlank >= budgetBesideAfter && !deeper && !stages.StackFrame(l) {
+				break
+			}
+			nonBlank++
+			last = j
+		}
+		for j := i + 1; j <= last; j++ {
+			if block[j] == 0 {
+				block[j] = i + 1
+			}
+		}
+	}
+	return block
 }
 
 // Record levels, as recordLevel reads them.
@@ -374,6 +453,19 @@ func isHexByte(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
+// withoutSummary is a count line " [×N; what varied]" cut to " [×N]".
+func withoutSummary(line string) (string, bool) {
+	i := strings.LastIndex(line, " [×")
+	if i < 0 || !strings.HasSuffix(line, "]") {
+		return line, false
+	}
+	j := strings.IndexByte(line[i:], ';')
+	if j < 0 || dedupCount(line) == 0 {
+		return line, false
+	}
+	return line[:i+j] + "]", true
+}
+
 // dedupCount is N of a record's " [×N" count, 0 when it has none.
 func dedupCount(line string) int {
 	i := strings.LastIndex(line, " [×")
@@ -407,6 +499,26 @@ func (f *budgetFolder) mark(k int) {
 	clear(f.folded)
 	for _, i := range f.order[:k] {
 		f.folded[i] = true
+	}
+	// A run that costs no more than its marker (and reference) stays:
+	// folding it would save nothing and lose its text.
+	for i := 0; i < len(f.lines); {
+		if !f.folded[i] {
+			i++
+			continue
+		}
+		j, n, chars := i, 0, 0
+		for ; j < len(f.lines) && f.folded[j]; j++ {
+			n += f.weight[j]
+			chars += f.cjk[j]*4*2/3 + f.other[j] + 1 // in EstimateTokens' quarter tokens
+			if f.referenced != nil && f.referenced[j] {
+				chars += f.refChars
+			}
+		}
+		if chars <= len(f.marker(n))+1+f.refChars {
+			clear(f.folded[i:j])
+		}
+		i = j
 	}
 }
 
@@ -473,7 +585,7 @@ func (f *budgetFolder) render(k int) string {
 // foldedText is ", folded failure=2 common=40" in class order, or "".
 func (b BudgetReport) foldedText() string {
 	var parts []string
-	for _, c := range []string{BudgetFailure, BudgetRegion, BudgetRare, BudgetProtected, BudgetEdge, BudgetCommon} {
+	for _, c := range []string{BudgetFailure, BudgetRegion, BudgetRare, BudgetProtected, BudgetEdge, BudgetCommon, BudgetChatter, BudgetSummary} {
 		if n := b.Folded[c]; n > 0 {
 			parts = append(parts, strings.ReplaceAll(c, " ", "_")+"="+strconv.Itoa(n))
 		}

@@ -44,7 +44,7 @@ func TestFitBudgetNeverAbove(t *testing.T) {
 	for seed := range uint64(6) {
 		text, failures := genServiceLog(seed, 3000)
 		for _, budget := range []int{1, 50, 500, 2000, 8000} {
-			out, rep := FitBudget(text, budget, stages.KindLog)
+			out, rep := FitBudget(text, budget, stages.KindLog, 0)
 			got := stages.EstimateTokens(out)
 			if got > budget && strings.Count(strings.TrimSuffix(out, "\n"), "\n") > 0 {
 				t.Fatalf("seed %d budget %d: %d tokens", seed, budget, got)
@@ -78,7 +78,7 @@ func TestFitBudgetNeverAbove(t *testing.T) {
 
 func TestFitBudgetMarkersCountFoldedLines(t *testing.T) {
 	text, _ := genServiceLog(1, 2000)
-	out, _ := FitBudget(text, 1500, stages.KindLog)
+	out, _ := FitBudget(text, 1500, stages.KindLog, 0)
 	kept, folded := 0, 0
 	re := regexp.MustCompile(`^\[\.\.\. (\d+) lines? folded\]$`)
 	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
@@ -101,7 +101,7 @@ func TestFitBudgetMarkersCountFoldedLines(t *testing.T) {
 func TestFitBudgetUnchangedWhenItFits(t *testing.T) {
 	text := "one\ntwo\n"
 	for _, b := range []int{0, -1, 100} {
-		if out, _ := FitBudget(text, b, stages.KindLog); out != text {
+		if out, _ := FitBudget(text, b, stages.KindLog, 0); out != text {
 			t.Errorf("budget %d changed a text that fits: %q", b, out)
 		}
 	}
@@ -112,7 +112,7 @@ func TestFitBudgetTranscriptMarkersHaveNoCounts(t *testing.T) {
 	for i := range 400 {
 		fmt.Fprintf(&b, "assistant: step %d looked at the file and found nothing new here\n", i)
 	}
-	out, _ := FitBudget(b.String(), 300, stages.KindTranscript)
+	out, _ := FitBudget(b.String(), 300, stages.KindTranscript, 0)
 	if regexp.MustCompile(`\[\.\.\. \d`).MatchString(out) {
 		t.Errorf("transcript marker carries a count:\n%s", out)
 	}
@@ -126,7 +126,7 @@ func TestFitBudgetCJK(t *testing.T) {
 	for i := range 500 {
 		fmt.Fprintf(&b, "第%d行 服务器日志信息正常运行中\n", i)
 	}
-	out, _ := FitBudget(b.String(), 400, stages.KindLog)
+	out, _ := FitBudget(b.String(), 400, stages.KindLog, 0)
 	if got := stages.EstimateTokens(out); got > 400 {
 		t.Errorf("CJK text: %d tokens > 400", got)
 	}
@@ -139,7 +139,7 @@ func TestFitBudgetFencesFoldFromTheMiddle(t *testing.T) {
 		fmt.Fprintf(&b, "x%d := compute(%d) // a line of code\n", i, i)
 	}
 	b.WriteString("```\noutro\n")
-	out, rep := FitBudget(b.String(), 200, stages.KindProse)
+	out, rep := FitBudget(b.String(), 200, stages.KindProse, 0)
 	if strings.Count(out, "```") != 2 {
 		t.Errorf("fence lines folded:\n%s", out)
 	}
@@ -172,8 +172,10 @@ func TestPipelineRunBudget(t *testing.T) {
 // TestBudgetCorpus runs the LogHub samples and the labelled CI logs at
 // three budgets: never above, and template coverage logged per budget.
 // At 2000 and 8000 every alert template (LogHub Label not "-", as
-// ../shared/eval/score.py reads it) is kept; every labelled CI failure
-// reason at 8000, and at 2000 a floor guards the measured 41/46.
+// ../shared/eval/score.py reads it) is kept, and every labelled CI failure
+// reason that fits the budget by itself: all 46 at 8000; at 2000 three
+// labels are longer than the budget (about 2,200, 6,300 and 7,000
+// tokens), the other 43 are kept.
 func TestBudgetCorpus(t *testing.T) {
 	p, err := New(DefaultConfig(), stages.Deps{})
 	if err != nil {
@@ -206,6 +208,7 @@ func TestBudgetCorpus(t *testing.T) {
 	}
 	defer f.Close()
 	kept := map[int]int{}
+	fits := map[int]int{} // reasons no longer than the budget
 	docs := 0
 	dec := json.NewDecoder(f)
 	for dec.More() {
@@ -229,26 +232,28 @@ func TestBudgetCorpus(t *testing.T) {
 			if got := stages.EstimateTokens(res.Text); got > budget {
 				t.Errorf("%s budget %d: %d tokens", lab.File, budget, got)
 			}
-			if strings.Contains(blanksFolded(res.Text), blanksFolded(lab.FailureReason)) {
+			fit := stages.EstimateTokens(lab.FailureReason) < budget
+			if fit {
+				fits[budget]++
+			}
+			switch {
+			case strings.Contains(blanksFolded(res.Text), blanksFolded(lab.FailureReason)):
 				kept[budget]++
-			} else if budget >= 2000 {
-				t.Logf("%s budget %d: labelled failure reason folded (folded %v)", lab.File, budget, foldedOf(res.Report))
+			case budget >= 2000 && fit:
+				t.Errorf("%s budget %d: labelled failure reason folded (folded %v)", lab.File, budget, foldedOf(res.Report))
 			}
 		}
 	}
 	for _, budget := range []int{500, 2000, 8000} {
-		t.Logf("CI logs budget %d: %d/%d reasons kept", budget, kept[budget], docs)
-		if floor := int(reasonFloor[budget] * float64(docs)); kept[budget] < floor {
-			t.Errorf("CI logs budget %d: %d/%d reasons kept, want at least %d", budget, kept[budget], docs, floor)
-		}
+		t.Logf("CI logs budget %d: %d/%d reasons kept (%d fit the budget)", budget, kept[budget], docs, fits[budget])
+	}
+	if docs > 0 && fits[8000] != docs {
+		t.Errorf("CI logs: %d/%d reasons fit 8000 tokens; the corpus changed, revisit", fits[8000], docs)
 	}
 }
 
 // Measured floors (share kept) of TestBudgetCorpus, by budget.
-var (
-	alertFloor  = map[int]float64{2000: 1, 8000: 1}
-	reasonFloor = map[int]float64{2000: 0.85, 8000: 1}
-)
+var alertFloor = map[int]float64{2000: 1, 8000: 1}
 
 func foldedOf(r Report) map[string]int {
 	if r.Budget == nil {
@@ -311,14 +316,14 @@ func TestFieldDump(t *testing.T) {
 	}
 }
 
-// TestFitBudgetRefsLeavesRoomForRefs: a fit that counts the markers'
+// TestFitBudgetLeavesRoomForRefs: a fit that counts the markers'
 // references in still fits once AddMarkerRefs has added them.
-func TestFitBudgetRefsLeavesRoomForRefs(t *testing.T) {
+func TestFitBudgetLeavesRoomForRefs(t *testing.T) {
 	for seed := range uint64(4) {
 		for _, text := range []string{genBuildLog(seed, 3000), func() string { s, _ := genServiceLog(seed, 3000); return s }()} {
 			refChars := len([]rune(RefSep)) + len("abcd1234:L-") + 2*len(strconv.Itoa(strings.Count(text, "\n")+1))
 			for _, budget := range []int{60, 500, 2000} {
-				out, _ := FitBudgetRefs(text, budget, stages.KindLog, refChars)
+				out, _ := FitBudget(text, budget, stages.KindLog, refChars)
 				withRefs := AddMarkerRefs(text, out, "abcd1234")
 				if got := stages.EstimateTokens(withRefs); got > budget && strings.Count(strings.TrimSuffix(withRefs, "\n"), "\n") > 0 {
 					t.Fatalf("seed %d budget %d: %d tokens with references", seed, budget, got)

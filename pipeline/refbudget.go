@@ -13,7 +13,14 @@ import (
 // references overshoot, and at worst the text is folded whole. A budget
 // of 0 or less is AddRefs alone.
 func AddRefsWithin(original, compacted, idPrefix string, budget int, kind stages.Kind) string {
-	withRefs := AddRefs(original, compacted, idPrefix)
+	return AddRefsWithinSpans(original, compacted, idPrefix, budget, kind, nil)
+}
+
+// AddRefsWithinSpans is AddRefsWithin with log_dedup's template spans over
+// original's lines (Report.Spans) when the run has them: count lines'
+// references then need no second mining of original. nil mines.
+func AddRefsWithinSpans(original, compacted, idPrefix string, budget int, kind stages.Kind, spans map[int]int) string {
+	withRefs := addRefs(original, compacted, idPrefix, true, spans)
 	if budget <= 0 || stages.EstimateTokens(withRefs) <= budget {
 		return withRefs
 	}
@@ -23,9 +30,9 @@ func AddRefsWithin(original, compacted, idPrefix string, budget int, kind stages
 		over := stages.EstimateTokens(withRefs) - budget
 		target := max(stages.EstimateTokens(withRefs)-over, 1)
 		if try == tries-1 {
-			compacted, _ = FitBudget(compacted, 1, kind)
+			compacted, _ = FitBudget(compacted, 1, kind, 0)
 		} else {
-			compacted, _ = FitBudgetRefs(compacted, target, kind, RefChars(original, idPrefix))
+			compacted, _ = FitBudget(compacted, target, kind, RefChars(original, idPrefix))
 		}
 		withRefs = AddMarkerRefs(original, compacted, idPrefix)
 	}

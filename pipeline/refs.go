@@ -23,18 +23,23 @@ const RefSep = " · ref "
 // whose neighbours do not align keeps no reference. An empty idPrefix
 // returns compacted unchanged.
 func AddRefs(original, compacted, idPrefix string) string {
-	return addRefs(original, compacted, idPrefix, true)
+	return addRefs(original, compacted, idPrefix, true, nil)
 }
 
 // AddMarkerRefs is AddRefs for fold markers only: count lines stay as
 // they are (a budget too tight for their references).
 func AddMarkerRefs(original, compacted, idPrefix string) string {
-	return addRefs(original, compacted, idPrefix, false)
+	return addRefs(original, compacted, idPrefix, false, nil)
 }
 
-func addRefs(original, compacted, idPrefix string, counts bool) string {
+// addRefs is AddRefs; spans, when not nil, are the template spans count
+// lines take (else original is mined for them).
+func addRefs(original, compacted, idPrefix string, counts bool, spans map[int]int) string {
 	if idPrefix == "" || !strings.Contains(compacted, "[") && !strings.Contains(compacted, "| ... ") {
 		return compacted
+	}
+	if strings.Contains(compacted, `"_omitted`) || strings.Contains(compacted, ` more items]"`) || strings.Contains(compacted, ` levels]"`) {
+		compacted = addJSONRefs(original, compacted, idPrefix)
 	}
 	body, trailingNL := strings.CutSuffix(compacted, "\n")
 	out := strings.Split(body, "\n")
@@ -55,16 +60,33 @@ func addRefs(original, compacted, idPrefix string, counts bool) string {
 	var segs []string
 	var line []int
 	for i, l := range strings.Split(strings.TrimSuffix(original, "\n"), "\n") {
-		for _, s := range strings.Split(strings.TrimSuffix(l, "\r"), "\r") {
+		if l = strings.TrimSuffix(l, "\r"); strings.IndexByte(l, '\r') < 0 {
+			segs, line = append(segs, l), append(line, i)
+			continue
+		}
+		for _, s := range strings.Split(l, "\r") {
 			segs, line = append(segs, s), append(line, i)
 		}
 	}
+	// Only the segments a kept line may align with are indexed: those
+	// equal to one, or equal once masked.
 	exact := map[string][]int{} // segment -> its indexes, ascending
 	where := map[string][]int{} // masked segment -> its indexes
+	for i, l := range out {
+		if !isMarker[i] {
+			exact[l] = nil
+			where[alignKey(l)] = nil
+		}
+	}
+	var key []byte
 	for i, s := range segs {
-		exact[s] = append(exact[s], i)
-		k := alignKey(s)
-		where[k] = append(where[k], i)
+		if idx, ok := exact[s]; ok {
+			exact[s] = append(idx, i)
+		}
+		key = appendAlignKey(key[:0], s)
+		if idx, ok := where[string(key)]; ok {
+			where[string(key)] = append(idx, i)
+		}
 	}
 	pos := make([]int, len(out)) // segment of a kept line, -1 unknown
 	next, hint := 0, 0           // next: the first segment left; hint: where a marker's count says to look
@@ -116,7 +138,7 @@ func addRefs(original, compacted, idPrefix string, counts bool) string {
 		}
 		i = k - 1
 	}
-	addCountRefs(out, isCount, pos, segs, line, where, original, idPrefix)
+	addCountRefs(out, isCount, pos, segs, line, where, original, idPrefix, spans)
 	res := strings.Join(out, "\n")
 	if trailingNL {
 		res += "\n"
@@ -151,9 +173,8 @@ func foldMarkerLine(l string) bool {
 // mines the original, else the last line that aligns with the head, or the
 // run of lines up to the next kept line. The range may hold other records
 // too; get returns all of it.
-func addCountRefs(out []string, isCount []bool, pos []int, segs []string, line []int, where map[string][]int, original, idPrefix string) {
-	var spans map[int]int
-	mined := false
+func addCountRefs(out []string, isCount []bool, pos []int, segs []string, line []int, where map[string][]int, original, idPrefix string, spans map[int]int) {
+	mined := spans != nil
 	for i, l := range out {
 		if !isCount[i] || pos[i] < 0 {
 			continue
@@ -263,15 +284,17 @@ func withRef(marker, ref string) string {
 // alignKey is a line as the nodes may have left it: words that hold a
 // digit (numbers, hex, ids) and "<N>"-style placeholders masked, runs of
 // masks as one, a log_dedup " [×N…]" count removed, blanks folded.
-func alignKey(l string) string {
+func alignKey(l string) string { return string(appendAlignKey(nil, l)) }
+
+// appendAlignKey appends alignKey(l) to b.
+func appendAlignKey(b []byte, l string) []byte {
 	if i := strings.LastIndex(l, " [×"); i >= 0 && strings.HasSuffix(l, "]") {
 		l = l[:i]
 	}
-	var b strings.Builder
-	b.Grow(len(l))
+	start := len(b)
 	mask := func() {
-		if s := b.String(); len(s) == 0 || s[len(s)-1] != '#' {
-			b.WriteByte('#')
+		if len(b) == start || b[len(b)-1] != '#' {
+			b = append(b, '#')
 		}
 	}
 	space := false
@@ -287,7 +310,7 @@ func alignKey(l string) string {
 			if digit {
 				mask()
 			} else {
-				b.WriteString(l[i:j])
+				b = append(b, l[i:j]...)
 			}
 			i, space = j-1, false
 		case c == '<' && i+2 < len(l) && l[i+1] >= 'A' && l[i+1] <= 'Z':
@@ -299,20 +322,23 @@ func alignKey(l string) string {
 				mask()
 				i = j
 			} else {
-				b.WriteByte(c)
+				b = append(b, c)
 			}
 			space = false
 		case c == ' ' || c == '\t' || c == '\r':
-			if !space && b.Len() > 0 {
-				b.WriteByte(' ')
+			if !space && len(b) > start {
+				b = append(b, ' ')
 			}
 			space = true
 		default:
-			b.WriteByte(c)
+			b = append(b, c)
 			space = false
 		}
 	}
-	return strings.TrimRight(b.String(), " ")
+	for len(b) > start && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 func isAlnum(c byte) bool {
@@ -320,13 +346,16 @@ func isAlnum(c byte) bool {
 }
 
 // Ref is a parsed reference: a document id or a prefix of one, and a
-// 1-based inclusive line range (From 0: the whole document).
+// 1-based inclusive range of lines, or of bytes when Bytes is set (From 0:
+// the whole document).
 type Ref struct {
 	ID       string
 	From, To int
+	Bytes    bool
 }
 
-// ParseRef reads "ID", "ID:L<a>-<b>" or "ID:L<a>".
+// ParseRef reads "ID", "ID:L<a>-<b>", "ID:L<a>" or "ID:B<a>-<b>" (bytes:
+// a JSON fold inside one long line).
 func ParseRef(s string) (Ref, error) {
 	id, lines, hasLines := strings.Cut(strings.TrimSpace(s), ":")
 	r := Ref{ID: id}
@@ -338,7 +367,10 @@ func ParseRef(s string) (Ref, error) {
 	}
 	rest, ok := strings.CutPrefix(lines, "L")
 	if !ok {
-		return r, fmt.Errorf("reference %q: want ID:L<from>-<to>", s)
+		if rest, ok = strings.CutPrefix(lines, "B"); !ok {
+			return r, fmt.Errorf("reference %q: want ID:L<from>-<to> or ID:B<from>-<to>", s)
+		}
+		r.Bytes = true
 	}
 	a, b, isRange := strings.Cut(rest, "-")
 	if !isRange {
@@ -351,6 +383,32 @@ func ParseRef(s string) (Ref, error) {
 	}
 	r.From, r.To = from, to
 	return r, nil
+}
+
+// Range is the range part of r: "L3-9", "B10-200", or "" for a whole
+// document.
+func (r Ref) Range() string {
+	switch {
+	case r.From == 0:
+		return ""
+	case r.Bytes:
+		return "B" + strconv.Itoa(r.From) + "-" + strconv.Itoa(r.To)
+	}
+	return "L" + strconv.Itoa(r.From) + "-" + strconv.Itoa(r.To)
+}
+
+// Slice is the part of text r names: all of it, its lines (see Lines) or
+// its bytes From..To (1-based, inclusive; past the end is an error).
+func (r Ref) Slice(text string) (string, error) {
+	switch {
+	case r.From == 0:
+		return text, nil
+	case !r.Bytes:
+		return Lines(text, r.From, r.To)
+	case r.To > len(text):
+		return "", fmt.Errorf("byte %d is past the end (%d bytes)", r.To, len(text))
+	}
+	return text[r.From-1 : r.To], nil
 }
 
 // Lines is the text of lines from..to (1-based, inclusive) of text, each

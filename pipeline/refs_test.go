@@ -25,7 +25,7 @@ func TestAddRefsTilesTheOriginal(t *testing.T) {
 	for seed := range uint64(5) {
 		text, _ := genServiceLog(seed, 1500)
 		for _, budget := range []int{100, 700, 3000} {
-			folded, _ := FitBudget(text, budget, stages.KindLog)
+			folded, _ := FitBudget(text, budget, stages.KindLog, 0)
 			out := AddRefs(text, folded, "abcd1234")
 			orig := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 			next := 0
@@ -143,7 +143,7 @@ func TestAddRefsAfterThePipeline(t *testing.T) {
 
 func TestAddRefsOffWithoutID(t *testing.T) {
 	text, _ := genServiceLog(1, 500)
-	folded, _ := FitBudget(text, 100, stages.KindLog)
+	folded, _ := FitBudget(text, 100, stages.KindLog, 0)
 	if AddRefs(text, folded, "") != folded {
 		t.Error("refs added without an id")
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jetcompact/jetcompact/stages"
@@ -31,6 +32,9 @@ type Report struct {
 	Replaced int `json:"replaced,omitempty"`
 	// Budget is what FitBudget folded, when the request had a budget.
 	Budget *BudgetReport `json:"budget,omitempty"`
+	// Spans is log_dedup's template spans over the original's lines, for
+	// AddRefsWithinSpans; nil when not known (in process only).
+	Spans map[int]int `json:"-"`
 }
 
 // Ratio is output characters over input characters.
@@ -159,10 +163,17 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (Result, error) {
 	}
 	if budget := cmp.Or(req.BudgetTokens, p.cfg.BudgetTokens); budget > 0 {
 		var b BudgetReport
-		out, b = FitBudget(out, budget, in.Kind)
+		out, b = FitBudget(out, budget, in.Kind, 0)
 		rep.Budget = &b
 	}
 	rep.Nodes, rep.CharsOut, rep.Guard = reports, stages.Chars(out), guard
+	if in.Text == req.Text { // decoding kept the original's lines
+		for _, r := range reports {
+			if r.Spans != nil {
+				rep.Spans = r.Spans
+			}
+		}
+	}
 	return Result{Text: out, Report: rep}, nil
 }
 
@@ -244,7 +255,9 @@ func (p *Pipeline) RunSegment(ctx context.Context, keys []stages.Key, in stages.
 
 // runSegment is RunSegment with the input's character count known.
 func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.Input, chars int) (string, []NodeReport, error) {
+	first := in.Text
 	reports := make([]NodeReport, 0, len(keys))
+	lines := -1 // the segment input's line count, once log_dedup needs it
 	for _, k := range keys {
 		node, on := p.nodes[k]
 		if !on {
@@ -274,6 +287,14 @@ func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.
 			Duration: time.Since(start), Skipped: out.Skipped, Reason: out.Reason, LLM: out.LLM,
 			Redactions: redactions,
 		})
+		if out.Spans != nil {
+			if lines < 0 {
+				lines = strings.Count(first, "\n")
+			}
+			if strings.Count(in.Text, "\n") == lines { // earlier nodes kept every line in place
+				reports[len(reports)-1].Spans = out.Spans
+			}
+		}
 		in.Text, chars = out.Text, outChars
 	}
 	return in.Text, reports, nil

@@ -31,7 +31,7 @@ func TestBuildZooBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, _ := pipeline.FitBudget(res.Text, 2000, stages.KindLog)
+		out, _ := pipeline.FitBudget(res.Text, 2000, stages.KindLog, 0)
 		if stages.EstimateTokens(out) > 2000 {
 			t.Errorf("%s: %d tokens over a budget of 2000", name, stages.EstimateTokens(out))
 		}

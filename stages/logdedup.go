@@ -84,7 +84,13 @@ func (n logdedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		return skip(in, "single line"), nil
 	}
 	lay := layoutOf(in)
+	var spans map[int]int // the first pass's, on in.Text
+	first := true
 	out, err := fixpoint(ctx, in.Text, 4, func(ctx context.Context, text string) (string, bool, error) {
+		if first {
+			first, spans = false, map[int]int{}
+			return n.passSpans(ctx, text, lay, spans)
+		}
 		return n.pass(ctx, text, lay)
 	})
 	if err != nil {
@@ -93,16 +99,21 @@ func (n logdedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if out == in.Text {
 		return skip(in, "no repeated templates"), nil
 	}
-	return done(out), nil
+	return Outcome{Text: out, Spans: spans}, nil
 }
 
 // pass mines a log of records, or collapses runs of repeats in other
 // logs, as the document's layout says: the text it is given may already
 // be rewritten, so it does not decide again.
 func (n logdedupNode) pass(ctx context.Context, text string, lay LogLayout) (string, bool, error) {
+	return n.passSpans(ctx, text, lay, nil)
+}
+
+// passSpans is pass that fills a non-nil spans as mine does.
+func (n logdedupNode) passSpans(ctx context.Context, text string, lay LogLayout, spans map[int]int) (string, bool, error) {
 	x := newLineIndex(text)
 	if lay.Records {
-		out, merged, err := n.mine(ctx, x, lay)
+		out, merged, err := n.mine(ctx, x, lay, spans)
 		// Without merged variants, a second pass finds the same
 		// templates, each once, and writes the same text.
 		return out, err == nil && !merged, err
@@ -156,7 +167,8 @@ func recordsDominateLines(lines []string, percent int) bool {
 
 // mine collapses every template of a record log to its first event. It
 // reports whether variants merged, or a count grew too long to read back.
-func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (string, bool, error) {
+// A non-nil spans gets each template's span (see LogTemplateSpans).
+func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout, spans map[int]int) (string, bool, error) {
 	cc := canceled{ctx: ctx}
 	// Events: a record line and the non-record lines after it. Lines
 	// outside events pass as they are.
@@ -219,6 +231,18 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout) (str
 	}
 	merged := t.mergeHeaderColumns()
 	merged = t.mergeVariants() || merged
+	if spans != nil {
+		last := map[int]int{} // root group -> its last event
+		for g := range t.groups {
+			r := t.find(g)
+			if l, ok := last[r]; !ok || t.groups[g].last > l {
+				last[r] = t.groups[g].last
+			}
+		}
+		for r, l := range last {
+			spans[int(events[t.groups[r].first].start)] = int(events[l].end) - 1
+		}
+	}
 	// Say what varies among the records a representative stands for.
 	sums := t.summaries()
 	w := newLineWriter(len(t.groups)*128 + 1024)

@@ -112,6 +112,9 @@ type Outcome struct {
 	// Chars is Text's character count when whoever made the outcome
 	// counted it, else 0. Nodes leave it 0; the pipeline fills it in.
 	Chars int
+	// Spans is what log_dedup mined of its input, as LogTemplateSpans
+	// says, for references: nil from other nodes.
+	Spans map[int]int
 }
 
 // Node is one compaction step. Apply must be safe for concurrent use, must

@@ -27,6 +27,9 @@ func (p protectedNode) Apply(ctx context.Context, in Input) (out Outcome, err er
 	if err != nil {
 		return Outcome{}, err
 	}
+	if in.Text != orig {
+		out.Spans = nil // lines of the stashed text, not of the node's input
+	}
 	if out.Text == in.Text {
 		out.Text, out.Chars = orig, 0
 		return out, nil

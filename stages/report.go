@@ -16,6 +16,9 @@ type NodeReport struct {
 	// Redactions counts secrets replaced by kind, "kind=n ..." (by the
 	// redact node, or before the LLM request); never the secrets.
 	Redactions string `json:"redactions,omitempty"`
+	// Spans is log_dedup's template spans (Outcome.Spans), kept when the
+	// node's input had the lines of the segment's input.
+	Spans map[int]int `json:"-"`
 }
 
 // JobStepKey names a step of a job that is not a pipeline node, as its

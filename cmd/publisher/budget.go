@@ -16,7 +16,7 @@ func (a *app) fitBudget(text *string, rep *pipeline.Report) {
 		return
 	}
 	var b pipeline.BudgetReport
-	*text, b = pipeline.FitBudget(*text, budget, rep.Kind)
+	*text, b = pipeline.FitBudget(*text, budget, rep.Kind, 0)
 	rep.Budget, rep.CharsOut = &b, stages.Chars(*text)
 }
 

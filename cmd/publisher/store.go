@@ -33,8 +33,27 @@ func (a *app) openStore() (*docstore.Store, error) {
 // reference it. With --no-store, or when the store fails (a warning), text
 // stays without references: a reference must resolve.
 func (a *app) keepOriginal(id, original string, text *string, rep *pipeline.Report) {
-	if a.o.noStore || id == "" {
+	prefix, ok := a.storeOriginal(id, original)
+	if !ok {
 		return
+	}
+	budget := 0
+	if rep.Budget != nil {
+		budget = rep.Budget.Tokens
+	}
+	*text = pipeline.AddRefsWithinSpans(original, *text, prefix, budget, rep.Kind, rep.Spans)
+	if rep.Budget != nil {
+		rep.Budget.TokensOut = stages.EstimateTokens(*text)
+	}
+	rep.CharsOut = stages.Chars(*text)
+}
+
+// storeOriginal stores original under id and returns the id prefix its
+// references carry; false with --no-store, or when the store fails (a
+// warning): a reference must resolve.
+func (a *app) storeOriginal(id, original string) (string, bool) {
+	if a.o.noStore || id == "" {
+		return "", false
 	}
 	st, err := a.openStore()
 	if err == nil {
@@ -42,18 +61,9 @@ func (a *app) keepOriginal(id, original string, text *string, rep *pipeline.Repo
 	}
 	if err != nil {
 		fmt.Fprintln(a.stderr, "publisher: warning: original not stored, markers carry no references:", err)
-		return
+		return "", false
 	}
-	prefix := st.UniquePrefix(id, refPrefixMin)
-	budget := 0
-	if rep.Budget != nil {
-		budget = rep.Budget.Tokens
-	}
-	*text = pipeline.AddRefsWithin(original, *text, prefix, budget, rep.Kind)
-	if rep.Budget != nil {
-		rep.Budget.TokensOut = stages.EstimateTokens(*text)
-	}
-	rep.CharsOut = stages.Chars(*text)
+	return st.UniquePrefix(id, refPrefixMin), true
 }
 
 // getRef prints exactly the original text a reference names, from the
@@ -87,14 +97,12 @@ func (a *app) getRef(ctx context.Context, args []string) error {
 
 // writeRef writes the part of an original a reference names.
 func writeRef(w io.Writer, text string, ref pipeline.Ref) error {
-	if ref.From > 0 {
-		part, err := pipeline.Lines(text, ref.From, ref.To)
-		if err != nil {
-			return fmt.Errorf("reference %s:L%d-%d: %w", ref.ID, ref.From, ref.To, err)
-		}
-		text = part
+	part, err := ref.Slice(text)
+	if err != nil {
+		return fmt.Errorf("reference %s:%s: %w", ref.ID, ref.Range(), err)
 	}
-	_, err := io.WriteString(w, text)
+	text = part
+	_, err = io.WriteString(w, text)
 	return err
 }
 

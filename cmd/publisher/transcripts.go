@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 
 	"github.com/jetcompact/jetcompact/jetstream"
@@ -164,8 +165,11 @@ func (a *app) runTranscriptJob(ctx context.Context, name string, body []byte) er
 		return err
 	}
 	a.writeJobReport(name, reports)
-	if name == transcripts.JobDebate {
+	switch name {
+	case transcripts.JobDebate:
 		out = a.debateRefs(out)
+	case transcripts.JobMeeting:
+		out = a.meetingRefs(body, out)
 	}
 	switch {
 	case name == transcripts.JobEvidence && a.o.tx.decide:
@@ -264,6 +268,36 @@ func (a *app) debateRefs(out []byte) []byte {
 		return out
 	}
 	data, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return out
+	}
+	return append(data, '\n')
+}
+
+// meetingRefs stores a meeting's scratchpad as an original of its own and
+// makes every cut in the context (an entry cut short, a summary's header)
+// reference the entries it stands for (transcripts.MeetingRefs). Without
+// a store, or when request or response cannot be read back, out stays as
+// it is.
+func (a *app) meetingRefs(body, out []byte) []byte {
+	if a.o.noStore {
+		return out
+	}
+	var req transcripts.MeetingRequest
+	var res transcripts.MeetingResponse
+	if json.Unmarshal(body, &req) != nil || json.Unmarshal(out, &res) != nil || res.Report.Whiteboard.Level == 0 {
+		return out
+	}
+	original := transcripts.ScratchpadText(req.State.Scratchpad)
+	prefix, ok := a.storeOriginal(jetstream.DocumentID(original, jetstream.Settings{Task: "meeting scratchpad", Config: version}), original)
+	if !ok {
+		return out
+	}
+	ref := func(from, to int) string { return prefix + ":L" + strconv.Itoa(from) + "-" + strconv.Itoa(to) }
+	res.Context = transcripts.MeetingRefs(res.Context, req.State.Scratchpad, ref)
+	res.Report.Whiteboard.Text = transcripts.MeetingRefs(res.Report.Whiteboard.Text, req.State.Scratchpad, ref)
+	res.Report.Whiteboard.Tokens = transcripts.MeetingTokens(res.Report.Whiteboard.Text)
+	data, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return out
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -209,7 +210,27 @@ func TestMeetingContextLocalAndFleet(t *testing.T) {
 	if err != nil || fleet != local {
 		t.Errorf("fleet meeting differs: %v", err)
 	}
+	// Every cut entry ends in a reference, no count, that gets it whole.
+	cuts := meetingRef.FindAllStringSubmatch(resp.Context, -1)
+	if len(cuts) != 8 || strings.Contains(resp.Context, "...\n") {
+		t.Fatalf("%d referenced cuts, want the 8 early entries:\n%s", len(cuts), resp.Context)
+	}
+	for i, m := range cuts {
+		got, _, err := runPublisher(t, "", "get", m[1])
+		want := "[" + entries[i]["agent"] + "]: " + entries[i]["content"] + "\n"
+		if err != nil || got != want {
+			t.Fatalf("get %s: %v, %d bytes, want entry %d (%d bytes)", m[1], err, len(got), i, len(want))
+		}
+	}
+	// --no-store: the cuts stay as they were.
+	plain, _, err := runPublisher(t, "", "--local", "--no-store", "--meeting", file)
+	if err != nil || strings.Contains(plain, "…[ref ") || !strings.Contains(plain, "...") {
+		t.Errorf("--no-store meeting: %v, references or no cut", err)
+	}
 }
+
+// meetingRef is the reference a meeting's cut entry ends in.
+var meetingRef = regexp.MustCompile(`…\[ref ([0-9a-f]+:L\d+-\d+)\]…`)
 
 // recordingLLM speaks chat completions, answers with answer(n, user) and
 // records every request's system and user messages.
