@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -634,56 +633,5 @@ func FuzzStructured(f *testing.F) {
 			outs = append(outs, out)
 		}
 		_ = outs
-	})
-}
-
-// foldBase64Reference visits every run of the alphabet in turn, as
-// foldBase64 did before it learned to skip.
-func foldBase64Reference(text string, minChars int, transcript bool) string {
-	var out strings.Builder
-	last := 0
-	for i := 0; i < len(text); {
-		if !b64Alphabet[text[i]] {
-			i++
-			continue
-		}
-		r := scanB64Run(text, i)
-		if r.count >= minChars && looksBase64(text[r.start:r.end]) {
-			from, mime := dataURIStart(text, r.start)
-			if from < last {
-				from, mime = r.start, ""
-			}
-			out.WriteString(text[last:from])
-			out.WriteString(base64Marker(r.count, blobKind(mime, text[r.start:r.end]), transcript))
-			last = r.end
-		}
-		i = max(r.end, i+1)
-	}
-	if last == 0 {
-		return text
-	}
-	out.WriteString(text[last:])
-	return out.String()
-}
-
-func FuzzFoldBase64(f *testing.F) {
-	blob := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("\x89PNG\r\n\x1a\n binary payload"), 20))
-	wrapped := ""
-	for i := 0; i < len(blob); i += 64 {
-		wrapped += blob[i:min(i+64, len(blob))] + "\n"
-	}
-	for _, s := range []string{"img=data:image/png;base64," + blob + " tail", "key: " + wrapped + "done", "short words only here", blob[:150] + "==" + " x"} {
-		f.Add(s, uint8(200))
-		f.Add(s, uint8(3))
-	}
-	f.Fuzz(func(t *testing.T, text string, minChars uint8) {
-		cc := canceled{ctx: context.Background()}
-		got, err := foldBase64(text, int(minChars), false, &cc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := foldBase64Reference(text, int(minChars), false); got != want {
-			t.Fatalf("minChars %d on %q:\n got %q\nwant %q", minChars, text, got, want)
-		}
 	})
 }
