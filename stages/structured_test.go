@@ -635,3 +635,18 @@ func FuzzStructured(f *testing.F) {
 		_ = outs
 	})
 }
+
+// TestHTMLDigestOption: structured.html: digest gives the digest alone.
+func TestHTMLDigestOption(t *testing.T) {
+	opt := DefaultStructuredOptions()
+	opt.HTML = "summary"
+	if err := opt.Validate(); err == nil || !strings.Contains(err.Error(), "html") {
+		t.Fatalf("html: summary accepted: %v", err)
+	}
+	opt.HTML = HTMLDigest
+	text := "<!doctype html><html><head><title>T</title></head><body><main><h1>Head</h1><p>" + strings.Repeat("Some words of text here. ", 80) + "</p></main></body></html>"
+	_, got := runStructured(t, NewStructured(opt), text, KindHTML)
+	if !strings.HasPrefix(got, "[html digest: ") || strings.Count(got, "Some words") > 10 {
+		t.Fatalf("not the digest:\n%s", got)
+	}
+}

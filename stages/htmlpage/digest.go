@@ -1,4 +1,4 @@
-package stages
+package htmlpage
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // The HTML digest keeps a page's structure and drops its bulk (seed 001:
@@ -28,8 +30,8 @@ import (
 // matched against a list of known prefixes, so an unfamiliar naming scheme
 // yields fewer findings rather than none.
 
-// looksHTMLText reports whether s (trimmed) starts like an HTML document.
-func looksHTMLText(s string) bool {
+// Sniff reports whether s (trimmed) starts like an HTML document.
+func Sniff(s string) bool {
 	if s == "" || s[0] != '<' {
 		return false
 	}
@@ -78,14 +80,14 @@ type htmlDigest struct {
 // digestExcerptChars is the length of the text excerpt in the digest.
 const digestExcerptChars = 192
 
-// htmlDigest returns the digest of an HTML page. ok is false when the
-// text holds no HTML elements.
-func (n structuredNode) htmlDigest(ctx context.Context, text string) (string, bool, error) {
+// digest returns the digest of an HTML page. ok is false when the text
+// holds no HTML elements.
+func digest(ctx context.Context, text string, opt Options) (string, bool, error) {
 	doc, err := html.ParseWithOptions(strings.NewReader(text), html.ParseOptionEnableScripting(false))
 	if err != nil {
 		return "", false, nil
 	}
-	d, err := n.collectDigest(ctx, doc)
+	d, err := collectDigest(ctx, doc, opt.MaxProperties)
 	if err != nil || d.elements == 0 {
 		return "", false, err
 	}
@@ -97,24 +99,27 @@ func (n structuredNode) htmlDigest(ctx context.Context, text string) (string, bo
 	if from != nil {
 		excerpt = textExcerpt(from, digestExcerptChars)
 	}
-	return d.render(Chars(text), text, excerpt, n.opt.HTMLTopClasses), true, nil
+	return d.render(textkit.Chars(text), excerpt, opt.TopClasses), true, nil
 }
 
 // collectDigest walks doc once and gathers what the digest shows.
-func (n structuredNode) collectDigest(ctx context.Context, doc *html.Node) (*htmlDigest, error) {
+func collectDigest(ctx context.Context, doc *html.Node, maxProps int) (*htmlDigest, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cc := canceled{ctx: ctx}
 	d := &htmlDigest{seen: map[string]bool{}, propSeen: map[string]bool{}}
+	visited := 0
 	for nd := doc; nd != nil; nd = nextHTMLNode(nd, doc) {
-		if err := cc.check(); err != nil {
-			return nil, err
+		// ctx is read every 4096 nodes, to keep the walk cheap.
+		if visited++; visited&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 		}
 		if nd.Type != html.ElementNode {
 			continue
 		}
-		d.element(nd, n.opt.HTMLMaxProperties)
+		d.element(nd, maxProps)
 	}
 	return d, nil
 }
@@ -403,7 +408,7 @@ func isCSSNameByte(c byte) bool {
 // it for a tag.
 func digestText(s string) string { return strings.ReplaceAll(s, "<", "&lt;") }
 
-func (d *htmlDigest) render(chars int, text, excerpt string, topClasses int) string {
+func (d *htmlDigest) render(chars int, excerpt string, topClasses int) string {
 	var b strings.Builder
 	b.WriteString("[html digest: " + strconv.Itoa(chars) + " chars]\n")
 	if d.lang != "" {
@@ -452,13 +457,6 @@ func (d *htmlDigest) render(chars int, text, excerpt string, topClasses int) str
 			b.WriteString(name + " " + strconv.Itoa(d.counts.count[name]))
 		}
 		b.WriteByte('\n')
-	}
-	// Protected placeholders stand for fenced blocks the pipeline will put
-	// back; they must survive.
-	for _, line := range splitLines(text) {
-		if IsProtectedLine(line) {
-			b.WriteString(line + "\n")
-		}
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
