@@ -83,12 +83,8 @@ const digestExcerptChars = 192
 // digest returns the digest of an HTML page. ok is false when the text
 // holds no HTML elements.
 func digest(ctx context.Context, text string, opt Options) (string, bool, error) {
-	doc, err := html.ParseWithOptions(strings.NewReader(text), html.ParseOptionEnableScripting(false))
-	if err != nil {
-		return "", false, nil
-	}
-	d, err := collectDigest(ctx, doc, opt.MaxProperties)
-	if err != nil || d.elements == 0 {
+	_, d, ok, err := parseDigest(ctx, text, opt.MaxProperties)
+	if !ok {
 		return "", false, err
 	}
 	from := d.main
@@ -100,6 +96,20 @@ func digest(ctx context.Context, text string, opt Options) (string, bool, error)
 		excerpt = textExcerpt(from, digestExcerptChars)
 	}
 	return d.render(textkit.Chars(text), excerpt, opt.TopClasses), true, nil
+}
+
+// parseDigest parses text and collects its digest. ok is false when the
+// text holds no HTML elements.
+func parseDigest(ctx context.Context, text string, maxProps int) (doc *html.Node, d *htmlDigest, ok bool, err error) {
+	doc, err = html.ParseWithOptions(strings.NewReader(text), html.ParseOptionEnableScripting(false))
+	if err != nil {
+		return nil, nil, false, nil
+	}
+	d, err = collectDigest(ctx, doc, maxProps)
+	if err != nil || d.elements == 0 {
+		return nil, nil, false, err
+	}
+	return doc, d, true, nil
 }
 
 // collectDigest walks doc once and gathers what the digest shows.
@@ -125,8 +135,12 @@ func collectDigest(ctx context.Context, doc *html.Node, maxProps int) (*htmlDige
 }
 
 // nextHTMLNode walks the tree in document order without recursion.
-func nextHTMLNode(nd, root *html.Node) *html.Node {
-	if nd.FirstChild != nil {
+func nextHTMLNode(nd, root *html.Node) *html.Node { return nextAfter(nd, root, true) }
+
+// nextAfter is the node after nd in document order under root, nd's
+// children left out unless descend; nil at the end.
+func nextAfter(nd, root *html.Node, descend bool) *html.Node {
+	if descend && nd.FirstChild != nil {
 		return nd.FirstChild
 	}
 	for nd != root {
@@ -250,21 +264,10 @@ func isHeadingTag(nd *html.Node) bool {
 func headingText(nd *html.Node) string {
 	var b strings.Builder
 	limit := 4 * headingMaxChars // bytes: room for folded space and multi-byte runes
-	for c := nd.FirstChild; c != nil && b.Len() < limit; {
+	for c := nd.FirstChild; c != nil && b.Len() < limit; c = nextAfter(c, nd, !(c.Type == html.ElementNode && isHeadingTag(c))) {
 		if c.Type == html.TextNode {
 			b.WriteString(c.Data[:min(len(c.Data), limit-b.Len())])
 		}
-		if c.FirstChild != nil && !(c.Type == html.ElementNode && isHeadingTag(c)) {
-			c = c.FirstChild
-			continue
-		}
-		for c != nd && c.NextSibling == nil {
-			c = c.Parent
-		}
-		if c == nd {
-			break
-		}
-		c = c.NextSibling
 	}
 	s := foldSpace(strings.ToValidUTF8(b.String(), ""))
 	if r := []rune(s); len(r) > headingMaxChars {
@@ -428,14 +431,7 @@ func (d *htmlDigest) render(chars int, excerpt string, topClasses int) string {
 		b.WriteString("text: " + digestText(excerpt) + "\n")
 	}
 	if len(d.landmarks.names) > 0 {
-		b.WriteString("landmarks: ")
-		for i, name := range d.landmarks.names {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(digestText(counted(name, d.landmarks.count[name])))
-		}
-		b.WriteByte('\n')
+		b.WriteString("landmarks: " + d.landmarkList() + "\n")
 	}
 	if classes := d.recurringClasses(topClasses); classes != "" {
 		b.WriteString("classes: " + classes + "\n")
@@ -449,16 +445,27 @@ func (d *htmlDigest) render(chars int, excerpt string, topClasses int) string {
 		b.WriteByte('\n')
 	}
 	if len(d.counts.names) > 0 {
-		b.WriteString("counts: ")
-		for i, name := range d.counts.names {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(name + " " + strconv.Itoa(d.counts.count[name]))
-		}
-		b.WriteByte('\n')
+		b.WriteString("counts: " + d.countList() + "\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// landmarkList is "header, nav(2), main": the landmarks in document order.
+func (d *htmlDigest) landmarkList() string {
+	parts := make([]string, len(d.landmarks.names))
+	for i, name := range d.landmarks.names {
+		parts[i] = digestText(counted(name, d.landmarks.count[name]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// countList is "links 120, images 30": the element counts in first-seen order.
+func (d *htmlDigest) countList() string {
+	parts := make([]string, len(d.counts.names))
+	for i, name := range d.counts.names {
+		parts[i] = name + " " + strconv.Itoa(d.counts.count[name])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // recurringClasses lists the classes seen at least twice, most frequent

@@ -51,12 +51,8 @@ func Compact(ctx context.Context, text string, opt Options) (string, bool, error
 	if opt.DigestOnly {
 		return digest(ctx, text, opt)
 	}
-	doc, err := html.ParseWithOptions(strings.NewReader(text), html.ParseOptionEnableScripting(false))
-	if err != nil {
-		return "", false, nil
-	}
-	d, err := collectDigest(ctx, doc, opt.MaxProperties)
-	if err != nil || d.elements == 0 {
+	doc, d, ok, err := parseDigest(ctx, text, opt.MaxProperties)
+	if !ok {
 		return "", false, err
 	}
 	chars := textkit.Chars(text)
@@ -457,24 +453,13 @@ func (w *mdWriter) table(nd *html.Node, depth int) {
 // break for each <br>.
 func nodeText(nd *html.Node) string {
 	var b strings.Builder
-	for c := nd.FirstChild; c != nil; {
+	for c := nd.FirstChild; c != nil; c = nextAfter(c, nd, !(c.Type == html.ElementNode && (c.DataAtom == atom.Script || c.DataAtom == atom.Style))) {
 		switch {
 		case c.Type == html.TextNode:
 			b.WriteString(c.Data)
 		case c.Type == html.ElementNode && c.DataAtom == atom.Br:
 			b.WriteByte('\n')
 		}
-		if c.FirstChild != nil && !(c.Type == html.ElementNode && (c.DataAtom == atom.Script || c.DataAtom == atom.Style)) {
-			c = c.FirstChild
-			continue
-		}
-		for c != nd && c.NextSibling == nil {
-			c = c.Parent
-		}
-		if c == nd {
-			break
-		}
-		c = c.NextSibling
 	}
 	return b.String()
 }
@@ -521,22 +506,10 @@ func (d *htmlDigest) renderShort(b *strings.Builder, article string, chars, topC
 		b.WriteString("; lang " + digestText(foldSpace(d.lang)))
 	}
 	if len(d.landmarks.names) > 0 {
-		b.WriteString("; landmarks: ")
-		for i, name := range d.landmarks.names {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(digestText(counted(name, d.landmarks.count[name])))
-		}
+		b.WriteString("; landmarks: " + d.landmarkList())
 	}
 	if len(d.counts.names) > 0 {
-		b.WriteString("; ")
-		for i, name := range d.counts.names {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(name + " " + strconv.Itoa(d.counts.count[name]))
-		}
+		b.WriteString("; " + d.countList())
 	}
 	b.WriteString("]\n")
 	if classes := d.recurringClasses(topClasses); classes != "" {
