@@ -56,3 +56,24 @@ func FuzzFoldBase64(f *testing.F) {
 		}
 	})
 }
+
+// TestValue: a string that is wholly a blob or a data: URI becomes its
+// marker; words, paths and strings with padding inside stay.
+func TestValue(t *testing.T) {
+	png := base64.StdEncoding.EncodeToString(append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 300)...))
+	for _, c := range []struct {
+		in, want string
+	}{
+		{png, "[base64 blob: 412 chars, image/png]"},
+		{"data:image/svg+xml;charset=utf-8;base64," + png, "[base64 blob: 412 chars, image/svg+xml]"},
+		{png[:100] + "=" + png[100:], ""},
+		{png[:40], ""},
+		{strings.Repeat("/usr/local/lib/", 20), ""},
+		{"see " + png, ""},
+	} {
+		got, ok := Value(c.in, 200)
+		if ok != (c.want != "") || got != c.want {
+			t.Errorf("Value(%.30q…) = %q, %v; want %q", c.in, got, ok, c.want)
+		}
+	}
+}
