@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // Kind is the detected content type of a text. Nodes adapt to it.
@@ -118,7 +120,7 @@ func (st *kindStats) scan(s string, max int) {
 			}
 			continue
 		}
-		if f := fenceMarker(strings.TrimLeft(line, " ")); f != "" {
+		if f := textkit.FenceMarker(strings.TrimLeft(line, " ")); f != "" {
 			fence = f
 			continue
 		}

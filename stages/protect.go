@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // Placeholder lines stand in for protected regions while nodes run. They are
@@ -211,20 +213,6 @@ func isFileNameLine(line string) bool {
 	return !isDigit(s[dot+1])
 }
 
-// fenceMarker returns "```" or "~~~" (with its full run length) when line opens a fence.
-func fenceMarker(line string) string {
-	for _, ch := range []byte{'`', '~'} {
-		n := 0
-		for n < len(line) && line[n] == ch {
-			n++
-		}
-		if n >= 3 {
-			return line[:n]
-		}
-	}
-	return ""
-}
-
 // closerIndex lists, in order, the lines that can close a region: fence
 // lines (only ` or ~, at least three), "</source>", ">>>>>>> …" and
 // "*** End Patch". Each opener finds its closer by a search over the list
@@ -391,7 +379,7 @@ func (idx *closerIndex) regionEnd(text string, start, end int) (int, bool, bool)
 	}
 	switch c := line[0]; {
 	case c == '`' || c == '~':
-		marker := fenceMarker(line)
+		marker := textkit.FenceMarker(line)
 		if marker == "" {
 			return 0, false, false
 		}

@@ -1,6 +1,10 @@
 package stages
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
+)
 
 // ProtectIndented is Protect that also takes the fenced blocks Protect
 // leaves alone, as Markdown renderers read them: a fence opened after
@@ -47,7 +51,7 @@ func ProtectIndented(text string) (string, *Stash) {
 // indentedFence returns the run of ` or ~ (three or more) that opens line
 // after any leading white space, or "".
 func indentedFence(line string) string {
-	return fenceMarker(strings.TrimLeft(line, " \t"))
+	return textkit.FenceMarker(strings.TrimLeft(line, " \t"))
 }
 
 // indentedFences indexes the closing lines of each fence character (with

@@ -1,6 +1,10 @@
 package stages
 
-import "context"
+import (
+	"context"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
+)
 
 // Protected wraps a node so that it runs with fenced code stashed (see
 // Protect) and restored after. A node that loses a stashed region or
@@ -38,7 +42,7 @@ func (p protectedNode) Apply(ctx context.Context, in Input) (out Outcome, err er
 	if !ok {
 		return Outcome{Text: orig, Skipped: true, Reason: "node lost a protected region; undone"}, nil
 	}
-	chars, valid := CharsValid(restored)
+	chars, valid := textkit.CharsValid(restored)
 	if !valid {
 		return Outcome{Text: orig, Skipped: true, Reason: "node produced invalid UTF-8; undone"}, nil
 	}

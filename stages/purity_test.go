@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// TestPurePackagesImportNoTransport: stages, pipeline and transcripts stay
-// text in, text out. Nothing they depend on, directly or not, may be NATS
-// or OpenTelemetry.
+// TestPurePackagesImportNoTransport: stages and its subpackages, pipeline
+// and transcripts stay text in, text out. Nothing they depend on, directly
+// or not, may be NATS or OpenTelemetry.
 func TestPurePackagesImportNoTransport(t *testing.T) {
-	for _, pkg := range []string{"github.com/jetcompact/jetcompact/stages", "github.com/jetcompact/jetcompact/pipeline", "github.com/jetcompact/jetcompact/transcripts"} {
+	for _, pkg := range []string{"github.com/jetcompact/jetcompact/stages/...", "github.com/jetcompact/jetcompact/pipeline", "github.com/jetcompact/jetcompact/transcripts"} {
 		out, err := exec.Command("go", "list", "-deps", pkg).Output()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v", pkg, err)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // StopwordsOptions are the stop-word node's knobs.
@@ -76,7 +78,7 @@ func (n stopwordsNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		}
 		// A line that starts a fence only once its words are gone would
 		// turn text into a protected block on the next run: keep it.
-		if out := n.filterLine(line); fenceMarker(out) == "" || fenceMarker(line) != "" {
+		if out := n.filterLine(line); textkit.FenceMarker(out) == "" || textkit.FenceMarker(line) != "" {
 			lines[i] = out
 		}
 	}

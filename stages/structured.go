@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/jetcompact/jetcompact/stages/htmlpage"
 )
 
 // StructuredOptions are the structured-folding node's knobs.
@@ -46,6 +48,12 @@ type StructuredOptions struct {
 	// alone (for pages that are not the one under edit).
 	HTML string `yaml:"html"`
 }
+
+// The values of StructuredOptions.HTML.
+const (
+	HTMLArticle = "article"
+	HTMLDigest  = "digest"
+)
 
 // DefaultStructuredOptions returns the shipped defaults.
 func DefaultStructuredOptions() StructuredOptions {
@@ -163,7 +171,7 @@ func (n structuredNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	} else if in.Kind == KindJSON {
 		return skip(in, "malformed JSON: passed through"), nil
 	}
-	if in.Kind == KindHTML || looksHTMLText(trimmed) {
+	if in.Kind == KindHTML || htmlpage.Sniff(trimmed) {
 		out, ok, err := n.htmlPage(ctx, in.Text)
 		if err != nil {
 			return Outcome{}, err
@@ -225,4 +233,27 @@ func looksJSONText(s string) bool {
 	}
 	first, last := s[0], s[len(s)-1]
 	return (first == '{' && last == '}') || (first == '[' && last == ']')
+}
+
+// htmlPage compacts an HTML page (htmlpage.Compact) and keeps text's
+// protected placeholder lines, which stand for fenced blocks the pipeline
+// puts back: the digest lists them all, an article those its text lost.
+func (n structuredNode) htmlPage(ctx context.Context, text string) (string, bool, error) {
+	digestOnly := n.opt.HTML == HTMLDigest
+	page, ok, err := htmlpage.Compact(ctx, text, htmlpage.Options{
+		DigestOnly:    digestOnly,
+		TopClasses:    n.opt.HTMLTopClasses,
+		MaxProperties: n.opt.HTMLMaxProperties,
+	})
+	if !ok || err != nil {
+		return page, ok, err
+	}
+	var out strings.Builder
+	out.WriteString(page)
+	for _, line := range splitLines(text) {
+		if IsProtectedLine(line) && (digestOnly || !strings.Contains(out.String(), line)) {
+			out.WriteString("\n" + line)
+		}
+	}
+	return out.String(), true, nil
 }

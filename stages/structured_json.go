@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/jetcompact/jetcompact/stages/b64"
 )
 
 // JSON folding keeps a document's meaning and drops its bulk. A value that
@@ -1156,7 +1158,7 @@ func (f *jsonFolder) foldString() (*jnode, error) {
 		return scalarNode(kString, lit), nil
 	}
 	if n >= f.opt.Base64MinChars {
-		if m, ok := base64Value(v, f.opt.Base64MinChars); ok {
+		if m, ok := b64.Value(v, f.opt.Base64MinChars); ok {
 			return stringNode(m), nil
 		}
 	}

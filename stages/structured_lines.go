@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/b64"
 )
 
 // foldLines folds the payloads of a text that is neither one JSON document
@@ -82,7 +84,7 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 		}
 		text = w.String()
 	}
-	return foldBase64(text, n.opt.Base64MinChars, transcript, &cc)
+	return b64.Fold(text, n.opt.Base64MinChars, transcript, cc.check)
 }
 
 // opensJSON reports a line whose first byte past blanks is '{' or '[':

@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -637,53 +636,17 @@ func FuzzStructured(f *testing.F) {
 	})
 }
 
-// foldBase64Reference visits every run of the alphabet in turn, as
-// foldBase64 did before it learned to skip.
-func foldBase64Reference(text string, minChars int, transcript bool) string {
-	var out strings.Builder
-	last := 0
-	for i := 0; i < len(text); {
-		if !b64Alphabet[text[i]] {
-			i++
-			continue
-		}
-		r := scanB64Run(text, i)
-		if r.count >= minChars && looksBase64(text[r.start:r.end]) {
-			from, mime := dataURIStart(text, r.start)
-			if from < last {
-				from, mime = r.start, ""
-			}
-			out.WriteString(text[last:from])
-			out.WriteString(base64Marker(r.count, blobKind(mime, text[r.start:r.end]), transcript))
-			last = r.end
-		}
-		i = max(r.end, i+1)
+// TestHTMLDigestOption: structured.html: digest gives the digest alone.
+func TestHTMLDigestOption(t *testing.T) {
+	opt := DefaultStructuredOptions()
+	opt.HTML = "summary"
+	if err := opt.Validate(); err == nil || !strings.Contains(err.Error(), "html") {
+		t.Fatalf("html: summary accepted: %v", err)
 	}
-	if last == 0 {
-		return text
+	opt.HTML = HTMLDigest
+	text := "<!doctype html><html><head><title>T</title></head><body><main><h1>Head</h1><p>" + strings.Repeat("Some words of text here. ", 80) + "</p></main></body></html>"
+	_, got := runStructured(t, NewStructured(opt), text, KindHTML)
+	if !strings.HasPrefix(got, "[html digest: ") || strings.Count(got, "Some words") > 10 {
+		t.Fatalf("not the digest:\n%s", got)
 	}
-	out.WriteString(text[last:])
-	return out.String()
-}
-
-func FuzzFoldBase64(f *testing.F) {
-	blob := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("\x89PNG\r\n\x1a\n binary payload"), 20))
-	wrapped := ""
-	for i := 0; i < len(blob); i += 64 {
-		wrapped += blob[i:min(i+64, len(blob))] + "\n"
-	}
-	for _, s := range []string{"img=data:image/png;base64," + blob + " tail", "key: " + wrapped + "done", "short words only here", blob[:150] + "==" + " x"} {
-		f.Add(s, uint8(200))
-		f.Add(s, uint8(3))
-	}
-	f.Fuzz(func(t *testing.T, text string, minChars uint8) {
-		cc := canceled{ctx: context.Background()}
-		got, err := foldBase64(text, int(minChars), false, &cc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := foldBase64Reference(text, int(minChars), false); got != want {
-			t.Fatalf("minChars %d on %q:\n got %q\nwant %q", minChars, text, got, want)
-		}
-	})
 }

@@ -3,6 +3,8 @@ package stages
 import (
 	"regexp"
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // Chat and agent transcripts are told apart before logs: an aider history
@@ -70,7 +72,7 @@ func isMarkdownChat(head string) bool {
 			}
 			continue
 		}
-		if f := fenceMarker(line); f != "" {
+		if f := textkit.FenceMarker(line); f != "" {
 			fence = f
 			continue
 		}

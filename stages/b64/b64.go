@@ -1,4 +1,9 @@
-package stages
+// Package b64 folds base64 blobs: long runs of the base64 alphabet
+// (standard or URL-safe, optionally wrapped at a fixed width as in MIME and
+// PEM) and data: URIs become a marker giving their length and the kind of
+// content, sniffed from the magic bytes of the decoded prefix. One pass,
+// linear.
+package b64
 
 import (
 	"bytes"
@@ -7,11 +12,6 @@ import (
 	"strings"
 	"unicode/utf8"
 )
-
-// Base64 folding replaces long runs of the base64 alphabet (standard or
-// URL-safe, optionally wrapped at a fixed width as in MIME and PEM, and
-// data: URIs) with a marker giving their length and the kind of content,
-// sniffed from the magic bytes of the decoded prefix. One pass, linear.
 
 var b64Alphabet = func() (t [256]bool) {
 	for c := 'A'; c <= 'Z'; c++ {
@@ -242,9 +242,9 @@ func blobKind(mime, run string) string {
 	return mime
 }
 
-// base64Value returns the marker for a JSON string value that is wholly
-// a base64 blob or a data: URI.
-func base64Value(s string, minChars int) (string, bool) {
+// Value returns the marker for a string value (a JSON string, say) that
+// is wholly a base64 blob or a data: URI of at least minChars characters.
+func Value(s string, minChars int) (string, bool) {
 	start, mime := 0, ""
 	if strings.HasPrefix(s, "data:") {
 		k := strings.Index(s, ";base64,")
@@ -279,8 +279,11 @@ func base64Value(s string, minChars int) (string, bool) {
 	return base64Marker(count, blobKind(mime, run), false), true
 }
 
-// foldBase64 replaces every base64 blob of at least minChars characters.
-func foldBase64(text string, minChars int, transcript bool, cc *canceled) (string, error) {
+// Fold replaces every base64 blob of at least minChars characters in text
+// with its marker; transcript drops the length from the marker. check is
+// called in the scan loop and its error, a canceled context's say, stops
+// the fold.
+func Fold(text string, minChars int, transcript bool, check func() error) (string, error) {
 	var out strings.Builder
 	last := 0
 	// Runs shorter than minRun are words: too short to fold, and too narrow
@@ -299,7 +302,7 @@ func foldBase64(text string, minChars int, transcript bool, cc *canceled) (strin
 			i = j + 1
 			continue
 		}
-		if err := cc.check(); err != nil {
+		if err := check(); err != nil {
 			return "", err
 		}
 		// A run of minRun or more starts at i.

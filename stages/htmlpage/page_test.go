@@ -1,4 +1,4 @@
-package stages
+package htmlpage
 
 import (
 	"context"
@@ -9,11 +9,13 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/jetcompact/jetcompact/stages/textkit"
 	"golang.org/x/net/html"
 )
 
-const readabilityPages = "../../shared/corpus/html/readability_test_pages"
+const readabilityPages = "../../../shared/corpus/html/readability_test_pages"
 
 // articleSentences mirrors the scorer: the sentences of 40 or more
 // characters of the text of expected.html, a break at each block tag.
@@ -71,7 +73,7 @@ func expectedTextChars(expected string) int {
 			b.WriteByte(' ')
 		}
 	}
-	return Chars(strings.Join(strings.Fields(b.String()), " "))
+	return textkit.Chars(strings.Join(strings.Fields(b.String()), " "))
 }
 
 // articleOverhead bounds the output of a page whose article alone is over
@@ -91,7 +93,6 @@ func TestHTMLArticleSamplePages(t *testing.T) {
 	if len(dirs) == 0 {
 		t.Skip("corpus absent: " + readabilityPages + " (CI has it)")
 	}
-	node := NewStructured(DefaultStructuredOptions())
 	in, out := 0, 0
 	for _, src := range dirs {
 		raw, err := os.ReadFile(src)
@@ -103,7 +104,7 @@ func TestHTMLArticleSamplePages(t *testing.T) {
 			continue
 		}
 		text := strings.ToValidUTF8(string(raw), "\uFFFD")
-		_, got := runStructured(t, node, text, KindHTML)
+		got, _ := compactPage(t, text, testOptions)
 		flat := strings.Join(strings.Fields(got), " ")
 		sents := articleSentences(string(exp))
 		kept := 0
@@ -116,10 +117,10 @@ func TestHTMLArticleSamplePages(t *testing.T) {
 		if len(sents) > 0 && kept*10 < len(sents)*9 {
 			t.Errorf("%s: %d of %d article sentences kept, want >= 90%%", name, kept, len(sents))
 		}
-		in += Chars(text)
-		out += Chars(got)
-		ratio := float64(Chars(got)) / float64(Chars(text))
-		article := float64(expectedTextChars(string(exp))) / float64(Chars(text))
+		in += textkit.Chars(text)
+		out += textkit.Chars(got)
+		ratio := float64(textkit.Chars(got)) / float64(textkit.Chars(text))
+		article := float64(expectedTextChars(string(exp))) / float64(textkit.Chars(text))
 		if bar := max(0.10, article*articleOverhead); ratio > bar {
 			t.Errorf("%s: ratio %.3f > %.3f (article text alone %.3f of the page)", name, ratio, bar, article)
 		}
@@ -153,11 +154,10 @@ func TestHTMLArticleMarkdown(t *testing.T) {
 <footer><p>Copyright and a long list of footer links nobody reads.</p></footer></body></html>`)
 		want = append(want, "- First item of the list", "- Second item of the list", "| Name | Value |", "| alpha | 1 |",
 			"```\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n```", "[html page: ")
-		node := NewStructured(DefaultStructuredOptions())
 		text := page.String()
-		out, got := runStructured(t, node, text+strings.Repeat(" ", 1000), KindHTML)
-		if out.Skipped {
-			t.Fatalf("skipped: %s", out.Reason)
+		got, compacted := compactPage(t, text+strings.Repeat(" ", 1000), testOptions)
+		if !compacted {
+			t.Fatal("not compacted")
 		}
 		for _, w := range want {
 			if !strings.Contains(got, w) {
@@ -182,10 +182,9 @@ func TestHTMLNoArticle(t *testing.T) {
 	}
 	page.WriteString(`<form><label>Search services</label><input type="search"><button>Go</button></form></div><script>boot()</script></body></html>`)
 	text := page.String()
-	node := NewStructured(DefaultStructuredOptions())
-	out, got := runStructured(t, node, text, KindHTML)
-	if out.Skipped {
-		t.Fatalf("skipped: %s", out.Reason)
+	got, compacted := compactPage(t, text, testOptions)
+	if !compacted {
+		t.Fatal("not compacted")
 	}
 	for _, w := range []string{"title: Console", "--brand: #0af", "Service 0", "Service 29", "Search services"} {
 		if !strings.Contains(got, w) {
@@ -200,21 +199,6 @@ func TestHTMLNoArticle(t *testing.T) {
 	}
 }
 
-// TestHTMLDigestOption: structured.html: digest gives the digest alone.
-func TestHTMLDigestOption(t *testing.T) {
-	opt := DefaultStructuredOptions()
-	opt.HTML = "summary"
-	if err := opt.Validate(); err == nil || !strings.Contains(err.Error(), "html") {
-		t.Fatalf("html: summary accepted: %v", err)
-	}
-	opt.HTML = HTMLDigest
-	text := "<!doctype html><html><head><title>T</title></head><body><main><h1>Head</h1><p>" + strings.Repeat("Some words of text here. ", 80) + "</p></main></body></html>"
-	_, got := runStructured(t, NewStructured(opt), text, KindHTML)
-	if !strings.HasPrefix(got, "[html digest: ") || strings.Count(got, "Some words") > 10 {
-		t.Fatalf("not the digest:\n%s", got)
-	}
-}
-
 // nestedHeadings is the hostile page of issue 15: headings with text, each
 // holding a div that holds the next.
 func nestedHeadings(n int) string {
@@ -225,19 +209,18 @@ func nestedHeadings(n int) string {
 // TestHTMLNestedHeadingsMemory: nested headings cost memory in proportion
 // to the page, not to the sum of their subtrees (was ~750x the input).
 func TestHTMLNestedHeadingsMemory(t *testing.T) {
-	node := NewStructured(DefaultStructuredOptions())
-	for _, mode := range []string{HTMLArticle, HTMLDigest} {
-		opt := DefaultStructuredOptions()
-		opt.HTML = mode
-		node = NewStructured(opt)
+	compact := func(text string, opt Options) { _, _, _ = Compact(context.Background(), text, opt) }
+	for _, digestOnly := range []bool{false, true} {
+		opt := testOptions
+		opt.DigestOnly = digestOnly
 		text := nestedHeadings(250)
-		alloc := allocated(func() { _, _ = node.Apply(context.Background(), Input{Text: text, Kind: KindHTML}) })
+		alloc := allocated(func() { compact(text, opt) })
 		if ratio := float64(alloc) / float64(len(text)); ratio > 60 {
-			t.Errorf("%s: allocated %.0fx the input", mode, ratio)
+			t.Errorf("digest only %v: allocated %.0fx the input", digestOnly, ratio)
 		}
 	}
-	a := allocated(func() { _, _ = node.Apply(context.Background(), Input{Text: nestedHeadings(100), Kind: KindHTML}) })
-	b := allocated(func() { _, _ = node.Apply(context.Background(), Input{Text: nestedHeadings(200), Kind: KindHTML}) })
+	a := allocated(func() { compact(nestedHeadings(100), testOptions) })
+	b := allocated(func() { compact(nestedHeadings(200), testOptions) })
 	if float64(b) > 2.5*float64(a) {
 		t.Errorf("2x the headings allocate %.1fx", float64(b)/float64(a))
 	}
@@ -262,7 +245,7 @@ func TestHTMLLayoutTable(t *testing.T) {
 	}
 	page := `<!doctype html><html><head><title>Story</title></head><body><table><tr><td class="nav"><a href="/">Home</a></td><td>` +
 		body.String() + `<ul><li>first point</li><li>second point</li></ul></td></tr></table></body></html>`
-	_, got := runStructured(t, NewStructured(DefaultStructuredOptions()), page, KindHTML)
+	got, _ := compactPage(t, page, testOptions)
 	for _, w := range []string{"## Part 0\n\nPart 0 of the story", "## Part 7", "- first point\n- second point"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("output lacks %q\n%s", w, got)
@@ -308,11 +291,10 @@ func paginatedPage(pages int, formFeeds bool, seed int) (page string, body []str
 // text stay once; every line of every page stays; short code blocks that
 // open alike are left alone.
 func TestHTMLRunningHeadsFolded(t *testing.T) {
-	node := NewStructured(DefaultStructuredOptions())
 	for _, ff := range []bool{false, true} {
 		for seed := range 3 {
 			page, body := paginatedPage(5+seed*3, ff, seed)
-			_, got := runStructured(t, node, page, KindHTML)
+			got, _ := compactPage(t, page, testOptions)
 			if n := strings.Count(got, "Internet-Draft"); n != 1 {
 				t.Errorf("form feeds %v seed %d: running head %d times, want 1", ff, seed, n)
 			}
@@ -332,8 +314,28 @@ func TestHTMLRunningHeadsFolded(t *testing.T) {
 		fmt.Fprintf(&b, "<p>Step %d of the tutorial explains what the code below does in some detail.</p><pre>import numpy   as np\nx = np.arange(%d)\nprint(x)   # step %d</pre>", i, i, i)
 	}
 	b.WriteString("</article></body></html>")
-	_, got := runStructured(t, node, b.String(), KindHTML)
+	got, _ := compactPage(t, b.String(), testOptions)
 	if n := strings.Count(got, "import numpy   as np"); n != 4 {
 		t.Errorf("code blocks changed: first line %d times, want 4:\n%s", n, got)
 	}
+}
+
+// testOptions are the knobs stages ships (DefaultStructuredOptions).
+var testOptions = Options{TopClasses: 15, MaxProperties: 20}
+
+// compactPage is what the structured node makes of a page: Compact's
+// output when it is shorter, else the page itself (compacted false).
+func compactPage(t testing.TB, text string, opt Options) (got string, compacted bool) {
+	t.Helper()
+	out, ok, err := Compact(context.Background(), text, opt)
+	if err != nil {
+		t.Fatalf("Compact: %v", err)
+	}
+	if !ok || textkit.Chars(out) >= textkit.Chars(text) {
+		return text, false
+	}
+	if !utf8.ValidString(out) {
+		t.Fatalf("invalid UTF-8 in output")
+	}
+	return out, true
 }

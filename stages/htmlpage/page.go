@@ -1,4 +1,7 @@
-package stages
+// Package htmlpage compacts an HTML page to what a reader came for: the
+// main content as compact Markdown, then a structural digest. It knows
+// nothing of the pipeline: stages' structured node calls Compact.
+package htmlpage
 
 import (
 	"context"
@@ -10,6 +13,8 @@ import (
 	readability "codeberg.org/readeck/go-readability/v2"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // HTML pages are compacted to what a reader came for: the main content as
@@ -19,11 +24,15 @@ import (
 // and its visible text, each distinct line once. The option
 // structured.html: digest gives the digest alone (design.md, Sessions).
 
-// The values of StructuredOptions.HTML.
-const (
-	HTMLArticle = "article"
-	HTMLDigest  = "digest"
-)
+// Options are the knobs of Compact.
+type Options struct {
+	// DigestOnly gives the digest alone, without the article.
+	DigestOnly bool
+	// TopClasses: how many recurring class names the digest lists.
+	TopClasses int
+	// MaxProperties: how many CSS custom properties the digest lists.
+	MaxProperties int
+}
 
 const (
 	// htmlMaxElements bounds the elements readability scores; a bigger
@@ -36,20 +45,17 @@ const (
 	headingMaxChars = 300
 )
 
-// htmlPage compacts an HTML page. ok is false when text holds no HTML elements.
-func (n structuredNode) htmlPage(ctx context.Context, text string) (string, bool, error) {
-	if n.opt.HTML == HTMLDigest {
-		return n.htmlDigest(ctx, text)
+// Compact compacts an HTML page. ok is false when text holds no HTML
+// elements; err is ctx's error.
+func Compact(ctx context.Context, text string, opt Options) (string, bool, error) {
+	if opt.DigestOnly {
+		return digest(ctx, text, opt)
 	}
-	doc, err := html.ParseWithOptions(strings.NewReader(text), html.ParseOptionEnableScripting(false))
-	if err != nil {
-		return "", false, nil
-	}
-	d, err := n.collectDigest(ctx, doc)
-	if err != nil || d.elements == 0 {
+	doc, d, ok, err := parseDigest(ctx, text, opt.MaxProperties)
+	if !ok {
 		return "", false, err
 	}
-	chars := Chars(text)
+	chars := textkit.Chars(text)
 	var b strings.Builder
 	title, body := readableArticle(doc)
 	if err := ctx.Err(); err != nil {
@@ -61,9 +67,9 @@ func (n structuredNode) htmlPage(ctx context.Context, text string) (string, bool
 		}
 		b.WriteString(foldRunningHeads(body))
 		b.WriteString("\n\n")
-		d.renderShort(&b, b.String(), chars, n.opt.HTMLTopClasses)
+		d.renderShort(&b, b.String(), chars, opt.TopClasses)
 	} else {
-		b.WriteString(d.render(chars, "", "", n.opt.HTMLTopClasses))
+		b.WriteString(d.render(chars, "", opt.TopClasses))
 		b.WriteString("\n")
 		// Readability may have pruned the tree before it gave up: the
 		// visible text is read from a fresh parse.
@@ -79,8 +85,8 @@ func (n structuredNode) htmlPage(ctx context.Context, text string) (string, bool
 				if strings.TrimRight(line, "`") == "" && len(line) == len(fence) {
 					fence = ""
 				}
-			case fenceMarker(line) != "":
-				fence = fenceMarker(line)
+			case textkit.FenceMarker(line) != "":
+				fence = textkit.FenceMarker(line)
 			case k != "" && seen[k]:
 				continue
 			case k == "" && strings.HasSuffix(b.String(), "\n\n"):
@@ -92,15 +98,7 @@ func (n structuredNode) htmlPage(ctx context.Context, text string) (string, bool
 			b.WriteString(line + "\n")
 		}
 	}
-	// Protected placeholders stand for fenced blocks the pipeline will put
-	// back; they must survive, once each.
-	out := strings.TrimRight(b.String(), "\n")
-	for _, line := range splitLines(text) {
-		if IsProtectedLine(line) && !strings.Contains(out, line) {
-			out += "\n" + line
-		}
-	}
-	return out, true, nil
+	return strings.TrimRight(b.String(), "\n"), true, nil
 }
 
 // readableArticle returns the title and the Markdown of the main content
@@ -130,7 +128,7 @@ func readableArticle(doc *html.Node) (title, body string) {
 		return "", ""
 	}
 	body = markdownOf(a.Node, false)
-	if Chars(body) < articleMinChars {
+	if textkit.Chars(body) < articleMinChars {
 		return "", ""
 	}
 	title = foldSpace(a.Title())
@@ -305,7 +303,7 @@ func (w *mdWriter) separate(item bool) {
 
 func isOrderedMarker(p string) bool {
 	i := 0
-	for i < len(p) && isDigit(p[i]) {
+	for i < len(p) && p[i] >= '0' && p[i] <= '9' {
 		i++
 	}
 	return i > 0 && strings.HasPrefix(p[i:], ". ")
@@ -455,24 +453,13 @@ func (w *mdWriter) table(nd *html.Node, depth int) {
 // break for each <br>.
 func nodeText(nd *html.Node) string {
 	var b strings.Builder
-	for c := nd.FirstChild; c != nil; {
+	for c := nd.FirstChild; c != nil; c = nextAfter(c, nd, !(c.Type == html.ElementNode && (c.DataAtom == atom.Script || c.DataAtom == atom.Style))) {
 		switch {
 		case c.Type == html.TextNode:
 			b.WriteString(c.Data)
 		case c.Type == html.ElementNode && c.DataAtom == atom.Br:
 			b.WriteByte('\n')
 		}
-		if c.FirstChild != nil && !(c.Type == html.ElementNode && (c.DataAtom == atom.Script || c.DataAtom == atom.Style)) {
-			c = c.FirstChild
-			continue
-		}
-		for c != nd && c.NextSibling == nil {
-			c = c.Parent
-		}
-		if c == nd {
-			break
-		}
-		c = c.NextSibling
 	}
 	return b.String()
 }
@@ -519,22 +506,10 @@ func (d *htmlDigest) renderShort(b *strings.Builder, article string, chars, topC
 		b.WriteString("; lang " + digestText(foldSpace(d.lang)))
 	}
 	if len(d.landmarks.names) > 0 {
-		b.WriteString("; landmarks: ")
-		for i, name := range d.landmarks.names {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(digestText(counted(name, d.landmarks.count[name])))
-		}
+		b.WriteString("; landmarks: " + d.landmarkList())
 	}
 	if len(d.counts.names) > 0 {
-		b.WriteString("; ")
-		for i, name := range d.counts.names {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(name + " " + strconv.Itoa(d.counts.count[name]))
-		}
+		b.WriteString("; " + d.countList())
 	}
 	b.WriteString("]\n")
 	if classes := d.recurringClasses(topClasses); classes != "" {
@@ -619,7 +594,7 @@ func foldRunningHeads(md string) string {
 	}
 	pages := 0
 	for i := 0; i < len(lines); i++ {
-		fence := fenceMarker(lines[i])
+		fence := textkit.FenceMarker(lines[i])
 		if fence == "" {
 			continue
 		}

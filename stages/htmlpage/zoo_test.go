@@ -1,4 +1,4 @@
-package stages
+package htmlpage
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jetcompact/jetcompact/stages/textkit"
 	"golang.org/x/net/html"
 )
 
@@ -353,8 +354,7 @@ func zooHeadings(page string) []string {
 }
 
 func measureZoo(t *testing.T, p zooPage) zooResult {
-	node := NewStructured(DefaultStructuredOptions())
-	_, got := runStructured(t, node, p.html, KindHTML)
+	got, _ := compactPage(t, p.html, testOptions)
 	if zooDump != "" {
 		os.WriteFile(zooDump+".html", []byte(p.html), 0o644)
 		os.WriteFile(zooDump+".md", []byte(got), 0o644)
@@ -382,8 +382,8 @@ func measureZoo(t *testing.T, p zooPage) zooResult {
 			boiler += len([]rune(s))
 		}
 	}
-	out := Chars(got)
-	r.ratio = float64(out) / float64(Chars(p.html))
+	out := textkit.Chars(got)
+	r.ratio = float64(out) / float64(textkit.Chars(p.html))
 	r.vsText = float64(out) / float64(p.article+p.neutral+zooDigestChars)
 	r.boilerShare = float64(boiler) / float64(max(out, 1))
 	return r
@@ -478,7 +478,6 @@ func TestHTMLZooOne(t *testing.T) {
 // under readability's 140 characters is read as an article (navigation and
 // footer left out); a form with a few help sentences is not.
 func TestHTMLShortParagraphArticle(t *testing.T) {
-	node := NewStructured(DefaultStructuredOptions())
 	var b strings.Builder
 	b.WriteString(`<html><head><title>Bridge closed</title></head><body><div class="q1"><a href="/">Home</a> <a href="/w">World desk</a></div><div class="q2"><h1>Storm closes the northern bridge</h1>`)
 	brief := []string{"Crews reported fallen trees along the river road before dawn.", "The northern bridge stays closed until engineers inspect it.",
@@ -493,7 +492,7 @@ func TestHTMLShortParagraphArticle(t *testing.T) {
 		fmt.Fprintf(&b, `<a href="/s/%d">Section %d</a> `, i, i)
 	}
 	b.WriteString(`</div><script>var tracking = {"site": "example", "sections": 30, "consent": false};</script></body></html>`)
-	_, got := runStructured(t, node, b.String(), KindHTML)
+	got, _ := compactPage(t, b.String(), testOptions)
 	for _, s := range brief {
 		if !strings.Contains(got, s) {
 			t.Errorf("brief lost %q\n%s", s, got)
@@ -506,7 +505,7 @@ func TestHTMLShortParagraphArticle(t *testing.T) {
 	form := `<html><head><title>Sign up</title></head><body><form><label>Email</label><input name=e>` +
 		`<p>We send one message a week and never share your address.</p><p>You can leave the list at any time from any message.</p>` +
 		`<button>Join</button></form><nav><a href="/help">Help centre</a></nav></body></html>`
-	_, got = runStructured(t, node, form, KindHTML)
+	got, _ = compactPage(t, form, testOptions)
 	for _, w := range []string{"Help centre", "We send one message a week"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("form page lacks %q\n%s", w, got)
@@ -523,8 +522,7 @@ func TestHTMLArticleInlineControls(t *testing.T) {
 		fmt.Fprintf(&b, "<p>Step %d of the guide explains at length how the settings page stores each choice you make, and why a choice is lost when the browser closes before it is saved.</p>\n", i+1)
 	}
 	b.WriteString(`<p>When you are done, press <button>Save</button> to keep the changes, or tick <label>Remember me</label> to stay signed in on this computer.</p></article></body></html>`)
-	node := NewStructured(DefaultStructuredOptions())
-	_, got := runStructured(t, node, b.String(), KindHTML)
+	got, _ := compactPage(t, b.String(), testOptions)
 	flat := strings.Join(strings.Fields(got), " ")
 	for _, s := range []string{"tick Remember me to stay signed in"} {
 		if !strings.Contains(flat, s) {

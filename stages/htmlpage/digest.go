@@ -1,4 +1,4 @@
-package stages
+package htmlpage
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // The HTML digest keeps a page's structure and drops its bulk (seed 001:
@@ -28,8 +30,8 @@ import (
 // matched against a list of known prefixes, so an unfamiliar naming scheme
 // yields fewer findings rather than none.
 
-// looksHTMLText reports whether s (trimmed) starts like an HTML document.
-func looksHTMLText(s string) bool {
+// Sniff reports whether s (trimmed) starts like an HTML document.
+func Sniff(s string) bool {
 	if s == "" || s[0] != '<' {
 		return false
 	}
@@ -78,15 +80,11 @@ type htmlDigest struct {
 // digestExcerptChars is the length of the text excerpt in the digest.
 const digestExcerptChars = 192
 
-// htmlDigest returns the digest of an HTML page. ok is false when the
-// text holds no HTML elements.
-func (n structuredNode) htmlDigest(ctx context.Context, text string) (string, bool, error) {
-	doc, err := html.ParseWithOptions(strings.NewReader(text), html.ParseOptionEnableScripting(false))
-	if err != nil {
-		return "", false, nil
-	}
-	d, err := n.collectDigest(ctx, doc)
-	if err != nil || d.elements == 0 {
+// digest returns the digest of an HTML page. ok is false when the text
+// holds no HTML elements.
+func digest(ctx context.Context, text string, opt Options) (string, bool, error) {
+	_, d, ok, err := parseDigest(ctx, text, opt.MaxProperties)
+	if !ok {
 		return "", false, err
 	}
 	from := d.main
@@ -97,31 +95,52 @@ func (n structuredNode) htmlDigest(ctx context.Context, text string) (string, bo
 	if from != nil {
 		excerpt = textExcerpt(from, digestExcerptChars)
 	}
-	return d.render(Chars(text), text, excerpt, n.opt.HTMLTopClasses), true, nil
+	return d.render(textkit.Chars(text), excerpt, opt.TopClasses), true, nil
+}
+
+// parseDigest parses text and collects its digest. ok is false when the
+// text holds no HTML elements.
+func parseDigest(ctx context.Context, text string, maxProps int) (doc *html.Node, d *htmlDigest, ok bool, err error) {
+	doc, err = html.ParseWithOptions(strings.NewReader(text), html.ParseOptionEnableScripting(false))
+	if err != nil {
+		return nil, nil, false, nil
+	}
+	d, err = collectDigest(ctx, doc, maxProps)
+	if err != nil || d.elements == 0 {
+		return nil, nil, false, err
+	}
+	return doc, d, true, nil
 }
 
 // collectDigest walks doc once and gathers what the digest shows.
-func (n structuredNode) collectDigest(ctx context.Context, doc *html.Node) (*htmlDigest, error) {
+func collectDigest(ctx context.Context, doc *html.Node, maxProps int) (*htmlDigest, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cc := canceled{ctx: ctx}
 	d := &htmlDigest{seen: map[string]bool{}, propSeen: map[string]bool{}}
+	visited := 0
 	for nd := doc; nd != nil; nd = nextHTMLNode(nd, doc) {
-		if err := cc.check(); err != nil {
-			return nil, err
+		// ctx is read every 4096 nodes, to keep the walk cheap.
+		if visited++; visited&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 		}
 		if nd.Type != html.ElementNode {
 			continue
 		}
-		d.element(nd, n.opt.HTMLMaxProperties)
+		d.element(nd, maxProps)
 	}
 	return d, nil
 }
 
 // nextHTMLNode walks the tree in document order without recursion.
-func nextHTMLNode(nd, root *html.Node) *html.Node {
-	if nd.FirstChild != nil {
+func nextHTMLNode(nd, root *html.Node) *html.Node { return nextAfter(nd, root, true) }
+
+// nextAfter is the node after nd in document order under root, nd's
+// children left out unless descend; nil at the end.
+func nextAfter(nd, root *html.Node, descend bool) *html.Node {
+	if descend && nd.FirstChild != nil {
 		return nd.FirstChild
 	}
 	for nd != root {
@@ -245,21 +264,10 @@ func isHeadingTag(nd *html.Node) bool {
 func headingText(nd *html.Node) string {
 	var b strings.Builder
 	limit := 4 * headingMaxChars // bytes: room for folded space and multi-byte runes
-	for c := nd.FirstChild; c != nil && b.Len() < limit; {
+	for c := nd.FirstChild; c != nil && b.Len() < limit; c = nextAfter(c, nd, !(c.Type == html.ElementNode && isHeadingTag(c))) {
 		if c.Type == html.TextNode {
 			b.WriteString(c.Data[:min(len(c.Data), limit-b.Len())])
 		}
-		if c.FirstChild != nil && !(c.Type == html.ElementNode && isHeadingTag(c)) {
-			c = c.FirstChild
-			continue
-		}
-		for c != nd && c.NextSibling == nil {
-			c = c.Parent
-		}
-		if c == nd {
-			break
-		}
-		c = c.NextSibling
 	}
 	s := foldSpace(strings.ToValidUTF8(b.String(), ""))
 	if r := []rune(s); len(r) > headingMaxChars {
@@ -403,7 +411,7 @@ func isCSSNameByte(c byte) bool {
 // it for a tag.
 func digestText(s string) string { return strings.ReplaceAll(s, "<", "&lt;") }
 
-func (d *htmlDigest) render(chars int, text, excerpt string, topClasses int) string {
+func (d *htmlDigest) render(chars int, excerpt string, topClasses int) string {
 	var b strings.Builder
 	b.WriteString("[html digest: " + strconv.Itoa(chars) + " chars]\n")
 	if d.lang != "" {
@@ -423,14 +431,7 @@ func (d *htmlDigest) render(chars int, text, excerpt string, topClasses int) str
 		b.WriteString("text: " + digestText(excerpt) + "\n")
 	}
 	if len(d.landmarks.names) > 0 {
-		b.WriteString("landmarks: ")
-		for i, name := range d.landmarks.names {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(digestText(counted(name, d.landmarks.count[name])))
-		}
-		b.WriteByte('\n')
+		b.WriteString("landmarks: " + d.landmarkList() + "\n")
 	}
 	if classes := d.recurringClasses(topClasses); classes != "" {
 		b.WriteString("classes: " + classes + "\n")
@@ -444,23 +445,27 @@ func (d *htmlDigest) render(chars int, text, excerpt string, topClasses int) str
 		b.WriteByte('\n')
 	}
 	if len(d.counts.names) > 0 {
-		b.WriteString("counts: ")
-		for i, name := range d.counts.names {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(name + " " + strconv.Itoa(d.counts.count[name]))
-		}
-		b.WriteByte('\n')
-	}
-	// Protected placeholders stand for fenced blocks the pipeline will put
-	// back; they must survive.
-	for _, line := range splitLines(text) {
-		if IsProtectedLine(line) {
-			b.WriteString(line + "\n")
-		}
+		b.WriteString("counts: " + d.countList() + "\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// landmarkList is "header, nav(2), main": the landmarks in document order.
+func (d *htmlDigest) landmarkList() string {
+	parts := make([]string, len(d.landmarks.names))
+	for i, name := range d.landmarks.names {
+		parts[i] = digestText(counted(name, d.landmarks.count[name]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// countList is "links 120, images 30": the element counts in first-seen order.
+func (d *htmlDigest) countList() string {
+	parts := make([]string, len(d.counts.names))
+	for i, name := range d.counts.names {
+		parts[i] = name + " " + strconv.Itoa(d.counts.count[name])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // recurringClasses lists the classes seen at least twice, most frequent
