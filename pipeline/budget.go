@@ -144,121 +144,160 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 	n := len(lines)
 	f := &budgetFolder{lines: lines, class: make([]string, n), weight: make([]int, n), cjk: make([]int, n), other: make([]int, n),
 		order: make([]int, n), folded: make([]bool, n), transcript: transcript}
-	prot := stages.ProtectedLines(strings.Join(lines, "\n"))
-	counted := false // a log whose records carry [×N] counts: the others are rare
-	for _, l := range lines {
-		if dedupCount(l) > 0 {
-			counted = true
-			break
-		}
-	}
-	sig := make([]int, n)
-	chatter := make([]bool, n)
+	fa := analyseBudgetLines(lines)
+	rank := make([]int, n)
 	for i, l := range lines {
-		sig[i] = stages.LineSignal(l)
-		if !counted && stages.Chatter(l) { // build output only: a record's "45%" is its message
-			chatter[i], sig[i] = true, 0
+		f.cjk[i], f.other[i] = runeWeights(l)
+		f.weight[i] = max(markerLines(l), 1) // a node's marker, or an earlier budget's
+		f.class[i], rank[i] = fa.classify(i, rank)
+		f.order[i] = i
+	}
+	blankRanks(lines, rank)
+	f.sortOrder(rank, fa)
+	return f
+}
+
+// budgetFacts is what the budget knows of each line before ranking it.
+type budgetFacts struct {
+	lines   []string
+	counted bool // a log whose records carry [×N] counts: the others are rare
+	sig     []int
+	chatter []bool
+	// region: a failure's neighbourhood in build and test output; beside:
+	// the line before a failure and the few after it; near: a region
+	// line's distance to its nearest failure.
+	region, beside []bool
+	near           []int
+	// level: a record's level; novelty: 1 for the first failure of its
+	// message shape; dump: a register dump as a failure's message.
+	level, novelty []int
+	dump           []bool
+	block          []int // failureBlocks
+	count          []int // a count line's [×N]
+	prot           []bool
+}
+
+func analyseBudgetLines(lines []string) *budgetFacts {
+	n := len(lines)
+	fa := &budgetFacts{lines: lines, sig: make([]int, n), chatter: make([]bool, n), count: make([]int, n),
+		prot: stages.ProtectedLines(strings.Join(lines, "\n"))}
+	for i, l := range lines {
+		fa.count[i] = dedupCount(l)
+		fa.counted = fa.counted || fa.count[i] > 0
+	}
+	for i, l := range lines {
+		fa.sig[i] = stages.LineSignal(l)
+		if !fa.counted && stages.Chatter(l) { // build output only: a record's "45%" is its message
+			fa.chatter[i], fa.sig[i] = true, 0
 		}
 	}
-	// In build and test output (no [×N] counts), a failure's region:
-	// budgetRegionBefore lines before it (a test's
-	// banner and source, a command) and budgetRegionAfter after it (a
-	// message continued, a stack, an assertion's expected and actual).
-	region := make([]bool, n)
-	// beside: the line before a failure, and the few after it (a
-	// diagnostic's source line and caret, an "Error:" header's test name).
-	beside := make([]bool, n)
-	near := make([]int, n) // a region line's distance to its nearest failure
-	for i := range lines {
-		if counted || sig[i] < 3 { // records carry their own message
+	fa.markRegions()
+	fa.markRecordFacts()
+	fa.block = failureBlocks(lines, fa.sig, fa.chatter, fa.counted, fa.level, fa.dump)
+	return fa
+}
+
+// markRegions: in build and test output (no [×N] counts), a failure's
+// region is budgetRegionBefore lines before it (a test's banner and
+// source, a command) and budgetRegionAfter after it (a message continued,
+// a stack, an assertion's expected and actual). Beside it: the line before
+// and the few after (a diagnostic's source line and caret, an "Error:"
+// header's test name).
+func (fa *budgetFacts) markRegions() {
+	n := len(fa.lines)
+	fa.region, fa.beside, fa.near = make([]bool, n), make([]bool, n), make([]int, n)
+	for i := range fa.lines {
+		if fa.counted || fa.sig[i] < 3 { // records carry their own message
 			continue
 		}
 		for j := max(i-budgetRegionBefore, 0); j < n && j <= i+budgetRegionAfter; j++ {
-			if d := max(i-j, j-i); !region[j] || d < near[j] {
-				near[j] = d
+			if d := max(i-j, j-i); !fa.region[j] || d < fa.near[j] {
+				fa.near[j] = d
 			}
-			region[j] = true
+			fa.region[j] = true
 		}
 		if i > 0 {
-			beside[i-1] = true
+			fa.beside[i-1] = true
 		}
 		for j, kept := i+1, 0; j < n && j <= i+budgetRegionAfter && kept < budgetBesideAfter; j++ {
-			beside[j] = true
-			if strings.TrimSpace(lines[j]) != "" {
+			fa.beside[j] = true
+			if strings.TrimSpace(fa.lines[j]) != "" {
 				kept++
 			}
 		}
 	}
-	// A record's level outranks the words of its message: an INFO record
-	// that mentions an error ("parity error corrected") is no failure.
-	level := make([]int, n)
-	// novelty: 1 for the first failure of its message shape, 0 for a
-	// repeat; dump: a register dump as a failure's message.
-	novelty := make([]int, n)
-	dump := make([]bool, n)
+}
+
+// markRecordFacts: a record's level outranks the words of its message (an
+// INFO record that mentions an error, "parity error corrected", is no
+// failure); the first failure of a message shape is novel.
+func (fa *budgetFacts) markRecordFacts() {
+	n := len(fa.lines)
+	fa.level, fa.novelty, fa.dump = make([]int, n), make([]int, n), make([]bool, n)
 	seen := map[string]bool{}
-	for i, l := range lines {
-		if sig[i] == 0 {
+	for i, l := range fa.lines {
+		if fa.sig[i] == 0 {
 			continue
 		}
 		var msg string
-		level[i], msg = recordLevel(l)
-		dump[i] = fieldDump(l) || registerDump(msg)
+		fa.level[i], msg = recordLevel(l)
+		fa.dump[i] = fieldDump(l) || registerDump(msg)
 		shape := messageShape(msg)
-		if !seen[shape] && sig[i] >= 2 { // weak facts (a location) are no kind of failure
-			seen[shape], novelty[i] = true, 1
+		if !seen[shape] && fa.sig[i] >= 2 { // weak facts (a location) are no kind of failure
+			seen[shape], fa.novelty[i] = true, 1
 		}
 	}
-	block := failureBlocks(lines, sig, chatter, counted, level, dump)
-	rank := make([]int, n)
-	count := make([]int, n)
-	for i, l := range lines {
-		f.cjk[i], f.other[i] = runeWeights(l)
-		f.weight[i] = max(markerLines(l), 1) // a node's marker, or an earlier budget's
-		count[i] = dedupCount(l)
-		switch {
-		case foldMarkerLine(l) || strings.TrimSpace(l) == "":
-			f.class[i], rank[i] = BudgetCommon, 0
-		case chatter[i]:
-			f.class[i], rank[i] = BudgetChatter, 5
-		case sig[i] > 0 && dump[i]:
-			f.class[i], rank[i] = BudgetFailure, 46
-		case sig[i] > 0 && level[i] == levelInfo:
-			f.class[i], rank[i] = BudgetFailure, 42
-		case sig[i] >= 2 && novelty[i] > 0:
-			f.class[i], rank[i] = BudgetFailure, 50+5*novelty[i]+sig[i]
-		case sig[i] >= 2:
-			f.class[i], rank[i] = BudgetFailure, 50+sig[i]
-		case block[i] > 0:
-			// A failure's message continued (its stack, an assertion's
-			// expected and actual): just below its head.
-			f.class[i], rank[i] = BudgetRegion, rank[block[i]-1]-2
-		case sig[i] > 0:
-			// A weak fact (a command, a location) outside any failure's
-			// message: below the lines around a failure.
-			f.class[i], rank[i] = BudgetFailure, 44
-		case region[i] && beside[i]:
-			// Right beside its failure ("Error:" then the test's name): part
-			// of the message, above weaker signals such as stack locations.
-			f.class[i], rank[i] = BudgetRegion, 52
-		case region[i]:
-			f.class[i], rank[i] = BudgetRegion, 45
-		case counted && count[i] <= 2 && !prot[i]:
-			f.class[i], rank[i] = BudgetRare, 40
-		case prot[i]:
-			f.class[i], rank[i] = BudgetProtected, 30
-			if (i == 0 || !prot[i-1]) || (i == n-1 || !prot[i+1]) {
-				rank[i] = 35 // a region's first and last lines (fences) outlive its middle
-			}
-		case i < budgetEdgeLines || i >= n-budgetEdgeLines:
-			f.class[i], rank[i] = BudgetEdge, 20
-		default:
-			f.class[i], rank[i] = BudgetCommon, 10
+}
+
+// classify gives line i its budget class and rank; rank holds the ranks
+// of the lines before i (a message's body ranks below its head).
+func (fa *budgetFacts) classify(i int, rank []int) (string, int) {
+	l, n, sig := fa.lines[i], len(fa.lines), fa.sig[i]
+	switch {
+	case foldMarkerLine(l) || strings.TrimSpace(l) == "":
+		return BudgetCommon, 0
+	case fa.chatter[i]:
+		return BudgetChatter, 5
+	case sig > 0 && fa.dump[i]:
+		return BudgetFailure, 46
+	case sig > 0 && fa.level[i] == levelInfo:
+		return BudgetFailure, 42
+	case sig >= 2 && fa.novelty[i] > 0:
+		return BudgetFailure, 50 + 5*fa.novelty[i] + sig
+	case sig >= 2:
+		return BudgetFailure, 50 + sig
+	case fa.block[i] > 0:
+		// A failure's message continued (its stack, an assertion's
+		// expected and actual): just below its head.
+		return BudgetRegion, rank[fa.block[i]-1] - 2
+	case sig > 0:
+		// A weak fact (a command, a location) outside any failure's
+		// message: below the lines around a failure.
+		return BudgetFailure, 44
+	case fa.region[i] && fa.beside[i]:
+		// Right beside its failure ("Error:" then the test's name): part
+		// of the message, above weaker signals such as stack locations.
+		return BudgetRegion, 52
+	case fa.region[i]:
+		return BudgetRegion, 45
+	case fa.counted && fa.count[i] <= 2 && !fa.prot[i]:
+		return BudgetRare, 40
+	case fa.prot[i]:
+		if (i == 0 || !fa.prot[i-1]) || (i == n-1 || !fa.prot[i+1]) {
+			return BudgetProtected, 35 // a region's first and last lines (fences) outlive its middle
 		}
-		f.order[i] = i
+		return BudgetProtected, 30
+	case i < budgetEdgeLines || i >= n-budgetEdgeLines:
+		return BudgetEdge, 20
+	default:
+		return BudgetCommon, 10
 	}
-	// A blank line folds with the first of its neighbours to fold: alone it
-	// would cost a marker.
+}
+
+// blankRanks: a blank line folds with the first of its neighbours to
+// fold; alone it would cost a marker.
+func blankRanks(lines []string, rank []int) {
+	n := len(lines)
 	for i, l := range lines {
 		if strings.TrimSpace(l) != "" {
 			continue
@@ -278,10 +317,15 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 		}
 		rank[i] = min(lo, hi)
 	}
-	// Lowest rank first. Among failures, the least repeated first (a
-	// failure that recurs is an incident), then the earliest (a build's
-	// last failure is its cause). Otherwise the middle
-	// of the text first, so folded runs stay few and long.
+}
+
+// sortOrder puts the lowest rank first. Among failures, the least
+// repeated first (a failure that recurs is an incident), then the
+// earliest (a build's last failure is its cause). Otherwise the middle of
+// the text first, so folded runs stay few and long.
+func (f *budgetFolder) sortOrder(rank []int, fa *budgetFacts) {
+	n := len(f.lines)
+	block, near, count := fa.block, fa.near, fa.count
 	edgeDist := func(i int) int { return min(i, n-1-i) }
 	slices.SortStableFunc(f.order, func(a, b int) int {
 		if c := cmp.Compare(rank[a], rank[b]); c != 0 {
@@ -303,7 +347,6 @@ func newBudgetFolder(lines []string, transcript bool) *budgetFolder {
 		}
 		return cmp.Or(cmp.Compare(edgeDist(b), edgeDist(a)), cmp.Compare(a, b))
 	})
-	return f
 }
 
 // failureBlocks marks the lines that continue a failure's message in

@@ -302,18 +302,6 @@ func isAssistantProse(l string) bool {
 	return true
 }
 
-// isListItem reports a Markdown list item: "- x", "* x", "1. x".
-func isListItem(l string) bool {
-	if strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "* ") || strings.HasPrefix(l, "+ ") {
-		return true
-	}
-	i := 0
-	for i < len(l) && l[i] >= '0' && l[i] <= '9' {
-		i++
-	}
-	return i > 0 && i < len(l)-1 && (l[i] == '.' || l[i] == ')') && l[i+1] == ' '
-}
-
 // firstSentence cuts para after its first sentence; ok is false when the
 // paragraph is one sentence, or already cut.
 func firstSentence(para string) (string, bool) {

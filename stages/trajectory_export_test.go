@@ -20,4 +20,3 @@ func ChatTurnsForTest(v any) string {
 
 func FoldToolRunsForTest(s string) string { return foldToolRuns(context.Background(), s) }
 
-func FoldOlderProseForTest(s string) string { return foldOlderProse(s) }
