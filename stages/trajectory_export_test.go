@@ -19,4 +19,3 @@ func ChatTurnsForTest(v any) string {
 }
 
 func FoldToolRunsForTest(s string) string { return foldToolRuns(context.Background(), s) }
-
