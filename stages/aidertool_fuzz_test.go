@@ -46,6 +46,8 @@ func FuzzAiderHistory(f *testing.F) {
 	node := fuzzStructuredNode()
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, older, recent string) {
+		// The pipeline hands nodes valid UTF-8.
+		older, recent = strings.ToValidUTF8(older, "\uFFFD"), strings.ToValidUTF8(recent, "\uFFFD")
 		text := aiderFuzzHeader + older + "\n" + aiderFuzzFiller + recent
 		tools := foldToolRuns(ctx, text)
 		if got, want := nonQuoted(tools), nonQuoted(text); strings.Join(got, "\n") != strings.Join(want, "\n") {
