@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -78,6 +79,47 @@ func checkJSONRefs(t *testing.T, original, compacted string) {
 	}
 }
 
+// fuzzJSONNode is the structured node with small limits, so that short
+// documents fold.
+func fuzzJSONNode() stages.Node {
+	opt := stages.DefaultStructuredOptions()
+	opt.MinChars = 16
+	opt.MaxDepth = 3
+	opt.MaxObjectKeys = 4
+	opt.MaxStringChars = 32
+	opt.ArraySamples = 1
+	return stages.NewStructured(opt)
+}
+
+// foldableJSON is documents fuzzJSONNode folds: a long array of records
+// (minified) and deep containers (pretty-printed).
+func foldableJSON() []string {
+	var items, deep []string
+	for i := range 30 {
+		items = append(items, fmt.Sprintf(`{"id": %d, "name": "item %d", "tags": ["a", "b"]}`, i, i))
+	}
+	for i := range 12 {
+		deep = append(deep, fmt.Sprintf("  \"key%d\": {\n    \"v\": [\n      [\n        [\n          [\n            %d\n          ]\n        ]\n      ]\n    ]\n  }", i, i))
+	}
+	return []string{"[" + strings.Join(items, ", ") + "]", "{\n" + strings.Join(deep, ",\n") + "\n}\n"}
+}
+
+// The fuzz seeds reach the code under test: each folded document gets
+// references, and they resolve.
+func TestFoldableJSONGetsRefs(t *testing.T) {
+	node := fuzzJSONNode()
+	for _, doc := range foldableJSON() {
+		out, err := node.Apply(context.Background(), stages.Input{Text: doc, Kind: stages.KindJSON, Mode: stages.ModeAlgorithmic})
+		if err != nil || out.Skipped {
+			t.Fatalf("not folded (%v, %s): %.80s", err, out.Reason, doc)
+		}
+		if refs := anyRefRe.FindAllString(AddRefs(doc, out.Text, "deadbeef"), -1); len(refs) == 0 {
+			t.Errorf("no reference in %.200s", out.Text)
+		}
+		checkJSONRefs(t, doc, out.Text)
+	}
+}
+
 // FuzzJSONFoldRefs: any JSON document folded by the structured node, then
 // given references: still valid JSON, and every reference resolves to a
 // range inside the original.
@@ -86,13 +128,10 @@ func FuzzJSONFoldRefs(f *testing.F) {
 	f.Add(`{"k": {"k": {"k": {"k": [[[[1, 2, 3, 4, 5, 6]]]]}}}, "s": "` + strings.Repeat("long ", 20) + `"}`)
 	f.Add(`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":{"h":[1,2,3,4,5,6,7,8,9,10,11,12,13,14]}}`)
 	f.Add("[\n  1,\n  2,\n  3,\n  4,\n  5,\n  6,\n  7,\n  8,\n  9,\n  10\n]\n")
-	opt := stages.DefaultStructuredOptions()
-	opt.MinChars = 16
-	opt.MaxDepth = 3
-	opt.MaxObjectKeys = 4
-	opt.MaxStringChars = 32
-	opt.ArraySamples = 1
-	node := stages.NewStructured(opt)
+	for _, s := range foldableJSON() {
+		f.Add(s)
+	}
+	node := fuzzJSONNode()
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, original string) {
 		if !json.Valid([]byte(original)) {
