@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -51,7 +52,9 @@ func addRefs(original, compacted, idPrefix string, counts bool, spans map[int]in
 		isCount[i] = counts && countLine(l)
 		any = any || isMarker[i] || isCount[i]
 	}
-	if !any {
+	if !any || json.Valid([]byte(compacted)) {
+		// A JSON document's markers are values (addJSONRefs above): a
+		// line that looks like a count or marker is data.
 		return compacted
 	}
 	// Align on segments: a line of original split at lone carriage
@@ -403,6 +406,8 @@ func (r Ref) Slice(text string) (string, error) {
 	switch {
 	case r.From == 0:
 		return text, nil
+	case r.From < 0 || r.To < r.From: // a Ref built by hand, not by ParseRef
+		return "", fmt.Errorf("range %d-%d: want 1 <= from <= to", r.From, r.To)
 	case !r.Bytes:
 		return Lines(text, r.From, r.To)
 	case r.To > len(text):

@@ -175,7 +175,8 @@ func collectJSONSites(text string, n *jsonNode, path string, sites *[]jsonRefSit
 	switch n.kind {
 	case '"':
 		// "[array deeper than 32 levels]": the whole container.
-		if lit := text[n.start:n.end]; strings.HasPrefix(lit, `"[array deeper than `) || strings.HasPrefix(lit, `"[object deeper than `) {
+		// Only the folder's own shape: the reference goes before its "]".
+		if lit := text[n.start:n.end]; (strings.HasPrefix(lit, `"[array deeper than `) || strings.HasPrefix(lit, `"[object deeper than `)) && strings.HasSuffix(lit, ` levels]"`) {
 			*sites = append(*sites, jsonRefSite{at: n.end - len(`]"`), inString: true, path: path, whole: true})
 		}
 	case '{':

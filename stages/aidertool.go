@@ -235,6 +235,7 @@ func foldOlderProse(text string) string {
 		pos += len(lines[end]) + 1
 		end++
 	}
+	dropped := make([]bool, len(lines))
 	changed := false
 	for i := 0; i < end; i++ {
 		if !isAssistantProse(lines[i]) {
@@ -254,7 +255,7 @@ func foldOlderProse(text string) string {
 		if cut, ok := firstSentence(stretch); ok {
 			lines[i] = cut
 			for k := i + 1; k < j; k++ {
-				lines[k] = "\x00" // dropped below
+				dropped[k] = true
 			}
 			changed = true
 		}
@@ -264,8 +265,8 @@ func foldOlderProse(text string) string {
 		return text
 	}
 	out := lines[:0]
-	for _, l := range lines {
-		if l != "\x00" {
+	for k, l := range lines {
+		if !dropped[k] {
 			out = append(out, l)
 		}
 	}

@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"strings"
+	"unicode/utf8"
 )
 
 // Byte-level helpers shared by the log-oriented nodes. They avoid regular
@@ -17,7 +18,9 @@ func skipANSI(s string, i int) int {
 			return i
 		}
 		if s[i] != '[' {
-			i++
+			if s[i] < utf8.RuneSelf {
+				i++ // a two-byte escape; a rune after a lone ESC stays whole
+			}
 			continue
 		}
 		i++

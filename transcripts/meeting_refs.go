@@ -24,6 +24,12 @@ func MeetingRefs(text string, entries []ScratchpadEntry, ref func(from, to int) 
 	for i, e := range entries {
 		first[i+1] = first[i] + strings.Count(e.Content, "\n") + 1
 	}
+	// The empty line after a final newline is no line (pipeline.Lines).
+	lastLine := first[len(entries)] - 1
+	if strings.HasSuffix(entries[len(entries)-1].Content, "\n") {
+		lastLine--
+	}
+	through := func(from, to int) string { return ref(from, min(to, lastLine)) }
 	var b strings.Builder
 	at := 0
 	for i, e := range entries {
@@ -38,7 +44,7 @@ func MeetingRefs(text string, entries []ScratchpadEntry, ref func(from, to int) 
 			cut := start + k
 			if k > 0 && k < len(e.Content) && strings.HasPrefix(text[cut:], "...") {
 				b.WriteString(text[at:cut])
-				b.WriteString("…[ref " + ref(first[i], first[i+1]-1) + "]…")
+				b.WriteString("…[ref " + through(first[i], first[i+1]-1) + "]…")
 				at = cut + len("...")
 				break
 			}
@@ -60,7 +66,7 @@ func MeetingRefs(text string, entries []ScratchpadEntry, ref func(from, to int) 
 			}
 		}
 		if early > 0 {
-			out = out[:i+len(h)-1] + " · ref " + ref(1, first[early]-1) + "]" + out[i+len(h):]
+			out = out[:i+len(h)-1] + " · ref " + through(1, first[early]-1) + "]" + out[i+len(h):]
 		}
 	}
 	return out
