@@ -247,15 +247,16 @@ func (a *logAnalysis) layout() LogLayout {
 	case a.logfmt*10 >= heads*6:
 		l.Fields = FieldsLogfmt
 	}
-	isOpener := map[shapeKey]bool{}
+	// At most maxOpeners keys: a scan beats a map's hashing.
+	openerKeys := make([]shapeKey, 0, maxOpeners)
 	for _, s := range all {
 		if slices.Contains(l.Openers, s.shape) {
-			isOpener[s.key] = true
+			openerKeys = append(openerKeys, s.key)
 		}
 	}
 	openers := make([]string, 0, len(a.heads))
 	for i, h := range a.heads {
-		if isOpener[a.headShapes[i]] {
+		if slices.Contains(openerKeys, a.headShapes[i]) {
 			openers = append(openers, h)
 		}
 	}
