@@ -446,14 +446,6 @@ func headerStats(heads []string) (varying bool, header int) {
 			// Digits and letters, counted in the two halves of one word
 			// (colCount): data has no more letters than digits.
 			var n uint64
-			for i+4 <= len(s) { // four bytes a step while none ends the column
-				v0, v1, v2, v3 := colCount[s[i]], colCount[s[i+1]], colCount[s[i+2]], colCount[s[i+3]]
-				if (v0|v1|v2|v3)&colEnd != 0 {
-					break
-				}
-				n += v0 + v1 + v2 + v3
-				i += 4
-			}
 			for ; i < len(s); i++ {
 				v := colCount[s[i]]
 				if v == colEnd {

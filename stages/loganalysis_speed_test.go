@@ -62,9 +62,9 @@ func headerStatsReference(heads []string) (varying bool, header int) {
 	return varying, header
 }
 
-// TestHeaderStatsMatchesReference checks headerStats' four-bytes-a-step
-// column read against the plain one: random heads of columns of digits,
-// letters, brackets and separators, of every length around the step.
+// TestHeaderStatsMatchesReference checks headerStats' counts in one table
+// (colCount) against the plain class test: random heads of columns of
+// digits, letters, brackets, ANSI colour and separators.
 func TestHeaderStatsMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
 	cols := []string{"2024-01-01", "10:00:01.5", "123", "7", "a1", "INFO", "[worker-3]", "x", "", "ab12cd", "dn228", "é9", "\x1b[31m12", "(42)", "host.example.org", "0xff"}
