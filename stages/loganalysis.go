@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -528,7 +529,7 @@ var colCount = func() (t [256]uint64) {
 	return t
 }()
 
-const colEnd = 1 << 63 // above any count of a head's bytes
+const colEnd = math.MaxUint64
 
 // headerEnd returns where the message of a record starts: after its
 // first n columns (see headerColumns), or 0.
