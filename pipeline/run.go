@@ -257,6 +257,8 @@ func (p *Pipeline) RunSegment(ctx context.Context, keys []stages.Key, in stages.
 func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.Input, chars int) (string, []NodeReport, error) {
 	first := in.Text
 	reports := make([]NodeReport, 0, len(keys))
+	// Nodes that leave the text as it was spare the next its region scan.
+	ctx = stages.WithFenceMemo(ctx)
 	lines := -1 // the segment input's line count, once log_dedup needs it
 	for _, k := range keys {
 		node, on := p.nodes[k]

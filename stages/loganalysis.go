@@ -128,7 +128,7 @@ const analysisLines = 3000
 // It is a pure function of the text, linear in its length.
 func AnalyzeLog(text string) LogLayout {
 	var a logAnalysis
-	a.shapes, a.headed = map[shapeKey]int{}, map[shapeKey]int{}
+	a.headed = map[shapeKey]int{}
 	const window = 96 << 10
 	// Room for the heads, not grown line by line.
 	heads := analysisLines
@@ -153,7 +153,7 @@ type logAnalysis struct {
 	heads []string
 	// headShapes are the shapes of heads, in order.
 	headShapes []shapeKey
-	shapes     map[shapeKey]int
+	shapes     shapeCounts
 	// headed counts, per shape, the heads followed by a continuation
 	// form: an exception's name over its frames, not a record.
 	headed  map[shapeKey]int
@@ -161,6 +161,39 @@ type logAnalysis struct {
 	json    int // lines holding one JSON object, maybe after a prefix
 	logfmt  int // lines of key=value pairs
 	escapes int // lines with ANSI escapes
+}
+
+// shapeCounts counts the shapes of heads: a scan while they are few (a
+// log has a handful), a map beyond.
+type shapeCounts struct {
+	keys   []shapeKey
+	counts []int
+	index  map[shapeKey]int // position in keys, once there are many
+}
+
+func (c *shapeCounts) add(k shapeKey) {
+	if c.index == nil {
+		for i := range c.keys {
+			if c.keys[i] == k {
+				c.counts[i]++
+				return
+			}
+		}
+		if len(c.keys) >= 16 {
+			c.index = make(map[shapeKey]int, 64)
+			for i, key := range c.keys {
+				c.index[key] = i
+			}
+		}
+	} else if i, ok := c.index[k]; ok {
+		c.counts[i]++
+		return
+	}
+	if c.index != nil {
+		c.index[k] = len(c.keys)
+	}
+	c.keys = append(c.keys, k)
+	c.counts = append(c.counts, 1)
 }
 
 func (a *logAnalysis) scan(s string, max int) {
@@ -194,7 +227,7 @@ func (a *logAnalysis) scan(s string, max int) {
 		a.heads = append(a.heads, line)
 		prev = shapeOf(line)
 		a.headShapes = append(a.headShapes, prev)
-		a.shapes[prev]++
+		a.shapes.add(prev)
 		if isStamped(line) {
 			a.stamped++
 		}
@@ -217,9 +250,9 @@ func (a *logAnalysis) layout() LogLayout {
 		shape string
 		n     int
 	}
-	all := make([]sc, 0, len(a.shapes))
-	for k, n := range a.shapes {
-		all = append(all, sc{k, string(k.b[:k.n]), n})
+	all := make([]sc, 0, len(a.shapes.keys))
+	for i, k := range a.shapes.keys {
+		all = append(all, sc{k, string(k.b[:k.n]), a.shapes.counts[i]})
 	}
 	slices.SortFunc(all, func(x, y sc) int {
 		if x.n != y.n {
@@ -247,15 +280,16 @@ func (a *logAnalysis) layout() LogLayout {
 	case a.logfmt*10 >= heads*6:
 		l.Fields = FieldsLogfmt
 	}
-	isOpener := map[shapeKey]bool{}
+	// At most maxOpeners keys: a scan beats a map's hashing.
+	openerKeys := make([]shapeKey, 0, maxOpeners)
 	for _, s := range all {
 		if slices.Contains(l.Openers, s.shape) {
-			isOpener[s.key] = true
+			openerKeys = append(openerKeys, s.key)
 		}
 	}
 	openers := make([]string, 0, len(a.heads))
 	for i, h := range a.heads {
-		if isOpener[a.headShapes[i]] {
+		if slices.Contains(openerKeys, a.headShapes[i]) {
 			openers = append(openers, h)
 		}
 	}

@@ -852,7 +852,8 @@ func (t *templates) mergeVariants() (merged bool) {
 		}
 		return a, b
 	}
-	countA, countB := map[uint64]int32{}, map[uint64]int32{}
+	// Sized once: grown key by key, these maps cost more than the sweep.
+	countA, countB := make(map[uint64]int32, len(t.groups)), make(map[uint64]int32, len(t.groups))
 	for i := range t.groups {
 		if len(t.groups[i].toks) > 1 {
 			a, b := halves(&t.groups[i])
@@ -873,7 +874,7 @@ func (t *templates) mergeVariants() (merged bool) {
 	key := func(g *tgroup, p int) uint64 {
 		return (g.sum - mix(p, g.toks[p])) ^ (g.cont^uint64(len(g.toks)))*fnvPrime
 	}
-	sizes := map[uint64]int32{}
+	sizes := make(map[uint64]int32, len(order))
 	buckets := map[uint64][]int{}
 	for p := 0; len(order) > 0; p++ {
 		for len(order) > 0 && len(t.groups[order[len(order)-1]].toks) <= p {

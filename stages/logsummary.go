@@ -23,7 +23,7 @@ const (
 type slotStat struct {
 	pos      int
 	name     string
-	distinct map[uint64]struct{} // values by wordHash: no strings kept
+	distinct hashSet // values by wordHash: no strings kept
 	ex       [2]string
 	numeric  bool
 	unit     string // of a duration or a size: 12ms, 4.5MB
@@ -67,7 +67,7 @@ func newGroupSummary(head string, toks []tok, ids []uint64, lay LogLayout) *grou
 		if s.slots == nil {
 			s.slots = make([]slotStat, 0, summaryCandidates) // one allocation, not three
 		}
-		s.slots = append(s.slots, slotStat{pos: p, name: name, distinct: map[uint64]struct{}{}, numeric: true})
+		s.slots = append(s.slots, slotStat{pos: p, name: name, numeric: true})
 	}
 	return s
 }
@@ -159,11 +159,11 @@ func (s *groupSummary) mergeFrom(o *groupSummary) {
 			// Then the other values: the examples are taken (a slot with
 			// fewer than two values has them all among its examples), and
 			// when the slot is numeric its extremes say all a value would.
-			for h := range o.slots[j].distinct {
-				if len(sl.distinct) < summaryDistinct {
-					sl.distinct[h] = struct{}{}
+			o.slots[j].distinct.each(func(h uint64) {
+				if sl.distinct.len() < summaryDistinct {
+					sl.distinct.add(h)
 				}
-			}
+			})
 			if o.slots[j].numeric && o.slots[j].minS != "" {
 				sl.add(o.slots[j].minS)
 				sl.add(o.slots[j].maxS)
@@ -180,9 +180,8 @@ func (sl *slotStat) add(v string) {
 		return
 	}
 	sl.last, sl.hasLast = v, true
-	if len(sl.distinct) < summaryDistinct {
-		if h := wordHash(v); !sl.has(h) {
-			sl.distinct[h] = struct{}{}
+	if sl.distinct.len() < summaryDistinct {
+		if sl.distinct.add(wordHash(v)) {
 			for k := range sl.ex {
 				if sl.ex[k] == "" {
 					sl.ex[k] = v
@@ -214,9 +213,81 @@ func (sl *slotStat) add(v string) {
 	}
 }
 
-func (sl *slotStat) has(h uint64) bool {
-	_, ok := sl.distinct[h]
-	return ok
+// hashSet is a set of 64-bit hashes (well mixed, as wordHash's), open
+// addressing with linear probing: no allocation while empty, and cheaper
+// than a map for the thousand values a slot counts at most.
+type hashSet struct {
+	slots []uint64 // 0: empty
+	n     int
+	zero  bool // 0 itself is in the set
+}
+
+func (s *hashSet) len() int {
+	if s.zero {
+		return s.n + 1
+	}
+	return s.n
+}
+
+// add inserts h and reports whether it was new.
+func (s *hashSet) add(h uint64) bool {
+	if h == 0 {
+		added := !s.zero
+		s.zero = true
+		return added
+	}
+	if len(s.slots) > 0 {
+		mask := uint64(len(s.slots) - 1)
+		for i := hashSlot(h) & mask; s.slots[i] != 0; i = (i + 1) & mask {
+			if s.slots[i] == h {
+				return false
+			}
+		}
+	}
+	if (s.n+1)*2 > len(s.slots) {
+		s.grow()
+	}
+	s.put(h)
+	s.n++
+	return true
+}
+
+// put stores h, known absent, in its free slot.
+func (s *hashSet) put(h uint64) {
+	mask := uint64(len(s.slots) - 1)
+	i := hashSlot(h) & mask
+	for s.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	s.slots[i] = h
+}
+
+func (s *hashSet) grow() {
+	old := s.slots
+	s.slots = make([]uint64, max(16, 2*len(old)))
+	for _, h := range old {
+		if h != 0 {
+			s.put(h)
+		}
+	}
+}
+
+// hashSlot spreads h's bits to its low ones, whatever hash made it.
+func hashSlot(h uint64) uint64 {
+	h *= 0x9E3779B97F4A7C15
+	return h ^ h>>29
+}
+
+// each calls f with every hash in the set.
+func (s *hashSet) each(f func(uint64)) {
+	if s.zero {
+		f(0)
+	}
+	for _, h := range s.slots {
+		if h != 0 {
+			f(h)
+		}
+	}
 }
 
 // suffix renders the count and the summary: " [×N; …]".
@@ -231,12 +302,12 @@ func (s *groupSummary) suffix(count int) string {
 	// can hide; a number's range comes next.
 	var order []*slotStat
 	for i := range s.slots {
-		if sl := &s.slots[i]; len(sl.distinct) >= 2 && !(sl.numeric && sl.minS != sl.maxS) {
+		if sl := &s.slots[i]; sl.distinct.len() >= 2 && !(sl.numeric && sl.minS != sl.maxS) {
 			order = append(order, sl)
 		}
 	}
 	for i := range s.slots {
-		if sl := &s.slots[i]; len(sl.distinct) >= 2 && sl.numeric && sl.minS != sl.maxS {
+		if sl := &s.slots[i]; sl.distinct.len() >= 2 && sl.numeric && sl.minS != sl.maxS {
 			order = append(order, sl)
 		}
 	}
@@ -252,7 +323,7 @@ func (s *groupSummary) suffix(count int) string {
 			b.WriteString(sl.minS + "–" + sl.maxS)
 			continue
 		}
-		n := len(sl.distinct)
+		n := sl.distinct.len()
 		b.WriteString(itoa(n))
 		if n == summaryDistinct {
 			b.WriteByte('+')

@@ -13,8 +13,8 @@ func TestSlotStatRepeatIsNoOp(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	values := []string{"", "12", "12ms", "4.5MB", "-3", "7", "host-a", "98%", "0", "1e3", "x1"}
 	for n := 0; n < 500; n++ {
-		fast := slotStat{distinct: map[uint64]struct{}{}, numeric: true}
-		slow := slotStat{distinct: map[uint64]struct{}{}, numeric: true}
+		fast := slotStat{numeric: true}
+		slow := slotStat{numeric: true}
 		for k := r.IntN(40); k > 0; k-- {
 			v := values[r.IntN(len(values))]
 			for rep := r.IntN(3) + 1; rep > 0; rep-- {
@@ -28,4 +28,47 @@ func TestSlotStatRepeatIsNoOp(t *testing.T) {
 			t.Fatalf("run %d: with the skip %+v, without %+v", n, fast, slow)
 		}
 	}
+}
+
+// TestHashSetMatchesMap checks the slot's hash set against a map: random
+// hashes drawn from small and wide ranges (0 and repeats included), every
+// add's answer, the length and the members.
+func TestHashSetMatchesMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for n := 0; n < 200; n++ {
+		var s hashSet
+		m := map[uint64]bool{}
+		span := uint64(1) << r.IntN(64)
+		for k := r.IntN(3000); k > 0; k-- {
+			h := r.Uint64N(span)
+			if r.IntN(4) == 0 {
+				h = wordHash(values(r))
+			}
+			if got, want := s.add(h), !m[h]; got != want {
+				t.Fatalf("run %d: add(%#x) = %v, want %v", n, h, got, want)
+			}
+			m[h] = true
+		}
+		if s.len() != len(m) {
+			t.Fatalf("run %d: len %d, want %d", n, s.len(), len(m))
+		}
+		seen := map[uint64]bool{}
+		s.each(func(h uint64) {
+			if !m[h] || seen[h] {
+				t.Fatalf("run %d: each gave %#x (member %v, twice %v)", n, h, m[h], seen[h])
+			}
+			seen[h] = true
+		})
+		if len(seen) != len(m) {
+			t.Fatalf("run %d: each gave %d hashes, want %d", n, len(seen), len(m))
+		}
+	}
+}
+
+func values(r *rand.Rand) string {
+	b := make([]byte, r.IntN(12))
+	for i := range b {
+		b[i] = byte('a' + r.IntN(4))
+	}
+	return string(b)
 }

@@ -21,12 +21,37 @@ func Protected(n Node) Node {
 
 type protectedNode struct{ node Node }
 
+// fenceMemo holds the last text of a run found to hold no protected
+// region: the next node gets it back when a node leaves it unchanged,
+// and need not look for regions again.
+type fenceMemo struct {
+	free  string
+	known bool
+}
+
+type fenceMemoKey struct{}
+
+// WithFenceMemo returns ctx carrying a memo for one run of nodes over one
+// document (see fenceMemo); Protected nodes use it when it is there. The
+// answer never changes: the memo holds a text, compared by its bytes.
+func WithFenceMemo(ctx context.Context) context.Context {
+	return context.WithValue(ctx, fenceMemoKey{}, &fenceMemo{})
+}
+
 func (p protectedNode) Key() Key { return p.node.Key() }
 
 func (p protectedNode) Apply(ctx context.Context, in Input) (out Outcome, err error) {
 	orig := in.Text
 	var stash *Stash
-	in.Text, stash = Protect(in.Text)
+	memo, _ := ctx.Value(fenceMemoKey{}).(*fenceMemo)
+	if memo != nil && memo.known && memo.free == orig {
+		stash = &Stash{} // nothing to protect: an earlier node's input, unchanged
+	} else {
+		in.Text, stash = Protect(in.Text)
+		if memo != nil && in.Text == orig && len(stash.regions) == 0 && !stash.escaped {
+			memo.free, memo.known = orig, true
+		}
+	}
 	out, err = p.node.Apply(ctx, in)
 	if err != nil {
 		return Outcome{}, err

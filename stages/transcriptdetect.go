@@ -31,7 +31,15 @@ func isAgentTranscript(text string) bool {
 	if trimmed[0] == '{' || trimmed[0] == '[' {
 		return isJSONChat(trimmed)
 	}
-	return isMarkdownChat(head)
+	return mayBeMarkdownChat(head) && isMarkdownChat(head)
+}
+
+// mayBeMarkdownChat reports a line opening with '#' or '*': every line
+// isMarkdownChat counts (aider's header and requests, turn headings) does,
+// and a log has none, so most texts skip its line-by-line read.
+func mayBeMarkdownChat(head string) bool {
+	return head != "" && (head[0] == '#' || head[0] == '*') ||
+		strings.Contains(head, "\n#") || strings.Contains(head, "\n*")
 }
 
 var (
