@@ -294,7 +294,7 @@ func (s *hashSet) each(f func(uint64)) {
 func (s *groupSummary) suffix(count int) string {
 	var b strings.Builder
 	b.WriteString(countOpen)
-	b.WriteString(itoa(count))
+	b.WriteString(strconv.Itoa(count))
 	if s.first != "" && s.last != "" && s.first != s.last {
 		b.WriteString("; " + s.first + "–" + s.last)
 	}
@@ -324,7 +324,7 @@ func (s *groupSummary) suffix(count int) string {
 			continue
 		}
 		n := sl.distinct.len()
-		b.WriteString(itoa(n))
+		b.WriteString(strconv.Itoa(n))
 		if n == summaryDistinct {
 			b.WriteByte('+')
 		}

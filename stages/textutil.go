@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -386,21 +387,7 @@ func withCount(line string, n int) string {
 	if n < 2 {
 		return line
 	}
-	return line + countOpen + itoa(n) + countClose
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b[i:])
+	return line + countOpen + strconv.Itoa(n) + countClose
 }
 
 // parseFoldMarker reports the line count of a marker made by foldMarker
@@ -525,4 +512,31 @@ func load64(s string) uint64 {
 func zeroBytes(v uint64) uint64 {
 	const lo7 = 0x7f7f7f7f7f7f7f7f
 	return ^((v&lo7 + lo7) | v | lo7)
+}
+
+// splitLines splits text on "\n"; joinLines reverses it exactly.
+func splitLines(text string) []string { return strings.Split(text, "\n") }
+
+func joinLines(lines []string) string { return strings.Join(lines, "\n") }
+
+// canceled reports ctx's error every 4096 calls, to keep hot loops cheap.
+type canceled struct {
+	ctx context.Context
+	n   int
+}
+
+func (c *canceled) check() error {
+	c.n++
+	if c.n&4095 != 0 {
+		return nil
+	}
+	return c.ctx.Err()
+}
+
+// foldMarker is the line that replaces n folded lines.
+func foldMarker(n int, what string) string {
+	if n == 1 {
+		return "[... 1 line " + what + " ...]"
+	}
+	return "[... " + strconv.Itoa(n) + " lines " + what + " ...]"
 }
