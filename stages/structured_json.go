@@ -359,7 +359,7 @@ func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 		keyIsData := values != nil && isData(name)
 		if keyIsData && keptData >= f.opt.ArraySamples {
 			omit(name)
-			if err := f.scan(vt, depth+1, values); err != nil {
+			if err := f.scan(vt, depth+1, values, nil); err != nil {
 				return nil, err
 			}
 			continue
@@ -416,6 +416,12 @@ func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 	start := f.src.pos - 1
 	var items *jschema // once the array turns out to be long
 	limit := f.opt.ArraySamples + 1
+	// The items' fields are gathered while the array is read, so it is
+	// not read again for statistics; items past MaxDepth are not read
+	// field by field, and arrayItems reads them again.
+	var walk *arrayWalk
+	var heads []itemRec // the first items' texts, until the array is long
+	fast := depth+1 <= f.opt.MaxDepth && !slowArrayItems
 	n := 0
 	for {
 		t, err := f.src.next()
@@ -426,12 +432,20 @@ func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 			break
 		}
 		n++
+		at := f.src.pos - 1
 		if n <= limit {
+			lit := scalarLit(f.src, t)
 			kid, err := f.fold(t, depth+1)
 			if err != nil {
 				return nil, err
 			}
 			nd.kids = append(nd.kids, kid)
+			if fast {
+				if t == tokObjStart || t == tokArrStart {
+					lit = f.src.s[at:f.src.pos]
+				}
+				heads = append(heads, itemRec{tok: t, text: lit})
+			}
 			continue
 		}
 		if items == nil {
@@ -439,10 +453,30 @@ func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 			for _, kid := range nd.kids {
 				f.mergeNode(items, kid)
 			}
+			if fast {
+				walk = newArrayWalk(f.opt.MaxObjectKeys)
+				for _, h := range heads {
+					if err := walk.readItem(h.tok, h.text); err != nil {
+						return nil, err
+					}
+				}
+			}
 		}
-		if err := f.scan(t, depth+1, items); err != nil {
+		if walk == nil {
+			if err := f.scan(t, depth+1, items, nil); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		lit := scalarLit(f.src, t)
+		walk.beginItem()
+		if err := f.scan(t, depth+1, items, walk); err != nil {
 			return nil, err
 		}
+		if t == tokObjStart || t == tokArrStart {
+			lit = f.src.s[at:f.src.pos]
+		}
+		walk.endItem(t, lit)
 	}
 	if items == nil {
 		return nd, nil
@@ -457,9 +491,15 @@ func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 	head := max(1, f.opt.ArraySamples-1)
 	nd.kids = nd.kids[:head:head]
 	nd.sch = items
-	stats, picks, err := f.arrayItems(arr, n, head)
-	if err != nil {
-		return nil, err
+	var stats map[string]*fieldStats
+	var picks []itemPick
+	if walk != nil {
+		stats, picks = walk.stats, walk.picks(n, head)
+	} else {
+		var err error
+		if stats, picks, err = f.arrayItems(arr, n, head); err != nil {
+			return nil, err
+		}
 	}
 	for _, p := range picks {
 		kid, err := f.foldItem(p.text, p.tok, depth+1)
@@ -745,6 +785,161 @@ func (f *jsonFolder) arrayItems(arr string, n, head int) (map[string]*fieldStats
 	return stats, picks, err
 }
 
+// slowArrayItems makes foldArray read a long array's items again with
+// arrayItems; tests compare both paths.
+var slowArrayItems = false
+
+// scalarLit is the literal of the scalar token t that src just read, and
+// "" for a container's start.
+func scalarLit(src *jsonSource, t jsonTok) string {
+	switch t {
+	case tokString, tokInt, tokFloat:
+		return src.text()
+	case tokTrue:
+		return "true"
+	case tokFalse:
+		return "false"
+	case tokNull:
+		return "null"
+	}
+	return ""
+}
+
+// arrayWalk is arrayItems in one pass: foldArray hands it each item's
+// fields as it reads them, and picks looks at the items it keeps.
+type arrayWalk struct {
+	maxKeys int
+	stats   map[string]*fieldStats
+	items   []itemRec
+	fields  []walkField
+	from    int // where the current item's fields start
+}
+
+type itemRec struct {
+	tok      jsonTok
+	text     string
+	from, to int // its fields in arrayWalk.fields
+}
+
+type walkField struct {
+	st   *fieldStats // nil past maxKeys fields
+	name string
+	tok  jsonTok
+	lit  string
+}
+
+func newArrayWalk(maxKeys int) *arrayWalk {
+	return &arrayWalk{maxKeys: maxKeys, stats: map[string]*fieldStats{}}
+}
+
+func (w *arrayWalk) stat(name string) *fieldStats {
+	st := w.stats[name]
+	if st == nil {
+		if len(w.stats) >= w.maxKeys {
+			return nil
+		}
+		st = &fieldStats{}
+		w.stats[name] = st
+	}
+	return st
+}
+
+func (w *arrayWalk) beginItem() { w.from = len(w.fields) }
+
+// field records one field of the current item, an object.
+func (w *arrayWalk) field(name string, t jsonTok, lit string) {
+	st := w.stat(name)
+	if st != nil {
+		st.present++
+		if t != tokObjStart && t != tokArrStart {
+			st.add(t, lit)
+		}
+	}
+	w.fields = append(w.fields, walkField{st, name, t, lit})
+}
+
+// endItem closes the current item, whose text is text.
+func (w *arrayWalk) endItem(t jsonTok, text string) {
+	if t != tokObjStart && t != tokArrStart {
+		if st := w.stat(""); st != nil {
+			st.present++
+			st.add(t, text)
+		}
+	}
+	w.items = append(w.items, itemRec{tok: t, text: text, from: w.from, to: len(w.fields)})
+}
+
+// readItem reads one item from its text, which has been read once.
+func (w *arrayWalk) readItem(t jsonTok, text string) error {
+	w.beginItem()
+	if t == tokObjStart {
+		src := newJSONSource(text)
+		if _, err := src.next(); err != nil {
+			return err
+		}
+		for {
+			kt, err := src.next()
+			if err != nil {
+				return err
+			}
+			if kt == tokObjEnd {
+				break
+			}
+			name := src.str()
+			vt, err := src.next()
+			if err != nil {
+				return err
+			}
+			if vt == tokObjStart || vt == tokArrStart {
+				if err := src.skipValidated(); err != nil {
+					return err
+				}
+			}
+			w.field(name, vt, scalarLit(src, vt))
+		}
+	}
+	w.endItem(t, text)
+	return nil
+}
+
+// picks is arrayItems' second pass over the items walked (n of them).
+func (w *arrayWalk) picks(n, head int) []itemPick {
+	var picks []itemPick
+	for i := head; i < len(w.items) && len(picks) < maxOutliers; i++ {
+		if i == n-1 {
+			break
+		}
+		it := w.items[i]
+		odd := false
+		if it.tok == tokObjStart {
+			for _, fl := range w.fields[it.from:it.to] {
+				st := fl.st
+				if st == nil {
+					continue
+				}
+				switch {
+				case n >= 10 && st.present*10 < n:
+					odd = true // a key few items have
+				case fl.tok == tokInt || fl.tok == tokFloat:
+					odd = st.far(fl.lit) || (st.statusField(fl.name) && st.unusual(fl.lit, n))
+				case fl.tok == tokString || fl.tok == tokTrue || fl.tok == tokFalse || fl.tok == tokNull:
+					odd = st.statusField(fl.name) && st.unusual(fl.lit, n)
+				}
+				if odd {
+					break
+				}
+			}
+		} else if st := w.stats[""]; st != nil && (it.tok == tokInt || it.tok == tokFloat) {
+			odd = st.far(it.text)
+		}
+		if odd {
+			picks = append(picks, itemPick{i, it.text, it.tok})
+		}
+	}
+	last := w.items[n-1]
+	return append(picks, itemPick{n - 1, last.text, last.tok})
+}
+
 type itemField struct {
 	name string
 	tok  jsonTok
@@ -856,8 +1051,8 @@ func (st *fieldStats) summary(kinds uint8) string {
 }
 
 // scan merges the schema of the value that starts with t into acc without
-// building output.
-func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema) error {
+// building output. An object's own fields go to w when it is not nil.
+func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema, w *arrayWalk) error {
 	if err := f.cc.check(); err != nil {
 		return err
 	}
@@ -879,10 +1074,14 @@ func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema) error {
 			if t != tokString {
 				return errBadJSON
 			}
-			fld := f.field(acc, f.src.str())
+			name := f.src.str()
+			fld := f.field(acc, name)
 			vt, err := f.src.next()
 			if err != nil {
 				return err
+			}
+			if w != nil {
+				w.field(name, vt, scalarLit(f.src, vt))
 			}
 			if fld == nil {
 				if vt == tokObjStart || vt == tokArrStart {
@@ -892,7 +1091,7 @@ func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema) error {
 				}
 				continue
 			}
-			if err := f.scan(vt, depth+1, fld); err != nil {
+			if err := f.scan(vt, depth+1, fld, nil); err != nil {
 				return err
 			}
 		}
@@ -912,7 +1111,7 @@ func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema) error {
 			if t == tokArrEnd {
 				return nil
 			}
-			if err := f.scan(t, depth+1, acc.elem); err != nil {
+			if err := f.scan(t, depth+1, acc.elem, nil); err != nil {
 				return err
 			}
 		}

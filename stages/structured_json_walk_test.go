@@ -1,0 +1,146 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// randomArrayDoc writes a JSON document whose arrays are long enough to
+// fold: items of mixed kinds, rare keys, rare status values, far numbers,
+// escaped and duplicate keys, nested containers, and (with wide) more
+// fields than max_object_keys.
+func randomArrayDoc(r *rand.Rand, wide bool) string {
+	var b strings.Builder
+	scalar := func() {
+		switch r.IntN(9) {
+		case 0:
+			fmt.Fprintf(&b, "%d", r.IntN(100))
+		case 1:
+			fmt.Fprintf(&b, "%d.%d", r.IntN(50), r.IntN(10))
+		case 2:
+			fmt.Fprintf(&b, "%d", 1000000+r.IntN(1000000)) // far
+		case 3:
+			b.WriteString([...]string{"true", "false", "null"}[r.IntN(3)])
+		case 4:
+			fmt.Fprintf(&b, `"v%d"`, r.IntN(5))
+		case 5:
+			b.WriteString(`"caf\u00e9 \"q\""`)
+		case 6:
+			b.WriteString("1e400")
+		default:
+			fmt.Fprintf(&b, `"%s"`, strings.Repeat("word ", r.IntN(50)))
+		}
+	}
+	var value func(depth int)
+	object := func(depth int) {
+		b.WriteString("{")
+		keys := 1 + r.IntN(6)
+		if wide && r.IntN(4) == 0 {
+			keys = 50 + r.IntN(100)
+		}
+		for k := range keys {
+			if k > 0 {
+				b.WriteString(", ")
+			}
+			switch r.IntN(12) {
+			case 0:
+				fmt.Fprintf(&b, `"rare_%d": `, r.IntN(40)) // a key few items have
+			case 1:
+				b.WriteString(`"st\u0061tus": `) // escaped, same name as status
+			case 2:
+				b.WriteString(`"": `)
+			default:
+				fmt.Fprintf(&b, `"%s": `, [...]string{"id", "status", "ms", "node", "level", "tags", "meta"}[r.IntN(7)])
+			}
+			value(depth + 1)
+		}
+		b.WriteString("}")
+	}
+	value = func(depth int) {
+		switch n := r.IntN(10); {
+		case depth < 4 && n == 0:
+			object(depth)
+		case depth < 4 && n == 1:
+			b.WriteString("[")
+			for i := range r.IntN(20) {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				value(depth + 1)
+			}
+			b.WriteString("]")
+		case n == 2:
+			b.WriteString(`"` + [...]string{"ok", "ok", "ok", "failed", "error"}[r.IntN(5)] + `"`)
+		default:
+			scalar()
+		}
+	}
+	b.WriteString(`{"items": [`)
+	items := 3 + r.IntN(300)
+	for i := range items {
+		if i > 0 {
+			b.WriteString(",\n ")
+		}
+		switch r.IntN(20) {
+		case 0:
+			scalar()
+		case 1:
+			value(3)
+		default:
+			object(1)
+		}
+	}
+	b.WriteString(`], "nums": [`)
+	for i := range r.IntN(60) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if r.IntN(30) == 0 {
+			b.WriteString("99999999")
+		} else {
+			fmt.Fprintf(&b, "%d", 100+r.IntN(10))
+		}
+	}
+	b.WriteString(`], "nested": [[`)
+	for i := range 5 + r.IntN(30) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		object(2)
+	}
+	b.WriteString(`]]}`)
+	return b.String()
+}
+
+// TestArrayWalkMatchesArrayItems folds generated documents with the
+// one-pass array walk and with arrayItems' two extra passes, under
+// default and narrow options (few samples, few keys, shallow depth).
+func TestArrayWalkMatchesArrayItems(t *testing.T) {
+	defer func() { slowArrayItems = false }()
+	r := rand.New(rand.NewPCG(19, 20))
+	narrow := DefaultStructuredOptions()
+	narrow.ArraySamples, narrow.MaxObjectKeys, narrow.MaxDepth = 1, 3, 3
+	docs := 150
+	if testing.Short() {
+		docs = 50
+	}
+	for i := range docs {
+		doc := randomArrayDoc(r, i%3 == 0)
+		for _, o := range []StructuredOptions{DefaultStructuredOptions(), narrow} {
+			n := structuredNode{opt: o}
+			slowArrayItems = false
+			fast, okFast, errFast := n.foldJSONText(context.Background(), doc, false, "")
+			slowArrayItems = true
+			slow, okSlow, errSlow := n.foldJSONText(context.Background(), doc, false, "")
+			if !okFast || errFast != nil || !okSlow || errSlow != nil {
+				t.Fatalf("doc %d: fold failed: %v %v %v %v", i, okFast, errFast, okSlow, errSlow)
+			}
+			if fast != slow {
+				t.Fatalf("doc %d (options %+v): one-pass walk differs from arrayItems\nfast:\n%s\nslow:\n%s\ndoc:\n%s", i, o, fast, slow, doc)
+			}
+		}
+	}
+}
