@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -420,8 +421,8 @@ func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 	// not read again for statistics; items past MaxDepth are not read
 	// field by field, and arrayItems reads them again.
 	var walk *arrayWalk
-	var heads []itemRec // the first items' texts, until the array is long
-	fast := depth+1 <= f.opt.MaxDepth && !slowArrayItems
+	var heads []itemRec // the first items, until the array is long
+	fast := depth+1 <= f.opt.MaxDepth && len(f.src.s) <= walkLimit && !slowArrayItems
 	n := 0
 	for {
 		t, err := f.src.next()
@@ -432,19 +433,24 @@ func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 			break
 		}
 		n++
-		at := f.src.pos - 1
+		// Where the item starts: a container's bracket was just read, a
+		// scalar's literal ends here.
+		at, end := f.src.pos-1, f.src.pos
+		container := t == tokObjStart || t == tokArrStart
+		if !container {
+			at = end - len(scalarLit(f.src, t))
+		}
 		if n <= limit {
-			lit := scalarLit(f.src, t)
 			kid, err := f.fold(t, depth+1)
 			if err != nil {
 				return nil, err
 			}
 			nd.kids = append(nd.kids, kid)
 			if fast {
-				if t == tokObjStart || t == tokArrStart {
-					lit = f.src.s[at:f.src.pos]
+				if container {
+					end = f.src.pos
 				}
-				heads = append(heads, itemRec{tok: t, text: lit})
+				heads = append(heads, itemRec{tok: t, off: int32(at), end: int32(end)})
 			}
 			continue
 		}
@@ -454,9 +460,10 @@ func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 				f.mergeNode(items, kid)
 			}
 			if fast {
-				walk = newArrayWalk(f.opt.MaxObjectKeys)
+				walk = newArrayWalk(f.src.s, f.opt.MaxObjectKeys)
+				defer walk.release()
 				for _, h := range heads {
-					if err := walk.readItem(h.tok, h.text); err != nil {
+					if err := walk.readItem(h.tok, int(h.off), int(h.end)); err != nil {
 						return nil, err
 					}
 				}
@@ -468,15 +475,14 @@ func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 			}
 			continue
 		}
-		lit := scalarLit(f.src, t)
 		walk.beginItem()
 		if err := f.scan(t, depth+1, items, walk); err != nil {
 			return nil, err
 		}
-		if t == tokObjStart || t == tokArrStart {
-			lit = f.src.s[at:f.src.pos]
+		if container {
+			end = f.src.pos
 		}
-		walk.endItem(t, lit)
+		walk.endItem(t, at, end)
 	}
 	if items == nil {
 		return nd, nil
@@ -619,7 +625,8 @@ type fieldStats struct {
 	min, max float64
 	minLit   string
 	maxLit   string
-	status   int8 // isStatusField of the field's name: 0 not asked yet, 1 no, 2 yes
+	status   int8  // isStatusField of the field's name: 0 not asked yet, 1 no, 2 yes
+	idx      int32 // its index in arrayWalk.list
 }
 
 // statusField is isStatusField(name), asked once per field.
@@ -806,74 +813,124 @@ func scalarLit(src *jsonSource, t jsonTok) string {
 }
 
 // arrayWalk is arrayItems in one pass: foldArray hands it each item's
-// fields as it reads them, and picks looks at the items it keeps.
+// fields as it reads them, and picks looks at the items it keeps. Items
+// and fields are kept as offsets into the document, in pooled slices
+// without pointers: a long array costs no garbage to scan.
 type arrayWalk struct {
+	s       string // the document
 	maxKeys int
 	stats   map[string]*fieldStats
+	list    []*fieldStats // stats by index
+	names   []string      // their names
 	items   []itemRec
 	fields  []walkField
-	from    int // where the current item's fields start
+	from    int32 // where the current item's fields start
 }
 
+// itemRec is one item: its token and text, and its fields (an object's).
 type itemRec struct {
 	tok      jsonTok
-	text     string
-	from, to int // its fields in arrayWalk.fields
+	off, end int32
+	from, to int32 // its fields in arrayWalk.fields
 }
 
+// walkField is one field of an item: its statistics (-1: none, past
+// maxKeys names) and its value's literal, a scalar's.
 type walkField struct {
-	st   *fieldStats // nil past maxKeys fields
-	name string
-	tok  jsonTok
-	lit  string
+	stat   int32
+	off, n int32
+	tok    jsonTok
 }
 
-func newArrayWalk(maxKeys int) *arrayWalk {
-	return &arrayWalk{maxKeys: maxKeys, stats: map[string]*fieldStats{}}
+type walkBufs struct {
+	items  []itemRec
+	fields []walkField
 }
 
-func (w *arrayWalk) stat(name string) *fieldStats {
-	st := w.stats[name]
-	if st == nil {
-		if len(w.stats) >= w.maxKeys {
-			return nil
-		}
-		st = &fieldStats{}
-		w.stats[name] = st
+var walkPool sync.Pool
+
+func newArrayWalk(s string, maxKeys int) *arrayWalk {
+	w := &arrayWalk{s: s, maxKeys: maxKeys, stats: map[string]*fieldStats{}}
+	if b, ok := walkPool.Get().(*walkBufs); ok {
+		w.items, w.fields = b.items[:0], b.fields[:0]
 	}
-	return st
+	return w
 }
 
-func (w *arrayWalk) beginItem() { w.from = len(w.fields) }
+// release returns the walk's buffers to the pool; w is not used again.
+func (w *arrayWalk) release() {
+	if cap(w.fields) <= 1<<22 {
+		walkPool.Put(&walkBufs{w.items, w.fields})
+	}
+	w.items, w.fields = nil, nil
+}
 
-// field records one field of the current item, an object.
-func (w *arrayWalk) field(name string, t jsonTok, lit string) {
-	st := w.stat(name)
-	if st != nil {
+// walkLimit bounds the documents whose offsets fit the walk's int32s.
+const walkLimit = 1<<31 - 1
+
+func (w *arrayWalk) stat(name string) int32 {
+	st, ok := w.stats[name]
+	if !ok {
+		if len(w.stats) >= w.maxKeys {
+			return -1
+		}
+		st = &fieldStats{idx: int32(len(w.list))}
+		w.stats[name] = st
+		w.list = append(w.list, st)
+		w.names = append(w.names, name)
+	}
+	return st.idx
+}
+
+// lit is the literal of a scalar of token t at off, n bytes long.
+func (w *arrayWalk) lit(t jsonTok, off, n int32) string {
+	switch t {
+	case tokTrue:
+		return "true"
+	case tokFalse:
+		return "false"
+	case tokNull:
+		return "null"
+	case tokObjStart, tokArrStart:
+		return ""
+	}
+	return w.s[off : off+n]
+}
+
+func (w *arrayWalk) beginItem() { w.from = int32(len(w.fields)) }
+
+// field records one field of the current item, an object: its value has
+// token t and, a scalar, ends at end in the document.
+func (w *arrayWalk) field(name string, t jsonTok, lit string, end int) {
+	off, n := int32(end-len(lit)), int32(len(lit))
+	i := w.stat(name)
+	if i >= 0 {
+		st := w.list[i]
 		st.present++
 		if t != tokObjStart && t != tokArrStart {
 			st.add(t, lit)
 		}
 	}
-	w.fields = append(w.fields, walkField{st, name, t, lit})
+	w.fields = append(w.fields, walkField{stat: i, off: off, n: n, tok: t})
 }
 
-// endItem closes the current item, whose text is text.
-func (w *arrayWalk) endItem(t jsonTok, text string) {
+// endItem closes the current item, the text s[off:end].
+func (w *arrayWalk) endItem(t jsonTok, off, end int) {
 	if t != tokObjStart && t != tokArrStart {
-		if st := w.stat(""); st != nil {
+		if i := w.stat(""); i >= 0 {
+			st := w.list[i]
 			st.present++
-			st.add(t, text)
+			st.add(t, w.s[off:end])
 		}
 	}
-	w.items = append(w.items, itemRec{tok: t, text: text, from: w.from, to: len(w.fields)})
+	w.items = append(w.items, itemRec{tok: t, off: int32(off), end: int32(end), from: w.from, to: int32(len(w.fields))})
 }
 
-// readItem reads one item from its text, which has been read once.
-func (w *arrayWalk) readItem(t jsonTok, text string) error {
+// readItem reads one item again, the text s[off:end], read once already.
+func (w *arrayWalk) readItem(t jsonTok, off, end int) error {
 	w.beginItem()
 	if t == tokObjStart {
-		src := newJSONSource(text)
+		src := newJSONSource(w.s[off:end])
 		if _, err := src.next(); err != nil {
 			return err
 		}
@@ -895,49 +952,47 @@ func (w *arrayWalk) readItem(t jsonTok, text string) error {
 					return err
 				}
 			}
-			w.field(name, vt, scalarLit(src, vt))
+			w.field(name, vt, scalarLit(src, vt), off+src.pos)
 		}
 	}
-	w.endItem(t, text)
+	w.endItem(t, off, end)
 	return nil
 }
 
 // picks is arrayItems' second pass over the items walked (n of them).
 func (w *arrayWalk) picks(n, head int) []itemPick {
 	var picks []itemPick
-	for i := head; i < len(w.items) && len(picks) < maxOutliers; i++ {
-		if i == n-1 {
-			break
-		}
+	for i := head; i < n-1 && len(picks) < maxOutliers; i++ {
 		it := w.items[i]
 		odd := false
 		if it.tok == tokObjStart {
 			for _, fl := range w.fields[it.from:it.to] {
-				st := fl.st
-				if st == nil {
+				if fl.stat < 0 {
 					continue
 				}
+				st := w.list[fl.stat]
 				switch {
 				case n >= 10 && st.present*10 < n:
 					odd = true // a key few items have
 				case fl.tok == tokInt || fl.tok == tokFloat:
-					odd = st.far(fl.lit) || (st.statusField(fl.name) && st.unusual(fl.lit, n))
+					lit := w.lit(fl.tok, fl.off, fl.n)
+					odd = st.far(lit) || (st.statusField(w.names[fl.stat]) && st.unusual(lit, n))
 				case fl.tok == tokString || fl.tok == tokTrue || fl.tok == tokFalse || fl.tok == tokNull:
-					odd = st.statusField(fl.name) && st.unusual(fl.lit, n)
+					odd = st.statusField(w.names[fl.stat]) && st.unusual(w.lit(fl.tok, fl.off, fl.n), n)
 				}
 				if odd {
 					break
 				}
 			}
 		} else if st := w.stats[""]; st != nil && (it.tok == tokInt || it.tok == tokFloat) {
-			odd = st.far(it.text)
+			odd = st.far(w.s[it.off:it.end])
 		}
 		if odd {
-			picks = append(picks, itemPick{i, it.text, it.tok})
+			picks = append(picks, itemPick{i, w.s[it.off:it.end], it.tok})
 		}
 	}
 	last := w.items[n-1]
-	return append(picks, itemPick{n - 1, last.text, last.tok})
+	return append(picks, itemPick{n - 1, w.s[last.off:last.end], last.tok})
 }
 
 type itemField struct {
@@ -1081,7 +1136,7 @@ func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema, w *arrayWalk) erro
 				return err
 			}
 			if w != nil {
-				w.field(name, vt, scalarLit(f.src, vt))
+				w.field(name, vt, scalarLit(f.src, vt), f.src.pos)
 			}
 			if fld == nil {
 				if vt == tokObjStart || vt == tokArrStart {
