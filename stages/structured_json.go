@@ -121,6 +121,10 @@ type jschema struct {
 	// budget for them (jsonFolder.moreChars) lasts.
 	moreNames []string
 	moreSet   map[string]struct{}
+	// walkStat is the arrayWalk statistics index of this field of an
+	// array's items, once walkStatSet.
+	walkStat    int32
+	walkStatSet bool
 }
 
 type jsonFolder struct {
@@ -652,7 +656,7 @@ func (st *fieldStats) add(t jsonTok, lit string) {
 	if t != tokInt && t != tokFloat {
 		return
 	}
-	x, err := strconv.ParseFloat(lit, 64)
+	x, err := numberValue(lit)
 	if err != nil || math.IsInf(x, 0) {
 		return
 	}
@@ -668,12 +672,50 @@ func (st *fieldStats) add(t jsonTok, lit string) {
 	st.m2 += d * (x - st.mean)
 }
 
+// pow10Exact holds the powers of ten a float64 holds exactly.
+var pow10Exact = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// numberValue is strconv.ParseFloat(lit, 64) for a JSON number literal,
+// with a fast path for short decimals (at most 15 digits, no exponent):
+// their mantissa and power of ten are exact, so one division rounds
+// correctly.
+func numberValue(lit string) (float64, error) {
+	i, neg := 0, false
+	if lit != "" && lit[0] == '-' {
+		i, neg = 1, true
+	}
+	var mant uint64
+	digits, point := 0, -1
+	for ; i < len(lit); i++ {
+		switch c := lit[i]; {
+		case c >= '0' && c <= '9':
+			mant = mant*10 + uint64(c-'0')
+			digits++
+		case c == '.' && point < 0:
+			point = i
+		default:
+			return strconv.ParseFloat(lit, 64)
+		}
+	}
+	if digits == 0 || digits > 15 || (neg && mant == 0) {
+		return strconv.ParseFloat(lit, 64)
+	}
+	x := float64(mant)
+	if point >= 0 {
+		x /= pow10Exact[len(lit)-point-1]
+	}
+	if neg {
+		x = -x
+	}
+	return x, nil
+}
+
 // far reports a number more than four standard deviations from the mean.
 func (st *fieldStats) far(lit string) bool {
 	if st.nums < 10 {
 		return false
 	}
-	x, err := strconv.ParseFloat(lit, 64)
+	x, err := numberValue(lit)
 	if err != nil {
 		return false
 	}
@@ -900,10 +942,21 @@ func (w *arrayWalk) lit(t jsonTok, off, n int32) string {
 func (w *arrayWalk) beginItem() { w.from = int32(len(w.fields)) }
 
 // field records one field of the current item, an object: its value has
-// token t and, a scalar, ends at end in the document.
-func (w *arrayWalk) field(name string, t jsonTok, lit string, end int) {
+// token t and, a scalar, ends at end in the document. fld is the items'
+// schema of the field, or nil.
+func (w *arrayWalk) field(fld *jschema, name string, t jsonTok, lit string, end int) {
 	off, n := int32(end-len(lit)), int32(len(lit))
-	i := w.stat(name)
+	var i int32
+	switch {
+	case fld == nil:
+		i = w.stat(name)
+	case fld.walkStatSet:
+		i = fld.walkStat
+	default:
+		// The schema's field of the items is name's alone.
+		i = w.stat(name)
+		fld.walkStat, fld.walkStatSet = i, true
+	}
 	if i >= 0 {
 		st := w.list[i]
 		st.present++
@@ -952,7 +1005,7 @@ func (w *arrayWalk) readItem(t jsonTok, off, end int) error {
 					return err
 				}
 			}
-			w.field(name, vt, scalarLit(src, vt), off+src.pos)
+			w.field(nil, name, vt, scalarLit(src, vt), off+src.pos)
 		}
 	}
 	w.endItem(t, off, end)
@@ -1136,7 +1189,7 @@ func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema, w *arrayWalk) erro
 				return err
 			}
 			if w != nil {
-				w.field(name, vt, scalarLit(f.src, vt), f.src.pos)
+				w.field(fld, name, vt, scalarLit(f.src, vt), f.src.pos)
 			}
 			if fld == nil {
 				if vt == tokObjStart || vt == tokArrStart {

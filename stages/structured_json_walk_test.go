@@ -3,7 +3,9 @@ package stages
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -141,6 +143,43 @@ func TestArrayWalkMatchesArrayItems(t *testing.T) {
 			if fast != slow {
 				t.Fatalf("doc %d (options %+v): one-pass walk differs from arrayItems\nfast:\n%s\nslow:\n%s\ndoc:\n%s", i, o, fast, slow, doc)
 			}
+		}
+	}
+}
+
+// TestNumberValueMatchesParseFloat checks numberValue's fast path against
+// strconv.ParseFloat on random JSON number literals: short and long
+// decimals, negative zeros, exponents, values past float64.
+func TestNumberValueMatchesParseFloat(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	digits := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('0' + r.IntN(10))
+		}
+		if n > 1 && b[0] == '0' {
+			b[0] = '1'
+		}
+		return string(b)
+	}
+	for range 300000 {
+		lit := digits(1 + r.IntN(18))
+		if r.IntN(2) == 0 {
+			lit += "." + digits(1+r.IntN(17))
+		}
+		if r.IntN(8) == 0 {
+			lit += "e" + []string{"", "+", "-"}[r.IntN(3)] + digits(1+r.IntN(3))
+		}
+		if r.IntN(3) == 0 {
+			lit = "-" + lit
+		}
+		if r.IntN(50) == 0 {
+			lit = []string{"0", "-0", "-0.0", "0.000", "1e400", "-1e400", "18446744073709551616"}[r.IntN(7)]
+		}
+		got, gotErr := numberValue(lit)
+		want, wantErr := strconv.ParseFloat(lit, 64)
+		if math.Float64bits(got) != math.Float64bits(want) || (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("numberValue(%q) = %v, %v; ParseFloat: %v, %v", lit, got, gotErr, want, wantErr)
 		}
 	}
 }
