@@ -1172,22 +1172,15 @@ func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema, w *arrayWalk) erro
 		}
 		acc.objs++
 		for {
-			t, err := f.src.next()
+			key, esc, vt, err := f.src.member()
 			if err != nil {
 				return err
 			}
-			if t == tokObjEnd {
+			if vt == tokObjEnd {
 				return nil
 			}
-			if t != tokString {
-				return errBadJSON
-			}
-			name := f.src.str()
+			name := stringValue(key, esc)
 			fld := f.field(acc, name)
-			vt, err := f.src.next()
-			if err != nil {
-				return err
-			}
 			if w != nil {
 				w.field(fld, name, vt, scalarLit(f.src, vt), f.src.pos)
 			}

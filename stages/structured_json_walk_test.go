@@ -183,3 +183,88 @@ func TestNumberValueMatchesParseFloat(t *testing.T) {
 		}
 	}
 }
+
+// tokenTrace lists the tokens and literals of text read by next alone or,
+// with members, by member for each object member; it ends with "error" if
+// reading failed.
+func tokenTrace(text string, members bool) []string {
+	src := newJSONSource(text)
+	var out []string
+	var objs []bool // open containers: object or not
+	emit := func(t jsonTok) {
+		out = append(out, fmt.Sprint(t, " ", scalarLit(src, t)))
+		switch t {
+		case tokObjStart, tokArrStart:
+			objs = append(objs, t == tokObjStart)
+		case tokObjEnd, tokArrEnd:
+			objs = objs[:len(objs)-1]
+		}
+	}
+	for {
+		if members && len(objs) > 0 && objs[len(objs)-1] {
+			key, esc, t, err := src.member()
+			if err != nil {
+				return append(out, "error")
+			}
+			if t != tokObjEnd {
+				out = append(out, fmt.Sprint(tokString, " ", key, " ", stringValue(key, esc)))
+			}
+			emit(t)
+			continue
+		}
+		t, err := src.next()
+		if err != nil {
+			return append(out, "error")
+		}
+		if t == tokEnd {
+			return out
+		}
+		if t == tokString && len(objs) > 0 && objs[len(objs)-1] {
+			// A key: the next token is its value.
+			out = append(out, fmt.Sprint(tokString, " ", src.text(), " ", src.str()))
+			t, err = src.next()
+			if err != nil {
+				return append(out, "error")
+			}
+		}
+		emit(t)
+	}
+}
+
+// TestMemberMatchesNext reads generated documents, and copies broken by
+// one edited byte, with member and with next alone: the same tokens, and
+// the same verdict.
+func TestMemberMatchesNext(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	edits := []byte{',', ':', '"', '}', ']', '{', '[', ' ', '\\', 'x', '1', '\n', 0x01}
+	for i := range 400 {
+		doc := randomArrayDoc(r, false)
+		if len(doc) > 4000 {
+			doc = doc[:4000] + "]}"
+		}
+		for k := range 6 {
+			text := doc
+			if k > 0 {
+				b := []byte(doc)
+				at := r.IntN(len(b))
+				switch r.IntN(3) {
+				case 0:
+					b[at] = edits[r.IntN(len(edits))]
+				case 1:
+					b = append(b[:at], b[at+1:]...)
+				default:
+					b = append(b[:at], append([]byte{edits[r.IntN(len(edits))]}, b[at:]...)...)
+				}
+				text = string(b)
+			}
+			want, got := tokenTrace(text, false), tokenTrace(text, true)
+			if len(want) >= 2 && want[len(want)-1] == "error" && strings.HasPrefix(want[len(want)-2], fmt.Sprint(tokString, " ")) && len(got) < len(want) {
+				// member fails whole where next read the key first.
+				want = append(want[:len(want)-2], "error")
+			}
+			if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+				t.Fatalf("doc %d edit %d: member reads differently from next\nmember:\n%s\nnext:\n%s", i, k, g[max(0, len(g)-300):], w[max(0, len(w)-300):])
+			}
+		}
+	}
+}

@@ -62,13 +62,7 @@ func newJSONSource(text string) *jsonSource {
 func (s *jsonSource) text() string { return s.lit }
 
 // str returns the value of the last tokString.
-func (s *jsonSource) str() string {
-	body := s.lit[1 : len(s.lit)-1]
-	if !s.esc {
-		return body
-	}
-	return unquoteJSON(body)
-}
+func (s *jsonSource) str() string { return stringValue(s.lit, s.esc) }
 
 func (s *jsonSource) skipSpace() {
 	for s.pos < len(s.s) {
@@ -142,6 +136,56 @@ func (s *jsonSource) next() (jsonTok, error) {
 	}
 	top.state = frameAfter
 	return s.value()
+}
+
+// member reads the next member of the object that is the innermost open
+// container, as two calls of next would: its key's literal and whether
+// it holds escapes, then the first token of its value (text() holds a
+// scalar's literal). At the closing brace it returns tokObjEnd.
+func (s *jsonSource) member() (key string, keyEsc bool, t jsonTok, err error) {
+	top := &s.frames[len(s.frames)-1]
+	s.skipSpace()
+	if s.pos >= len(s.s) {
+		return "", false, tokEnd, errBadJSON
+	}
+	c := s.s[s.pos]
+	if c == '}' {
+		s.pos++
+		s.frames = s.frames[:len(s.frames)-1]
+		s.closed()
+		return "", false, tokObjEnd, nil
+	}
+	if top.state == frameAfter {
+		if c != ',' {
+			return "", false, tokEnd, errBadJSON
+		}
+		s.pos++
+		s.skipSpace()
+	}
+	if s.pos >= len(s.s) || s.s[s.pos] != '"' {
+		return "", false, tokEnd, errBadJSON
+	}
+	if err := s.stringLit(); err != nil {
+		return "", false, tokEnd, err
+	}
+	key, keyEsc = s.lit, s.esc
+	s.skipSpace()
+	if s.pos >= len(s.s) || s.s[s.pos] != ':' {
+		return "", false, tokEnd, errBadJSON
+	}
+	s.pos++
+	top.state = frameAfter
+	t, err = s.value()
+	return key, keyEsc, t, err
+}
+
+// stringValue is the value of a string literal that holds escapes when esc.
+func stringValue(lit string, esc bool) string {
+	body := lit[1 : len(lit)-1]
+	if !esc {
+		return body
+	}
+	return unquoteJSON(body)
 }
 
 // closed marks the end of a value in its container.
