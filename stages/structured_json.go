@@ -609,7 +609,7 @@ func (f *jsonFolder) foldItem(text string, t jsonTok, depth int) (*jnode, error)
 	case tokString:
 		saved := f.src
 		defer func() { f.src = saved }()
-		f.src = &jsonSource{s: text, lit: text, esc: strings.IndexByte(text, '\\') >= 0}
+		f.src = &jsonSource{s: text, litTo: len(text), esc: strings.IndexByte(text, '\\') >= 0}
 		return f.foldString()
 	case tokInt:
 		return scalarNode(kInt, text), nil

@@ -35,10 +35,11 @@ type jsonSource struct {
 	s       string
 	pos     int
 	frames  []jsonFrame
-	lit     string // the literal of the last string or number
-	esc     bool   // the last string literal holds escapes
-	done    bool   // the root value is closed
-	started bool   // the root value has begun
+	litFrom int  // the literal of the last string or number: s[litFrom:litTo]
+	litTo   int  // (offsets, not a string: no write barrier per token)
+	esc     bool // the last string literal holds escapes
+	done    bool // the root value is closed
+	started bool // the root value has begun
 }
 
 // jsonFrame is one open container and where its grammar stands.
@@ -59,13 +60,13 @@ func newJSONSource(text string) *jsonSource {
 }
 
 // text returns the literal of the last tokString, tokInt or tokFloat.
-func (s *jsonSource) text() string { return s.lit }
+func (s *jsonSource) text() string { return s.s[s.litFrom:s.litTo] }
 
 // str returns the value of the last tokString.
-func (s *jsonSource) str() string { return stringValue(s.lit, s.esc) }
+func (s *jsonSource) str() string { return stringValue(s.text(), s.esc) }
 
 func (s *jsonSource) skipSpace() {
-	for s.pos < len(s.s) {
+	for s.pos < len(s.s) && s.s[s.pos] <= ' ' {
 		switch s.s[s.pos] {
 		case ' ', '\t', '\n', '\r':
 			s.pos++
@@ -168,7 +169,7 @@ func (s *jsonSource) member() (key string, keyEsc bool, t jsonTok, err error) {
 	if err := s.stringLit(); err != nil {
 		return "", false, tokEnd, err
 	}
-	key, keyEsc = s.lit, s.esc
+	key, keyEsc = s.text(), s.esc
 	s.skipSpace()
 	if s.pos >= len(s.s) || s.s[s.pos] != ':' {
 		return "", false, tokEnd, errBadJSON
@@ -256,7 +257,7 @@ func (s *jsonSource) stringLit() error {
 		c := s.s[i]
 		switch {
 		case c == '"':
-			s.lit = s.s[start : i+1]
+			s.litFrom, s.litTo = start, i+1
 			s.pos = i + 1
 			return nil
 		case c == '\\':
@@ -336,7 +337,7 @@ func (s *jsonSource) number() (jsonTok, error) {
 		}
 		tok = tokFloat
 	}
-	s.lit, s.pos = s.s[start:i], i
+	s.litFrom, s.litTo, s.pos = start, i, i
 	return tok, nil
 }
 
