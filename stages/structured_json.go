@@ -648,8 +648,10 @@ func (st *fieldStats) add(t jsonTok, lit string) {
 	if st.distinct == nil {
 		st.distinct = map[string]int{}
 	}
-	if _, ok := st.distinct[lit]; ok || len(st.distinct) < maxDistinct {
+	if len(st.distinct) < maxDistinct {
 		st.distinct[lit]++
+	} else if c, ok := st.distinct[lit]; ok {
+		st.distinct[lit] = c + 1
 	} else {
 		st.overflow = true
 	}
@@ -1012,9 +1014,57 @@ func (w *arrayWalk) readItem(t jsonTok, off, end int) error {
 	return nil
 }
 
+// statVerdict is what picks may ask of one field's statistics, worked
+// out once per field rather than per item.
+type statVerdict struct {
+	rare     bool    // few items have the field: each that does is odd
+	sd       float64 // far asks |x-mean| > 4 sd when sd > 0
+	unusual  bool    // a status-like field whose rare values are odd
+	topCount int     // its most common value's items
+}
+
+func (st *fieldStats) verdict(name string, n int) statVerdict {
+	v := statVerdict{rare: n >= 10 && st.present*10 < n}
+	if st.nums >= 10 {
+		v.sd = math.Sqrt(st.m2 / float64(st.nums))
+	}
+	if st.statusField(name) && !st.overflow && n >= 10 {
+		v.unusual = true
+		for _, k := range st.distinct {
+			v.topCount = max(v.topCount, k)
+		}
+	}
+	return v
+}
+
+// farFrom is fieldStats.far with the verdict's standard deviation.
+func (st *fieldStats) farFrom(v *statVerdict, lit string) bool {
+	if v.sd <= 0 {
+		return false
+	}
+	x, err := numberValue(lit)
+	return err == nil && math.Abs(x-st.mean) > 4*v.sd
+}
+
+// unusualFrom is fieldStats.unusual with the verdict's counts.
+func (st *fieldStats) unusualFrom(v *statVerdict, lit string, n int) bool {
+	if !v.unusual {
+		return false
+	}
+	c := st.distinct[lit]
+	if c == 0 || c > 3 || c*100 > n*2 {
+		return false
+	}
+	return v.topCount*2 >= n
+}
+
 // picks is arrayItems' second pass over the items walked (n of them).
 func (w *arrayWalk) picks(n, head int) []itemPick {
 	var picks []itemPick
+	verdicts := make([]statVerdict, len(w.list))
+	for i, st := range w.list {
+		verdicts[i] = st.verdict(w.names[i], n)
+	}
 	for i := head; i < n-1 && len(picks) < maxOutliers; i++ {
 		it := w.items[i]
 		odd := false
@@ -1023,15 +1073,15 @@ func (w *arrayWalk) picks(n, head int) []itemPick {
 				if fl.stat < 0 {
 					continue
 				}
-				st := w.list[fl.stat]
+				st, v := w.list[fl.stat], &verdicts[fl.stat]
 				switch {
-				case n >= 10 && st.present*10 < n:
+				case v.rare:
 					odd = true // a key few items have
 				case fl.tok == tokInt || fl.tok == tokFloat:
 					lit := w.lit(fl.tok, fl.off, fl.n)
-					odd = st.far(lit) || (st.statusField(w.names[fl.stat]) && st.unusual(lit, n))
+					odd = st.farFrom(v, lit) || st.unusualFrom(v, lit, n)
 				case fl.tok == tokString || fl.tok == tokTrue || fl.tok == tokFalse || fl.tok == tokNull:
-					odd = st.statusField(w.names[fl.stat]) && st.unusual(w.lit(fl.tok, fl.off, fl.n), n)
+					odd = v.unusual && st.unusualFrom(v, w.lit(fl.tok, fl.off, fl.n), n)
 				}
 				if odd {
 					break
