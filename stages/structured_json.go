@@ -903,7 +903,7 @@ func newArrayWalk(s string, maxKeys int) *arrayWalk {
 
 // release returns the walk's buffers to the pool; w is not used again.
 func (w *arrayWalk) release() {
-	if cap(w.fields) <= 1<<22 {
+	if cap(w.fields) <= 1<<20 && cap(w.items) <= 1<<18 {
 		walkPool.Put(&walkBufs{w.items, w.fields})
 	}
 	w.items, w.fields = nil, nil
