@@ -25,8 +25,9 @@ var parsedPool sync.Pool
 func validJSON(text string) bool {
 	if simdJSON && len(text) > 0 && len(text) <= simdJSONMaxBytes {
 		reuse, _ := parsedPool.Get().(*simdjson.ParsedJson)
-		// simdjson-go reads its input and never writes it.
-		pj, err := simdjson.Parse(unsafe.Slice(unsafe.StringData(text), len(text)), reuse)
+		// simdjson-go reads its input and never writes it. Only validity
+		// is asked: strings stay in the input, not copied to the tape.
+		pj, err := simdjson.Parse(unsafe.Slice(unsafe.StringData(text), len(text)), reuse, simdjson.WithCopyStrings(false))
 		if pj != nil {
 			parsedPool.Put(pj)
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/jetcompact/jetcompact/stages/b64"
@@ -122,6 +123,10 @@ type jschema struct {
 	// budget for them (jsonFolder.moreChars) lasts.
 	moreNames []string
 	moreSet   map[string]struct{}
+	// walkStat is the arrayWalk statistics index of this field of an
+	// array's items, once walkStatSet.
+	walkStat    int32
+	walkStatSet bool
 }
 
 type jsonFolder struct {
@@ -361,7 +366,7 @@ func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 		keyIsData := values != nil && isData(name)
 		if keyIsData && keptData >= f.opt.ArraySamples {
 			omit(name)
-			if err := f.scan(vt, depth+1, values); err != nil {
+			if err := f.scan(vt, depth+1, values, nil); err != nil {
 				return nil, err
 			}
 			continue
@@ -418,6 +423,12 @@ func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 	start := f.src.pos - 1
 	var items *jschema // once the array turns out to be long
 	limit := f.opt.ArraySamples + 1
+	// The items' fields are gathered while the array is read, so it is
+	// not read again for statistics; items past MaxDepth are not read
+	// field by field, and arrayItems reads them again.
+	var walk *arrayWalk
+	var heads []itemRec // the first items, until the array is long
+	fast := depth+1 <= f.opt.MaxDepth && len(f.src.s) <= walkLimit && !slowArrayItems
 	n := 0
 	for {
 		t, err := f.src.next()
@@ -428,12 +439,25 @@ func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 			break
 		}
 		n++
+		// Where the item starts: a container's bracket was just read, a
+		// scalar's literal ends here.
+		at, end := f.src.pos-1, f.src.pos
+		container := t == tokObjStart || t == tokArrStart
+		if !container {
+			at = end - len(scalarLit(f.src, t))
+		}
 		if n <= limit {
 			kid, err := f.fold(t, depth+1)
 			if err != nil {
 				return nil, err
 			}
 			nd.kids = append(nd.kids, kid)
+			if fast {
+				if container {
+					end = f.src.pos
+				}
+				heads = append(heads, itemRec{tok: t, off: int32(at), end: int32(end)})
+			}
 			continue
 		}
 		if items == nil {
@@ -441,10 +465,30 @@ func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 			for _, kid := range nd.kids {
 				f.mergeNode(items, kid)
 			}
+			if fast {
+				walk = newArrayWalk(f.src.s, f.opt.MaxObjectKeys)
+				defer walk.release()
+				for _, h := range heads {
+					if err := walk.readItem(h.tok, int(h.off), int(h.end)); err != nil {
+						return nil, err
+					}
+				}
+			}
 		}
-		if err := f.scan(t, depth+1, items); err != nil {
+		if walk == nil {
+			if err := f.scan(t, depth+1, items, nil); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		walk.beginItem()
+		if err := f.scan(t, depth+1, items, walk); err != nil {
 			return nil, err
 		}
+		if container {
+			end = f.src.pos
+		}
+		walk.endItem(t, at, end)
 	}
 	if items == nil {
 		return nd, nil
@@ -459,9 +503,15 @@ func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 	head := max(1, f.opt.ArraySamples-1)
 	nd.kids = nd.kids[:head:head]
 	nd.sch = items
-	stats, picks, err := f.arrayItems(arr, n, head)
-	if err != nil {
-		return nil, err
+	var stats map[string]*fieldStats
+	var picks []itemPick
+	if walk != nil {
+		stats, picks = walk.stats, walk.picks(n, head)
+	} else {
+		var err error
+		if stats, picks, err = f.arrayItems(arr, n, head); err != nil {
+			return nil, err
+		}
 	}
 	for _, p := range picks {
 		kid, err := f.foldItem(p.text, p.tok, depth+1)
@@ -561,7 +611,7 @@ func (f *jsonFolder) foldItem(text string, t jsonTok, depth int) (*jnode, error)
 	case tokString:
 		saved := f.src
 		defer func() { f.src = saved }()
-		f.src = &jsonSource{s: text, lit: text, esc: strings.IndexByte(text, '\\') >= 0}
+		f.src = &jsonSource{s: text, litTo: len(text), esc: strings.IndexByte(text, '\\') >= 0}
 		return f.foldString()
 	case tokInt:
 		return scalarNode(kInt, text), nil
@@ -581,7 +631,8 @@ type fieldStats struct {
 	min, max float64
 	minLit   string
 	maxLit   string
-	status   int8 // isStatusField of the field's name: 0 not asked yet, 1 no, 2 yes
+	status   int8  // isStatusField of the field's name: 0 not asked yet, 1 no, 2 yes
+	idx      int32 // its index in arrayWalk.list
 }
 
 // statusField is isStatusField(name), asked once per field.
@@ -599,15 +650,17 @@ func (st *fieldStats) add(t jsonTok, lit string) {
 	if st.distinct == nil {
 		st.distinct = map[string]int{}
 	}
-	if _, ok := st.distinct[lit]; ok || len(st.distinct) < maxDistinct {
+	if len(st.distinct) < maxDistinct {
 		st.distinct[lit]++
+	} else if c, ok := st.distinct[lit]; ok {
+		st.distinct[lit] = c + 1
 	} else {
 		st.overflow = true
 	}
 	if t != tokInt && t != tokFloat {
 		return
 	}
-	x, err := strconv.ParseFloat(lit, 64)
+	x, err := numberValue(lit)
 	if err != nil || math.IsInf(x, 0) {
 		return
 	}
@@ -623,12 +676,50 @@ func (st *fieldStats) add(t jsonTok, lit string) {
 	st.m2 += d * (x - st.mean)
 }
 
+// pow10Exact holds the powers of ten a float64 holds exactly.
+var pow10Exact = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// numberValue is strconv.ParseFloat(lit, 64) for a JSON number literal,
+// with a fast path for short decimals (at most 15 digits, no exponent):
+// their mantissa and power of ten are exact, so one division rounds
+// correctly.
+func numberValue(lit string) (float64, error) {
+	i, neg := 0, false
+	if lit != "" && lit[0] == '-' {
+		i, neg = 1, true
+	}
+	var mant uint64
+	digits, point := 0, -1
+	for ; i < len(lit); i++ {
+		switch c := lit[i]; {
+		case c >= '0' && c <= '9':
+			mant = mant*10 + uint64(c-'0')
+			digits++
+		case c == '.' && point < 0:
+			point = i
+		default:
+			return strconv.ParseFloat(lit, 64)
+		}
+	}
+	if digits == 0 || digits > 15 || (neg && mant == 0) {
+		return strconv.ParseFloat(lit, 64)
+	}
+	x := float64(mant)
+	if point >= 0 {
+		x /= pow10Exact[len(lit)-point-1]
+	}
+	if neg {
+		x = -x
+	}
+	return x, nil
+}
+
 // far reports a number more than four standard deviations from the mean.
 func (st *fieldStats) far(lit string) bool {
 	if st.nums < 10 {
 		return false
 	}
-	x, err := strconv.ParseFloat(lit, 64)
+	x, err := numberValue(lit)
 	if err != nil {
 		return false
 	}
@@ -747,6 +838,268 @@ func (f *jsonFolder) arrayItems(arr string, n, head int) (map[string]*fieldStats
 	return stats, picks, err
 }
 
+// slowArrayItems makes foldArray read a long array's items again with
+// arrayItems; tests compare both paths.
+var slowArrayItems = false
+
+// scalarLit is the literal of the scalar token t that src just read, and
+// "" for a container's start.
+func scalarLit(src *jsonSource, t jsonTok) string {
+	switch t {
+	case tokString, tokInt, tokFloat:
+		return src.text()
+	case tokTrue:
+		return "true"
+	case tokFalse:
+		return "false"
+	case tokNull:
+		return "null"
+	}
+	return ""
+}
+
+// arrayWalk is arrayItems in one pass: foldArray hands it each item's
+// fields as it reads them, and picks looks at the items it keeps. Items
+// and fields are kept as offsets into the document, in pooled slices
+// without pointers: a long array costs no garbage to scan.
+type arrayWalk struct {
+	s       string // the document
+	maxKeys int
+	stats   map[string]*fieldStats
+	list    []*fieldStats // stats by index
+	names   []string      // their names
+	items   []itemRec
+	fields  []walkField
+	from    int32 // where the current item's fields start
+}
+
+// itemRec is one item: its token and text, and its fields (an object's).
+type itemRec struct {
+	tok      jsonTok
+	off, end int32
+	from, to int32 // its fields in arrayWalk.fields
+}
+
+// walkField is one field of an item: its statistics (-1: none, past
+// maxKeys names) and its value's literal, a scalar's.
+type walkField struct {
+	stat   int32
+	off, n int32
+	tok    jsonTok
+}
+
+type walkBufs struct {
+	items  []itemRec
+	fields []walkField
+}
+
+var walkPool sync.Pool
+
+func newArrayWalk(s string, maxKeys int) *arrayWalk {
+	w := &arrayWalk{s: s, maxKeys: maxKeys, stats: map[string]*fieldStats{}}
+	if b, ok := walkPool.Get().(*walkBufs); ok {
+		w.items, w.fields = b.items[:0], b.fields[:0]
+	}
+	return w
+}
+
+// release returns the walk's buffers to the pool; w is not used again.
+func (w *arrayWalk) release() {
+	if cap(w.fields) <= 1<<20 && cap(w.items) <= 1<<18 {
+		walkPool.Put(&walkBufs{w.items, w.fields})
+	}
+	w.items, w.fields = nil, nil
+}
+
+// walkLimit bounds the documents whose offsets fit the walk's int32s.
+const walkLimit = 1<<31 - 1
+
+func (w *arrayWalk) stat(name string) int32 {
+	st, ok := w.stats[name]
+	if !ok {
+		if len(w.stats) >= w.maxKeys {
+			return -1
+		}
+		st = &fieldStats{idx: int32(len(w.list))}
+		w.stats[name] = st
+		w.list = append(w.list, st)
+		w.names = append(w.names, name)
+	}
+	return st.idx
+}
+
+// lit is the literal of a scalar of token t at off, n bytes long.
+func (w *arrayWalk) lit(t jsonTok, off, n int32) string {
+	switch t {
+	case tokTrue:
+		return "true"
+	case tokFalse:
+		return "false"
+	case tokNull:
+		return "null"
+	case tokObjStart, tokArrStart:
+		return ""
+	}
+	return w.s[off : off+n]
+}
+
+func (w *arrayWalk) beginItem() { w.from = int32(len(w.fields)) }
+
+// field records one field of the current item, an object: its value has
+// token t and, a scalar, ends at end in the document. fld is the items'
+// schema of the field, or nil.
+func (w *arrayWalk) field(fld *jschema, name string, t jsonTok, lit string, end int) {
+	off, n := int32(end-len(lit)), int32(len(lit))
+	var i int32
+	switch {
+	case fld == nil:
+		i = w.stat(name)
+	case fld.walkStatSet:
+		i = fld.walkStat
+	default:
+		// The schema's field of the items is name's alone.
+		i = w.stat(name)
+		fld.walkStat, fld.walkStatSet = i, true
+	}
+	if i >= 0 {
+		st := w.list[i]
+		st.present++
+		if t != tokObjStart && t != tokArrStart {
+			st.add(t, lit)
+		}
+	}
+	w.fields = append(w.fields, walkField{stat: i, off: off, n: n, tok: t})
+}
+
+// endItem closes the current item, the text s[off:end].
+func (w *arrayWalk) endItem(t jsonTok, off, end int) {
+	if t != tokObjStart && t != tokArrStart {
+		if i := w.stat(""); i >= 0 {
+			st := w.list[i]
+			st.present++
+			st.add(t, w.s[off:end])
+		}
+	}
+	w.items = append(w.items, itemRec{tok: t, off: int32(off), end: int32(end), from: w.from, to: int32(len(w.fields))})
+}
+
+// readItem reads one item again, the text s[off:end], read once already.
+func (w *arrayWalk) readItem(t jsonTok, off, end int) error {
+	w.beginItem()
+	if t == tokObjStart {
+		src := newJSONSource(w.s[off:end])
+		if _, err := src.next(); err != nil {
+			return err
+		}
+		for {
+			kt, err := src.next()
+			if err != nil {
+				return err
+			}
+			if kt == tokObjEnd {
+				break
+			}
+			name := src.str()
+			vt, err := src.next()
+			if err != nil {
+				return err
+			}
+			if vt == tokObjStart || vt == tokArrStart {
+				if err := src.skipValidated(); err != nil {
+					return err
+				}
+			}
+			w.field(nil, name, vt, scalarLit(src, vt), off+src.pos)
+		}
+	}
+	w.endItem(t, off, end)
+	return nil
+}
+
+// statVerdict is what picks may ask of one field's statistics, worked
+// out once per field rather than per item.
+type statVerdict struct {
+	rare     bool    // few items have the field: each that does is odd
+	sd       float64 // far asks |x-mean| > 4 sd when sd > 0
+	unusual  bool    // a status-like field whose rare values are odd
+	topCount int     // its most common value's items
+}
+
+func (st *fieldStats) verdict(name string, n int) statVerdict {
+	v := statVerdict{rare: n >= 10 && st.present*10 < n}
+	if st.nums >= 10 {
+		v.sd = math.Sqrt(st.m2 / float64(st.nums))
+	}
+	if st.statusField(name) && !st.overflow && n >= 10 {
+		v.unusual = true
+		for _, k := range st.distinct {
+			v.topCount = max(v.topCount, k)
+		}
+	}
+	return v
+}
+
+// farFrom is fieldStats.far with the verdict's standard deviation.
+func (st *fieldStats) farFrom(v *statVerdict, lit string) bool {
+	if v.sd <= 0 {
+		return false
+	}
+	x, err := numberValue(lit)
+	return err == nil && math.Abs(x-st.mean) > 4*v.sd
+}
+
+// unusualFrom is fieldStats.unusual with the verdict's counts.
+func (st *fieldStats) unusualFrom(v *statVerdict, lit string, n int) bool {
+	if !v.unusual {
+		return false
+	}
+	c := st.distinct[lit]
+	if c == 0 || c > 3 || c*100 > n*2 {
+		return false
+	}
+	return v.topCount*2 >= n
+}
+
+// picks is arrayItems' second pass over the items walked (n of them).
+func (w *arrayWalk) picks(n, head int) []itemPick {
+	var picks []itemPick
+	verdicts := make([]statVerdict, len(w.list))
+	for i, st := range w.list {
+		verdicts[i] = st.verdict(w.names[i], n)
+	}
+	for i := head; i < n-1 && len(picks) < maxOutliers; i++ {
+		it := w.items[i]
+		odd := false
+		if it.tok == tokObjStart {
+			for _, fl := range w.fields[it.from:it.to] {
+				if fl.stat < 0 {
+					continue
+				}
+				st, v := w.list[fl.stat], &verdicts[fl.stat]
+				switch {
+				case v.rare:
+					odd = true // a key few items have
+				case fl.tok == tokInt || fl.tok == tokFloat:
+					lit := w.lit(fl.tok, fl.off, fl.n)
+					odd = st.farFrom(v, lit) || st.unusualFrom(v, lit, n)
+				case fl.tok == tokString || fl.tok == tokTrue || fl.tok == tokFalse || fl.tok == tokNull:
+					odd = v.unusual && st.unusualFrom(v, w.lit(fl.tok, fl.off, fl.n), n)
+				}
+				if odd {
+					break
+				}
+			}
+		} else if st := w.stats[""]; st != nil && (it.tok == tokInt || it.tok == tokFloat) {
+			odd = st.far(w.s[it.off:it.end])
+		}
+		if odd {
+			picks = append(picks, itemPick{i, w.s[it.off:it.end], it.tok})
+		}
+	}
+	last := w.items[n-1]
+	return append(picks, itemPick{n - 1, w.s[last.off:last.end], last.tok})
+}
+
 type itemField struct {
 	name string
 	tok  jsonTok
@@ -858,8 +1211,8 @@ func (st *fieldStats) summary(kinds uint8) string {
 }
 
 // scan merges the schema of the value that starts with t into acc without
-// building output.
-func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema) error {
+// building output. An object's own fields go to w when it is not nil.
+func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema, w *arrayWalk) error {
 	if err := f.cc.check(); err != nil {
 		return err
 	}
@@ -871,20 +1224,17 @@ func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema) error {
 		}
 		acc.objs++
 		for {
-			t, err := f.src.next()
+			key, esc, vt, err := f.src.member()
 			if err != nil {
 				return err
 			}
-			if t == tokObjEnd {
+			if vt == tokObjEnd {
 				return nil
 			}
-			if t != tokString {
-				return errBadJSON
-			}
-			fld := f.field(acc, f.src.str())
-			vt, err := f.src.next()
-			if err != nil {
-				return err
+			name := stringValue(key, esc)
+			fld := f.field(acc, name)
+			if w != nil {
+				w.field(fld, name, vt, scalarLit(f.src, vt), f.src.pos)
 			}
 			if fld == nil {
 				if vt == tokObjStart || vt == tokArrStart {
@@ -894,7 +1244,7 @@ func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema) error {
 				}
 				continue
 			}
-			if err := f.scan(vt, depth+1, fld); err != nil {
+			if err := f.scan(vt, depth+1, fld, nil); err != nil {
 				return err
 			}
 		}
@@ -914,7 +1264,7 @@ func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema) error {
 			if t == tokArrEnd {
 				return nil
 			}
-			if err := f.scan(t, depth+1, acc.elem); err != nil {
+			if err := f.scan(t, depth+1, acc.elem, nil); err != nil {
 				return err
 			}
 		}

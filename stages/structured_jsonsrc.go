@@ -35,10 +35,11 @@ type jsonSource struct {
 	s       string
 	pos     int
 	frames  []jsonFrame
-	lit     string // the literal of the last string or number
-	esc     bool   // the last string literal holds escapes
-	done    bool   // the root value is closed
-	started bool   // the root value has begun
+	litFrom int  // the literal of the last string or number: s[litFrom:litTo]
+	litTo   int  // (offsets, not a string: no write barrier per token)
+	esc     bool // the last string literal holds escapes
+	done    bool // the root value is closed
+	started bool // the root value has begun
 }
 
 // jsonFrame is one open container and where its grammar stands.
@@ -59,19 +60,13 @@ func newJSONSource(text string) *jsonSource {
 }
 
 // text returns the literal of the last tokString, tokInt or tokFloat.
-func (s *jsonSource) text() string { return s.lit }
+func (s *jsonSource) text() string { return s.s[s.litFrom:s.litTo] }
 
 // str returns the value of the last tokString.
-func (s *jsonSource) str() string {
-	body := s.lit[1 : len(s.lit)-1]
-	if !s.esc {
-		return body
-	}
-	return unquoteJSON(body)
-}
+func (s *jsonSource) str() string { return stringValue(s.text(), s.esc) }
 
 func (s *jsonSource) skipSpace() {
-	for s.pos < len(s.s) {
+	for s.pos < len(s.s) && s.s[s.pos] <= ' ' {
 		switch s.s[s.pos] {
 		case ' ', '\t', '\n', '\r':
 			s.pos++
@@ -144,6 +139,56 @@ func (s *jsonSource) next() (jsonTok, error) {
 	return s.value()
 }
 
+// member reads the next member of the object that is the innermost open
+// container, as two calls of next would: its key's literal and whether
+// it holds escapes, then the first token of its value (text() holds a
+// scalar's literal). At the closing brace it returns tokObjEnd.
+func (s *jsonSource) member() (key string, keyEsc bool, t jsonTok, err error) {
+	top := &s.frames[len(s.frames)-1]
+	s.skipSpace()
+	if s.pos >= len(s.s) {
+		return "", false, tokEnd, errBadJSON
+	}
+	c := s.s[s.pos]
+	if c == '}' {
+		s.pos++
+		s.frames = s.frames[:len(s.frames)-1]
+		s.closed()
+		return "", false, tokObjEnd, nil
+	}
+	if top.state == frameAfter {
+		if c != ',' {
+			return "", false, tokEnd, errBadJSON
+		}
+		s.pos++
+		s.skipSpace()
+	}
+	if s.pos >= len(s.s) || s.s[s.pos] != '"' {
+		return "", false, tokEnd, errBadJSON
+	}
+	if err := s.stringLit(); err != nil {
+		return "", false, tokEnd, err
+	}
+	key, keyEsc = s.text(), s.esc
+	s.skipSpace()
+	if s.pos >= len(s.s) || s.s[s.pos] != ':' {
+		return "", false, tokEnd, errBadJSON
+	}
+	s.pos++
+	top.state = frameAfter
+	t, err = s.value()
+	return key, keyEsc, t, err
+}
+
+// stringValue is the value of a string literal that holds escapes when esc.
+func stringValue(lit string, esc bool) string {
+	body := lit[1 : len(lit)-1]
+	if !esc {
+		return body
+	}
+	return unquoteJSON(body)
+}
+
 // closed marks the end of a value in its container.
 func (s *jsonSource) closed() {
 	if len(s.frames) == 0 {
@@ -212,7 +257,7 @@ func (s *jsonSource) stringLit() error {
 		c := s.s[i]
 		switch {
 		case c == '"':
-			s.lit = s.s[start : i+1]
+			s.litFrom, s.litTo = start, i+1
 			s.pos = i + 1
 			return nil
 		case c == '\\':
@@ -292,7 +337,7 @@ func (s *jsonSource) number() (jsonTok, error) {
 		}
 		tok = tokFloat
 	}
-	s.lit, s.pos = s.s[start:i], i
+	s.litFrom, s.litTo, s.pos = start, i, i
 	return tok, nil
 }
 
