@@ -44,24 +44,42 @@ func addRefs(original, compacted, idPrefix string, counts bool, spans map[int]in
 	}
 	body, trailingNL := strings.CutSuffix(compacted, "\n")
 	out := strings.Split(body, "\n")
-	isMarker := make([]bool, len(out))
-	isCount := make([]bool, len(out))
-	any := false
-	for i, l := range out {
-		isMarker[i] = foldMarkerLine(l)
-		isCount[i] = counts && countLine(l)
-		any = any || isMarker[i] || isCount[i]
-	}
+	isMarker, isCount, any := classifyRefLines(out, counts)
 	if !any || json.Valid([]byte(compacted)) {
 		// A JSON document's markers are values (addJSONRefs above): a
 		// line that looks like a count or marker is data.
 		return compacted
 	}
-	// Align on segments: a line of original split at lone carriage
-	// returns too, as Decode and the nodes read progress output. line maps
-	// a segment back to its line of original (split on "\n" only).
-	var segs []string
-	var line []int
+	segs, line := splitSegments(original)
+	exact, where := indexSegments(out, isMarker, segs)
+	pos := alignKept(out, isMarker, exact, where)
+	addFoldMarkerRefs(out, isMarker, pos, segs, line, idPrefix)
+	addCountRefs(out, isCount, pos, segs, line, where, original, idPrefix, spans)
+	res := strings.Join(out, "\n")
+	if trailingNL {
+		res += "\n"
+	}
+	return res
+}
+
+// classifyRefLines marks the fold markers and, when counts is set, the
+// count lines of out; any reports whether there is one.
+func classifyRefLines(out []string, counts bool) (isMarker, isCount []bool, any bool) {
+	isMarker = make([]bool, len(out))
+	isCount = make([]bool, len(out))
+	for i, l := range out {
+		isMarker[i] = foldMarkerLine(l)
+		isCount[i] = counts && countLine(l)
+		any = any || isMarker[i] || isCount[i]
+	}
+	return isMarker, isCount, any
+}
+
+// splitSegments splits original into the segments kept lines align on: a
+// line split at lone carriage returns too, as Decode and the nodes read
+// progress output. line maps a segment back to its line of original
+// (split on "\n" only).
+func splitSegments(original string) (segs []string, line []int) {
 	for i, l := range strings.Split(strings.TrimSuffix(original, "\n"), "\n") {
 		if l = strings.TrimSuffix(l, "\r"); strings.IndexByte(l, '\r') < 0 {
 			segs, line = append(segs, l), append(line, i)
@@ -71,10 +89,14 @@ func addRefs(original, compacted, idPrefix string, counts bool, spans map[int]in
 			segs, line = append(segs, s), append(line, i)
 		}
 	}
-	// Only the segments a kept line may align with are indexed: those
-	// equal to one, or equal once masked.
-	exact := map[string][]int{} // segment -> its indexes, ascending
-	where := map[string][]int{} // masked segment -> its indexes
+	return segs, line
+}
+
+// indexSegments indexes only the segments a kept line of out may align
+// with: exact maps a segment equal to one to its indexes, ascending;
+// where maps a masked segment (alignKey) to its indexes.
+func indexSegments(out []string, isMarker []bool, segs []string) (exact, where map[string][]int) {
+	exact, where = map[string][]int{}, map[string][]int{}
 	for i, l := range out {
 		if !isMarker[i] {
 			exact[l] = nil
@@ -91,8 +113,16 @@ func addRefs(original, compacted, idPrefix string, counts bool, spans map[int]in
 			where[string(key)] = append(idx, i)
 		}
 	}
-	pos := make([]int, len(out)) // segment of a kept line, -1 unknown
-	next, hint := 0, 0           // next: the first segment left; hint: where a marker's count says to look
+	return exact, where
+}
+
+// alignKept is the segment each kept line of out aligns with, -1 when
+// unknown (and for markers): monotonic, exact matches before masked ones,
+// first at the place a marker's count points to, then at the next segment
+// left.
+func alignKept(out []string, isMarker []bool, exact, where map[string][]int) []int {
+	pos := make([]int, len(out))
+	next, hint := 0, 0 // next: the first segment left; hint: where a marker's count says to look
 	for i, l := range out {
 		pos[i] = -1
 		if isMarker[i] {
@@ -110,6 +140,12 @@ func addRefs(original, compacted, idPrefix string, counts bool, spans map[int]in
 		}
 		hint = next
 	}
+	return pos
+}
+
+// addFoldMarkerRefs gives every fold marker of out the range of segments
+// between the kept lines either side of it, shared among markers in a row.
+func addFoldMarkerRefs(out []string, isMarker []bool, pos []int, segs []string, line []int, idPrefix string) {
 	for i := 0; i < len(out); i++ {
 		if !isMarker[i] {
 			continue
@@ -118,19 +154,7 @@ func addRefs(original, compacted, idPrefix string, counts bool, spans map[int]in
 		for k < len(out) && isMarker[k] {
 			k++
 		}
-		lo, hi := 0, len(segs)-1 // the gap in segments, inclusive
-		for j := i - 1; j >= 0; j-- {
-			if pos[j] >= 0 {
-				lo = pos[j] + 1
-				break
-			}
-		}
-		for j := k; j < len(out); j++ {
-			if pos[j] >= 0 {
-				hi = pos[j] - 1
-				break
-			}
-		}
+		lo, hi := gapStart(pos, i), gapEnd(pos, k, len(segs)) // the gap in segments, inclusive
 		if n := markerLines(out[i]); k == i+1 && n > hi-lo+1 && hi < len(segs)-1 {
 			hi = extendOverKept(pos, lo, n, len(segs))
 		}
@@ -141,12 +165,28 @@ func addRefs(original, compacted, idPrefix string, counts bool, spans map[int]in
 		}
 		i = k - 1
 	}
-	addCountRefs(out, isCount, pos, segs, line, where, original, idPrefix, spans)
-	res := strings.Join(out, "\n")
-	if trailingNL {
-		res += "\n"
+}
+
+// gapStart is the first segment after the last kept line aligned before
+// out[i], or 0.
+func gapStart(pos []int, i int) int {
+	for j := i - 1; j >= 0; j-- {
+		if pos[j] >= 0 {
+			return pos[j] + 1
+		}
 	}
-	return res
+	return 0
+}
+
+// gapEnd is the last segment before the first kept line aligned at or
+// after out[k], or the last of nsegs.
+func gapEnd(pos []int, k, nsegs int) int {
+	for j := k; j < len(pos); j++ {
+		if pos[j] >= 0 {
+			return pos[j] - 1
+		}
+	}
+	return nsegs - 1
 }
 
 // foldMarkerLine reports a line that stands for removed lines: the
@@ -192,15 +232,8 @@ func addCountRefs(out []string, isCount []bool, pos []int, segs []string, line [
 			if idx := where[alignKey(l)]; len(idx) > 0 {
 				last = max(last, line[idx[len(idx)-1]])
 			}
-			gapEnd := len(segs) - 1
-			for j := i + 1; j < len(out); j++ {
-				if pos[j] >= 0 {
-					gapEnd = pos[j] - 1
-					break
-				}
-			}
-			if gapEnd >= 0 {
-				last = max(last, line[gapEnd])
+			if end := gapEnd(pos, i+1, len(segs)); end >= 0 {
+				last = max(last, line[end])
 			}
 		}
 		out[i] = withRef(l, idPrefix+":L"+strconv.Itoa(first+1)+"-"+strconv.Itoa(last+1))
@@ -305,23 +338,15 @@ func appendAlignKey(b []byte, l string) []byte {
 		c := l[i]
 		switch {
 		case isAlnum(c):
-			j, digit := i, false
-			for j < len(l) && isAlnum(l[j]) {
-				digit = digit || l[j] >= '0' && l[j] <= '9'
-				j++
-			}
-			if digit {
+			j := wordEnd(l, i)
+			if hasDigit(l[i:j]) {
 				mask()
 			} else {
 				b = append(b, l[i:j]...)
 			}
 			i, space = j-1, false
-		case c == '<' && i+2 < len(l) && l[i+1] >= 'A' && l[i+1] <= 'Z':
-			j := i + 1
-			for j < len(l) && l[j] >= 'A' && l[j] <= 'Z' {
-				j++
-			}
-			if j < len(l) && l[j] == '>' {
+		case c == '<':
+			if j := placeholderEnd(l, i); j > i {
 				mask()
 				i = j
 			} else {
@@ -342,6 +367,34 @@ func appendAlignKey(b []byte, l string) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
+}
+
+// wordEnd is the end of the run of ASCII letters and digits at l[i].
+func wordEnd(l string, i int) int {
+	for i < len(l) && isAlnum(l[i]) {
+		i++
+	}
+	return i
+}
+
+func hasDigit(w string) bool {
+	return strings.ContainsAny(w, "0123456789")
+}
+
+// placeholderEnd is the index of the ">" closing a "<N>"-style
+// placeholder (capital letters) at l[i], or i when there is none.
+func placeholderEnd(l string, i int) int {
+	if i+2 >= len(l) || l[i+1] < 'A' || l[i+1] > 'Z' {
+		return i
+	}
+	j := i + 1
+	for j < len(l) && l[j] >= 'A' && l[j] <= 'Z' {
+		j++
+	}
+	if j < len(l) && l[j] == '>' {
+		return j
+	}
+	return i
 }
 
 func isAlnum(c byte) bool {

@@ -107,6 +107,12 @@ func stepHeader(line string) bool {
 		return true
 	}
 	s := terminalView(line)
+	return runnerStepStart(s) || toolBanner(s) || buildkiteGroup(s)
+}
+
+// runnerStepStart reports a runner's own step opener: a shell prompt,
+// a GitHub Actions, Azure Pipelines, TeamCity, CircleCI or Jenkins step.
+func runnerStepStart(s string) bool {
 	switch {
 	case strings.HasPrefix(s, "$ ") && len(s) > 2 && s[2] != ' ':
 		return true
@@ -121,6 +127,14 @@ func stepHeader(line string) bool {
 		return true
 	case strings.HasPrefix(s, "[Pipeline] { ("):
 		return true
+	}
+	return false
+}
+
+// toolBanner reports a build tool's banner for a step: make, npm, Gradle,
+// Maven, cargo test, pytest.
+func toolBanner(s string) bool {
+	switch {
 	case strings.HasPrefix(s, "make") && strings.Contains(s, ": Entering directory"):
 		return true
 	case strings.HasPrefix(s, "> "):
@@ -138,15 +152,22 @@ func stepHeader(line string) bool {
 		return true
 	case strings.HasPrefix(s, "===") && strings.Contains(s, " test session starts "):
 		return true
-	case len(s) > 4 && (strings.HasPrefix(s, "--- ") || strings.HasPrefix(s, "+++ ") || strings.HasPrefix(s, "~~~ ")):
-		rest := s[4:]
-		// A diff's file header ("--- a/x.go", "+++ /dev/null") is no step,
-		// nor is a Go test verdict ("--- FAIL: TestX").
-		return rest[0] != '-' && rest[0] != '/' && !strings.HasPrefix(rest, "a/") &&
-			!strings.HasPrefix(rest, "b/") && strings.IndexByte(rest, '\t') < 0 &&
-			!strings.HasPrefix(rest, "FAIL:") && !strings.HasPrefix(rest, "PASS:") && !strings.HasPrefix(rest, "SKIP:")
 	}
 	return false
+}
+
+// buildkiteGroup reports a Buildkite group ("--- Build", "+++ Test",
+// "~~~ Setup"), not a diff header or a Go test verdict.
+func buildkiteGroup(s string) bool {
+	if len(s) <= 4 || !strings.HasPrefix(s, "--- ") && !strings.HasPrefix(s, "+++ ") && !strings.HasPrefix(s, "~~~ ") {
+		return false
+	}
+	rest := s[4:]
+	// A diff's file header ("--- a/x.go", "+++ /dev/null") is no step,
+	// nor is a Go test verdict ("--- FAIL: TestX").
+	return rest[0] != '-' && rest[0] != '/' && !strings.HasPrefix(rest, "a/") &&
+		!strings.HasPrefix(rest, "b/") && strings.IndexByte(rest, '\t') < 0 &&
+		!strings.HasPrefix(rest, "FAIL:") && !strings.HasPrefix(rest, "PASS:") && !strings.HasPrefix(rest, "SKIP:")
 }
 
 // gradleIdleTask reports a Gradle task header with a no-work outcome.

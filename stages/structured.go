@@ -150,39 +150,66 @@ func (n structuredNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if out, ok := renderNotebook(trimmed); ok && shorter(out, in.Text) {
 		return done(out), nil
 	}
-	if looksJSONText(trimmed) {
-		out, ok, err := n.foldJSONText(ctx, trimmed, false, "")
-		if err != nil {
-			return Outcome{}, err
-		}
-		if ok {
-			if shorter(out, in.Text) {
-				return done(out), nil
-			}
-			return skip(in, "JSON already compact"), nil
-		}
-		if isJSONLines(trimmed) {
-			// Records, one a line: the log nodes know what to do with them.
-			return skip(in, "JSON lines: left to the line nodes"), nil
-		}
+	if o, decided, err := n.applyJSON(ctx, in, trimmed); err != nil || decided {
+		return o, err
+	}
+	if o, decided, err := n.applyHTML(ctx, in, trimmed); err != nil || decided {
+		return o, err
+	}
+	return n.applyLines(ctx, in)
+}
+
+// applyJSON folds a whole JSON document; decided is false when the text
+// is not one and the other foldings may try it.
+func (n structuredNode) applyJSON(ctx context.Context, in Input, trimmed string) (o Outcome, decided bool, err error) {
+	if !looksJSONText(trimmed) {
 		if in.Kind == KindJSON {
-			return skip(in, "malformed JSON: passed through"), nil
+			return skip(in, "malformed JSON: passed through"), true, nil
 		}
-	} else if in.Kind == KindJSON {
-		return skip(in, "malformed JSON: passed through"), nil
+		return Outcome{}, false, nil
 	}
-	if in.Kind == KindHTML || htmlpage.Sniff(trimmed) {
-		out, ok, err := n.htmlPage(ctx, in.Text)
-		if err != nil {
-			return Outcome{}, err
-		}
-		if ok && shorter(out, in.Text) {
-			return done(out), nil
-		}
-		if ok {
-			return skip(in, "HTML digest not shorter"), nil
-		}
+	out, ok, err := n.foldJSONText(ctx, trimmed, false, "")
+	if err != nil {
+		return Outcome{}, true, err
 	}
+	if ok {
+		if shorter(out, in.Text) {
+			return done(out), true, nil
+		}
+		return skip(in, "JSON already compact"), true, nil
+	}
+	if isJSONLines(trimmed) {
+		// Records, one a line: the log nodes know what to do with them.
+		return skip(in, "JSON lines: left to the line nodes"), true, nil
+	}
+	if in.Kind == KindJSON {
+		return skip(in, "malformed JSON: passed through"), true, nil
+	}
+	return Outcome{}, false, nil
+}
+
+// applyHTML compacts an HTML page; decided is false when the text is
+// not one.
+func (n structuredNode) applyHTML(ctx context.Context, in Input, trimmed string) (o Outcome, decided bool, err error) {
+	if in.Kind != KindHTML && !htmlpage.Sniff(trimmed) {
+		return Outcome{}, false, nil
+	}
+	out, ok, err := n.htmlPage(ctx, in.Text)
+	if err != nil {
+		return Outcome{}, true, err
+	}
+	if ok && shorter(out, in.Text) {
+		return done(out), true, nil
+	}
+	if ok {
+		return skip(in, "HTML digest not shorter"), true, nil
+	}
+	return Outcome{}, false, nil
+}
+
+// applyLines folds the blocks within the text: embedded JSON, tables,
+// base64 runs and, in a transcript, quoted tool output and older prose.
+func (n structuredNode) applyLines(ctx context.Context, in Input) (Outcome, error) {
 	orig := in
 	if in.Kind == KindTranscript {
 		// Tool output quoted in a Markdown chat ("> " lines, as aider

@@ -123,35 +123,32 @@ func (n structuredNode) embeddedJSON(ctx context.Context, x lineIndex, i int, cl
 	}
 	body = strings.TrimRight(body, " \t\r")
 	if len(body) > 1 {
-		// One line.
-		if len(body) < n.opt.MinChars || !looksJSONText(body) {
-			return nil, i, nil
-		}
-		folded, ok, err := n.foldJSONText(ctx, body, true, "")
-		if err != nil || !ok || !shorter(folded, body) {
-			return nil, i, err
-		}
-		return []string{indent + folded + cr}, i + 1, nil
+		return n.oneLineJSON(ctx, body, indent, cr, i)
 	}
-	// A block: find the closing line.
+	return n.blockJSON(ctx, x, i, body, indent, cr, closers)
+}
+
+// oneLineJSON folds body, a whole line holding a JSON object or array.
+func (n structuredNode) oneLineJSON(ctx context.Context, body, indent, cr string, i int) ([]string, int, error) {
+	if len(body) < n.opt.MinChars || !looksJSONText(body) {
+		return nil, i, nil
+	}
+	folded, ok, err := n.foldJSONText(ctx, body, true, "")
+	if err != nil || !ok || !shorter(folded, body) {
+		return nil, i, err
+	}
+	return []string{indent + folded + cr}, i + 1, nil
+}
+
+// blockJSON folds the block from line i, a lone open bracket, to its
+// closing line at the same indentation.
+func (n structuredNode) blockJSON(ctx context.Context, x lineIndex, i int, open, indent, cr string, closers map[string]closerMemo) ([]string, int, error) {
 	closeBracket := "}"
-	if body == "[" {
+	if open == "[" {
 		closeBracket = "]"
 	}
 	key := indent + closeBracket
-	end := -1
-	if m, ok := closers[key]; ok && m.from <= i && (m.at < 0 || i < m.at) {
-		end = m.at
-	} else {
-		for j := i + 1; j < x.len(); j++ {
-			l := strings.TrimRight(x.line(j), " \t\r")
-			if l == key || l == key+"," {
-				end = j
-				break
-			}
-		}
-		closers[key] = closerMemo{from: i, at: end}
-	}
+	end := closingLine(x, i, key, closers)
 	if end < 0 {
 		return nil, i, nil
 	}
@@ -186,6 +183,24 @@ func (n structuredNode) embeddedJSON(ctx context.Context, x lineIndex, i int, cl
 		}
 	}
 	return out, end + 1, nil
+}
+
+// closingLine is the first line after i that is key (indentation and
+// closing bracket), with or without a comma, or -1; closers remembers it.
+func closingLine(x lineIndex, i int, key string, closers map[string]closerMemo) int {
+	if m, ok := closers[key]; ok && m.from <= i && (m.at < 0 || i < m.at) {
+		return m.at
+	}
+	end := -1
+	for j := i + 1; j < x.len(); j++ {
+		l := strings.TrimRight(x.line(j), " \t\r")
+		if l == key || l == key+"," {
+			end = j
+			break
+		}
+	}
+	closers[key] = closerMemo{from: i, at: end}
+	return end
 }
 
 // foldTable folds the table that starts on line i: a Markdown table

@@ -152,7 +152,18 @@ func nextAfter(nd, root *html.Node, descend bool) *html.Node {
 	return nil
 }
 
+// element records what nd adds to the digest: its place in the page,
+// its headings and counts, and its landmarks, classes and custom
+// properties.
 func (d *htmlDigest) element(nd *html.Node, maxProps int) {
+	d.structure(nd)
+	d.content(nd, maxProps)
+	d.attributes(nd, maxProps)
+}
+
+// structure counts nd as an HTML element and notes the page's language,
+// body and main content.
+func (d *htmlDigest) structure(nd *html.Node) {
 	switch nd.DataAtom {
 	case atom.Html, atom.Head, atom.Body:
 		if nd.DataAtom == atom.Html && d.lang == "" {
@@ -173,6 +184,10 @@ func (d *htmlDigest) element(nd *html.Node, maxProps int) {
 			d.main = nd
 		}
 	}
+}
+
+// content notes nd's headings and description and counts its kind.
+func (d *htmlDigest) content(nd *html.Node, maxProps int) {
 	switch nd.DataAtom {
 	case atom.Title:
 		d.heading("title: ", headingText(nd))
@@ -211,6 +226,10 @@ func (d *htmlDigest) element(nd *html.Node, maxProps int) {
 			d.counts.add("stylesheets")
 		}
 	}
+}
+
+// attributes notes nd's landmarks, classes and inline custom properties.
+func (d *htmlDigest) attributes(nd *html.Node, maxProps int) {
 	if landmarkTags[nd.DataAtom] && nd.Namespace == "" {
 		d.landmarks.add(nd.Data)
 	}
