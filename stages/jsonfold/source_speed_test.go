@@ -1,9 +1,11 @@
-package stages
+package jsonfold
 
 import (
 	"math/bits"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // TestStringSpecialFirstMark checks that the lowest mark of stringSpecial
@@ -28,7 +30,7 @@ func TestStringSpecialFirstMark(t *testing.T) {
 			}
 		}
 		got := 8
-		if m := stringSpecial(load64(string(b[:]))); m != 0 {
+		if m := stringSpecial(textkit.Load64(string(b[:]))); m != 0 {
 			got = bits.TrailingZeros64(m) / 8
 		}
 		if got != want {
