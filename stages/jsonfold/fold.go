@@ -133,7 +133,8 @@ type jschema struct {
 type jsonFolder struct {
 	opt       Options
 	src       *jsonSource
-	cc        canceled
+	ctx       context.Context
+	calls     int // check's counter
 	fields    int
 	keyChars  int // room for the names of omitted map keys
 	moreChars int // room left for the names of keys a schema drops
@@ -179,7 +180,7 @@ func Fold(ctx context.Context, text string, opt Options, inline bool, prefix str
 }
 
 func foldJSON(ctx context.Context, src *jsonSource, opt Options) (*jnode, error) {
-	f := &jsonFolder{opt: opt, src: src, cc: canceled{ctx: ctx}, keyChars: max(mapKeyListChars, len(src.s)/32)}
+	f := &jsonFolder{opt: opt, src: src, ctx: ctx, keyChars: max(mapKeyListChars, len(src.s)/32)}
 	f.moreChars = f.keyChars
 	t, err := src.next()
 	if err != nil {
@@ -200,7 +201,7 @@ func foldJSON(ctx context.Context, src *jsonSource, opt Options) (*jnode, error)
 
 // fold builds the output node of the value that starts with t at depth.
 func (f *jsonFolder) fold(t jsonTok, depth int) (*jnode, error) {
-	if err := f.cc.check(); err != nil {
+	if err := f.check(); err != nil {
 		return nil, err
 	}
 	switch t {
@@ -790,7 +791,7 @@ func (f *jsonFolder) arrayItems(arr string, n, head int) (map[string]*fieldStats
 		}
 		return st
 	}
-	err := walkItems(arr, &f.cc, func(i int, t jsonTok, text string, fields []itemField) error {
+	err := walkItems(arr, f.check, func(i int, t jsonTok, text string, fields []itemField) error {
 		if t != tokObjStart {
 			if t != tokArrStart {
 				if st := stat(""); st != nil {
@@ -814,7 +815,7 @@ func (f *jsonFolder) arrayItems(arr string, n, head int) (map[string]*fieldStats
 		return nil, nil, err
 	}
 	var picks []itemPick
-	err = walkItems(arr, &f.cc, func(i int, t jsonTok, text string, fields []itemField) error {
+	err = walkItems(arr, f.check, func(i int, t jsonTok, text string, fields []itemField) error {
 		if i == n-1 {
 			picks = append(picks, itemPick{i, text, t})
 			return nil
@@ -1124,14 +1125,14 @@ type itemField struct {
 // for an object, its top-level fields (containers by their start token).
 // arr has been read once already: nested containers are skipped by their
 // brackets alone.
-func walkItems(arr string, cc *canceled, fn func(i int, t jsonTok, text string, fields []itemField) error) error {
+func walkItems(arr string, check func() error, fn func(i int, t jsonTok, text string, fields []itemField) error) error {
 	src := newJSONSource(arr)
 	if t, err := src.next(); err != nil || t != tokArrStart {
 		return errBadJSON
 	}
 	var fields []itemField
 	for i := 0; ; i++ {
-		if err := cc.check(); err != nil {
+		if err := check(); err != nil {
 			return err
 		}
 		t, err := src.next()
@@ -1227,7 +1228,7 @@ func (st *fieldStats) summary(kinds uint8) string {
 // scan merges the schema of the value that starts with t into acc without
 // building output. An object's own fields go to w when it is not nil.
 func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema, w *arrayWalk) error {
-	if err := f.cc.check(); err != nil {
+	if err := f.check(); err != nil {
 		return err
 	}
 	switch t {
@@ -1526,7 +1527,7 @@ func (f *jsonFolder) foldString() (*jnode, error) {
 			return stringNode(m), nil
 		}
 	}
-	out, ok, err := CompactString(f.cc.ctx, v, f.opt)
+	out, ok, err := CompactString(f.ctx, v, f.opt)
 	if err != nil {
 		return nil, err
 	}
@@ -1888,16 +1889,10 @@ func childPath(path string, nd *jnode, i int) string {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// canceled reports ctx's error every 4096 calls, to keep hot loops cheap.
-type canceled struct {
-	ctx context.Context
-	n   int
-}
-
-func (c *canceled) check() error {
-	c.n++
-	if c.n&4095 != 0 {
+// check reports ctx's error every 4096 calls, to keep hot loops cheap.
+func (f *jsonFolder) check() error {
+	if f.calls++; f.calls&4095 != 0 {
 		return nil
 	}
-	return c.ctx.Err()
+	return f.ctx.Err()
 }
