@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // Tool output in an aider chat history is every line quoted with "> ".
@@ -168,7 +170,7 @@ func quotedEditEnd(run []string, k int) int {
 // isAiderAdvice reports a line of fixed advice: five words or more, no
 // digit, neither a failure nor a question (those carry the run's facts).
 func isAiderAdvice(body string) bool {
-	if len(strings.Fields(body)) < 5 || strings.ContainsAny(body, "0123456789?") || isFailureLine(body) {
+	if len(strings.Fields(body)) < 5 || strings.ContainsAny(body, "0123456789?") || textkit.IsFailureLine(body) {
 		return false
 	}
 	return true

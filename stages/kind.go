@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/jetcompact/jetcompact/stages/jsonfold"
 	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
@@ -56,7 +57,7 @@ func Detect(text string) Kind {
 			// One object a line: a structured log, not a JSON document.
 			return KindLog
 		}
-		if looksJSON(trimmed[0], text) && validJSON(trimmed) {
+		if looksJSON(trimmed[0], text) && jsonfold.Valid(trimmed) {
 			// One whole JSON value; text that merely opens and closes with
 			// brackets (a log, code, JSON with comments) is read by its lines.
 			return KindJSON

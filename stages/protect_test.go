@@ -2,13 +2,11 @@ package stages
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 )
 
 // minDuration is the fastest of runs of f, each after a collection: a
@@ -198,43 +196,6 @@ func FuzzProtect(f *testing.F) {
 		got, ok := st.Restore(masked)
 		if !ok || got != text {
 			t.Fatalf("round trip: ok %v\n%q\n%q", ok, text, got)
-		}
-	})
-}
-
-// FuzzJSONSource: the tokenizer accepts exactly the objects and arrays
-// encoding/json accepts, and a kept literal is the input's.
-func FuzzJSONSource(f *testing.F) {
-	for _, s := range []string{`{"a": 1.10, "b": [18446744073709551616, "x\u00e9"]}`, `[1,]`, `{"a" 1}`, `[01]`, `["\ud800"]`, "[\"\x01\"]", `[-0.0e+5, true, false, null]`, ` [ ] `} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, text string) {
-		trimmed := strings.TrimSpace(text)
-		if trimmed == "" || (trimmed[0] != '{' && trimmed[0] != '[') || !utf8.ValidString(text) {
-			return // invalid UTF-8 is refused (and passes through); encoding/json mends it
-		}
-		src := newJSONSource(text)
-		ok := true
-		for {
-			tok, err := src.next()
-			if err != nil {
-				ok = false
-				break
-			}
-			if tok == tokEnd {
-				break
-			}
-			if tok == tokString || tok == tokInt || tok == tokFloat {
-				if !strings.Contains(text, src.text()) {
-					t.Fatalf("literal %q not in the input", src.text())
-				}
-				if tok == tokString {
-					_ = src.str()
-				}
-			}
-		}
-		if want := json.Valid([]byte(text)); ok != want {
-			t.Fatalf("tokenizer says %v, encoding/json %v: %q", ok, want, text)
 		}
 	})
 }

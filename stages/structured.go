@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jetcompact/jetcompact/stages/htmlpage"
+	"github.com/jetcompact/jetcompact/stages/jsonfold"
 )
 
 // StructuredOptions are the structured-folding node's knobs.
@@ -260,6 +261,19 @@ func looksJSONText(s string) bool {
 	}
 	first, last := s[0], s[len(s)-1]
 	return (first == '{' && last == '}') || (first == '[' && last == ']')
+}
+
+// foldJSONText folds one JSON document (jsonfold.Fold); ok is false when
+// text is not one valid JSON object or array.
+func (n structuredNode) foldJSONText(ctx context.Context, text string, inline bool, prefix string) (string, bool, error) {
+	return jsonfold.Fold(ctx, text, jsonfold.Options{
+		ArraySamples:   n.opt.ArraySamples,
+		MaxStringChars: n.opt.MaxStringChars,
+		MaxDepth:       n.opt.MaxDepth,
+		MaxObjectKeys:  n.opt.MaxObjectKeys,
+		Base64MinChars: n.opt.Base64MinChars,
+		CompactLog:     compactLogValue,
+	}, inline, prefix)
 }
 
 // htmlPage compacts an HTML page (htmlpage.Compact) and keeps text's

@@ -102,21 +102,6 @@ func TestStructuredJSONContentGolden(t *testing.T) {
 	}
 }
 
-// TestIsDataKey: keys generated from values are data; field names are not.
-func TestIsDataKey(t *testing.T) {
-	for _, k := range []string{"12345", "2024-05-01", "2024-05-01T10:00:00Z", "1.2.3", "/pets/{id}", "src/main.go", "a@b.example",
-		"9f86d081884c7d65", "123e4567-e89b-12d3-a456-426614174000", "user_12345", "https://x.example/y", "Hello, world!"} {
-		if !isDataKey(k) {
-			t.Errorf("%q is data", k)
-		}
-	}
-	for _, k := range []string{"name", "created_at", "billing_address2", "x-ratelimit-limit", "Content-Type", "id", "h1", "deadbeef_handler", "v2", "@context", "application_json"} {
-		if isDataKey(k) {
-			t.Errorf("%q is a field name", k)
-		}
-	}
-}
-
 // openAPIDoc generates an OpenAPI-like document: paths with templated
 // segments, operations with parameters, responses and examples, and
 // component schemas of many named properties.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // The log path for a text inside a document (a JSON string value that
@@ -159,6 +161,26 @@ func isIndented(l string) bool {
 	return len(l) > 1 && (l[0] == ' ' || l[0] == '\t') && strings.TrimSpace(l) != ""
 }
 
+// compactLogValue is jsonfold's CompactLog: a long JSON string that is a
+// log or a stack trace, or was folded by the log path before, goes through
+// the log path; out is "" for one kept whole.
+func compactLogValue(ctx context.Context, v string, lines []string) (out string, isLog bool, err error) {
+	if hasLogFoldMark(v) {
+		return "", true, nil
+	}
+	if len(lines) < 4 || !isLogText(v, lines) {
+		return "", false, nil
+	}
+	out, err = compactLogText(ctx, v)
+	if err != nil || len(out) >= len(v) {
+		return "", true, err
+	}
+	if out = withTail(out, lines); len(out) >= len(v) {
+		return "", true, nil
+	}
+	return out, true, nil
+}
+
 // hasLogFoldMark reports text the log path folded before: a template's
 // count (" [×12") or a trace folded as printed above.
 func hasLogFoldMark(s string) bool {
@@ -204,5 +226,5 @@ func isLogText(v string, lines []string) bool {
 	if lay := AnalyzeLog(v); lay.Records && !lay.byRepeats {
 		return true
 	}
-	return !isCodeText(lines) && Detect(v) == KindLog
+	return !textkit.IsCode(lines) && Detect(v) == KindLog
 }

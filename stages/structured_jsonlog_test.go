@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/jetcompact/jetcompact/stages/jsonfold"
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // genLog is a generated log: its text, a phrase of each template that must
@@ -154,7 +157,7 @@ func TestStructuredJSONLogStrings(t *testing.T) {
 		oldChars := 0
 		for _, l := range logs {
 			steps[l.name] = map[string]any{"exit": 1, "output": l.text}
-			old, _ := json.Marshal(headFailuresTail(strings.Split(l.text, "\n")))
+			old, _ := json.Marshal(textkit.HeadFailuresTail(strings.Split(l.text, "\n")))
 			oldChars += len(old)
 		}
 		doc["steps"] = steps
@@ -291,7 +294,7 @@ func FuzzCompactString(f *testing.F) {
 	f.Add("Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n    main()\nValueError: bad")
 	f.Add("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n")
 	f.Fuzz(func(t *testing.T, v string) {
-		if !utf8.ValidString(v) || utf8.RuneCountInString(v) <= 160+truncSlack {
+		if !utf8.ValidString(v) || utf8.RuneCountInString(v) <= 160+32 { // 32: jsonfold's truncSlack
 			return // JSON strings decode to valid UTF-8; short ones are kept before
 		}
 		out, ok, err := compactString(context.Background(), v, 160)
@@ -305,4 +308,10 @@ func FuzzCompactString(f *testing.F) {
 			t.Fatalf("bad output for %q: %q", v, out)
 		}
 	})
+}
+
+// compactString is jsonfold.CompactString with the log path, as the
+// structured node folds a long string value.
+func compactString(ctx context.Context, v string, maxChars int) (string, bool, error) {
+	return jsonfold.CompactString(ctx, v, jsonfold.Options{MaxStringChars: maxChars, CompactLog: compactLogValue})
 }

@@ -313,7 +313,7 @@ func syntheticJSON(r *rand.Rand, n int) string {
 			b.WriteString([]string{"1.5", "-0.0", "1e-7", "3.14159e+25", "18446744073709551615", "123456789012345678901234", "-9223372036854775808", "0"}[r.Intn(8)])
 		case 2:
 			s := []string{"plain", "quote \" and \\ backslash", "tab\tnewline\n", "ünïcödé ✓ 日本語", "\u2028sep", "<html>&amp;", strings.Repeat("long text ", 30)}[r.Intn(7)]
-			b.Write(appendJSONString(nil, s))
+			b.WriteString(strconv.Quote(s)) // JSON reads these Go escapes alike
 		case 3:
 			b.WriteString([]string{"true", "false", "null"}[r.Intn(3)])
 		case 4:
@@ -648,5 +648,19 @@ func TestHTMLDigestOption(t *testing.T) {
 	_, got := runStructured(t, NewStructured(opt), text, KindHTML)
 	if !strings.HasPrefix(got, "[html digest: ") || strings.Count(got, "Some words") > 10 {
 		t.Fatalf("not the digest:\n%s", got)
+	}
+}
+
+// A JSON-lines log and a brace-wrapped non-JSON text are not JSON
+// documents, whatever their first and last bytes.
+func TestDetectNeedsOneJSONValue(t *testing.T) {
+	for text, want := range map[string]Kind{
+		`{"users":[{"id":1,"name":"a"},{"id":2,"name":"b"}],"total":2}`: KindJSON,
+		"{\n  // settings\n  \"theme\": \"dark\"\n}":                    "",
+	} {
+		got := Detect(text)
+		if want != "" && got != want || want == "" && got == KindJSON {
+			t.Errorf("Detect(%.40q) = %s", text, got)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // A JSON chat or agent trajectory is rendered as a Markdown transcript a
@@ -274,7 +276,7 @@ func findPatch(v any) string {
 		for _, k := range keys {
 			switch k {
 			case "submission", "git_patch", "model_patch", "patch", "final_patch":
-				if s, ok := x[k].(string); ok && isPatchText(strings.TrimLeft(s, "\r\n")) {
+				if s, ok := x[k].(string); ok && textkit.IsPatch(strings.TrimLeft(s, "\r\n")) {
 					return s
 				}
 			}
@@ -298,7 +300,7 @@ func findPatch(v any) string {
 // or code; else its head, the lines that report a failure, and its tail,
 // with markers that carry no counts.
 func compactOutput(s string) string {
-	if len(s) <= toolKeepChars || isPatchText(strings.TrimLeft(s, "\r\n")) {
+	if len(s) <= toolKeepChars || textkit.IsPatch(strings.TrimLeft(s, "\r\n")) {
 		return s
 	}
 	lines := strings.Split(s, "\n")
@@ -307,14 +309,14 @@ func compactOutput(s string) string {
 		if len(r) <= toolKeepChars {
 			return s
 		}
-		return string(wordCut(r[:toolKeepChars*2/3], false)) + " …[folded]… " + string(wordCut(r[len(r)-toolKeepChars/3:], true))
+		return string(textkit.WordCut(r[:toolKeepChars*2/3], false)) + " …[folded]… " + string(textkit.WordCut(r[len(r)-toolKeepChars/3:], true))
 	}
 	const headLines, tailLines, signals = 6, 8, 20
 	var b strings.Builder
 	b.WriteString(strings.Join(lines[:headLines], "\n"))
 	skipped, kept := false, 0
 	for _, l := range lines[headLines : len(lines)-tailLines] {
-		if kept < signals && isFailureLine(l) {
+		if kept < signals && textkit.IsFailureLine(l) {
 			if skipped {
 				b.WriteString("\n…[lines folded]…")
 				skipped = false

@@ -1,8 +1,13 @@
 // Package textkit holds the text helpers stages and its subpackages share:
-// the one character count and the Markdown fence rule.
+// the one character count, the Markdown fence rule and the classifiers
+// of long text (patch, code, failure line).
 package textkit
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
 
 // Chars is the one definition of "characters" in jetcompact: runes, as
 // utf8.RuneCountInString counts them (an invalid byte is one), with ASCII
@@ -17,11 +22,11 @@ func CharsValid(s string) (n int, valid bool) {
 	const hi = 0x8080808080808080
 	valid = true
 	for len(s) > 0 {
-		if len(s) >= 32 && (le64(s)|le64(s[8:])|le64(s[16:])|le64(s[24:]))&hi == 0 {
+		if len(s) >= 32 && (Load64(s)|Load64(s[8:])|Load64(s[16:])|Load64(s[24:]))&hi == 0 {
 			n, s = n+32, s[32:]
 			continue
 		}
-		if len(s) >= 8 && le64(s)&hi == 0 {
+		if len(s) >= 8 && Load64(s)&hi == 0 {
 			n, s = n+8, s[8:]
 			continue
 		}
@@ -38,10 +43,18 @@ func CharsValid(s string) (n int, valid bool) {
 }
 
 // le64 reads the first eight bytes of s as a little-endian word.
-func le64(s string) uint64 {
+func Load64(s string) uint64 {
 	_ = s[7]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// ZeroBytes sets the high bit of each byte of v that is zero, and of no
+// other (exact, unlike the usual shortcut that may mark a byte above a
+// zero one).
+func ZeroBytes(v uint64) uint64 {
+	const lo7 = 0x7f7f7f7f7f7f7f7f
+	return ^((v&lo7 + lo7) | v | lo7)
 }
 
 // FenceMarker returns "```" or "~~~" (with its full run length) when line opens a fence.
@@ -56,4 +69,91 @@ func FenceMarker(line string) string {
 		}
 	}
 	return ""
+}
+
+// WordCut trims a partial word from the end (or, from start, the start) of r.
+func WordCut(r []rune, fromStart bool) []rune {
+	const reach = 16
+	if fromStart {
+		for i := 0; i < len(r) && i < reach; i++ {
+			if r[i] == ' ' || r[i] == '\n' {
+				return r[i+1:]
+			}
+		}
+		return r
+	}
+	for i := len(r) - 1; i >= 0 && i >= len(r)-reach; i-- {
+		if r[i] == ' ' || r[i] == '\n' {
+			return r[:i]
+		}
+	}
+	return r
+}
+
+// IsPatch reports a unified diff, a git patch or an apply_patch envelope.
+func IsPatch(v string) bool {
+	return strings.HasPrefix(v, "diff --git ") || strings.Contains(v, "\ndiff --git ") ||
+		strings.Contains(v, "*** Begin Patch") ||
+		(strings.Contains(v, "\n@@ ") || strings.HasPrefix(v, "@@ ")) && strings.Contains(v, "\n+") ||
+		strings.HasPrefix(v, "--- ") && strings.Contains(v, "\n+++ ")
+}
+
+// IsCode reports lines of source code: most of them indented or
+// ending in punctuation that code ends lines with.
+func IsCode(lines []string) bool {
+	code, nonBlank := 0, 0
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		nonBlank++
+		last := t[len(t)-1]
+		switch {
+		case last == '{' || last == '}' || last == ';' || last == ')' || last == ':' || last == ',' || last == '(' || last == ']':
+			code++
+		case strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t"):
+			code++
+		case strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "return"):
+			code++
+		}
+	}
+	return nonBlank > 0 && code*2 >= nonBlank
+}
+
+// IsFailureLine reports a line that tells of a failure.
+func IsFailureLine(l string) bool {
+	lower := strings.ToLower(l)
+	for _, w := range [...]string{"error", "exception", "fail", "fatal", "panic", "traceback", "caused by", "denied", "refused", "timeout", "timed out"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// HeadFailuresTail keeps the head, the tail and the failure lines of
+// output that is neither a log nor code (len(lines) >= 12).
+func HeadFailuresTail(lines []string) string {
+	const headLines, tailLines, signals = 4, 6, 20
+	var b strings.Builder
+	b.WriteString(strings.Join(lines[:headLines], "\n"))
+	skipped, kept := 0, 0
+	for _, l := range lines[headLines : len(lines)-tailLines] {
+		if kept < signals && IsFailureLine(l) {
+			if skipped > 0 {
+				b.WriteString("\n…[" + strconv.Itoa(skipped) + " lines]…")
+				skipped = 0
+			}
+			b.WriteString("\n" + l)
+			kept++
+			continue
+		}
+		skipped++
+	}
+	if skipped > 0 {
+		b.WriteString("\n…[" + strconv.Itoa(skipped) + " lines]…")
+	}
+	b.WriteString("\n" + strings.Join(lines[len(lines)-tailLines:], "\n"))
+	return b.String()
 }

@@ -1,20 +1,6 @@
-package stages
-
-import (
-	"context"
-	"errors"
-	"math"
-	"slices"
-	"strconv"
-	"strings"
-	"sync"
-	"unicode/utf8"
-
-	"github.com/jetcompact/jetcompact/stages/b64"
-)
-
-// JSON folding keeps a document's meaning and drops its bulk. A value that
-// is kept is copied byte for byte: numbers and strings keep their literal.
+// Package jsonfold folds a JSON document: it keeps its meaning and drops
+// its bulk. A value that is kept is copied byte for byte: numbers and
+// strings keep their literal.
 //
 //   - An array of similar items keeps its first and last items and its
 //     outliers (an item with a key few others have, a status or error
@@ -28,13 +14,28 @@ import (
 //     entries, "_omitted_keys", the omitted names when they are few and
 //     "_value_schema". Named keys are always kept.
 //   - A long string is compacted by what it is: a diff or patch and code
-//     are kept whole, multi-line output (logs, stack traces) keeps its head,
-//     its tail and the lines that report a failure, prose its head and
-//     tail; base64 becomes a marker.
+//     are kept whole, a log or a stack trace goes to Options.CompactLog,
+//     other multi-line output keeps its head, its tail and the lines that
+//     report a failure, prose its head and tail; base64 becomes a marker.
 //   - Containers deeper than max_depth become a marker string.
 //
 // The output is valid JSON laid out by one printer, and folding it again
 // gives it back unchanged.
+package jsonfold
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/jetcompact/jetcompact/stages/b64"
+	"github.com/jetcompact/jetcompact/stages/textkit"
+)
 
 // Kinds of JSON values, as a bit set in schemas.
 const (
@@ -130,19 +131,33 @@ type jschema struct {
 }
 
 type jsonFolder struct {
-	opt       StructuredOptions
+	opt       Options
 	src       *jsonSource
-	cc        canceled
+	ctx       context.Context
+	calls     int // check's counter
 	fields    int
 	keyChars  int // room for the names of omitted map keys
 	moreChars int // room left for the names of keys a schema drops
 }
 
-// foldJSONText folds one JSON document. ok is false when text is not one
-// valid JSON object or array. inline prints it on one line; otherwise
-// every line after the first starts with prefix.
-func (n structuredNode) foldJSONText(ctx context.Context, text string, inline bool, prefix string) (string, bool, error) {
-	root, err := n.foldJSON(ctx, newJSONSource(text))
+// Options are the limits of one fold (see stages.StructuredOptions).
+type Options struct {
+	ArraySamples   int
+	MaxStringChars int
+	MaxDepth       int
+	MaxObjectKeys  int
+	Base64MinChars int
+	// CompactLog shortens a long string value that is a log or a stack
+	// trace (lines is v split on "\n"). isLog is false for other text;
+	// out is "" for a log kept whole.
+	CompactLog func(ctx context.Context, v string, lines []string) (out string, isLog bool, err error)
+}
+
+// Fold folds one JSON document. ok is false when text is not one valid
+// JSON object or array. inline prints it on one line; otherwise every
+// line after the first starts with prefix.
+func Fold(ctx context.Context, text string, opt Options, inline bool, prefix string) (string, bool, error) {
+	root, err := foldJSON(ctx, newJSONSource(text), opt)
 	if err != nil {
 		if errors.Is(err, errBadJSON) {
 			return "", false, nil
@@ -164,8 +179,8 @@ func (n structuredNode) foldJSONText(ctx context.Context, text string, inline bo
 	return string(b), true, nil
 }
 
-func (n structuredNode) foldJSON(ctx context.Context, src *jsonSource) (*jnode, error) {
-	f := &jsonFolder{opt: n.opt, src: src, cc: canceled{ctx: ctx}, keyChars: max(mapKeyListChars, len(src.s)/32)}
+func foldJSON(ctx context.Context, src *jsonSource, opt Options) (*jnode, error) {
+	f := &jsonFolder{opt: opt, src: src, ctx: ctx, keyChars: max(mapKeyListChars, len(src.s)/32)}
 	f.moreChars = f.keyChars
 	t, err := src.next()
 	if err != nil {
@@ -186,7 +201,7 @@ func (n structuredNode) foldJSON(ctx context.Context, src *jsonSource) (*jnode, 
 
 // fold builds the output node of the value that starts with t at depth.
 func (f *jsonFolder) fold(t jsonTok, depth int) (*jnode, error) {
-	if err := f.cc.check(); err != nil {
+	if err := f.check(); err != nil {
 		return nil, err
 	}
 	switch t {
@@ -776,7 +791,7 @@ func (f *jsonFolder) arrayItems(arr string, n, head int) (map[string]*fieldStats
 		}
 		return st
 	}
-	err := walkItems(arr, &f.cc, func(i int, t jsonTok, text string, fields []itemField) error {
+	err := walkItems(arr, f.check, func(i int, t jsonTok, text string, fields []itemField) error {
 		if t != tokObjStart {
 			if t != tokArrStart {
 				if st := stat(""); st != nil {
@@ -800,7 +815,7 @@ func (f *jsonFolder) arrayItems(arr string, n, head int) (map[string]*fieldStats
 		return nil, nil, err
 	}
 	var picks []itemPick
-	err = walkItems(arr, &f.cc, func(i int, t jsonTok, text string, fields []itemField) error {
+	err = walkItems(arr, f.check, func(i int, t jsonTok, text string, fields []itemField) error {
 		if i == n-1 {
 			picks = append(picks, itemPick{i, text, t})
 			return nil
@@ -1110,14 +1125,14 @@ type itemField struct {
 // for an object, its top-level fields (containers by their start token).
 // arr has been read once already: nested containers are skipped by their
 // brackets alone.
-func walkItems(arr string, cc *canceled, fn func(i int, t jsonTok, text string, fields []itemField) error) error {
+func walkItems(arr string, check func() error, fn func(i int, t jsonTok, text string, fields []itemField) error) error {
 	src := newJSONSource(arr)
 	if t, err := src.next(); err != nil || t != tokArrStart {
 		return errBadJSON
 	}
 	var fields []itemField
 	for i := 0; ; i++ {
-		if err := cc.check(); err != nil {
+		if err := check(); err != nil {
 			return err
 		}
 		t, err := src.next()
@@ -1213,7 +1228,7 @@ func (st *fieldStats) summary(kinds uint8) string {
 // scan merges the schema of the value that starts with t into acc without
 // building output. An object's own fields go to w when it is not nil.
 func (f *jsonFolder) scan(t jsonTok, depth int, acc *jschema, w *arrayWalk) error {
-	if err := f.cc.check(); err != nil {
+	if err := f.check(); err != nil {
 		return err
 	}
 	switch t {
@@ -1512,7 +1527,7 @@ func (f *jsonFolder) foldString() (*jnode, error) {
 			return stringNode(m), nil
 		}
 	}
-	out, ok, err := compactString(f.cc.ctx, v, f.opt.MaxStringChars)
+	out, ok, err := CompactString(f.ctx, v, f.opt)
 	if err != nil {
 		return nil, err
 	}
@@ -1522,127 +1537,35 @@ func (f *jsonFolder) foldString() (*jnode, error) {
 	return scalarNode(kString, lit), nil
 }
 
-// compactString shortens a long string by what it is. ok is false for a
+// CompactString shortens a long string by what it is. ok is false for a
 // string kept whole: a diff or patch, code, a log the log path cannot
 // shorten, or one compacted before.
-func compactString(ctx context.Context, v string, maxChars int) (string, bool, error) {
-	if hasFoldMark(v) || hasLogFoldMark(v) || isPatchText(v) {
+func CompactString(ctx context.Context, v string, opt Options) (string, bool, error) {
+	if hasFoldMark(v) || textkit.IsPatch(v) {
 		return "", false, nil
 	}
 	lines := strings.Split(v, "\n")
-	if len(lines) >= 4 && isLogText(v, lines) {
+	if opt.CompactLog != nil {
 		// A log or a stack trace: the log path folds its templates and
 		// keeps its failures and its tail.
-		out, err := compactLogText(ctx, v)
-		if err != nil || len(out) >= len(v) {
-			return "", false, err
+		if out, isLog, err := opt.CompactLog(ctx, v, lines); isLog || err != nil {
+			return out, out != "" && err == nil, err
 		}
-		if out = withTail(out, lines); len(out) >= len(v) {
-			return "", false, nil
-		}
-		return out, true, nil
 	}
-	if len(lines) >= 4 && isCodeText(lines) {
+	if len(lines) >= 4 && textkit.IsCode(lines) {
 		return "", false, nil
 	}
 	if len(lines) >= 12 {
-		if out := headFailuresTail(lines); len(out) < len(v) {
+		if out := textkit.HeadFailuresTail(lines); len(out) < len(v) {
 			return out, true, nil
 		}
 	}
 	// Prose: head and tail, cut at word boundaries.
 	r := []rune(v)
-	head, tail := maxChars*2/3, maxChars/3
-	h := wordCut(r[:head], false)
-	t := wordCut(r[len(r)-tail:], true)
+	head, tail := opt.MaxStringChars*2/3, opt.MaxStringChars/3
+	h := textkit.WordCut(r[:head], false)
+	t := textkit.WordCut(r[len(r)-tail:], true)
 	return string(h) + " …[" + strconv.Itoa(len(r)-len(h)-len(t)) + " chars]… " + string(t), true, nil
-}
-
-// headFailuresTail keeps the head, the tail and the failure lines of
-// output that is neither a log nor code (len(lines) >= 12).
-func headFailuresTail(lines []string) string {
-	const headLines, tailLines, signals = 4, 6, 20
-	var b strings.Builder
-	b.WriteString(strings.Join(lines[:headLines], "\n"))
-	skipped, kept := 0, 0
-	for _, l := range lines[headLines : len(lines)-tailLines] {
-		if kept < signals && isFailureLine(l) {
-			if skipped > 0 {
-				b.WriteString("\n…[" + strconv.Itoa(skipped) + " lines]…")
-				skipped = 0
-			}
-			b.WriteString("\n" + l)
-			kept++
-			continue
-		}
-		skipped++
-	}
-	if skipped > 0 {
-		b.WriteString("\n…[" + strconv.Itoa(skipped) + " lines]…")
-	}
-	b.WriteString("\n" + strings.Join(lines[len(lines)-tailLines:], "\n"))
-	return b.String()
-}
-
-// wordCut trims a partial word from the end (or, from start, the start) of r.
-func wordCut(r []rune, fromStart bool) []rune {
-	const reach = 16
-	if fromStart {
-		for i := 0; i < len(r) && i < reach; i++ {
-			if r[i] == ' ' || r[i] == '\n' {
-				return r[i+1:]
-			}
-		}
-		return r
-	}
-	for i := len(r) - 1; i >= 0 && i >= len(r)-reach; i-- {
-		if r[i] == ' ' || r[i] == '\n' {
-			return r[:i]
-		}
-	}
-	return r
-}
-
-// isPatchText reports a unified diff, a git patch or an apply_patch envelope.
-func isPatchText(v string) bool {
-	return strings.HasPrefix(v, "diff --git ") || strings.Contains(v, "\ndiff --git ") ||
-		strings.Contains(v, "*** Begin Patch") ||
-		(strings.Contains(v, "\n@@ ") || strings.HasPrefix(v, "@@ ")) && strings.Contains(v, "\n+") ||
-		strings.HasPrefix(v, "--- ") && strings.Contains(v, "\n+++ ")
-}
-
-// isCodeText reports lines of source code: most of them indented or
-// ending in punctuation that code ends lines with.
-func isCodeText(lines []string) bool {
-	code, nonBlank := 0, 0
-	for _, l := range lines {
-		t := strings.TrimSpace(l)
-		if t == "" {
-			continue
-		}
-		nonBlank++
-		last := t[len(t)-1]
-		switch {
-		case last == '{' || last == '}' || last == ';' || last == ')' || last == ':' || last == ',' || last == '(' || last == ']':
-			code++
-		case strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t"):
-			code++
-		case strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "return"):
-			code++
-		}
-	}
-	return nonBlank > 0 && code*2 >= nonBlank
-}
-
-// isFailureLine reports a line that tells of a failure.
-func isFailureLine(l string) bool {
-	lower := strings.ToLower(l)
-	for _, w := range [...]string{"error", "exception", "fail", "fatal", "panic", "traceback", "caused by", "denied", "refused", "timeout", "timed out"} {
-		if strings.Contains(lower, w) {
-			return true
-		}
-	}
-	return false
 }
 
 // appendJSONString appends s as a JSON string, escaping only what JSON
@@ -1962,4 +1885,14 @@ func childPath(path string, nd *jnode, i int) string {
 		return path + "." + k
 	}
 	return path + "[" + lit + "]"
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// check reports ctx's error every 4096 calls, to keep hot loops cheap.
+func (f *jsonFolder) check() error {
+	if f.calls++; f.calls&4095 != 0 {
+		return nil
+	}
+	return f.ctx.Err()
 }

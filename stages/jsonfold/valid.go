@@ -1,4 +1,4 @@
-package stages
+package jsonfold
 
 import (
 	"sync"
@@ -7,7 +7,7 @@ import (
 	"github.com/minio/simdjson-go"
 )
 
-// simdJSON says whether validJSON may use simdjson-go: it needs AVX2 (and
+// simdJSON says whether Valid may use simdjson-go: it needs AVX2 (and
 // CLMUL); without them the literal tokenizer checks every document.
 var simdJSON = simdjson.SupportedCPU()
 
@@ -18,11 +18,11 @@ const simdJSONMaxBytes = 16 << 20
 // parsedPool reuses simdjson-go's tape between documents.
 var parsedPool sync.Pool
 
-// validJSON reports whether text is one JSON object or array. simdjson-go
+// Valid reports whether text is one JSON object or array. simdjson-go
 // checks the common case at about 1 GB/s; what it refuses is walked again
 // by the literal tokenizer, which accepts all of JSON's grammar (numbers
 // beyond float64 such as 1e400 among them), so both paths agree.
-func validJSON(text string) bool {
+func Valid(text string) bool {
 	if simdJSON && len(text) > 0 && len(text) <= simdJSONMaxBytes {
 		reuse, _ := parsedPool.Get().(*simdjson.ParsedJson)
 		// simdjson-go reads its input and never writes it. Only validity
@@ -38,7 +38,7 @@ func validJSON(text string) bool {
 	return walkJSON(text)
 }
 
-// walkJSON is validJSON by the literal tokenizer alone.
+// walkJSON is Valid by the literal tokenizer alone.
 func walkJSON(text string) bool {
 	src := newJSONSource(text)
 	first := true

@@ -1,4 +1,4 @@
-package stages
+package jsonfold
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// validJSON agrees with encoding/json on whole documents, on both paths:
+// Valid agrees with encoding/json on whole documents, on both paths:
 // simdjson-go where the CPU has it, and the literal tokenizer alone.
 func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
 	docs := []string{
@@ -30,23 +30,9 @@ func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
 	for _, simd := range []bool{true, false} {
 		simdJSON = simd && simdJSONSupported()
 		for _, d := range docs {
-			if got, want := validJSON(d), json.Valid([]byte(d)); got != want {
-				t.Errorf("simd=%v validJSON(%.60q) = %v, encoding/json says %v", simdJSON, d, got, want)
+			if got, want := Valid(d), json.Valid([]byte(d)); got != want {
+				t.Errorf("simd=%v Valid(%.60q) = %v, encoding/json says %v", simdJSON, d, got, want)
 			}
-		}
-	}
-}
-
-// A JSON-lines log and a brace-wrapped non-JSON text are not JSON
-// documents, whatever their first and last bytes.
-func TestDetectNeedsOneJSONValue(t *testing.T) {
-	for text, want := range map[string]Kind{
-		`{"users":[{"id":1,"name":"a"},{"id":2,"name":"b"}],"total":2}`: KindJSON,
-		"{\n  // settings\n  \"theme\": \"dark\"\n}":                    "",
-	} {
-		got := Detect(text)
-		if want != "" && got != want || want == "" && got == KindJSON {
-			t.Errorf("Detect(%.40q) = %s", text, got)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package stages
+package jsonfold
 
 import (
 	"context"
@@ -9,6 +9,11 @@ import (
 	"strings"
 	"testing"
 )
+
+// testOptions are stages' default limits, without the log path.
+func testOptions() Options {
+	return Options{ArraySamples: 2, MaxStringChars: 160, MaxDepth: 32, MaxObjectKeys: 200, Base64MinChars: 200}
+}
 
 // randomArrayDoc writes a JSON document whose arrays are long enough to
 // fold: items of mixed kinds, rare keys, rare status values, far numbers,
@@ -123,7 +128,7 @@ func randomArrayDoc(r *rand.Rand, wide bool) string {
 func TestArrayWalkMatchesArrayItems(t *testing.T) {
 	defer func() { slowArrayItems = false }()
 	r := rand.New(rand.NewPCG(19, 20))
-	narrow := DefaultStructuredOptions()
+	narrow := testOptions()
 	narrow.ArraySamples, narrow.MaxObjectKeys, narrow.MaxDepth = 1, 3, 3
 	docs := 150
 	if testing.Short() {
@@ -131,12 +136,11 @@ func TestArrayWalkMatchesArrayItems(t *testing.T) {
 	}
 	for i := range docs {
 		doc := randomArrayDoc(r, i%3 == 0)
-		for _, o := range []StructuredOptions{DefaultStructuredOptions(), narrow} {
-			n := structuredNode{opt: o}
+		for _, o := range []Options{testOptions(), narrow} {
 			slowArrayItems = false
-			fast, okFast, errFast := n.foldJSONText(context.Background(), doc, false, "")
+			fast, okFast, errFast := Fold(context.Background(), doc, o, false, "")
 			slowArrayItems = true
-			slow, okSlow, errSlow := n.foldJSONText(context.Background(), doc, false, "")
+			slow, okSlow, errSlow := Fold(context.Background(), doc, o, false, "")
 			if !okFast || errFast != nil || !okSlow || errSlow != nil {
 				t.Fatalf("doc %d: fold failed: %v %v %v %v", i, okFast, errFast, okSlow, errSlow)
 			}

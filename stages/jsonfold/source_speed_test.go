@@ -1,4 +1,4 @@
-package stages
+package jsonfold
 
 import (
 	"math/bits"
@@ -27,8 +27,12 @@ func TestStringSpecialFirstMark(t *testing.T) {
 				break
 			}
 		}
+		var w uint64 // b as a little-endian word
+		for i, c := range b {
+			w |= uint64(c) << (8 * i)
+		}
 		got := 8
-		if m := stringSpecial(load64(string(b[:]))); m != 0 {
+		if m := stringSpecial(w); m != 0 {
 			got = bits.TrailingZeros64(m) / 8
 		}
 		if got != want {

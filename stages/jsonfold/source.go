@@ -1,10 +1,12 @@
-package stages
+package jsonfold
 
 import (
 	"errors"
 	"math/bits"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // The JSON fold walks a stream of tokens read straight from the text: a
@@ -234,7 +236,7 @@ func (s *jsonSource) value() (jsonTok, error) {
 // bytes above a marked one).
 func stringSpecial(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	return zeroBytes(w^'"'*ones) | zeroBytes(w^'\\'*ones) | (w-0x20*ones)&^w&highs | w&highs
+	return textkit.ZeroBytes(w^'"'*ones) | textkit.ZeroBytes(w^'\\'*ones) | (w-0x20*ones)&^w&highs | w&highs
 }
 
 // stringLit reads a string literal at pos, checking its escapes and that
@@ -247,7 +249,7 @@ func (s *jsonSource) stringLit() error {
 		if i+8 <= len(s.s) {
 			// Plain ASCII eight bytes a step, up to the first byte the
 			// switch below must look at.
-			m := stringSpecial(load64(s.s[i:]))
+			m := stringSpecial(textkit.Load64(s.s[i:]))
 			if m == 0 {
 				i += 8
 				continue
