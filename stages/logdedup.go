@@ -935,19 +935,8 @@ func (t *templates) mergeHeaderColumns() bool {
 	if t.lay.Fields == "" && t.lay.HeaderCols == 0 {
 		return false
 	}
-	cells := make([][]cell, len(t.groups))
-	names := map[uint64]int{}
+	hc := headerCells{cells: make([][]cell, len(t.groups)), names: map[uint64]int{}}
 	var toks []tok
-	mark := func(i int, col uint64, p int, v string) {
-		if upperLevelAt(v) || len(cells[i]) >= 16 {
-			return
-		}
-		c := cell{col: col, pos: p, name: t.groups[i].toks[p] > varToken && len(v) >= 3}
-		cells[i] = append(cells[i], c)
-		if c.name {
-			names[col]++
-		}
-	}
 	for i := range t.groups {
 		g := &t.groups[i]
 		if g.parent != i || g.toks == nil {
@@ -958,74 +947,112 @@ func (t *templates) mergeHeaderColumns() bool {
 			continue
 		}
 		if t.lay.Fields != "" {
-			// Key tokens carry no offsets (fieldTokens).
-			isKey := func(p int) bool { return p >= len(toks) || toks[p].end == 0 }
-			for p := 1; p < len(toks); p++ {
-				if !isKey(p) && isKey(p-1) && isKey(p+1) {
-					mark(i, g.toks[p-1], p, g.head[toks[p].start:toks[p].end])
-				}
-			}
-			continue
-		}
-		for c := 0; c <= t.lay.HeaderCols; c++ {
-			he := headerEnd(g.head, c)
-			p := 0
-			for p < len(toks) && int(toks[p].start) < he {
-				p++
-			}
-			if p < len(toks) {
-				mark(i, uint64(c), p, g.head[toks[p].start:toks[p].end])
-			}
+			t.markFieldCells(&hc, i, toks)
+		} else {
+			t.markHeaderCells(&hc, i, toks)
 		}
 	}
-	// The message of a group: its tokens but the candidate columns (names
-	// in three groups or more).
-	message := make([]uint64, len(t.groups))
-	var cols []uint64
-	for col, n := range names {
-		if n >= 3 {
-			cols = append(cols, col)
-		}
-	}
+	cols := hc.candidates()
 	if len(cols) == 0 {
 		return false
 	}
-	slices.Sort(cols)
-	for i, cs := range cells {
-		g := &t.groups[i]
-		k := g.sum
-		for _, c := range cs {
-			if names[c.col] >= 3 {
-				k -= mix(c.pos, g.toks[c.pos])
-			}
-		}
-		message[i] = k ^ (g.cont^uint64(len(g.toks)))*fnvPrime
-	}
+	message := t.messageKeys(&hc)
 	wild := map[uint64]bool{}
 	for _, col := range cols {
-		if t.independentColumn(col, cells, message) {
+		if t.independentColumn(col, hc.cells, message) {
 			wild[col] = true
 		}
 	}
 	if len(wild) == 0 {
 		return false
 	}
-	// The columns are no part of any message: every template drops them,
-	// and templates left equal merge into the oldest, so a message's other
-	// parameters merge after.
+	return t.dropColumns(hc.cells, wild)
+}
+
+// headerCells are the groups' tokens in candidate columns, and how many
+// groups take a name in each column.
+type headerCells struct {
+	cells [][]cell
+	names map[uint64]int
+}
+
+func (hc *headerCells) mark(g *tgroup, i int, col uint64, p int, v string) {
+	if upperLevelAt(v) || len(hc.cells[i]) >= 16 {
+		return
+	}
+	c := cell{col: col, pos: p, name: g.toks[p] > varToken && len(v) >= 3}
+	hc.cells[i] = append(hc.cells[i], c)
+	if c.name {
+		hc.names[col]++
+	}
+}
+
+// candidates returns the columns with names in three groups or more, sorted.
+func (hc *headerCells) candidates() []uint64 {
+	var cols []uint64
+	for col, n := range hc.names {
+		if n >= 3 {
+			cols = append(cols, col)
+		}
+	}
+	slices.Sort(cols)
+	return cols
+}
+
+// markFieldCells marks group i's values of one token, by key. Key
+// tokens carry no offsets (fieldTokens).
+func (t *templates) markFieldCells(hc *headerCells, i int, toks []tok) {
+	g := &t.groups[i]
+	isKey := func(p int) bool { return p >= len(toks) || toks[p].end == 0 }
+	for p := 1; p < len(toks); p++ {
+		if !isKey(p) && isKey(p-1) && isKey(p+1) {
+			hc.mark(g, i, g.toks[p-1], p, g.head[toks[p].start:toks[p].end])
+		}
+	}
+}
+
+// markHeaderCells marks group i's first token after each header column.
+func (t *templates) markHeaderCells(hc *headerCells, i int, toks []tok) {
+	g := &t.groups[i]
+	for c := 0; c <= t.lay.HeaderCols; c++ {
+		he := headerEnd(g.head, c)
+		p := 0
+		for p < len(toks) && int(toks[p].start) < he {
+			p++
+		}
+		if p < len(toks) {
+			hc.mark(g, i, uint64(c), p, g.head[toks[p].start:toks[p].end])
+		}
+	}
+}
+
+// messageKeys returns the message of each group: its tokens but the
+// candidate columns (names in three groups or more).
+func (t *templates) messageKeys(hc *headerCells) []uint64 {
+	message := make([]uint64, len(t.groups))
+	for i, cs := range hc.cells {
+		g := &t.groups[i]
+		k := g.sum
+		for _, c := range cs {
+			if hc.names[c.col] >= 3 {
+				k -= mix(c.pos, g.toks[c.pos])
+			}
+		}
+		message[i] = k ^ (g.cont^uint64(len(g.toks)))*fnvPrime
+	}
+	return message
+}
+
+// dropColumns makes the wild columns no part of any message: every
+// template drops them, and templates left equal merge into the oldest,
+// so a message's other parameters merge after. It reports whether any
+// templates merged.
+func (t *templates) dropColumns(cells [][]cell, wild map[uint64]bool) bool {
 	byKey := map[uint64]int{}
 	merged := false
 	for i, cs := range cells {
 		g := &t.groups[i]
-		dropped := false
-		for _, c := range cs {
-			if wild[c.col] {
-				g.sum += mix(c.pos, wildcard) - mix(c.pos, g.toks[c.pos])
-				g.toks[c.pos] = wildcard
-				dropped = true
-			}
-		}
-		if !dropped {
+		if !t.wildcardCells(g, cs, wild) {
 			continue
 		}
 		key := (g.cont ^ uint64(len(g.toks))) * fnvPrime
@@ -1046,6 +1073,20 @@ func (t *templates) mergeHeaderColumns() bool {
 		t.groups[r].count += t.groups[i].count
 	}
 	return merged
+}
+
+// wildcardCells puts a wildcard in g's cells of wild columns, and
+// reports whether it put any.
+func (t *templates) wildcardCells(g *tgroup, cs []cell, wild map[uint64]bool) bool {
+	dropped := false
+	for _, c := range cs {
+		if wild[c.col] {
+			g.sum += mix(c.pos, wildcard) - mix(c.pos, g.toks[c.pos])
+			g.toks[c.pos] = wildcard
+			dropped = true
+		}
+	}
+	return dropped
 }
 
 // cell is a group's token in a candidate column.
