@@ -172,11 +172,7 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout, span
 	cc := canceled{ctx: ctx}
 	// Events: a record line and the non-record lines after it. Lines
 	// outside events pass as they are.
-	type event struct {
-		start, end int32 // lines [start, end)
-		group      int32
-	}
-	var events []event
+	var events []logEvent
 	t := newTemplates(n.opt, lay)
 	var toks, ctoks []tok
 	nl := x.len()
@@ -190,40 +186,17 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout, span
 		if err := cc.check(); err != nil {
 			return "", false, err
 		}
-		line := x.line(i)
 		if !opens[i] {
 			i++
 			continue
 		}
-		end := i + 1
-		for end < nl {
-			l := x.line(end)
-			if l == "" || opens[end] || IsProtectedLine(l) || (tail != nil && tail[end]) {
-				break
-			}
-			end++
-		}
-		head, weight := splitCount(line)
+		end := eventEnd(x, opens, tail, i)
+		head, weight := splitCount(x.line(i))
 		toks = lay.templateTokens(head, toks[:0])
-		cont := uint64(fnvOffset)
-		for k := i + 1; k < end; k++ {
-			// Masked like a head: a host or a node (dn228) in a
-			// continuation line is a value, not a different trace.
-			l := x.line(k)
-			if len(l) > maxTemplateBytes {
-				// Memory stays bounded: the rest of a long line
-				// only has its numbers masked.
-				cont = (cont ^ maskedHash(l[maxTemplateBytes:])) * fnvPrime
-				l = l[:maxTemplateBytes]
-			}
-			ctoks = tokenize(l, ctoks[:0])
-			for _, c := range ctoks {
-				cont = (cont ^ tokenID(c)) * fnvPrime
-			}
-			cont = (cont ^ '\n') * fnvPrime
-		}
+		var cont uint64
+		cont, ctoks = continuationHash(x, i+1, end, ctoks)
 		g := t.add(toks, cont, len(events), weight, head)
-		events = append(events, event{start: int32(i), end: int32(end), group: int32(g)})
+		events = append(events, logEvent{start: int32(i), end: int32(end), group: int32(g)})
 		i = end
 	}
 	if err := ctx.Err(); err != nil {
@@ -232,18 +205,73 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout, span
 	merged := t.mergeHeaderColumns()
 	merged = t.mergeVariants() || merged
 	if spans != nil {
-		last := map[int]int{} // root group -> its last event
-		for g := range t.groups {
-			r := t.find(g)
-			if l, ok := last[r]; !ok || t.groups[g].last > l {
-				last[r] = t.groups[g].last
-			}
-		}
-		for r, l := range last {
-			spans[int(events[t.groups[r].first].start)] = int(events[l].end) - 1
+		t.eventSpans(events, spans)
+	}
+	out, long := t.writeEvents(x, events)
+	return out, merged || long, nil
+}
+
+// logEvent is a record line and the non-record lines after it: lines
+// [start, end), of template group.
+type logEvent struct {
+	start, end int32
+	group      int32
+}
+
+// eventEnd returns the end of the event that line i opens: the next
+// blank, record, protected or failing tail line.
+func eventEnd(x lineIndex, opens, tail []bool, i int) int {
+	end := i + 1
+	for nl := x.len(); end < nl; end++ {
+		l := x.line(end)
+		if l == "" || opens[end] || IsProtectedLine(l) || (tail != nil && tail[end]) {
+			break
 		}
 	}
-	// Say what varies among the records a representative stands for.
+	return end
+}
+
+// continuationHash hashes lines [from, end), an event's continuation,
+// masked like a head: a host or a node (dn228) in a continuation line is
+// a value, not a different trace. It returns ctoks for reuse.
+func continuationHash(x lineIndex, from, end int, ctoks []tok) (uint64, []tok) {
+	cont := uint64(fnvOffset)
+	for k := from; k < end; k++ {
+		l := x.line(k)
+		if len(l) > maxTemplateBytes {
+			// Memory stays bounded: the rest of a long line
+			// only has its numbers masked.
+			cont = (cont ^ maskedHash(l[maxTemplateBytes:])) * fnvPrime
+			l = l[:maxTemplateBytes]
+		}
+		ctoks = tokenize(l, ctoks[:0])
+		for _, c := range ctoks {
+			cont = (cont ^ tokenID(c)) * fnvPrime
+		}
+		cont = (cont ^ '\n') * fnvPrime
+	}
+	return cont, ctoks
+}
+
+// eventSpans puts each template's span in spans: its first event's
+// first line -> its last event's last line.
+func (t *templates) eventSpans(events []logEvent, spans map[int]int) {
+	last := map[int]int{} // root group -> its last event
+	for g := range t.groups {
+		r := t.find(g)
+		if l, ok := last[r]; !ok || t.groups[g].last > l {
+			last[r] = t.groups[g].last
+		}
+	}
+	for r, l := range last {
+		spans[int(events[t.groups[r].first].start)] = int(events[l].end) - 1
+	}
+}
+
+// writeEvents writes each template at its first event, saying what
+// varies among the records a representative stands for. long reports a
+// count too long to read back.
+func (t *templates) writeEvents(x lineIndex, events []logEvent) (out string, long bool) {
 	sums := t.summaries()
 	w := newLineWriter(len(t.groups)*128 + 1024)
 	done := 0 // lines written or skipped so far
@@ -260,7 +288,7 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout, span
 		head, _ := splitCount(x.line(start))
 		count := t.groups[root].count
 		if count >= 1e12 {
-			merged = true // splitCount reads 12 digits at most
+			long = true // splitCount reads 12 digits at most
 		}
 		switch sum := sums[root]; {
 		case t.groups[root].events == 1 && sum == nil:
@@ -274,10 +302,10 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout, span
 			w.add(x.span(start+1, end))
 		}
 	}
-	if done < nl {
+	if nl := x.len(); done < nl {
 		w.add(x.span(done, nl))
 	}
-	return w.String(), merged, nil
+	return w.String(), long
 }
 
 // runs collapses runs of consecutive lines that are equal once numbers
