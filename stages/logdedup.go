@@ -864,39 +864,7 @@ func (t *templates) find(g int) int {
 // did.
 func (t *templates) mergeVariants() (merged bool) {
 	minV := int32(t.opt.MinVariants)
-	// Two templates that differ in one position share the half of their
-	// tokens without it. A template whose both halves are rare cannot be
-	// in a bucket of MinVariants, so it is left out of the sweep: crafted
-	// input made of distinct lines costs one pass.
-	halves := func(g *tgroup) (uint64, uint64) {
-		a := (g.cont ^ uint64(len(g.toks))) * fnvPrime
-		b := a ^ 0x9E3779B97F4A7C15
-		for i, x := range g.toks {
-			if i < len(g.toks)/2 {
-				a += mix(i, x)
-			} else {
-				b += mix(i, x)
-			}
-		}
-		return a, b
-	}
-	// Sized once: grown key by key, these maps cost more than the sweep.
-	countA, countB := make(map[uint64]int32, len(t.groups)), make(map[uint64]int32, len(t.groups))
-	for i := range t.groups {
-		if len(t.groups[i].toks) > 1 {
-			a, b := halves(&t.groups[i])
-			countA[a]++
-			countB[b]++
-		}
-	}
-	var order []int
-	for i := range t.groups {
-		if len(t.groups[i].toks) > 1 {
-			if a, b := halves(&t.groups[i]); countA[a] >= minV || countB[b] >= minV {
-				order = append(order, i)
-			}
-		}
-	}
+	order := t.sweepOrder(minV)
 	// Longest first, so position p only visits the groups that reach it.
 	slices.SortStableFunc(order, func(a, b int) int { return len(t.groups[b].toks) - len(t.groups[a].toks) })
 	key := func(g *tgroup, p int) uint64 {
@@ -947,6 +915,46 @@ func (t *templates) mergeVariants() (merged bool) {
 		}
 	}
 	return merged
+}
+
+// sweepOrder returns the groups mergeVariants sweeps. Two templates that
+// differ in one position share the half of their tokens without it. A
+// template whose both halves are rare cannot be in a bucket of minV, so
+// it is left out of the sweep: crafted input made of distinct lines
+// costs one pass.
+func (t *templates) sweepOrder(minV int32) []int {
+	// Sized once: grown key by key, these maps cost more than the sweep.
+	countA, countB := make(map[uint64]int32, len(t.groups)), make(map[uint64]int32, len(t.groups))
+	for i := range t.groups {
+		if len(t.groups[i].toks) > 1 {
+			a, b := tokenHalves(&t.groups[i])
+			countA[a]++
+			countB[b]++
+		}
+	}
+	var order []int
+	for i := range t.groups {
+		if len(t.groups[i].toks) > 1 {
+			if a, b := tokenHalves(&t.groups[i]); countA[a] >= minV || countB[b] >= minV {
+				order = append(order, i)
+			}
+		}
+	}
+	return order
+}
+
+// tokenHalves hashes the first and the second half of g's tokens.
+func tokenHalves(g *tgroup) (uint64, uint64) {
+	a := (g.cont ^ uint64(len(g.toks))) * fnvPrime
+	b := a ^ 0x9E3779B97F4A7C15
+	for i, x := range g.toks {
+		if i < len(g.toks)/2 {
+			a += mix(i, x)
+		} else {
+			b += mix(i, x)
+		}
+	}
+	return a, b
 }
 
 // mergeHeaderColumns merges templates that differ only in word columns
