@@ -66,12 +66,12 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		dedupLines:     in.Kind != KindJSON,
 		dedupSentences: in.Kind == KindProse || in.Kind == KindTranscript,
 		codeKept:       in.Kind == KindTranscript || in.Kind == KindProse,
-		first:          true,
+		w:              lineWriter{first: true},
 	}
 
 	// One pass over the text, line by line, without a slice of lines: a
 	// text of millions of short lines costs no more than its own size.
-	r.b.Grow(len(text))
+	r.w.b.Grow(len(text))
 	userTurn := false // in a transcript: inside a user's turn
 	it := lineIter{text: text}
 	line, at, ok := it.next()
@@ -105,11 +105,11 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			}
 		}
 		if ok {
-			r.emit(line) // the blank line that ends the paragraph
+			r.w.add(line) // the blank line that ends the paragraph
 			line, at, ok = it.next()
 		}
 	}
-	out := r.b.String()
+	out := r.w.String()
 	if out == text {
 		return skip(in, "no duplicates"), nil
 	}
@@ -122,16 +122,7 @@ type dedupRun struct {
 	kind                                 Kind
 	seenPara, seenLine, seenSentence     map[uint64]struct{}
 	dedupLines, dedupSentences, codeKept bool
-	b                                    strings.Builder
-	first                                bool
-}
-
-func (r *dedupRun) emit(line string) {
-	if !r.first {
-		r.b.WriteByte('\n')
-	}
-	r.b.WriteString(line)
-	r.first = false
+	w                                    lineWriter
 }
 
 // seenParagraph reports a paragraph seen before, outside protected
@@ -156,11 +147,11 @@ func (r *dedupRun) paragraph(cc *canceled, para string, keepAll, userTurn bool) 
 			return err
 		}
 		if r.kept(l, keepAll, userTurn) {
-			r.emit(l)
+			r.w.add(l)
 			continue
 		}
 		if l, keep := r.unseen(l); keep {
-			r.emit(l)
+			r.w.add(l)
 		}
 	}
 }
