@@ -57,26 +57,22 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		return skip(in, "nothing to merge"), nil
 	}
 	cc := canceled{ctx: ctx}
-	seenPara := map[uint64]struct{}{}
-	seenLine := map[uint64]struct{}{}
-	seenSentence := map[uint64]struct{}{}
-	dedupLines := in.Kind != KindJSON
-	dedupSentences := in.Kind == KindProse || in.Kind == KindTranscript
+	r := dedupRun{
+		n:              n,
+		kind:           in.Kind,
+		seenPara:       map[uint64]struct{}{},
+		seenLine:       map[uint64]struct{}{},
+		seenSentence:   map[uint64]struct{}{},
+		dedupLines:     in.Kind != KindJSON,
+		dedupSentences: in.Kind == KindProse || in.Kind == KindTranscript,
+		codeKept:       in.Kind == KindTranscript || in.Kind == KindProse,
+		w:              lineWriter{first: true},
+	}
 
 	// One pass over the text, line by line, without a slice of lines: a
 	// text of millions of short lines costs no more than its own size.
-	var b strings.Builder
-	b.Grow(len(text))
-	first := true
-	emit := func(line string) {
-		if !first {
-			b.WriteByte('\n')
-		}
-		b.WriteString(line)
-		first = false
-	}
+	r.w.b.Grow(len(text))
 	userTurn := false // in a transcript: inside a user's turn
-	codeKept := in.Kind == KindTranscript || in.Kind == KindProse
 	it := lineIter{text: text}
 	line, at, ok := it.next()
 	for ok {
@@ -96,62 +92,98 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			userTurn = userTurnAfter(para, userTurn)
 			keepAll = userTurn || strings.Contains(para, "#### ")
 		}
-		if nlines > 1 && !keepAll {
-			h := maphash.String(dedupSeed, para)
-			if _, dup := seenPara[h]; dup && !strings.ContainsRune(para, protectOpen) {
-				// Drop the paragraph and the blank line after it.
-				if ok {
-					line, at, ok = it.next()
-				}
-				continue
+		if nlines > 1 && !keepAll && r.seenParagraph(para) {
+			// Drop the paragraph and the blank line after it.
+			if ok {
+				line, at, ok = it.next()
 			}
-			seenPara[h] = struct{}{}
+			continue
 		}
-		for pi := (lineIter{text: para}); nlines > 0; {
-			l, _, more := pi.next()
-			if !more {
-				break
-			}
-			if err := cc.check(); err != nil {
+		if nlines > 0 {
+			if err := r.paragraph(&cc, para, keepAll, userTurn); err != nil {
 				return Outcome{}, err
 			}
-			trimmed := strings.TrimSpace(l)
-			if (keepAll && (userTurn || isRequestLine(l))) || (in.Kind == KindTranscript && isTurnHeading(l)) {
-				// Requests, and the headings that say who speaks, stay.
-				emit(l)
-				continue
-			}
-			if codeKept && isIndentedCode(l) {
-				// A snippet outside fences: its repeated lines ("return
-				// None", "}") are structure, not repetition.
-				emit(l)
-				continue
-			}
-			if dedupLines && len(trimmed) >= n.opt.MinLineChars && !IsProtectedLine(trimmed) {
-				h := maphash.String(dedupSeed, trimmed)
-				if _, dup := seenLine[h]; dup {
-					continue
-				}
-				seenLine[h] = struct{}{}
-			}
-			if dedupSentences && strings.Contains(l, ". ") {
-				l = n.dropSeenSentences(l, seenSentence)
-				if strings.TrimSpace(l) == "" {
-					continue
-				}
-			}
-			emit(l)
 		}
 		if ok {
-			emit(line) // the blank line that ends the paragraph
+			r.w.add(line) // the blank line that ends the paragraph
 			line, at, ok = it.next()
 		}
 	}
-	out := b.String()
+	out := r.w.String()
 	if out == text {
 		return skip(in, "no duplicates"), nil
 	}
 	return done(out), nil
+}
+
+// dedupRun is one Apply's output and what it has seen.
+type dedupRun struct {
+	n                                    dedupNode
+	kind                                 Kind
+	seenPara, seenLine, seenSentence     map[uint64]struct{}
+	dedupLines, dedupSentences, codeKept bool
+	w                                    lineWriter
+}
+
+// seenParagraph reports a paragraph seen before, outside protected
+// spans, and remembers it otherwise.
+func (r *dedupRun) seenParagraph(para string) bool {
+	h := maphash.String(dedupSeed, para)
+	if _, dup := r.seenPara[h]; dup && !strings.ContainsRune(para, protectOpen) {
+		return true
+	}
+	r.seenPara[h] = struct{}{}
+	return false
+}
+
+// paragraph emits the lines of para that were not seen before.
+func (r *dedupRun) paragraph(cc *canceled, para string, keepAll, userTurn bool) error {
+	for pi := (lineIter{text: para}); ; {
+		l, _, more := pi.next()
+		if !more {
+			return nil
+		}
+		if err := cc.check(); err != nil {
+			return err
+		}
+		if r.kept(l, keepAll, userTurn) {
+			r.w.add(l)
+			continue
+		}
+		if l, keep := r.unseen(l); keep {
+			r.w.add(l)
+		}
+	}
+}
+
+// kept reports a line that stays whatever was seen: requests, the
+// headings that say who speaks, and a snippet outside fences, whose
+// repeated lines ("return None", "}") are structure, not repetition.
+func (r *dedupRun) kept(l string, keepAll, userTurn bool) bool {
+	if (keepAll && (userTurn || isRequestLine(l))) || (r.kind == KindTranscript && isTurnHeading(l)) {
+		return true
+	}
+	return r.codeKept && isIndentedCode(l)
+}
+
+// unseen returns l without its seen sentences, and whether anything of
+// it stays: a line seen before does not.
+func (r *dedupRun) unseen(l string) (string, bool) {
+	trimmed := strings.TrimSpace(l)
+	if r.dedupLines && len(trimmed) >= r.n.opt.MinLineChars && !IsProtectedLine(trimmed) {
+		h := maphash.String(dedupSeed, trimmed)
+		if _, dup := r.seenLine[h]; dup {
+			return l, false
+		}
+		r.seenLine[h] = struct{}{}
+	}
+	if r.dedupSentences && strings.Contains(l, ". ") {
+		l = r.n.dropSeenSentences(l, r.seenSentence)
+		if strings.TrimSpace(l) == "" {
+			return l, false
+		}
+	}
+	return l, true
 }
 
 // dropSeenSentences removes sentences of a line that appeared before.

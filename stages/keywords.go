@@ -846,116 +846,158 @@ func failureTagged(line string) bool {
 }
 
 func rawSignalWith(line string, words, pairs *scoreTable) int {
-	best := 0
-	start := skipANSI(line, 0)
 	head := lineHead(line)
-	if strings.HasPrefix(head, "$ ") {
-		best = 1 // a command: a landmark, kept without context
-	}
-	if numberedItem(head) {
-		best = 2
-	}
-	if best == 0 {
-		// A diagnostic location first (src/a.c:12:5: note: ...): a file and
-		// a line someone will open.
-		end := strings.IndexAny(head, " \t")
-		if end < 0 {
-			end = len(head)
-		}
-		if hasFileLine(head[:end]) {
-			best = 1
-		}
-	}
-	// The previous word, lower-cased and cut to 15 bytes, is kept only
-	// when it may open a phrase or be "without": no other word reads it.
-	var prev [15]byte
-	prevLen := 0 // 0 at the start and after a number
-	prevKept := false
-	prevZero := false // the previous token was the number 0
-	marks := false    // the line holds a byte that may start a mark
-	var expect expectation
-	for i := start; i < len(line); {
-		c := line[i]
-		if !isLetter(c) {
-			switch {
-			case c == 0x1b:
-				i = skipANSI(line, i)
-				continue
-			case isDigit(c):
-				e := digitRun(line, i)
-				if compilerCode(line, i, e) {
-					return 3
-				}
-				prevZero = e-i == 1 && c == '0' && (e == len(line) || !isLetter(line[e]))
-				i = e
-				prevLen = 0
-				continue
-			case c >= 0x80 || c == '*' || c == '!' || c == '-':
-				marks = true
+	best := headSignal(head)
+	var sc signalScan
+	for i := skipANSI(line, 0); i < len(line); {
+		if !isLetter(line[i]) {
+			next, code := sc.nonLetter(line, i)
+			if code {
+				return 3
 			}
-			if c != ' ' {
-				// "0 errors" counts, "Errors: 0, Skipped: 2" does not carry over.
-				prevZero = false
-			}
-			i++
+			i = next
 			continue
 		}
 		e := i
 		for e < len(line) && (isLetter(line[e]) || line[e] == '_') {
 			e++
 		}
-		word := line[i:min(e, i+15)]
-		n, first := len(word), lower(word[0])
-		s := int8(0)
-		if !inPath(line, i, e) {
-			if e-i <= 15 {
-				s = wordSignalIn(words, word)
-			} else if errorTypeName(line[i:e]) {
-				s = 3
-			}
-		} else if i > 0 && line[i-1] == '.' && errorTypeName(line[i:e]) {
-			s = 3 // a qualified error type: java.lang.OutOfMemoryError
-		}
-		if s == 0 && prevLen > 0 && prevKept && pairs.maySecond(n, first) {
-			var p [31]byte
-			k := copy(p[:], prev[:prevLen])
-			p[k] = ' '
-			k += 1 + lowerInto(p[k+1:], word)
-			s = pairs.scores[string(p[:k])]
-		}
-		if s > 0 && (prevZero || zeroAfter(line, e) || (prevKept && noBefore(prev[:prevLen]))) {
-			s = 0
-		}
-		if int(s) > best {
-			best = int(s)
+		if s := int(sc.word(line, i, e, words, pairs)); s > best {
+			best = s
 			if best == 3 {
 				return 3
 			}
 		}
-		last := lower(word[n-1])
-		prevKept = pairs.mayHold(n, first, last) || (n == len("without") && first == 'w' && last == 't')
-		if prevKept {
-			lowerInto(prev[:], word)
-		}
-		expect.see(word)
-		prevLen = n
-		prevZero = false
 		i = e
 	}
-	if expect.both() {
+	if sc.expect.both() || (sc.marks && hasFailMark(line)) {
 		return 3
-	}
-	if marks && signalOn(signalFailMark) {
-		for _, m := range signalMarks {
-			if strings.Contains(line, m) {
-				return 3
-			}
-		}
 	}
 	if best < 3 && problemHeading(head) {
 		return 3
 	}
 	return best
+}
+
+// headSignal scores a line's head before its words are read: a shell
+// command, a numbered item, or a diagnostic location (src/a.c:12:5: note:
+// ...), a file and a line someone will open.
+func headSignal(head string) int {
+	if numberedItem(head) {
+		return 2
+	}
+	if strings.HasPrefix(head, "$ ") {
+		return 1 // a command: a landmark, kept without context
+	}
+	end := strings.IndexAny(head, " \t")
+	if end < 0 {
+		end = len(head)
+	}
+	if hasFileLine(head[:end]) {
+		return 1
+	}
+	return 0
+}
+
+// hasFailMark reports a failure mark symbol (✖, ✗, ❌, ✘) in line.
+func hasFailMark(line string) bool {
+	if !signalOn(signalFailMark) {
+		return false
+	}
+	for _, m := range signalMarks {
+		if strings.Contains(line, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// signalScan is rawSignalWith's state between words. The previous word,
+// lower-cased and cut to 15 bytes, is kept only when it may open a phrase
+// or be "without": no other word reads it.
+type signalScan struct {
+	prev     [15]byte
+	prevLen  int  // 0 at the start and after a number
+	prevKept bool // prev holds the previous word
+	prevZero bool // the previous token was the number 0
+	marks    bool // the line holds a byte that may start a mark
+	expect   expectation
+}
+
+// nonLetter steps over the byte at line[i], which is no letter, or the
+// ANSI sequence or digit run it starts. code reports a compiler code.
+func (sc *signalScan) nonLetter(line string, i int) (next int, code bool) {
+	c := line[i]
+	switch {
+	case c == 0x1b:
+		return skipANSI(line, i), false
+	case isDigit(c):
+		e := digitRun(line, i)
+		if compilerCode(line, i, e) {
+			return e, true
+		}
+		sc.prevZero = e-i == 1 && c == '0' && (e == len(line) || !isLetter(line[e]))
+		sc.prevLen = 0
+		return e, false
+	case c >= 0x80 || c == '*' || c == '!' || c == '-':
+		sc.marks = true
+	}
+	if c != ' ' {
+		// "0 errors" counts, "Errors: 0, Skipped: 2" does not carry over.
+		sc.prevZero = false
+	}
+	return i + 1, false
+}
+
+// word scores the word line[i:e], alone or after the previous word, and
+// remembers it for the next.
+func (sc *signalScan) word(line string, i, e int, words, pairs *scoreTable) int8 {
+	word := line[i:min(e, i+15)]
+	n, first := len(word), lower(word[0])
+	s := tokenSignal(line, i, e, words)
+	if s == 0 && sc.prevLen > 0 && sc.prevKept && pairs.maySecond(n, first) {
+		var p [31]byte
+		k := copy(p[:], sc.prev[:sc.prevLen])
+		p[k] = ' '
+		k += 1 + lowerInto(p[k+1:], word)
+		s = pairs.scores[string(p[:k])]
+	}
+	if s > 0 && sc.negated(line, e) {
+		s = 0
+	}
+	last := lower(word[n-1])
+	sc.prevKept = pairs.mayHold(n, first, last) || (n == len("without") && first == 'w' && last == 't')
+	if sc.prevKept {
+		lowerInto(sc.prev[:], word)
+	}
+	sc.expect.see(word)
+	sc.prevLen = n
+	sc.prevZero = false
+	return s
+}
+
+// negated reports a word that ends at e counted as zero or denied: "0
+// errors", "errors: 0", "no errors".
+func (sc *signalScan) negated(line string, e int) bool {
+	return sc.prevZero || zeroAfter(line, e) || (sc.prevKept && noBefore(sc.prev[:sc.prevLen]))
+}
+
+// tokenSignal scores the word line[i:e] on its own: a listed word, or an
+// error type name, plain or qualified (java.lang.OutOfMemoryError).
+func tokenSignal(line string, i, e int, words *scoreTable) int8 {
+	if inPath(line, i, e) {
+		if i > 0 && line[i-1] == '.' && errorTypeName(line[i:e]) {
+			return 3
+		}
+		return 0
+	}
+	if e-i <= 15 {
+		return wordSignalIn(words, line[i:e])
+	}
+	if errorTypeName(line[i:e]) {
+		return 3
+	}
+	return 0
 }
 
 // expectation tracks an assertion report: an expected value set against

@@ -297,26 +297,13 @@ func turnStartIndex(s string) []int {
 // then label bytes up to a ']', a '*', a " (" or a colon before a blank
 // or a bold marker.
 func mayStartTurn(s string) bool {
-	if s != "" && s[0] == '#' {
-		i := 0
-		for i < len(s) && s[i] == '#' {
-			i++
-		}
-		j := i
-		for j < len(s) && s[j] == ' ' {
-			j++
-		}
-		if i > 4 || j == i {
-			return false
-		}
-		s = s[j:]
+	s, ok := skipTurnHeading(s)
+	if !ok {
+		return false
 	}
 	s = strings.TrimPrefix(s, "**")
 	s = strings.TrimPrefix(s, "[")
-	if s == "" {
-		return false
-	}
-	if c := s[0]; (c < 'A' || c > 'Z') && c != 'u' && c != 'a' && c != 's' && c != 't' && c != 'h' {
+	if s == "" || !turnLabelFirst(s[0]) {
 		return false
 	}
 	// A label is at most 31 bytes, so what ends it is at index 31 at most.
@@ -333,6 +320,33 @@ func mayStartTurn(s string) bool {
 		}
 	}
 	return false
+}
+
+// skipTurnHeading returns s past a Markdown heading of at most four '#'
+// and its blanks; ok is false for a '#' run that is no such heading.
+func skipTurnHeading(s string) (rest string, ok bool) {
+	if s == "" || s[0] != '#' {
+		return s, true
+	}
+	i := 0
+	for i < len(s) && s[i] == '#' {
+		i++
+	}
+	j := i
+	for j < len(s) && s[j] == ' ' {
+		j++
+	}
+	if i > 4 || j == i {
+		return s, false
+	}
+	return s[j:], true
+}
+
+// turnLabelFirst reports a byte that may open a speaker label: a capital,
+// or the first letter of a lower-case role (user, assistant, ai, system,
+// tool, human).
+func turnLabelFirst(c byte) bool {
+	return (c >= 'A' && c <= 'Z') || c == 'u' || c == 'a' || c == 's' || c == 't' || c == 'h'
 }
 
 // saysSomething reports whether the text after a speaker label is speech:

@@ -172,11 +172,7 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout, span
 	cc := canceled{ctx: ctx}
 	// Events: a record line and the non-record lines after it. Lines
 	// outside events pass as they are.
-	type event struct {
-		start, end int32 // lines [start, end)
-		group      int32
-	}
-	var events []event
+	var events []logEvent
 	t := newTemplates(n.opt, lay)
 	var toks, ctoks []tok
 	nl := x.len()
@@ -190,40 +186,17 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout, span
 		if err := cc.check(); err != nil {
 			return "", false, err
 		}
-		line := x.line(i)
 		if !opens[i] {
 			i++
 			continue
 		}
-		end := i + 1
-		for end < nl {
-			l := x.line(end)
-			if l == "" || opens[end] || IsProtectedLine(l) || (tail != nil && tail[end]) {
-				break
-			}
-			end++
-		}
-		head, weight := splitCount(line)
+		end := eventEnd(x, opens, tail, i)
+		head, weight := splitCount(x.line(i))
 		toks = lay.templateTokens(head, toks[:0])
-		cont := uint64(fnvOffset)
-		for k := i + 1; k < end; k++ {
-			// Masked like a head: a host or a node (dn228) in a
-			// continuation line is a value, not a different trace.
-			l := x.line(k)
-			if len(l) > maxTemplateBytes {
-				// Memory stays bounded: the rest of a long line
-				// only has its numbers masked.
-				cont = (cont ^ maskedHash(l[maxTemplateBytes:])) * fnvPrime
-				l = l[:maxTemplateBytes]
-			}
-			ctoks = tokenize(l, ctoks[:0])
-			for _, c := range ctoks {
-				cont = (cont ^ tokenID(c)) * fnvPrime
-			}
-			cont = (cont ^ '\n') * fnvPrime
-		}
+		var cont uint64
+		cont, ctoks = continuationHash(x, i+1, end, ctoks)
 		g := t.add(toks, cont, len(events), weight, head)
-		events = append(events, event{start: int32(i), end: int32(end), group: int32(g)})
+		events = append(events, logEvent{start: int32(i), end: int32(end), group: int32(g)})
 		i = end
 	}
 	if err := ctx.Err(); err != nil {
@@ -232,18 +205,73 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout, span
 	merged := t.mergeHeaderColumns()
 	merged = t.mergeVariants() || merged
 	if spans != nil {
-		last := map[int]int{} // root group -> its last event
-		for g := range t.groups {
-			r := t.find(g)
-			if l, ok := last[r]; !ok || t.groups[g].last > l {
-				last[r] = t.groups[g].last
-			}
-		}
-		for r, l := range last {
-			spans[int(events[t.groups[r].first].start)] = int(events[l].end) - 1
+		t.eventSpans(events, spans)
+	}
+	out, long := t.writeEvents(x, events)
+	return out, merged || long, nil
+}
+
+// logEvent is a record line and the non-record lines after it: lines
+// [start, end), of template group.
+type logEvent struct {
+	start, end int32
+	group      int32
+}
+
+// eventEnd returns the end of the event that line i opens: the next
+// blank, record, protected or failing tail line.
+func eventEnd(x lineIndex, opens, tail []bool, i int) int {
+	end := i + 1
+	for nl := x.len(); end < nl; end++ {
+		l := x.line(end)
+		if l == "" || opens[end] || IsProtectedLine(l) || (tail != nil && tail[end]) {
+			break
 		}
 	}
-	// Say what varies among the records a representative stands for.
+	return end
+}
+
+// continuationHash hashes lines [from, end), an event's continuation,
+// masked like a head: a host or a node (dn228) in a continuation line is
+// a value, not a different trace. It returns ctoks for reuse.
+func continuationHash(x lineIndex, from, end int, ctoks []tok) (uint64, []tok) {
+	cont := uint64(fnvOffset)
+	for k := from; k < end; k++ {
+		l := x.line(k)
+		if len(l) > maxTemplateBytes {
+			// Memory stays bounded: the rest of a long line
+			// only has its numbers masked.
+			cont = (cont ^ maskedHash(l[maxTemplateBytes:])) * fnvPrime
+			l = l[:maxTemplateBytes]
+		}
+		ctoks = tokenize(l, ctoks[:0])
+		for _, c := range ctoks {
+			cont = (cont ^ tokenID(c)) * fnvPrime
+		}
+		cont = (cont ^ '\n') * fnvPrime
+	}
+	return cont, ctoks
+}
+
+// eventSpans puts each template's span in spans: its first event's
+// first line -> its last event's last line.
+func (t *templates) eventSpans(events []logEvent, spans map[int]int) {
+	last := map[int]int{} // root group -> its last event
+	for g := range t.groups {
+		r := t.find(g)
+		if l, ok := last[r]; !ok || t.groups[g].last > l {
+			last[r] = t.groups[g].last
+		}
+	}
+	for r, l := range last {
+		spans[int(events[t.groups[r].first].start)] = int(events[l].end) - 1
+	}
+}
+
+// writeEvents writes each template at its first event, saying what
+// varies among the records a representative stands for. long reports a
+// count too long to read back.
+func (t *templates) writeEvents(x lineIndex, events []logEvent) (out string, long bool) {
 	sums := t.summaries()
 	w := newLineWriter(len(t.groups)*128 + 1024)
 	done := 0 // lines written or skipped so far
@@ -260,7 +288,7 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout, span
 		head, _ := splitCount(x.line(start))
 		count := t.groups[root].count
 		if count >= 1e12 {
-			merged = true // splitCount reads 12 digits at most
+			long = true // splitCount reads 12 digits at most
 		}
 		switch sum := sums[root]; {
 		case t.groups[root].events == 1 && sum == nil:
@@ -274,10 +302,10 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout, span
 			w.add(x.span(start+1, end))
 		}
 	}
-	if done < nl {
+	if nl := x.len(); done < nl {
 		w.add(x.span(done, nl))
 	}
-	return w.String(), merged, nil
+	return w.String(), long
 }
 
 // runs collapses runs of consecutive lines that are equal once numbers
@@ -836,39 +864,7 @@ func (t *templates) find(g int) int {
 // did.
 func (t *templates) mergeVariants() (merged bool) {
 	minV := int32(t.opt.MinVariants)
-	// Two templates that differ in one position share the half of their
-	// tokens without it. A template whose both halves are rare cannot be
-	// in a bucket of MinVariants, so it is left out of the sweep: crafted
-	// input made of distinct lines costs one pass.
-	halves := func(g *tgroup) (uint64, uint64) {
-		a := (g.cont ^ uint64(len(g.toks))) * fnvPrime
-		b := a ^ 0x9E3779B97F4A7C15
-		for i, x := range g.toks {
-			if i < len(g.toks)/2 {
-				a += mix(i, x)
-			} else {
-				b += mix(i, x)
-			}
-		}
-		return a, b
-	}
-	// Sized once: grown key by key, these maps cost more than the sweep.
-	countA, countB := make(map[uint64]int32, len(t.groups)), make(map[uint64]int32, len(t.groups))
-	for i := range t.groups {
-		if len(t.groups[i].toks) > 1 {
-			a, b := halves(&t.groups[i])
-			countA[a]++
-			countB[b]++
-		}
-	}
-	var order []int
-	for i := range t.groups {
-		if len(t.groups[i].toks) > 1 {
-			if a, b := halves(&t.groups[i]); countA[a] >= minV || countB[b] >= minV {
-				order = append(order, i)
-			}
-		}
-	}
+	order := t.sweepOrder(minV)
 	// Longest first, so position p only visits the groups that reach it.
 	slices.SortStableFunc(order, func(a, b int) int { return len(t.groups[b].toks) - len(t.groups[a].toks) })
 	key := func(g *tgroup, p int) uint64 {
@@ -921,6 +917,46 @@ func (t *templates) mergeVariants() (merged bool) {
 	return merged
 }
 
+// sweepOrder returns the groups mergeVariants sweeps. Two templates that
+// differ in one position share the half of their tokens without it. A
+// template whose both halves are rare cannot be in a bucket of minV, so
+// it is left out of the sweep: crafted input made of distinct lines
+// costs one pass.
+func (t *templates) sweepOrder(minV int32) []int {
+	// Sized once: grown key by key, these maps cost more than the sweep.
+	countA, countB := make(map[uint64]int32, len(t.groups)), make(map[uint64]int32, len(t.groups))
+	for i := range t.groups {
+		if len(t.groups[i].toks) > 1 {
+			a, b := tokenHalves(&t.groups[i])
+			countA[a]++
+			countB[b]++
+		}
+	}
+	var order []int
+	for i := range t.groups {
+		if len(t.groups[i].toks) > 1 {
+			if a, b := tokenHalves(&t.groups[i]); countA[a] >= minV || countB[b] >= minV {
+				order = append(order, i)
+			}
+		}
+	}
+	return order
+}
+
+// tokenHalves hashes the first and the second half of g's tokens.
+func tokenHalves(g *tgroup) (uint64, uint64) {
+	a := (g.cont ^ uint64(len(g.toks))) * fnvPrime
+	b := a ^ 0x9E3779B97F4A7C15
+	for i, x := range g.toks {
+		if i < len(g.toks)/2 {
+			a += mix(i, x)
+		} else {
+			b += mix(i, x)
+		}
+	}
+	return a, b
+}
+
 // mergeHeaderColumns merges templates that differ only in word columns
 // that do not depend on the message: a host, a program or a container
 // that logs every kind of event (syslog's host, Proxifier's program, a
@@ -935,19 +971,8 @@ func (t *templates) mergeHeaderColumns() bool {
 	if t.lay.Fields == "" && t.lay.HeaderCols == 0 {
 		return false
 	}
-	cells := make([][]cell, len(t.groups))
-	names := map[uint64]int{}
+	hc := headerCells{cells: make([][]cell, len(t.groups)), names: map[uint64]int{}}
 	var toks []tok
-	mark := func(i int, col uint64, p int, v string) {
-		if upperLevelAt(v) || len(cells[i]) >= 16 {
-			return
-		}
-		c := cell{col: col, pos: p, name: t.groups[i].toks[p] > varToken && len(v) >= 3}
-		cells[i] = append(cells[i], c)
-		if c.name {
-			names[col]++
-		}
-	}
 	for i := range t.groups {
 		g := &t.groups[i]
 		if g.parent != i || g.toks == nil {
@@ -958,74 +983,112 @@ func (t *templates) mergeHeaderColumns() bool {
 			continue
 		}
 		if t.lay.Fields != "" {
-			// Key tokens carry no offsets (fieldTokens).
-			isKey := func(p int) bool { return p >= len(toks) || toks[p].end == 0 }
-			for p := 1; p < len(toks); p++ {
-				if !isKey(p) && isKey(p-1) && isKey(p+1) {
-					mark(i, g.toks[p-1], p, g.head[toks[p].start:toks[p].end])
-				}
-			}
-			continue
-		}
-		for c := 0; c <= t.lay.HeaderCols; c++ {
-			he := headerEnd(g.head, c)
-			p := 0
-			for p < len(toks) && int(toks[p].start) < he {
-				p++
-			}
-			if p < len(toks) {
-				mark(i, uint64(c), p, g.head[toks[p].start:toks[p].end])
-			}
+			t.markFieldCells(&hc, i, toks)
+		} else {
+			t.markHeaderCells(&hc, i, toks)
 		}
 	}
-	// The message of a group: its tokens but the candidate columns (names
-	// in three groups or more).
-	message := make([]uint64, len(t.groups))
-	var cols []uint64
-	for col, n := range names {
-		if n >= 3 {
-			cols = append(cols, col)
-		}
-	}
+	cols := hc.candidates()
 	if len(cols) == 0 {
 		return false
 	}
-	slices.Sort(cols)
-	for i, cs := range cells {
-		g := &t.groups[i]
-		k := g.sum
-		for _, c := range cs {
-			if names[c.col] >= 3 {
-				k -= mix(c.pos, g.toks[c.pos])
-			}
-		}
-		message[i] = k ^ (g.cont^uint64(len(g.toks)))*fnvPrime
-	}
+	message := t.messageKeys(&hc)
 	wild := map[uint64]bool{}
 	for _, col := range cols {
-		if t.independentColumn(col, cells, message) {
+		if t.independentColumn(col, hc.cells, message) {
 			wild[col] = true
 		}
 	}
 	if len(wild) == 0 {
 		return false
 	}
-	// The columns are no part of any message: every template drops them,
-	// and templates left equal merge into the oldest, so a message's other
-	// parameters merge after.
+	return t.dropColumns(hc.cells, wild)
+}
+
+// headerCells are the groups' tokens in candidate columns, and how many
+// groups take a name in each column.
+type headerCells struct {
+	cells [][]cell
+	names map[uint64]int
+}
+
+func (hc *headerCells) mark(g *tgroup, i int, col uint64, p int, v string) {
+	if upperLevelAt(v) || len(hc.cells[i]) >= 16 {
+		return
+	}
+	c := cell{col: col, pos: p, name: g.toks[p] > varToken && len(v) >= 3}
+	hc.cells[i] = append(hc.cells[i], c)
+	if c.name {
+		hc.names[col]++
+	}
+}
+
+// candidates returns the columns with names in three groups or more, sorted.
+func (hc *headerCells) candidates() []uint64 {
+	var cols []uint64
+	for col, n := range hc.names {
+		if n >= 3 {
+			cols = append(cols, col)
+		}
+	}
+	slices.Sort(cols)
+	return cols
+}
+
+// markFieldCells marks group i's values of one token, by key. Key
+// tokens carry no offsets (fieldTokens).
+func (t *templates) markFieldCells(hc *headerCells, i int, toks []tok) {
+	g := &t.groups[i]
+	isKey := func(p int) bool { return p >= len(toks) || toks[p].end == 0 }
+	for p := 1; p < len(toks); p++ {
+		if !isKey(p) && isKey(p-1) && isKey(p+1) {
+			hc.mark(g, i, g.toks[p-1], p, g.head[toks[p].start:toks[p].end])
+		}
+	}
+}
+
+// markHeaderCells marks group i's first token after each header column.
+func (t *templates) markHeaderCells(hc *headerCells, i int, toks []tok) {
+	g := &t.groups[i]
+	for c := 0; c <= t.lay.HeaderCols; c++ {
+		he := headerEnd(g.head, c)
+		p := 0
+		for p < len(toks) && int(toks[p].start) < he {
+			p++
+		}
+		if p < len(toks) {
+			hc.mark(g, i, uint64(c), p, g.head[toks[p].start:toks[p].end])
+		}
+	}
+}
+
+// messageKeys returns the message of each group: its tokens but the
+// candidate columns (names in three groups or more).
+func (t *templates) messageKeys(hc *headerCells) []uint64 {
+	message := make([]uint64, len(t.groups))
+	for i, cs := range hc.cells {
+		g := &t.groups[i]
+		k := g.sum
+		for _, c := range cs {
+			if hc.names[c.col] >= 3 {
+				k -= mix(c.pos, g.toks[c.pos])
+			}
+		}
+		message[i] = k ^ (g.cont^uint64(len(g.toks)))*fnvPrime
+	}
+	return message
+}
+
+// dropColumns makes the wild columns no part of any message: every
+// template drops them, and templates left equal merge into the oldest,
+// so a message's other parameters merge after. It reports whether any
+// templates merged.
+func (t *templates) dropColumns(cells [][]cell, wild map[uint64]bool) bool {
 	byKey := map[uint64]int{}
 	merged := false
 	for i, cs := range cells {
 		g := &t.groups[i]
-		dropped := false
-		for _, c := range cs {
-			if wild[c.col] {
-				g.sum += mix(c.pos, wildcard) - mix(c.pos, g.toks[c.pos])
-				g.toks[c.pos] = wildcard
-				dropped = true
-			}
-		}
-		if !dropped {
+		if !t.wildcardCells(g, cs, wild) {
 			continue
 		}
 		key := (g.cont ^ uint64(len(g.toks))) * fnvPrime
@@ -1046,6 +1109,20 @@ func (t *templates) mergeHeaderColumns() bool {
 		t.groups[r].count += t.groups[i].count
 	}
 	return merged
+}
+
+// wildcardCells puts a wildcard in g's cells of wild columns, and
+// reports whether it put any.
+func (t *templates) wildcardCells(g *tgroup, cs []cell, wild map[uint64]bool) bool {
+	dropped := false
+	for _, c := range cs {
+		if wild[c.col] {
+			g.sum += mix(c.pos, wildcard) - mix(c.pos, g.toks[c.pos])
+			g.toks[c.pos] = wildcard
+			dropped = true
+		}
+	}
+	return dropped
 }
 
 // cell is a group's token in a candidate column.

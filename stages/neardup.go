@@ -490,42 +490,46 @@ func simToken(t string, all bool) uint64 {
 	// With all set, masking a token without digits leaves it as it is.
 	maskAll := all
 	if !all {
-		digits, timeLike, dateLike := 0, false, false
-		plain := uint64(fnvOffset) // the hash when there is nothing to mask
-		for j := 0; j < len(t); j++ {
-			plain = (plain ^ uint64(t[j])) * fnvPrime
-			if isDigit(t[j]) {
-				digits++
-			} else if j > 0 && j+1 < len(t) && isDigit(t[j-1]) && isDigit(t[j+1]) {
-				switch t[j] {
-				case ':':
-					timeLike = true
-				case '-', '/':
-					dateLike = true
-				}
-			}
-		}
+		plain, digits, stamp := simTokenShape(t)
 		if digits == 0 {
 			return plain
 		}
-		maskAll = timeLike || (dateLike && digits >= 6)
+		maskAll = stamp
 	}
+	return maskedSimHash(t, maskAll)
+}
+
+// simTokenShape returns t's hash as it is, its count of digits, and
+// whether it reads as a time or a date, whose numbers are all masked.
+func simTokenShape(t string) (plain uint64, digits int, stamp bool) {
+	timeLike, dateLike := false, false
+	plain = uint64(fnvOffset)
+	for j := 0; j < len(t); j++ {
+		plain = (plain ^ uint64(t[j])) * fnvPrime
+		if isDigit(t[j]) {
+			digits++
+		} else if j > 0 && j+1 < len(t) && isDigit(t[j-1]) && isDigit(t[j+1]) {
+			switch t[j] {
+			case ':':
+				timeLike = true
+			case '-', '/':
+				dateLike = true
+			}
+		}
+	}
+	return plain, digits, timeLike || (dateLike && digits >= 6)
+}
+
+// maskedSimHash hashes t with hex ids and long digit runs masked, and
+// every digit run when maskAll.
+func maskedSimHash(t string, maskAll bool) uint64 {
 	h := uint64(fnvOffset)
 	for j := 0; j < len(t); {
 		c := t[j]
-		if isHexDigit(c) && (j == 0 || !isWordByte(t[j-1])) {
-			e, d := j, 0
-			for e < len(t) && isHexDigit(t[e]) {
-				if isDigit(t[e]) {
-					d++
-				}
-				e++
-			}
-			if d > 0 && e-j >= 8 && (e == len(t) || !isWordByte(t[e])) {
-				h = (h ^ '#') * fnvPrime
-				j = e
-				continue
-			}
+		if e := hexIDEnd(t, j); e > j {
+			h = (h ^ '#') * fnvPrime
+			j = e
+			continue
 		}
 		if isDigit(c) {
 			e := digitRun(t, j)
@@ -543,6 +547,25 @@ func simToken(t string, all bool) uint64 {
 		j++
 	}
 	return h
+}
+
+// hexIDEnd returns the end of a hex id at t[j]: eight hex digits or more,
+// a digit among them, as a whole word. It returns j when there is none.
+func hexIDEnd(t string, j int) int {
+	if !isHexDigit(t[j]) || (j > 0 && isWordByte(t[j-1])) {
+		return j
+	}
+	e, d := j, 0
+	for e < len(t) && isHexDigit(t[e]) {
+		if isDigit(t[e]) {
+			d++
+		}
+		e++
+	}
+	if d > 0 && e-j >= 8 && (e == len(t) || !isWordByte(t[e])) {
+		return e
+	}
+	return j
 }
 
 // laneMajority is majority before any flush, when every count is still in

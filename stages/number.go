@@ -190,8 +190,7 @@ func (n numberNode) normalize(dst []byte, text string) (_ []byte, ok bool) {
 			i = tokEnd
 			continue
 		}
-		// Only a digit, or a hex digit that opens a word, starts a value.
-		if cl := tokClass[c]; cl&tcDigit == 0 && (cl&tcHex == 0 || (i > 0 && tokClass[text[i-1]]&tcWord != 0)) {
+		if !startsValue(text, i) {
 			i++
 			continue
 		}
@@ -225,11 +224,7 @@ func (n numberNode) normalize(dst []byte, text string) (_ []byte, ok bool) {
 			continue
 		}
 		end := numberEnd(text, i)
-		// A number glued to letters (x86_64k, v12abc) is part of a name;
-		// grouped numbers (1440,900) and dotted ones (an address, a
-		// version) are facts.
-		free := (i == 0 || !isLetter(text[i-1])) && (end == len(text) || !isLetter(text[end]))
-		if free && digitsIn(text[i:end]) >= n.opt.MinChars && !grouped(text[i:end]) {
+		if n.masksNumber(text, i, end) {
 			dst = append(append(dst, text[last:i]...), n.opt.Placeholder...)
 			last, changed = end, true
 		}
@@ -239,6 +234,21 @@ func (n numberNode) normalize(dst []byte, text string) (_ []byte, ok bool) {
 		return dst[:at], false
 	}
 	return append(dst, text[last:]...), true
+}
+
+// startsValue reports a byte at text[i] that may start a value: a digit,
+// or a hex digit that opens a word.
+func startsValue(text string, i int) bool {
+	cl := tokClass[text[i]]
+	return cl&tcDigit != 0 || (cl&tcHex != 0 && (i == 0 || tokClass[text[i-1]]&tcWord == 0))
+}
+
+// masksNumber reports whether the number text[i:end] is replaced. A
+// number glued to letters (x86_64k, v12abc) is part of a name; grouped
+// numbers (1440,900) and dotted ones (an address, a version) are facts.
+func (n numberNode) masksNumber(text string, i, end int) bool {
+	free := (i == 0 || !isLetter(text[i-1])) && (end == len(text) || !isLetter(text[end]))
+	return free && digitsIn(text[i:end]) >= n.opt.MinChars && !grouped(text[i:end])
 }
 
 // isTimeToken reports a token holding a clock time (digits, a colon,

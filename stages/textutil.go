@@ -193,49 +193,51 @@ func stampAt(s string) bool {
 	if s != "" && (s[0] == '[' || s[0] == '<' || s[0] == '(') {
 		s = s[1:]
 	}
-	if s == "" {
+	switch {
+	case s == "":
 		return false
-	}
-	if isDigit(s[0]) {
-		e := digitRun(s, 0)
-		switch {
-		case e >= 6:
-			// An epoch or a compact date (081109), ended by a separator.
-			return e == len(s) || s[e] == ' ' || s[e] == ',' || s[e] == '.' || s[e] == ']' || s[e] == '|'
-		case e <= 2 && e < len(s) && s[e] == ':':
-			return timeAt(s)
-		case (e == 2 || e == 4) && e+1 < len(s) && (s[e] == '-' || s[e] == '/' || s[e] == '.'):
-			// ISO 2005-06-03, day-first 17/06/09, dotted 2005.06.03; not a
-			// version such as 1.54.0. Other shapes are found by the
-			// analysis of the document (AnalyzeLog), not listed here.
-			sep := s[e]
-			f := digitRun(s, e+1)
-			if f-e-1 != 2 {
-				return false
-			}
-			if f < len(s) && s[f] == sep {
-				g := digitRun(s, f+1)
-				return g-f-1 == 2 || g-f-1 == 4
-			}
-			return false
-		}
-		return false
-	}
-	if monthAt(s) {
+	case isDigit(s[0]):
+		return numericStampAt(s)
+	case monthAt(s):
 		i := 4
 		for i < len(s) && s[i] == ' ' {
 			i++
 		}
 		return i < len(s) && isDigit(s[i])
-	}
-	if dayAt(s) {
+	case dayAt(s):
 		return monthAt(s[4:])
 	}
 	// glog: I0607 12:34:56.789
-	if len(s) > 6 && strings.IndexByte("IWEF", s[0]) >= 0 && digitRun(s, 1) == 5 && s[5] == ' ' {
-		return true
+	return len(s) > 6 && strings.IndexByte("IWEF", s[0]) >= 0 && digitRun(s, 1) == 5 && s[5] == ' '
+}
+
+// numericStampAt is stampAt for s that starts with a digit.
+func numericStampAt(s string) bool {
+	e := digitRun(s, 0)
+	switch {
+	case e >= 6:
+		// An epoch or a compact date (081109), ended by a separator.
+		return e == len(s) || s[e] == ' ' || s[e] == ',' || s[e] == '.' || s[e] == ']' || s[e] == '|'
+	case e <= 2 && e < len(s) && s[e] == ':':
+		return timeAt(s)
+	case (e == 2 || e == 4) && e+1 < len(s) && (s[e] == '-' || s[e] == '/' || s[e] == '.'):
+		return dateAt(s, e)
 	}
 	return false
+}
+
+// dateAt reports a date whose first field is s[:e]: ISO 2005-06-03,
+// day-first 17/06/09, dotted 2005.06.03; not a version such as 1.54.0.
+// Other shapes are found by the analysis of the document (AnalyzeLog),
+// not listed here.
+func dateAt(s string, e int) bool {
+	sep := s[e]
+	f := digitRun(s, e+1)
+	if f-e-1 != 2 || f >= len(s) || s[f] != sep {
+		return false
+	}
+	g := digitRun(s, f+1)
+	return g-f-1 == 2 || g-f-1 == 4
 }
 
 // isPlaceholderAt reports a placeholder token such as <N>, <NUM> or <*>
