@@ -12,7 +12,11 @@ import (
 // how much longer the larger took. Linear work gives about 8; quadratic
 // work gives about 64. Inputs are built before timing, each is run once to
 // warm up, and the best of up to five more runs damps a busy machine.
-func scalingRatio[T any](n int, make func(n int) T, run func(T)) float64 {
+func scalingRatio[T any](t *testing.T, n int, make func(n int) T, run func(T)) float64 {
+	t.Helper()
+	if raceDetector {
+		t.Skip("timings under -race say nothing about the code; .ci/run runs this without it")
+	}
 	best := func(n int) time.Duration {
 		in := make(n)
 		runtime.GC()
@@ -43,7 +47,7 @@ func TestKeywordsShortKeyLinesScale(t *testing.T) {
 		}
 	}
 	// Quadratic work grows 64x per 8x input; allow noise well above 8x.
-	if r := scalingRatio(20000, input, run); r > 24 {
+	if r := scalingRatio(t, 20000, input, run); r > 24 {
 		t.Errorf("8x the short key lines took %.1fx the time: not linear", r)
 	}
 }
@@ -58,7 +62,7 @@ func TestHasFileLineScale(t *testing.T) {
 		}
 		lineSignal(s)
 	}
-	if r := scalingRatio(20000, input, run); r > 24 {
+	if r := scalingRatio(t, 20000, input, run); r > 24 {
 		t.Errorf("8x the \"1:\" took %.1fx the time: not linear", r)
 	}
 	if !hasFileLine("src/a.c:12") || !hasFileLine("x.rb:5:in") || hasFileLine("10.0.0.1:8080") {

@@ -1,6 +1,10 @@
 package stages
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
+)
 
 // Records that carry fields (JSON lines, logfmt) have as template their
 // keys, in order, the level, and the message (msg, message, log, event,
@@ -193,8 +197,8 @@ func jsonStringEnd(s string, i int) int {
 func quoteOrBackslash(s string, j int) int {
 	const ones = 0x0101010101010101
 	for ; j+8 <= len(s); j += 8 {
-		w := load64(s[j:])
-		if m := zeroBytes(w^'"'*ones) | zeroBytes(w^'\\'*ones); m != 0 {
+		w := textkit.Load64(s[j:])
+		if m := textkit.ZeroBytes(w^'"'*ones) | textkit.ZeroBytes(w^'\\'*ones); m != 0 {
 			return j + bits.TrailingZeros64(m)/8
 		}
 	}

@@ -501,20 +501,7 @@ func (w *lineWriter) add(line string) {
 
 func (w *lineWriter) String() string { return w.b.String() }
 
-// load64 reads the first eight bytes of s, the first lowest.
-func load64(s string) uint64 {
-	b := s[:8]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
 
-// zeroBytes sets the high bit of each byte of v that is zero, and of no
-// other (exact, unlike the usual shortcut that may mark a byte above a
-// zero one).
-func zeroBytes(v uint64) uint64 {
-	const lo7 = 0x7f7f7f7f7f7f7f7f
-	return ^((v&lo7 + lo7) | v | lo7)
-}
 
 // splitLines splits text on "\n"; joinLines reverses it exactly.
 func splitLines(text string) []string { return strings.Split(text, "\n") }
