@@ -501,8 +501,6 @@ func (w *lineWriter) add(line string) {
 
 func (w *lineWriter) String() string { return w.b.String() }
 
-
-
 // splitLines splits text on "\n"; joinLines reverses it exactly.
 func splitLines(text string) []string { return strings.Split(text, "\n") }
 
