@@ -10,8 +10,8 @@ import (
 	"github.com/jetcompact/jetcompact/stages"
 )
 
-// FuzzFitBudgetAndRefs: no panic; the budget holds unless the output is one
-// marker line; every reference names lines the original has.
+// FuzzFitBudgetAndRefs: no panic; the budget holds unless the output costs
+// no more than one marker line; every reference names lines the original has.
 func FuzzFitBudgetAndRefs(f *testing.F) {
 	for _, s := range conformanceInputs() {
 		f.Add(s, 40)
@@ -34,7 +34,11 @@ func FuzzFitBudgetAndRefs(f *testing.F) {
 		}
 		// Binary input passes through byte for byte (issue 15): no budget applies.
 		binary := strings.HasPrefix(res.Report.Guard, PassBinary)
-		if !binary && strings.Contains(strings.TrimSuffix(res.Text, "\n"), "\n") && stages.EstimateTokens(res.Text) > budget {
+		// The one excess allowed: what a whole-text fold marker costs (a
+		// run that costs no more than its marker stays as text).
+		lines := strings.Count(strings.TrimSuffix(text, "\n"), "\n") + 1
+		allowed := max(budget, stages.EstimateTokens("[... "+strconv.Itoa(lines)+" lines folded]"))
+		if !binary && strings.Contains(strings.TrimSuffix(res.Text, "\n"), "\n") && stages.EstimateTokens(res.Text) > allowed {
 			t.Fatalf("%d tokens > %d", stages.EstimateTokens(res.Text), budget)
 		}
 		if !utf8.ValidString(text) {
