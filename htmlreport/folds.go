@@ -348,9 +348,9 @@ func sameTemplate(a, b []string) bool {
 func isMarker(line string) bool { return markerPattern.MatchString(line) }
 
 // embedPlan chooses the original lines to embed. Under maxBytes the whole
-// original; over it, the lines within depth lines of either end of each
-// fold (the lines nearest to the kept lines around it), depth the largest
-// that fits. covered lists the embedded lines as ascending ranges.
+// original; over it, the first and last depth lines each fold shows (the
+// lines nearest to the kept lines around it), depth the largest that fits
+// (0: none fit). covered lists the embedded lines as ascending ranges.
 func embedPlan(lines []string, folds []*fold, total, maxBytes int) (covered [][2]int, depth int, capped bool) {
 	if total <= maxBytes {
 		return [][2]int{{1, len(lines)}}, 0, false
@@ -362,13 +362,7 @@ func embedPlan(lines []string, folds []*fold, total, maxBytes int) (covered [][2
 	at := func(d int) [][2]int {
 		var rs [][2]int
 		for _, f := range folds {
-			for _, r := range f.Lines {
-				if r[1]-r[0]+1 <= 2*d {
-					rs = append(rs, r)
-					continue
-				}
-				rs = append(rs, [2]int{r[0], r[0] + d - 1}, [2]int{r[1] - d + 1, r[1]})
-			}
+			rs = appendEnds(rs, f.Lines, d)
 		}
 		return mergeRanges(rs)
 	}
@@ -392,6 +386,35 @@ func embedPlan(lines []string, folds []*fold, total, maxBytes int) (covered [][2
 		return nil, 0, true
 	}
 	return at(lo), lo, true
+}
+
+// appendEnds appends the first d and the last d lines of lines (ascending
+// ranges) to rs: a count line's first records, next to it, and its last.
+func appendEnds(rs, lines [][2]int, d int) [][2]int {
+	n := 0
+	for _, r := range lines {
+		n += r[1] - r[0] + 1
+	}
+	if n <= 2*d {
+		return append(rs, lines...)
+	}
+	left := d
+	for _, r := range lines {
+		if left == 0 {
+			break
+		}
+		take := min(left, r[1]-r[0]+1)
+		rs = append(rs, [2]int{r[0], r[0] + take - 1})
+		left -= take
+	}
+	left = d
+	for i := len(lines) - 1; i >= 0 && left > 0; i-- {
+		r := lines[i]
+		take := min(left, r[1]-r[0]+1)
+		rs = append(rs, [2]int{r[1] - take + 1, r[1]})
+		left -= take
+	}
+	return rs
 }
 
 func mergeRanges(rs [][2]int) [][2]int {

@@ -175,3 +175,33 @@ func TestCountLineNoMatchFindsIsAGuess(t *testing.T) {
 		t.Fatalf("an exact count is a guess: %+v %v", f, ok)
 	}
 }
+
+// TestEmbedPlanKeepsACountLinesFirstRecords: under the cap a count line's
+// scattered lines are cut to its first and last ones, not dropped whole.
+func TestEmbedPlanKeepsACountLinesFirstRecords(t *testing.T) {
+	var lines []string
+	for i := range 1000 {
+		lines = append(lines, fmt.Sprintf("line %05d", i+1)) // 11 bytes with "\n"
+	}
+	var scattered [][2]int
+	for n := 1; n <= 1000; n += 10 {
+		scattered = append(scattered, [2]int{n, n}) // 100 lines, one in ten
+	}
+	folds := []*fold{{Lines: scattered, Template: true}, {Lines: [][2]int{{2, 9}}}}
+	covered, depth, capped := embedPlan(lines, folds, 11000, 11*20)
+	if !capped || depth < 4 {
+		t.Fatalf("capped %v depth %d", capped, depth)
+	}
+	for _, n := range []int{1, 11, 21, 31, 991, 2, 9} {
+		if !coveredAll(&fold{Lines: [][2]int{{n, n}}}, covered) {
+			t.Errorf("line %d is not embedded (depth %d, %v)", n, depth, covered)
+		}
+	}
+	if coveredAll(&fold{Lines: [][2]int{{501, 501}}}, covered) {
+		t.Error("a middle record is embedded over the cap")
+	}
+	got := appendEnds(nil, [][2]int{{1, 1}, {5, 5}, {9, 12}, {20, 20}}, 2)
+	if fmt.Sprint(mergeRanges(got)) != "[[1 1] [5 5] [12 12] [20 20]]" {
+		t.Errorf("ends: %v", got)
+	}
+}

@@ -223,8 +223,11 @@ func newDoc(index int, in Input, maxOriginal int) (*doc, error) {
 			}
 		}
 		d.CapNote = fmt.Sprintf("The original (%d bytes) is over the %d-byte cap (--html-report-max-original): only the original lines the folds show are embedded; `publisher get REF` prints the rest.", len(in.Original), maxOriginal)
-		if partial > 0 {
-			d.CapNote = fmt.Sprintf("The original (%d bytes) is over the %d-byte cap (--html-report-max-original): %d of %d folds show only the original lines within %d lines of a kept line; `publisher get REF` prints the rest.", len(in.Original), maxOriginal, partial, len(folds), depth)
+		switch {
+		case depth == 0:
+			d.CapNote = fmt.Sprintf("The original (%d bytes) is over the %d-byte cap (--html-report-max-original), and not one line from each fold fits: no original line is embedded; `publisher get REF` prints a fold's lines.", len(in.Original), maxOriginal)
+		case partial > 0:
+			d.CapNote = fmt.Sprintf("The original (%d bytes) is over the %d-byte cap (--html-report-max-original): %d of %d folds show only their first and last %d lines; `publisher get REF` prints the rest.", len(in.Original), maxOriginal, partial, len(folds), depth)
 		}
 	}
 	var err error
