@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 
@@ -527,5 +528,41 @@ func TestCapNoteSaysWhatIsEmbedded(t *testing.T) {
 	notes := elements(root, func(n *html.Node) bool { return hasClass(n, "cap") })
 	if len(notes) != 1 || !strings.Contains(textOf(notes[0]), "only the original lines the folds show are embedded") {
 		t.Fatalf("cap note: %d", len(notes))
+	}
+}
+
+// TestHeaderGivesTheRunsFigures: file, kind, mode, chars and estimated
+// tokens in and out, ratio and time head each input.
+func TestHeaderGivesTheRunsFigures(t *testing.T) {
+	in := compact(t, "build.log", buildLog(300), 0)
+	in.Took = 1234 * time.Millisecond
+	_, root := render(t, []htmlreport.Input{in}, htmlreport.Options{})
+	stats := elements(root, func(n *html.Node) bool { return n.Data == "table" && hasClass(n, "stats") })
+	if len(stats) != 1 {
+		t.Fatalf("%d header tables", len(stats))
+	}
+	cells := map[string]string{}
+	for _, th := range elements(stats[0], func(n *html.Node) bool { return n.Data == "th" }) {
+		td := th.NextSibling
+		for td != nil && td.Type != html.ElementNode {
+			td = td.NextSibling
+		}
+		cells[textOf(th)] = textOf(td)
+	}
+	r := in.Report
+	for key, want := range map[string]string{
+		"kind":        string(r.Kind),
+		"mode":        string(r.Mode),
+		"chars":       fmt.Sprintf("%d → %d", r.CharsIn, r.CharsOut),
+		"est. tokens": fmt.Sprintf("%d → %d", stages.EstimateTokens(in.Original), stages.EstimateTokens(in.Text)),
+		"ratio":       fmt.Sprintf("%.4f", r.Ratio()),
+		"time":        "1.234s",
+	} {
+		if cells[key] != want {
+			t.Errorf("header %s: %q, want %q", key, cells[key], want)
+		}
+	}
+	if h2 := elements(root, func(n *html.Node) bool { return n.Data == "h2" }); len(h2) != 1 || textOf(h2[0]) != "build.log" {
+		t.Error("the file does not head its section")
 	}
 }
