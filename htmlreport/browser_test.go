@@ -133,12 +133,17 @@ func (p *browserPage) checkAllFolds() (shown map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	numbers, err := chromedp.Run(p.ctx, chromedp.Evaluate[map[string]string](`Object.fromEntries([...document.querySelectorAll("details.fold")].map(d => [d.id, [...d.querySelectorAll("pre.orig span.l")].map(s => s.dataset.n).join(",")]))`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, d := range p.folds() {
 		id, _ := attr(d, "id")
 		doc, _ := attr(d, "data-doc")
 		spec, _ := attr(d, "data-lines")
 		i, _ := strconv.Atoi(doc)
 		var want strings.Builder
+		var wantNumbers []string
 		for _, r := range strings.Split(spec, ",") {
 			a, z, ok := strings.Cut(r, "-")
 			if !ok {
@@ -151,9 +156,16 @@ func (p *browserPage) checkAllFolds() (shown map[string]string) {
 				t.Fatal(err)
 			}
 			want.WriteString(strings.TrimSuffix(part, "\n") + "\n")
+			for n := from; n <= to; n++ {
+				wantNumbers = append(wantNumbers, strconv.Itoa(n))
+			}
 		}
 		if strings.TrimSuffix(got[id], "\n") != strings.TrimSuffix(want.String(), "\n") {
 			t.Errorf("fold %s (lines %s) shows %.200q, want %.200q", id, spec, got[id], want.String())
+		}
+		// Each line carries its number in the original (shown before it).
+		if numbers[id] != strings.Join(wantNumbers, ",") {
+			t.Errorf("fold %s (lines %s) numbers its lines %.100s", id, spec, numbers[id])
 		}
 	}
 	title, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.title`))

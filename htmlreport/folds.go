@@ -32,6 +32,10 @@ type fold struct {
 	// maxTemplateLines).
 	Template bool
 	Matched  int
+	// Stated is the count line's N. Guess: no way of matching found N
+	// lines, and Lines are those of the one that came closest.
+	Stated int
+	Guess  bool
 }
 
 // Spec is Lines as "12-14,19": the data-lines attribute the script reads.
@@ -67,9 +71,10 @@ type original struct {
 	lines []string
 	// slots are the slot names of every count line of the compacted text.
 	slots map[string]bool
-	// byKey indexes the lines by their template under slots, built on
-	// first use: a count line's candidates are looked up, not scanned.
-	byKey map[string][]int
+	// byKey indexes the lines by their template under slots, one index
+	// per way of matching (coarse, fine), each built on first use: a count
+	// line's candidates are looked up, not scanned.
+	byKey [2]map[string][]int
 }
 
 func newOriginal(lines, compacted []string) *original {
@@ -86,17 +91,21 @@ func newOriginal(lines, compacted []string) *original {
 	return o
 }
 
-// candidates are the lines from..to whose template, with every slot of the
-// document masked, is that of kept: a superset of a count line's lines.
-func (o *original) candidates(kept string, from, to int) []int {
-	if o.byKey == nil {
-		o.byKey = map[string][]int{}
+// candidates are the lines from..to whose template (coarse or fine),
+// with every slot of the document masked, is that of kept.
+func (o *original) candidates(kept string, from, to int, fine bool) []int {
+	way := 0
+	if fine {
+		way = 1
+	}
+	if o.byKey[way] == nil {
+		o.byKey[way] = map[string][]int{}
 		for i, l := range o.lines {
-			k := strings.Join(templateOf(l, o.slots), "\x00")
-			o.byKey[k] = append(o.byKey[k], i+1)
+			k := strings.Join(templateOf(l, o.slots, fine), "\x00")
+			o.byKey[way][k] = append(o.byKey[way][k], i+1)
 		}
 	}
-	idx := o.byKey[strings.Join(templateOf(kept, o.slots), "\x00")]
+	idx := o.byKey[way][strings.Join(templateOf(kept, o.slots, fine), "\x00")]
 	lo, _ := slices.BinarySearch(idx, from)
 	hi, _ := slices.BinarySearch(idx, to+1)
 	return idx[lo:hi]
@@ -125,24 +134,58 @@ func parseFold(line, docID string, o *original) (f fold, ok bool) {
 		return f, true
 	}
 	f.Template = true
+	f.Stated = statedCount(line[len(kept):last[0]])
 	slots := slotNames(line[len(kept):last[0]])
-	want := templateOf(kept, slots)
-	for _, n := range o.candidates(kept, from, to) {
-		if !sameTemplate(want, templateOf(o.lines[n-1], slots)) {
-			continue
+	// Coarse first (a token with a digit is a value); when that does not
+	// find the stated count, fine (only the digits of a token are): a
+	// query string or a path with a number in it is then not any other.
+	f.Lines, f.Matched = matchTemplate(o, kept, slots, from, to, false)
+	if f.Matched != f.Stated {
+		lines, matched := matchTemplate(o, kept, slots, from, to, true)
+		if matched == f.Stated || abs(matched-f.Stated) < abs(f.Matched-f.Stated) {
+			f.Lines, f.Matched = lines, matched
 		}
-		f.Matched++
-		if f.Matched > maxTemplateLines {
-			continue
-		}
-		if k := len(f.Lines); k > 0 && f.Lines[k-1][1] == n-1 {
-			f.Lines[k-1][1] = n
-		} else {
-			f.Lines = append(f.Lines, [2]int{n, n})
-		}
+		f.Guess = f.Matched != f.Stated
 	}
 	return f, true
 }
+
+// matchTemplate is the lines from..to of kept's template (at most
+// maxTemplateLines of them, as ascending ranges) and how many there are.
+func matchTemplate(o *original, kept string, slots map[string]bool, from, to int, fine bool) (lines [][2]int, matched int) {
+	want := templateOf(kept, slots, fine)
+	for _, n := range o.candidates(kept, from, to, fine) {
+		if !sameTemplate(want, templateOf(o.lines[n-1], slots, fine)) {
+			continue
+		}
+		matched++
+		if matched > maxTemplateLines {
+			continue
+		}
+		if k := len(lines); k > 0 && lines[k-1][1] == n-1 {
+			lines[k-1][1] = n
+		} else {
+			lines = append(lines, [2]int{n, n})
+		}
+	}
+	return lines, matched
+}
+
+// statedCount is the N of a count (" [×N; …"), -1 when unreadable.
+func statedCount(count string) int {
+	digits := strings.TrimPrefix(count, " [×")
+	end := strings.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		end = len(digits)
+	}
+	n, err := strconv.Atoi(digits[:end])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+func abs(n int) int { return max(n, -n) }
 
 // countLineHead splits a log_dedup count line ("kept line [×311; 0–2")
 // into its kept line; isCount is false for any other line.
@@ -169,12 +212,17 @@ func slotNames(count string) map[string]bool {
 // templateOf is a line's constant tokens, with variable ones masked as
 // "": a token holding a digit (numbers, hex, ids, times), a placeholder
 // ("<N>", "<IP>"), or the value after a slot's name; runs of masks as one.
-// Class: the template a log_dedup count stands for, whatever the values.
-func templateOf(line string, slots map[string]bool) []string {
+// fine masks only the parts of a token with letters that hold a digit or
+// a placeholder (see maskDigits). Class: the template a log_dedup count
+// stands for, whatever the values.
+func templateOf(line string, slots map[string]bool, fine bool) []string {
 	var out []string
 	afterSlot := false
 	for _, tok := range strings.Fields(line) {
 		masked := afterSlot || variable(tok)
+		if masked && !afterSlot && fine && hasWord(tok) {
+			tok, masked = maskDigits(tok), false
+		}
 		afterSlot = slots[strings.TrimSuffix(tok, ":")] || slots[strings.TrimRight(tok, ":=")]
 		if masked {
 			if len(out) > 0 && out[len(out)-1] == "" {
@@ -185,6 +233,88 @@ func templateOf(line string, slots map[string]bool) []string {
 		out = append(out, tok)
 	}
 	return out
+}
+
+// maskDigits writes every run of letters and digits of tok that holds a
+// digit or a placeholder (an id, a version, a count), with the runs joined
+// to it by dots or commas, as one "\x01": "/api/v1/users" is
+// "/api/\x01/users", "[req-0000fa]" "[req-\x01]", "HTTP/1.1" and
+// "HTTP/<N>" "HTTP/\x01".
+func maskDigits(tok string) string {
+	b := make([]byte, 0, len(tok))
+	for i := 0; i < len(tok); {
+		j, digit := alnumRun(tok, i)
+		switch {
+		case j == i:
+			b = append(b, tok[i])
+			j++
+		case !digit:
+			b = append(b, tok[i:j]...)
+		default:
+			for j < len(tok) && (tok[j] == '.' || tok[j] == ',') {
+				k, d := alnumRun(tok, j+1)
+				if k == j+1 || !d {
+					break
+				}
+				j = k
+			}
+			if len(b) == 0 || b[len(b)-1] != 1 {
+				b = append(b, 1)
+			}
+		}
+		i = j
+	}
+	return string(b)
+}
+
+// alnumRun is the end of the run of letters, digits and placeholders at
+// tok[i:], and whether it holds a digit or a placeholder.
+func alnumRun(tok string, i int) (end int, digit bool) {
+	for i < len(tok) {
+		c := tok[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
+		case c == '<' && placeholderEnd(tok, i) > 0:
+			i, digit = placeholderEnd(tok, i), true
+			continue
+		default:
+			return i, digit
+		}
+		i++
+	}
+	return i, digit
+}
+
+// placeholderEnd is the end of the placeholder ("<N>", "<IP>") at tok[i:],
+// 0 if there is none.
+func placeholderEnd(tok string, i int) int {
+	j := i + 1
+	for j < len(tok) && (tok[j] >= 'A' && tok[j] <= 'Z' || tok[j] == '_') {
+		j++
+	}
+	if j == i+1 || j == len(tok) || tok[j] != '>' {
+		return 0
+	}
+	return j + 1
+}
+
+// hasWord reports a letter in tok outside its placeholders.
+func hasWord(tok string) bool {
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if c == '<' {
+			if k := placeholderEnd(tok, i); k > 0 {
+				i = k - 1
+				continue
+			}
+		}
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 func variable(tok string) bool {
@@ -218,9 +348,9 @@ func sameTemplate(a, b []string) bool {
 func isMarker(line string) bool { return markerPattern.MatchString(line) }
 
 // embedPlan chooses the original lines to embed. Under maxBytes the whole
-// original; over it, the lines within depth lines of either end of each
-// fold (the lines nearest to the kept lines around it), depth the largest
-// that fits. covered lists the embedded lines as ascending ranges.
+// original; over it, the first and last depth lines each fold shows (the
+// lines nearest to the kept lines around it), depth the largest that fits
+// (0: none fit). covered lists the embedded lines as ascending ranges.
 func embedPlan(lines []string, folds []*fold, total, maxBytes int) (covered [][2]int, depth int, capped bool) {
 	if total <= maxBytes {
 		return [][2]int{{1, len(lines)}}, 0, false
@@ -232,13 +362,7 @@ func embedPlan(lines []string, folds []*fold, total, maxBytes int) (covered [][2
 	at := func(d int) [][2]int {
 		var rs [][2]int
 		for _, f := range folds {
-			for _, r := range f.Lines {
-				if r[1]-r[0]+1 <= 2*d {
-					rs = append(rs, r)
-					continue
-				}
-				rs = append(rs, [2]int{r[0], r[0] + d - 1}, [2]int{r[1] - d + 1, r[1]})
-			}
+			rs = appendEnds(rs, f.Lines, d)
 		}
 		return mergeRanges(rs)
 	}
@@ -262,6 +386,35 @@ func embedPlan(lines []string, folds []*fold, total, maxBytes int) (covered [][2
 		return nil, 0, true
 	}
 	return at(lo), lo, true
+}
+
+// appendEnds appends the first d and the last d lines of lines (ascending
+// ranges) to rs: a count line's first records, next to it, and its last.
+func appendEnds(rs, lines [][2]int, d int) [][2]int {
+	n := 0
+	for _, r := range lines {
+		n += r[1] - r[0] + 1
+	}
+	if n <= 2*d {
+		return append(rs, lines...)
+	}
+	left := d
+	for _, r := range lines {
+		if left == 0 {
+			break
+		}
+		take := min(left, r[1]-r[0]+1)
+		rs = append(rs, [2]int{r[0], r[0] + take - 1})
+		left -= take
+	}
+	left = d
+	for i := len(lines) - 1; i >= 0 && left > 0; i-- {
+		r := lines[i]
+		take := min(left, r[1]-r[0]+1)
+		rs = append(rs, [2]int{r[1] - take + 1, r[1]})
+		left -= take
+	}
+	return rs
 }
 
 func mergeRanges(rs [][2]int) [][2]int {

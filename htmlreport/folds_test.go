@@ -128,3 +128,80 @@ func TestEmbedPlanKeepsTheLinesNearestKeptLines(t *testing.T) {
 		t.Errorf("under the cap: %v %v", c, capped)
 	}
 }
+
+// TestCountLineTellsLikeLinesApart: where a token with a digit as a whole
+// value makes two templates one (a query with a number in it, a versioned
+// path), the count's N picks the finer match, which lists only the lines
+// of the count line's own template.
+func TestCountLineTellsLikeLinesApart(t *testing.T) {
+	var lines []string
+	want := 0
+	for i := range 400 {
+		if i%9 == 4 {
+			lines = append(lines, fmt.Sprintf(`10.0.0.%d - "GET /search?q=<script>alert(%d)</script> HTTP/1.1" 400 [req-%04x]`, i%250, i%7, i))
+			want++
+			continue
+		}
+		lines = append(lines, fmt.Sprintf(`10.0.0.%d - "GET /api/v1/users/%d HTTP/1.1" 200 [req-%04x]`, i%250, i, i))
+	}
+	kept := `10.0.0.4 - "GET /search?q=<script>alert(4)</script> HTTP/<N>" <N> [req-0004]`
+	count := fmt.Sprintf(" [×%d; 10.0.0.4–10.0.0.247 · ref 0123abcd:L5-400]", want)
+	f, ok := parseFold(kept+count, "0123abcd99", newOriginal(lines, []string{kept + count}))
+	if !ok || !f.Template {
+		t.Fatal("not read as a count line")
+	}
+	if f.Guess || f.Matched != want || f.Stated != want {
+		t.Fatalf("matched %d of %d stated (guess %v)", f.Matched, f.Stated, f.Guess)
+	}
+	for _, r := range f.Lines {
+		for n := r[0]; n <= r[1]; n++ {
+			if !strings.Contains(lines[n-1], "/search?q=") {
+				t.Fatalf("line %d listed: %q", n, lines[n-1])
+			}
+		}
+	}
+}
+
+// TestCountLineNoMatchFindsIsAGuess: when no way of matching finds the N
+// the count line states, the fold says it is a guess.
+func TestCountLineNoMatchFindsIsAGuess(t *testing.T) {
+	lines := []string{"worker 1 done", "worker 2 done", "cache miss", "worker 3 done"}
+	f, ok := parseFold("worker 1 done [×9 · ref 0123abcd:L1-4]", "0123abcd99", newOriginal(lines, nil))
+	if !ok || !f.Guess || f.Stated != 9 || f.Matched != 3 || f.Spec() != "1-2,4" {
+		t.Fatalf("%+v %v", f, ok)
+	}
+	f, ok = parseFold("worker 1 done [×3 · ref 0123abcd:L1-4]", "0123abcd99", newOriginal(lines, nil))
+	if !ok || f.Guess || f.Matched != 3 {
+		t.Fatalf("an exact count is a guess: %+v %v", f, ok)
+	}
+}
+
+// TestEmbedPlanKeepsACountLinesFirstRecords: under the cap a count line's
+// scattered lines are cut to its first and last ones, not dropped whole.
+func TestEmbedPlanKeepsACountLinesFirstRecords(t *testing.T) {
+	var lines []string
+	for i := range 1000 {
+		lines = append(lines, fmt.Sprintf("line %05d", i+1)) // 11 bytes with "\n"
+	}
+	var scattered [][2]int
+	for n := 1; n <= 1000; n += 10 {
+		scattered = append(scattered, [2]int{n, n}) // 100 lines, one in ten
+	}
+	folds := []*fold{{Lines: scattered, Template: true}, {Lines: [][2]int{{2, 9}}}}
+	covered, depth, capped := embedPlan(lines, folds, 11000, 11*20)
+	if !capped || depth < 4 {
+		t.Fatalf("capped %v depth %d", capped, depth)
+	}
+	for _, n := range []int{1, 11, 21, 31, 991, 2, 9} {
+		if !coveredAll(&fold{Lines: [][2]int{{n, n}}}, covered) {
+			t.Errorf("line %d is not embedded (depth %d, %v)", n, depth, covered)
+		}
+	}
+	if coveredAll(&fold{Lines: [][2]int{{501, 501}}}, covered) {
+		t.Error("a middle record is embedded over the cap")
+	}
+	got := appendEnds(nil, [][2]int{{1, 1}, {5, 5}, {9, 12}, {20, 20}}, 2)
+	if fmt.Sprint(mergeRanges(got)) != "[[1 1] [5 5] [12 12] [20 20]]" {
+		t.Errorf("ends: %v", got)
+	}
+}

@@ -160,21 +160,26 @@ func newDoc(index int, in Input, maxOriginal int) (*doc, error) {
 			d.Budget += fmt.Sprintf(", %s %d folded", k, b.Folded[k])
 		}
 	}
-	text := in.Text
-	if in.Original != "" && in.DocID != "" && !strings.Contains(text, pipeline.RefSep) {
-		// No store (--no-store): reference the lines here, for this page only.
-		text = pipeline.AddRefs(in.Original, text, in.DocID[:min(len(in.DocID), 8)])
+	shown := strings.Split(strings.TrimSuffix(in.Text, "\n"), "\n")
+	compacted := shown
+	if in.Original != "" && in.DocID != "" {
+		// Markers and counts the run left without a reference (--no-store,
+		// counts a budget kept short) get one for this page only: they open
+		// too, and the page shows the text as emitted.
+		text := pipeline.AddRefs(in.Original, in.Text, in.DocID[:min(len(in.DocID), 8)])
+		if refd := strings.Split(strings.TrimSuffix(text, "\n"), "\n"); len(refd) == len(shown) {
+			compacted = refd
+		}
 	}
 	var orig []string
 	if in.Original != "" {
 		orig = strings.Split(strings.TrimSuffix(in.Original, "\n"), "\n")
 	}
-	compacted := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	src := newOriginal(orig, compacted)
 	var folds []*fold
 	run := -1 // index in d.Alerts of the failure run the previous line belongs to
 	for i, l := range compacted {
-		ln := line{ID: fmt.Sprintf("d%d-l%d", index, i+1), Text: l}
+		ln := line{ID: fmt.Sprintf("d%d-l%d", index, i+1), Text: shown[i]}
 		if f, ok := parseFold(l, in.DocID, src); ok {
 			ln.Fold = &f
 			folds = append(folds, ln.Fold)
@@ -182,7 +187,7 @@ func newDoc(index int, in Input, maxOriginal int) (*doc, error) {
 			ln.Marker = true
 		}
 		if ln.Fold == nil || ln.Fold.Template {
-			switch stages.LineSignal(l) {
+			switch stages.LineSignal(shown[i]) {
 			case 3:
 				ln.Class = "fail"
 			case 2:
@@ -195,7 +200,7 @@ func newDoc(index int, in Input, maxOriginal int) (*doc, error) {
 		case run >= 0:
 			d.Alerts[run].Lines++
 		case ln.Class == "fail":
-			d.Alerts = append(d.Alerts, alert{ID: ln.ID, Text: clip(l, 160), Lines: 1})
+			d.Alerts = append(d.Alerts, alert{ID: ln.ID, Text: clip(shown[i], 160), Lines: 1})
 			run = len(d.Alerts) - 1
 		}
 		d.Lines = append(d.Lines, ln)
@@ -210,11 +215,19 @@ func newDoc(index int, in Input, maxOriginal int) (*doc, error) {
 	}
 	covered, depth, capped := embedPlan(orig, folds, len(in.Original), maxOriginal)
 	if capped {
-		d.CapNote = fmt.Sprintf("The original (%d bytes) is over the %d-byte cap (--html-report-max-original): folds show only the original lines within %d lines of a kept line; `publisher get REF` prints the rest.", len(in.Original), maxOriginal, depth)
+		partial := 0
 		for i := range d.Lines {
 			if f := d.Lines[i].Fold; f != nil && !coveredAll(f, covered) {
 				d.Lines[i].Partial = true
+				partial++
 			}
+		}
+		d.CapNote = fmt.Sprintf("The original (%d bytes) is over the %d-byte cap (--html-report-max-original): only the original lines the folds show are embedded; `publisher get REF` prints the rest.", len(in.Original), maxOriginal)
+		switch {
+		case depth == 0:
+			d.CapNote = fmt.Sprintf("The original (%d bytes) is over the %d-byte cap (--html-report-max-original), and not one line from each fold fits: no original line is embedded; `publisher get REF` prints a fold's lines.", len(in.Original), maxOriginal)
+		case partial > 0:
+			d.CapNote = fmt.Sprintf("The original (%d bytes) is over the %d-byte cap (--html-report-max-original): %d of %d folds show only their first and last %d lines; `publisher get REF` prints the rest.", len(in.Original), maxOriginal, partial, len(folds), depth)
 		}
 	}
 	var err error

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 
@@ -418,5 +419,150 @@ func BenchmarkWrite(b *testing.B) {
 		if err := htmlreport.Write(io.Discard, []htmlreport.Input{in}, htmlreport.Options{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestCountLineGuessIsShown: a count line whose lines the page cannot
+// place exactly says so, with the count it states and the reference.
+func TestCountLineGuessIsShown(t *testing.T) {
+	original := "worker 1 done\nworker 2 done\ncache miss\nworker 3 done\n"
+	text := "worker 1 done [×9 · ref " + testDocID[:8] + ":L1-4]\ncache miss\n"
+	in := htmlreport.Input{File: "w.log", DocID: testDocID, Original: original, Text: text,
+		Report: pipeline.Report{Kind: "log", Mode: "algorithmic", CharsIn: len(original), CharsOut: len(text)}}
+	_, root := render(t, []htmlreport.Input{in}, htmlreport.Options{})
+	guess := elements(root, func(n *html.Node) bool { return n.Data == "p" && hasClass(n, "guess") })
+	if len(guess) != 1 || !strings.Contains(textOf(guess[0]), "the count says 9, but 3 lines") || !strings.Contains(textOf(guess[0]), testDocID[:8]+":L1-4") {
+		t.Fatalf("no guess note: %d", len(guess))
+	}
+}
+
+// serviceLog is n records of a few templates (log_dedup counts them) with
+// an error now and then.
+func serviceLog(n int) string {
+	var b strings.Builder
+	for i := range n {
+		at := fmt.Sprintf("2026-11-30T10:%02d:%02d.%03dZ", i/60%60, i%60, i%1000)
+		switch {
+		case i%250 == 125:
+			fmt.Fprintf(&b, "%s ERROR [req-%06x] handler failed: <script>window.__pwned=9</script>\n", at, i)
+		case i%3 == 0:
+			fmt.Fprintf(&b, "%s INFO  [worker-%d] processed job %d in %dms\n", at, i%7, i*7919%100000, i%900)
+		case i%3 == 1:
+			fmt.Fprintf(&b, "%s DEBUG cache miss key=user:%d ttl=%d\n", at, i*31%5000, i%3600)
+		default:
+			fmt.Fprintf(&b, "10.0.%d.%d - - \"GET /api/v1/users/%d HTTP/1.1\" 200 %d\n", i%250, i*7%250, i, i*13%9999)
+		}
+	}
+	return b.String()
+}
+
+// TestCountLinesWithoutReferenceOpen: under a budget the publisher gives
+// count lines no reference (AddRefsWithin); the page references them
+// itself, so they open onto their lines, and shows them as emitted.
+func TestCountLinesWithoutReferenceOpen(t *testing.T) {
+	text := serviceLog(3000)
+	p, err := pipeline.New(pipeline.DefaultConfig(), stages.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Run(context.Background(), pipeline.Request{Text: text, Kind: stages.KindLog, Mode: stages.ModeAlgorithmic, BudgetTokens: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := pipeline.AddRefsWithin(text, res.Text, testDocID[:8], 120, stages.KindLog)
+	var bare []string // count lines the run left without a reference
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, " [×") && !strings.Contains(l, pipeline.RefSep) {
+			bare = append(bare, l)
+		}
+	}
+	if len(bare) == 0 {
+		t.Fatalf("no count line without a reference: the test proves nothing\n%s", out)
+	}
+	in := htmlreport.Input{File: "svc.log", DocID: testDocID, Original: text, Text: out, Report: res.Report}
+	_, root := render(t, []htmlreport.Input{in}, htmlreport.Options{})
+	orig := embeddedLines(t, root, "0")
+	summaries := map[string]*html.Node{}
+	for _, d := range elements(root, func(n *html.Node) bool { return n.Data == "details" }) {
+		summaries[textOf(elements(d, func(n *html.Node) bool { return n.Data == "summary" })[0])] = d
+	}
+	for _, l := range bare {
+		d, ok := summaries[l]
+		if !ok {
+			t.Errorf("count line %q does not open (or is not shown as emitted)", l)
+			continue
+		}
+		spec, _ := attr(d, "data-lines")
+		head := strings.Fields(l)[1] // the level: INFO, DEBUG, ERROR
+		for _, r := range strings.Split(spec, ",") {
+			a, z, _ := strings.Cut(r, "-")
+			from, _ := strconv.Atoi(a)
+			to := from
+			if z != "" {
+				to, _ = strconv.Atoi(z)
+			}
+			for n := from; n <= to; n++ {
+				if !strings.Contains(orig[n], " "+head+" ") {
+					t.Errorf("%q lists line %d: %q", l, n, orig[n])
+				}
+			}
+		}
+	}
+}
+
+// TestCapNoteSaysWhatIsEmbedded: over the cap, when every fold's lines
+// fit, the note says only those lines are embedded (no depth).
+func TestCapNoteSaysWhatIsEmbedded(t *testing.T) {
+	text := serviceLog(3000)
+	in := compact(t, "svc.log", text, 0)
+	_, root := render(t, []htmlreport.Input{in}, htmlreport.Options{MaxOriginal: len(text) / 2})
+	folds := elements(root, func(n *html.Node) bool { return n.Data == "details" })
+	if len(folds) == 0 {
+		t.Fatal("no folds")
+	}
+	for _, d := range folds {
+		if hasClass(d, "partial") {
+			t.Fatalf("fold %s is partial: the test needs folds that fit", textOf(d))
+		}
+	}
+	notes := elements(root, func(n *html.Node) bool { return hasClass(n, "cap") })
+	if len(notes) != 1 || !strings.Contains(textOf(notes[0]), "only the original lines the folds show are embedded") {
+		t.Fatalf("cap note: %d", len(notes))
+	}
+}
+
+// TestHeaderGivesTheRunsFigures: file, kind, mode, chars and estimated
+// tokens in and out, ratio and time head each input.
+func TestHeaderGivesTheRunsFigures(t *testing.T) {
+	in := compact(t, "build.log", buildLog(300), 0)
+	in.Took = 1234 * time.Millisecond
+	_, root := render(t, []htmlreport.Input{in}, htmlreport.Options{})
+	stats := elements(root, func(n *html.Node) bool { return n.Data == "table" && hasClass(n, "stats") })
+	if len(stats) != 1 {
+		t.Fatalf("%d header tables", len(stats))
+	}
+	cells := map[string]string{}
+	for _, th := range elements(stats[0], func(n *html.Node) bool { return n.Data == "th" }) {
+		td := th.NextSibling
+		for td != nil && td.Type != html.ElementNode {
+			td = td.NextSibling
+		}
+		cells[textOf(th)] = textOf(td)
+	}
+	r := in.Report
+	for key, want := range map[string]string{
+		"kind":        string(r.Kind),
+		"mode":        string(r.Mode),
+		"chars":       fmt.Sprintf("%d → %d", r.CharsIn, r.CharsOut),
+		"est. tokens": fmt.Sprintf("%d → %d", stages.EstimateTokens(in.Original), stages.EstimateTokens(in.Text)),
+		"ratio":       fmt.Sprintf("%.4f", r.Ratio()),
+		"time":        "1.234s",
+	} {
+		if cells[key] != want {
+			t.Errorf("header %s: %q, want %q", key, cells[key], want)
+		}
+	}
+	if h2 := elements(root, func(n *html.Node) bool { return n.Data == "h2" }); len(h2) != 1 || textOf(h2[0]) != "build.log" {
+		t.Error("the file does not head its section")
 	}
 }
