@@ -140,21 +140,12 @@ func NewSourceRunner(ctx context.Context, js njs.JetStream, client *Client, src 
 	for _, o := range opts {
 		o(r)
 	}
-	stream, err := js.Stream(ctx, src.Stream)
-	if err != nil {
-		return nil, fmt.Errorf("source %s: stream %s: %w (sources read an existing stream; jetcompact never creates it)", src.Name, src.Stream, err)
-	}
-	r.cons, err = stream.CreateOrUpdateConsumer(ctx, njs.ConsumerConfig{
-		Durable:        r.names.SourceConsumer(src.Name),
-		FilterSubjects: src.Subjects,
-		AckPolicy:      njs.AckExplicitPolicy,
-		DeliverPolicy:  njs.DeliverAllPolicy,
-		AckWait:        sourceAckWait,
-		MaxAckPending:  src.MaxAckPending,
-		MaxDeliver:     -1,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("source %s: consumer on %s: %w", src.Name, src.Stream, err)
+	err := r.attach(ctx)
+	switch {
+	case errors.Is(err, njs.ErrStreamNotFound):
+		r.log.Warn("source stream not found; Run waits for it (jetcompact never creates it)", "source", src.Name, "stream", src.Stream)
+	case err != nil:
+		return nil, err
 	}
 	storage := njs.FileStorage
 	if client.cfg.Storage == "memory" {
@@ -169,6 +160,50 @@ func NewSourceRunner(ctx context.Context, js njs.JetStream, client *Client, src 
 	}
 	return r, nil
 }
+
+// attach adds the source's durable consumer to the user's stream, and
+// refuses an output subject that stream would capture.
+func (r *SourceRunner) attach(ctx context.Context) error {
+	stream, err := r.js.Stream(ctx, r.src.Stream)
+	if err != nil {
+		return fmt.Errorf("source %s: stream %s: %w (sources read an existing stream; jetcompact never creates it)", r.src.Name, r.src.Stream, err)
+	}
+	out := r.src.outputPattern(r.names.Prefix)
+	for _, f := range stream.CachedInfo().Config.Subjects {
+		if subjectsIntersect(out, f) {
+			return fmt.Errorf("source %s: output %s falls in stream %s (subjects %s): results would change the user's stream", r.src.Name, out, r.src.Stream, f)
+		}
+	}
+	cons, err := stream.CreateOrUpdateConsumer(ctx, njs.ConsumerConfig{
+		Durable:        r.names.SourceConsumer(r.src.Name),
+		FilterSubjects: r.src.Subjects,
+		AckPolicy:      njs.AckExplicitPolicy,
+		DeliverPolicy:  njs.DeliverAllPolicy,
+		AckWait:        sourceAckWait,
+		MaxAckPending:  r.src.MaxAckPending,
+		MaxDeliver:     -1,
+	})
+	if err != nil {
+		return fmt.Errorf("source %s: consumer on %s: %w", r.src.Name, r.src.Stream, err)
+	}
+	r.cons = cons
+	return nil
+}
+
+// awaitStream attaches once the user's stream exists, or fails when ctx
+// ends first.
+func (r *SourceRunner) awaitStream(ctx context.Context) error {
+	for {
+		err := r.attach(ctx)
+		if err == nil || !errors.Is(err, njs.ErrStreamNotFound) || ctx.Err() != nil {
+			return err
+		}
+		sleepCtx(ctx, sourceStreamRetry)
+	}
+}
+
+// sourceStreamRetry is how often a runner looks for a missing stream.
+var sourceStreamRetry = 2 * time.Second
 
 func (r *SourceRunner) initMetrics(mp metric.MeterProvider) {
 	m := mp.Meter(tracerName)
@@ -203,9 +238,19 @@ func (r *SourceRunner) initMetrics(mp metric.MeterProvider) {
 // max_backlog) for as long as it takes.
 var sourceAckWait = time.Minute
 
-// Run reads events until ctx ends, then closes the open windows it holds
+// Run waits for the user's stream when it is missing, reads events until
+// ctx ends, then closes the open windows it holds
 // and waits for their results to go out.
 func (r *SourceRunner) Run(ctx context.Context) error {
+	if r.cons == nil {
+		if err := r.awaitStream(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped while waiting
+			}
+			return err
+		}
+		r.log.Info("source stream found", "source", r.src.Name, "stream", r.src.Stream)
+	}
 	pending, err := r.watchRecords(ctx)
 	if err != nil {
 		return err

@@ -303,7 +303,8 @@ func TestSourceWindowsCoverEveryEventOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(before.Config, after.Config) || before.State.Msgs != after.State.Msgs || before.State.LastSeq != after.State.LastSeq {
+	bs, as := before.State, after.State
+	if !reflect.DeepEqual(before.Config, after.Config) || bs.Msgs != as.Msgs || bs.Bytes != as.Bytes || bs.FirstSeq != as.FirstSeq || bs.LastSeq != as.LastSeq {
 		t.Errorf("the user's stream changed: %+v → %+v", before.State, after.State)
 	}
 }
@@ -383,6 +384,43 @@ func TestSourceMemoryBoundClosesWindowsEarly(t *testing.T) {
 	}
 }
 
+// TestSourceWaitsForItsStream: a runner started before the user's stream
+// exists waits for it, then compacts its events.
+func TestSourceWaitsForItsStream(t *testing.T) {
+	retry := sourceStreamRetry
+	t.Cleanup(func() { sourceStreamRetry = retry }) // after the runner stops
+	sourceStreamRetry = 100 * time.Millisecond
+	b := newSourceBench(t)
+	ctx := context.Background()
+	if err := b.f.js.DeleteStream(ctx, "LOGS"); err != nil {
+		t.Fatal(err)
+	}
+	runSource(t, b, testSource())
+	logs, err := b.f.js.CreateStream(ctx, njs.StreamConfig{Name: "LOGS", Subjects: []string{"logs.>"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.logs = logs
+	b.publish(t, 300)
+	b.checkContent(t, b.covered(t, time.Minute))
+}
+
+// TestSourceRefusesOutputIntoItsStream: results whose subject the user's
+// stream captures would change that stream (and be read back as events).
+func TestSourceRefusesOutputIntoItsStream(t *testing.T) {
+	b := newSourceBench(t)
+	src := testSource()
+	src.Output = "logs.compacted.{key}"
+	_, err := NewSourceRunner(context.Background(), b.f.js, b.f.client(), src)
+	if err == nil || !strings.Contains(err.Error(), "stream LOGS") {
+		t.Fatalf("output into the user's stream: %v", err)
+	}
+	src.Output = "out.{source}.{key}"
+	if _, err := NewSourceRunner(context.Background(), b.f.js, b.f.client(), src); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestSourceConfigValidation(t *testing.T) {
 	good := testSource()
 	if err := ValidateSources([]SourceConfig{good}); err != nil {
@@ -418,5 +456,25 @@ func TestSourceConfigValidation(t *testing.T) {
 	}
 	if got := good.outputSubject("jc", "a.b*c"); got != "jc.compacted.app.a_b_c" {
 		t.Errorf("output subject = %q", got)
+	}
+	if got := good.outputPattern("jc"); got != "jc.compacted.app.*" {
+		t.Errorf("output pattern = %q", got)
+	}
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"jc.compacted.app.*", "logs.>", false},
+		{"logs.compacted.*", "logs.>", true},
+		{"logs.*", "logs.api", true},
+		{"logs.api", "logs.>", true},
+		{"logs", "logs.>", false},
+		{"logs.*", "logs.*.x", false},
+		{"a.*.c", "a.b.*", true},
+		{"a.b.c", "a.b.d", false},
+	} {
+		if got := subjectsIntersect(c.a, c.b); got != c.want {
+			t.Errorf("subjectsIntersect(%q, %q) = %v", c.a, c.b, got)
+		}
 	}
 }
