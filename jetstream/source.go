@@ -1,6 +1,7 @@
 package jetstream
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -477,7 +478,7 @@ func (r *SourceRunner) closeWindow(ctx context.Context, w *window, reason string
 		if i > 0 {
 			text.WriteByte('\n')
 		}
-		text.Write(trimOneNewline(m.Data()))
+		text.Write(eventLine(m.Data()))
 	}
 	rec := windowRecord{
 		DocID: WindowDocID(r.src.Name, w.key, w.seqs[0], w.seqs[len(w.seqs)-1]),
@@ -753,6 +754,21 @@ func runsOf(seqs []uint64) [][2]uint64 {
 		out = append(out, [2]uint64{s, s})
 	}
 	return out
+}
+
+// eventLine is an event's payload as a window line: without its final
+// newline, and a JSON value spread over lines made compact, so that a JSON
+// event stays one line.
+func eventLine(b []byte) []byte {
+	b = trimOneNewline(b)
+	if bytes.IndexByte(b, '\n') < 0 || !json.Valid(b) {
+		return b
+	}
+	var one bytes.Buffer
+	if json.Compact(&one, b) != nil {
+		return b
+	}
+	return one.Bytes()
 }
 
 func trimOneNewline(b []byte) []byte {

@@ -318,8 +318,12 @@ func TestSourceSurvivesCrashes(t *testing.T) {
 	}
 	defer func(ack, drain time.Duration) { sourceAckWait, sourceDrain = ack, drain }(sourceAckWait, sourceDrain)
 	sourceAckWait, sourceDrain = 2*time.Second, 500*time.Millisecond
+	n := 30000 // the first test's run
+	if raceEnabled {
+		n = 8000
+	}
 	b := newSourceBench(t)
-	b.publish(t, 8000)
+	b.publish(t, n)
 	src := testSource()
 	src.Window.MaxBytes = 16 << 10
 	for range 2 {
@@ -418,6 +422,21 @@ func TestSourceRefusesOutputIntoItsStream(t *testing.T) {
 	src.Output = "out.{source}.{key}"
 	if _, err := NewSourceRunner(context.Background(), b.f.js, b.f.client(), src); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSourceEventLine: a JSON event spread over lines becomes one window
+// line; other events keep their lines, less one final newline.
+func TestSourceEventLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"{\n  \"level\": \"error\",\n  \"msg\": \"disk full\"\n}\n": `{"level":"error","msg":"disk full"}`,
+		`{"level":"info"}` + "\r\n":                                 `{"level":"info"}`,
+		"panic: boom\n\tat main.go:12\n":                            "panic: boom\n\tat main.go:12",
+		"{ not json\n}":                                             "{ not json\n}",
+	} {
+		if got := string(eventLine([]byte(in))); got != want {
+			t.Errorf("eventLine(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
