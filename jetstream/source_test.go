@@ -3,7 +3,9 @@ package jetstream
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http/httptest"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/telemetry"
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
 )
@@ -241,7 +244,7 @@ func testSource() SourceConfig {
 
 // runSource starts a runner on its own connection; stop ends it as a
 // crash would: the connection goes first, so nothing is acked on the way out.
-func runSource(t *testing.T, b *sourceBench, src SourceConfig) (stop func(crash bool)) {
+func runSource(t *testing.T, b *sourceBench, src SourceConfig, opts ...SourceOption) (stop func(crash bool)) {
 	t.Helper()
 	nc, err := nats.Connect(b.f.srv.ClientURL())
 	if err != nil {
@@ -252,7 +255,7 @@ func runSource(t *testing.T, b *sourceBench, src SourceConfig) (stop func(crash 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewSourceRunner(context.Background(), js, client, src)
+	r, err := NewSourceRunner(context.Background(), js, client, src, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,6 +391,52 @@ func TestSourceMemoryBoundClosesWindowsEarly(t *testing.T) {
 	}
 }
 
+// TestSourceMetricsScrape: per source, events in, windows closed by
+// reason, open windows, bytes held and lag, as Prometheus scrapes them.
+func TestSourceMetricsScrape(t *testing.T) {
+	p, err := telemetry.Setup(context.Background(), telemetry.DefaultConfig(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Shutdown(context.Background())
+	b := newSourceBench(t)
+	b.publish(t, 300)
+	src := testSource()
+	src.Window.MaxEvents = 50
+	runSource(t, b, src, WithSourceMeterProvider(p.MeterProvider))
+	ws := b.covered(t, time.Minute)
+	var body string
+	scrape := func() bool {
+		rec := httptest.NewRecorder()
+		p.MetricsHandler.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		body = rec.Body.String()
+		return strings.Contains(body, `jetcompact_source_lag{source="app"} 0`) // read every 2 s
+	}
+	if !poll.Every(100*time.Millisecond, 10*time.Second, scrape) {
+		t.Errorf("no zero lag in the scrape:\n%s", body)
+	}
+	closed := 0
+	for _, m := range regexp.MustCompile(`jetcompact_source_windows_closed_total\{reason="(\w+)",source="app"\} (\d+)`).FindAllStringSubmatch(body, -1) {
+		n, _ := strconv.Atoi(m[2])
+		closed += n
+		if m[1] != "events" && m[1] != "age" {
+			t.Errorf("windows closed by %s", m[1])
+		}
+	}
+	if closed != len(ws) || !strings.Contains(body, `jetcompact_source_windows_closed_total{reason="events",source="app"}`) {
+		t.Errorf("%d windows closed in the scrape, %d out", closed, len(ws))
+	}
+	for _, want := range []string{
+		`jetcompact_source_events_total{source="app"} 300`,
+		`jetcompact_source_open_windows{source="app"} 0`,
+		`jetcompact_source_held_bytes{source="app"} 0`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("scrape lacks %s", want)
+		}
+	}
+}
+
 // TestSourceWaitsForItsStream: a runner started before the user's stream
 // exists waits for it, then compacts its events.
 func TestSourceWaitsForItsStream(t *testing.T) {
@@ -472,6 +521,12 @@ func TestSourceConfigValidation(t *testing.T) {
 	h, _ := parseSourceKey("header:X-Service")
 	if got := h.of("logs", nats.Header{"X-Service": {"billing"}}); got != "billing" {
 		t.Errorf("header key = %q", got)
+	}
+	if got := h.of("logs.api", nats.Header{}); got != "_" {
+		t.Errorf("key of an event without the header = %q", got)
+	}
+	if w := (SourceConfig{}).WithDefaults().Window; w.MaxBytes != 256<<10 || w.MaxAge != 10*time.Second || w.MaxEvents != 0 {
+		t.Errorf("window defaults %+v, want 256 KiB, 10s, no count", w)
 	}
 	if got := good.outputSubject("jc", "a.b*c"); got != "jc.compacted.app.a_b_c" {
 		t.Errorf("output subject = %q", got)
