@@ -560,12 +560,17 @@ func (r *SourceRunner) deliver(ctx context.Context, rec windowRecord, original s
 }
 
 // publishOutput publishes through JetStream when a stream captures the
-// output subject (the message id drops a repeat), else on core NATS.
+// output subject (the message id drops a repeat), else once on core NATS.
+// The stream is looked up first: a JetStream publish that no stream acks
+// would still reach core subscribers, at every retry.
 func (r *SourceRunner) publishOutput(ctx context.Context, m *nats.Msg, id string) error {
 	for delay := 100 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
-		_, err := r.js.PublishMsg(ctx, m, njs.WithMsgID(id))
-		if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, njs.ErrNoStreamResponse) {
+		_, err := r.js.StreamNameBySubject(ctx, m.Subject)
+		if errors.Is(err, njs.ErrStreamNotFound) {
 			return r.js.Conn().PublishMsg(m)
+		}
+		if err == nil {
+			_, err = r.js.PublishMsg(ctx, m, njs.WithMsgID(id))
 		}
 		if err == nil || ctx.Err() != nil {
 			return err

@@ -437,6 +437,70 @@ func TestSourceMetricsScrape(t *testing.T) {
 	}
 }
 
+// TestSourceCoreResultsOnce: with no stream on the output subjects, a
+// subscriber gets each window's result once, and every window record is
+// marked done (its result is not sent again at the next start).
+func TestSourceCoreResultsOnce(t *testing.T) {
+	b := newSourceBench(t)
+	ctx := context.Background()
+	if err := b.f.js.DeleteStream(ctx, "OUT"); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(b.f.srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	sub, err := nc.SubscribeSync("jc.compacted.>")
+	if err != nil || nc.Flush() != nil {
+		t.Fatal(err)
+	}
+	b.publish(t, 3000)
+	runSource(t, b, testSource())
+	records, err := b.f.js.KeyValue(ctx, Names{b.f.cfg.Prefix}.WindowBucket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws []outWindow
+	done := func() bool {
+		for m, err := sub.NextMsg(0); err == nil; m, err = sub.NextMsg(0) {
+			first, _ := strconv.ParseUint(m.Header.Get(HeaderFirstSeq), 10, 64)
+			last, _ := strconv.ParseUint(m.Header.Get(HeaderLastSeq), 10, 64)
+			ws = append(ws, outWindow{key: m.Header.Get(HeaderKey), first: first, last: last, docID: m.Header.Get(HeaderDocID), text: string(m.Data)})
+		}
+		if b.uncovered(t, ws) > 0 {
+			return false
+		}
+		keys, err := records.ListKeys(ctx)
+		if err != nil {
+			return false
+		}
+		n := 0
+		for k := range keys.Keys() {
+			e, err := records.Get(ctx, k)
+			if rec, ok := parseRecord(e); err != nil || !ok || !rec.Done {
+				return false
+			}
+			n++
+		}
+		return n == len(ws)
+	}
+	if !poll.Every(100*time.Millisecond, time.Minute, done) {
+		t.Fatalf("%d results, %d events in none, or a window record not done", len(ws), b.uncovered(t, ws))
+	}
+	if err := nc.Flush(); err != nil { // what was published before the records is here now
+		t.Fatal(err)
+	}
+	done()
+	ids := map[string]bool{}
+	for _, w := range ws {
+		if ids[w.docID] {
+			t.Errorf("window %s came twice", w.docID)
+		}
+		ids[w.docID] = true
+	}
+}
+
 // TestSourceWaitsForItsStream: a runner started before the user's stream
 // exists waits for it, then compacts its events.
 func TestSourceWaitsForItsStream(t *testing.T) {
