@@ -17,9 +17,10 @@ import (
 
 // TestSourceWorkerKilled is issue 22's crash case with real processes: a
 // worker binary compacts raw events of a user's LOGS stream (3 services,
-// one planted error) and is SIGKILLed twice while events arrive. Every
-// event's sequence is still in exactly one result's Jc-First-Seq…Jc-Last-Seq
-// range for its key, no result comes out twice, and the error survives.
+// JSON and plain lines, five planted errors) and is SIGKILLed twice while
+// events arrive. Every event's sequence is still in exactly one result's
+// Jc-First-Seq…Jc-Last-Seq range for its key, no result comes out twice,
+// and every error survives in its service's results.
 func TestSourceWorkerKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits out a source's ack wait (a minute) after the kills")
@@ -54,7 +55,14 @@ func TestSourceWorkerKilled(t *testing.T) {
 	worker := newProc(t, dir, "worker", binary(t, "worker"), []string{"--nats", url, "--config", cfg, "--sources", "all", "--http-addr", ""}, nil)
 	worker.Start()
 
-	const planted = "ERROR db: replica set lost quorum; writes refused"
+	// Five planted errors, before, between and after the kills.
+	planted := map[int]string{
+		700:  "ERROR db: replica set lost quorum; writes refused",
+		1400: "ERROR api: TLS handshake with upstream billing failed: certificate expired",
+		2200: "ERROR web: panic: runtime error: index out of range [3] with length 3",
+		3300: "ERROR db: disk quota exceeded on volume vol-7",
+		4400: "ERROR api: OutOfMemoryError while rendering report 42",
+	}
 	svcs := []string{"api", "db", "web"}
 	events := map[uint64]string{}
 	kills := map[int]bool{1500: true, 3000: true}
@@ -65,8 +73,12 @@ func TestSourceWorkerKilled(t *testing.T) {
 		}
 		svc := svcs[i%3]
 		line := fmt.Sprintf("2025-03-01T10:%02d:%02dZ INFO %s heartbeat seq=%d load=%d", i/60%60, i%60, svc, i, i%97)
-		if i == 2200 {
-			svc, line = "db", "2025-03-01T10:36:40Z "+planted
+		if svc == "api" { // JSON lines and plain lines mixed
+			line = fmt.Sprintf(`{"time":"2025-03-01T10:%02d:%02dZ","level":"info","msg":"request served","path":"/v1/items/%d","ms":%d}`, i/60%60, i%60, i%900, i%80)
+		}
+		if msg, ok := planted[i]; ok {
+			svc, _, _ = strings.Cut(strings.TrimPrefix(msg, "ERROR "), ":")
+			line = fmt.Sprintf("2025-03-01T10:%02d:%02dZ %s", i/60%60, i%60, msg)
 		}
 		ack, err := js.Publish(ctx, "logs."+svc, []byte(line))
 		if err != nil {
@@ -78,7 +90,7 @@ func TestSourceWorkerKilled(t *testing.T) {
 		}
 	}
 	var missing, twice int
-	errorKept := false
+	kept := map[string]bool{}
 	covered := poll.Until(3*time.Minute, func() bool {
 		info, err := out.Info(ctx)
 		if err != nil || info.State.Msgs == 0 {
@@ -86,7 +98,8 @@ func TestSourceWorkerKilled(t *testing.T) {
 		}
 		count := map[uint64]int{}
 		ids := map[string]bool{}
-		twice, errorKept = 0, false
+		twice = 0
+		clear(kept)
 		for s := info.State.FirstSeq; s <= info.State.LastSeq; s++ {
 			m, err := out.GetMsg(ctx, s)
 			if err != nil {
@@ -104,8 +117,10 @@ func TestSourceWorkerKilled(t *testing.T) {
 					count[seq]++
 				}
 			}
-			if strings.Contains(string(m.Data), planted) {
-				errorKept = true
+			for _, msg := range planted {
+				if strings.HasPrefix(msg, "ERROR "+m.Header.Get("Jc-Key")+":") && strings.Contains(string(m.Data), msg) {
+					kept[msg] = true
+				}
 			}
 		}
 		missing = 0
@@ -126,7 +141,9 @@ func TestSourceWorkerKilled(t *testing.T) {
 	if twice > 0 {
 		t.Errorf("%d windows came out twice", twice)
 	}
-	if !errorKept {
-		t.Error("the planted error is in no result")
+	for _, msg := range planted {
+		if !kept[msg] {
+			t.Errorf("planted error lost: %q", msg)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package jetstream
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -140,21 +141,12 @@ func NewSourceRunner(ctx context.Context, js njs.JetStream, client *Client, src 
 	for _, o := range opts {
 		o(r)
 	}
-	stream, err := js.Stream(ctx, src.Stream)
-	if err != nil {
-		return nil, fmt.Errorf("source %s: stream %s: %w (sources read an existing stream; jetcompact never creates it)", src.Name, src.Stream, err)
-	}
-	r.cons, err = stream.CreateOrUpdateConsumer(ctx, njs.ConsumerConfig{
-		Durable:        r.names.SourceConsumer(src.Name),
-		FilterSubjects: src.Subjects,
-		AckPolicy:      njs.AckExplicitPolicy,
-		DeliverPolicy:  njs.DeliverAllPolicy,
-		AckWait:        sourceAckWait,
-		MaxAckPending:  src.MaxAckPending,
-		MaxDeliver:     -1,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("source %s: consumer on %s: %w", src.Name, src.Stream, err)
+	err := r.attach(ctx)
+	switch {
+	case errors.Is(err, njs.ErrStreamNotFound):
+		r.log.Warn("source stream not found; Run waits for it (jetcompact never creates it)", "source", src.Name, "stream", src.Stream)
+	case err != nil:
+		return nil, err
 	}
 	storage := njs.FileStorage
 	if client.cfg.Storage == "memory" {
@@ -169,6 +161,50 @@ func NewSourceRunner(ctx context.Context, js njs.JetStream, client *Client, src 
 	}
 	return r, nil
 }
+
+// attach adds the source's durable consumer to the user's stream, and
+// refuses an output subject that stream would capture.
+func (r *SourceRunner) attach(ctx context.Context) error {
+	stream, err := r.js.Stream(ctx, r.src.Stream)
+	if err != nil {
+		return fmt.Errorf("source %s: stream %s: %w (sources read an existing stream; jetcompact never creates it)", r.src.Name, r.src.Stream, err)
+	}
+	out := r.src.outputPattern(r.names.Prefix)
+	for _, f := range stream.CachedInfo().Config.Subjects {
+		if subjectsIntersect(out, f) {
+			return fmt.Errorf("source %s: output %s falls in stream %s (subjects %s): results would change the user's stream", r.src.Name, out, r.src.Stream, f)
+		}
+	}
+	cons, err := stream.CreateOrUpdateConsumer(ctx, njs.ConsumerConfig{
+		Durable:        r.names.SourceConsumer(r.src.Name),
+		FilterSubjects: r.src.Subjects,
+		AckPolicy:      njs.AckExplicitPolicy,
+		DeliverPolicy:  njs.DeliverAllPolicy,
+		AckWait:        sourceAckWait,
+		MaxAckPending:  r.src.MaxAckPending,
+		MaxDeliver:     -1,
+	})
+	if err != nil {
+		return fmt.Errorf("source %s: consumer on %s: %w", r.src.Name, r.src.Stream, err)
+	}
+	r.cons = cons
+	return nil
+}
+
+// awaitStream attaches once the user's stream exists, or fails when ctx
+// ends first.
+func (r *SourceRunner) awaitStream(ctx context.Context) error {
+	for {
+		err := r.attach(ctx)
+		if err == nil || !errors.Is(err, njs.ErrStreamNotFound) || ctx.Err() != nil {
+			return err
+		}
+		sleepCtx(ctx, sourceStreamRetry)
+	}
+}
+
+// sourceStreamRetry is how often a runner looks for a missing stream.
+var sourceStreamRetry = 2 * time.Second
 
 func (r *SourceRunner) initMetrics(mp metric.MeterProvider) {
 	m := mp.Meter(tracerName)
@@ -203,9 +239,19 @@ func (r *SourceRunner) initMetrics(mp metric.MeterProvider) {
 // max_backlog) for as long as it takes.
 var sourceAckWait = time.Minute
 
-// Run reads events until ctx ends, then closes the open windows it holds
+// Run waits for the user's stream when it is missing, reads events until
+// ctx ends, then closes the open windows it holds
 // and waits for their results to go out.
 func (r *SourceRunner) Run(ctx context.Context) error {
+	if r.cons == nil {
+		if err := r.awaitStream(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped while waiting
+			}
+			return err
+		}
+		r.log.Info("source stream found", "source", r.src.Name, "stream", r.src.Stream)
+	}
 	pending, err := r.watchRecords(ctx)
 	if err != nil {
 		return err
@@ -432,7 +478,7 @@ func (r *SourceRunner) closeWindow(ctx context.Context, w *window, reason string
 		if i > 0 {
 			text.WriteByte('\n')
 		}
-		text.Write(trimOneNewline(m.Data()))
+		text.Write(eventLine(m.Data()))
 	}
 	rec := windowRecord{
 		DocID: WindowDocID(r.src.Name, w.key, w.seqs[0], w.seqs[len(w.seqs)-1]),
@@ -514,12 +560,17 @@ func (r *SourceRunner) deliver(ctx context.Context, rec windowRecord, original s
 }
 
 // publishOutput publishes through JetStream when a stream captures the
-// output subject (the message id drops a repeat), else on core NATS.
+// output subject (the message id drops a repeat), else once on core NATS.
+// The stream is looked up first: a JetStream publish that no stream acks
+// would still reach core subscribers, at every retry.
 func (r *SourceRunner) publishOutput(ctx context.Context, m *nats.Msg, id string) error {
 	for delay := 100 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
-		_, err := r.js.PublishMsg(ctx, m, njs.WithMsgID(id))
-		if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, njs.ErrNoStreamResponse) {
+		_, err := r.js.StreamNameBySubject(ctx, m.Subject)
+		if errors.Is(err, njs.ErrStreamNotFound) {
 			return r.js.Conn().PublishMsg(m)
+		}
+		if err == nil {
+			_, err = r.js.PublishMsg(ctx, m, njs.WithMsgID(id))
 		}
 		if err == nil || ctx.Err() != nil {
 			return err
@@ -708,6 +759,21 @@ func runsOf(seqs []uint64) [][2]uint64 {
 		out = append(out, [2]uint64{s, s})
 	}
 	return out
+}
+
+// eventLine is an event's payload as a window line: without its final
+// newline, and a JSON value spread over lines made compact, so that a JSON
+// event stays one line.
+func eventLine(b []byte) []byte {
+	b = trimOneNewline(b)
+	if bytes.IndexByte(b, '\n') < 0 || !json.Valid(b) {
+		return b
+	}
+	var one bytes.Buffer
+	if json.Compact(&one, b) != nil {
+		return b
+	}
+	return one.Bytes()
 }
 
 func trimOneNewline(b []byte) []byte {

@@ -3,7 +3,9 @@ package jetstream
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http/httptest"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/jetcompact/jetcompact/pipeline"
+	"github.com/jetcompact/jetcompact/telemetry"
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
 )
@@ -241,7 +244,7 @@ func testSource() SourceConfig {
 
 // runSource starts a runner on its own connection; stop ends it as a
 // crash would: the connection goes first, so nothing is acked on the way out.
-func runSource(t *testing.T, b *sourceBench, src SourceConfig) (stop func(crash bool)) {
+func runSource(t *testing.T, b *sourceBench, src SourceConfig, opts ...SourceOption) (stop func(crash bool)) {
 	t.Helper()
 	nc, err := nats.Connect(b.f.srv.ClientURL())
 	if err != nil {
@@ -252,7 +255,7 @@ func runSource(t *testing.T, b *sourceBench, src SourceConfig) (stop func(crash 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewSourceRunner(context.Background(), js, client, src)
+	r, err := NewSourceRunner(context.Background(), js, client, src, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +306,8 @@ func TestSourceWindowsCoverEveryEventOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(before.Config, after.Config) || before.State.Msgs != after.State.Msgs || before.State.LastSeq != after.State.LastSeq {
+	bs, as := before.State, after.State
+	if !reflect.DeepEqual(before.Config, after.Config) || bs.Msgs != as.Msgs || bs.Bytes != as.Bytes || bs.FirstSeq != as.FirstSeq || bs.LastSeq != as.LastSeq {
 		t.Errorf("the user's stream changed: %+v → %+v", before.State, after.State)
 	}
 }
@@ -317,8 +321,12 @@ func TestSourceSurvivesCrashes(t *testing.T) {
 	}
 	defer func(ack, drain time.Duration) { sourceAckWait, sourceDrain = ack, drain }(sourceAckWait, sourceDrain)
 	sourceAckWait, sourceDrain = 2*time.Second, 500*time.Millisecond
+	n := 30000 // the first test's run
+	if raceEnabled {
+		n = 8000
+	}
 	b := newSourceBench(t)
-	b.publish(t, 8000)
+	b.publish(t, n)
 	src := testSource()
 	src.Window.MaxBytes = 16 << 10
 	for range 2 {
@@ -383,6 +391,168 @@ func TestSourceMemoryBoundClosesWindowsEarly(t *testing.T) {
 	}
 }
 
+// TestSourceMetricsScrape: per source, events in, windows closed by
+// reason, open windows, bytes held and lag, as Prometheus scrapes them.
+func TestSourceMetricsScrape(t *testing.T) {
+	p, err := telemetry.Setup(context.Background(), telemetry.DefaultConfig(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Shutdown(context.Background())
+	b := newSourceBench(t)
+	b.publish(t, 300)
+	src := testSource()
+	src.Window.MaxEvents = 50
+	runSource(t, b, src, WithSourceMeterProvider(p.MeterProvider))
+	ws := b.covered(t, time.Minute)
+	var body string
+	scrape := func() bool {
+		rec := httptest.NewRecorder()
+		p.MetricsHandler.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		body = rec.Body.String()
+		return strings.Contains(body, `jetcompact_source_lag{source="app"} 0`) // read every 2 s
+	}
+	if !poll.Every(100*time.Millisecond, 10*time.Second, scrape) {
+		t.Errorf("no zero lag in the scrape:\n%s", body)
+	}
+	closed := 0
+	for _, m := range regexp.MustCompile(`jetcompact_source_windows_closed_total\{reason="(\w+)",source="app"\} (\d+)`).FindAllStringSubmatch(body, -1) {
+		n, _ := strconv.Atoi(m[2])
+		closed += n
+		if m[1] != "events" && m[1] != "age" {
+			t.Errorf("windows closed by %s", m[1])
+		}
+	}
+	if closed != len(ws) || !strings.Contains(body, `jetcompact_source_windows_closed_total{reason="events",source="app"}`) {
+		t.Errorf("%d windows closed in the scrape, %d out", closed, len(ws))
+	}
+	for _, want := range []string{
+		`jetcompact_source_events_total{source="app"} 300`,
+		`jetcompact_source_open_windows{source="app"} 0`,
+		`jetcompact_source_held_bytes{source="app"} 0`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("scrape lacks %s", want)
+		}
+	}
+}
+
+// TestSourceCoreResultsOnce: with no stream on the output subjects, a
+// subscriber gets each window's result once, and every window record is
+// marked done (its result is not sent again at the next start).
+func TestSourceCoreResultsOnce(t *testing.T) {
+	b := newSourceBench(t)
+	ctx := context.Background()
+	if err := b.f.js.DeleteStream(ctx, "OUT"); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(b.f.srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	sub, err := nc.SubscribeSync("jc.compacted.>")
+	if err != nil || nc.Flush() != nil {
+		t.Fatal(err)
+	}
+	b.publish(t, 3000)
+	runSource(t, b, testSource())
+	records, err := b.f.js.KeyValue(ctx, Names{b.f.cfg.Prefix}.WindowBucket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws []outWindow
+	done := func() bool {
+		for m, err := sub.NextMsg(0); err == nil; m, err = sub.NextMsg(0) {
+			first, _ := strconv.ParseUint(m.Header.Get(HeaderFirstSeq), 10, 64)
+			last, _ := strconv.ParseUint(m.Header.Get(HeaderLastSeq), 10, 64)
+			ws = append(ws, outWindow{key: m.Header.Get(HeaderKey), first: first, last: last, docID: m.Header.Get(HeaderDocID), text: string(m.Data)})
+		}
+		if b.uncovered(t, ws) > 0 {
+			return false
+		}
+		keys, err := records.ListKeys(ctx)
+		if err != nil {
+			return false
+		}
+		n := 0
+		for k := range keys.Keys() {
+			e, err := records.Get(ctx, k)
+			if rec, ok := parseRecord(e); err != nil || !ok || !rec.Done {
+				return false
+			}
+			n++
+		}
+		return n == len(ws)
+	}
+	if !poll.Every(100*time.Millisecond, time.Minute, done) {
+		t.Fatalf("%d results, %d events in none, or a window record not done", len(ws), b.uncovered(t, ws))
+	}
+	if err := nc.Flush(); err != nil { // what was published before the records is here now
+		t.Fatal(err)
+	}
+	done()
+	ids := map[string]bool{}
+	for _, w := range ws {
+		if ids[w.docID] {
+			t.Errorf("window %s came twice", w.docID)
+		}
+		ids[w.docID] = true
+	}
+}
+
+// TestSourceWaitsForItsStream: a runner started before the user's stream
+// exists waits for it, then compacts its events.
+func TestSourceWaitsForItsStream(t *testing.T) {
+	retry := sourceStreamRetry
+	t.Cleanup(func() { sourceStreamRetry = retry }) // after the runner stops
+	sourceStreamRetry = 100 * time.Millisecond
+	b := newSourceBench(t)
+	ctx := context.Background()
+	if err := b.f.js.DeleteStream(ctx, "LOGS"); err != nil {
+		t.Fatal(err)
+	}
+	runSource(t, b, testSource())
+	logs, err := b.f.js.CreateStream(ctx, njs.StreamConfig{Name: "LOGS", Subjects: []string{"logs.>"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.logs = logs
+	b.publish(t, 300)
+	b.checkContent(t, b.covered(t, time.Minute))
+}
+
+// TestSourceRefusesOutputIntoItsStream: results whose subject the user's
+// stream captures would change that stream (and be read back as events).
+func TestSourceRefusesOutputIntoItsStream(t *testing.T) {
+	b := newSourceBench(t)
+	src := testSource()
+	src.Output = "logs.compacted.{key}"
+	_, err := NewSourceRunner(context.Background(), b.f.js, b.f.client(), src)
+	if err == nil || !strings.Contains(err.Error(), "stream LOGS") {
+		t.Fatalf("output into the user's stream: %v", err)
+	}
+	src.Output = "out.{source}.{key}"
+	if _, err := NewSourceRunner(context.Background(), b.f.js, b.f.client(), src); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSourceEventLine: a JSON event spread over lines becomes one window
+// line; other events keep their lines, less one final newline.
+func TestSourceEventLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"{\n  \"level\": \"error\",\n  \"msg\": \"disk full\"\n}\n": `{"level":"error","msg":"disk full"}`,
+		`{"level":"info"}` + "\r\n":                                 `{"level":"info"}`,
+		"panic: boom\n\tat main.go:12\n":                            "panic: boom\n\tat main.go:12",
+		"{ not json\n}":                                             "{ not json\n}",
+	} {
+		if got := string(eventLine([]byte(in))); got != want {
+			t.Errorf("eventLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestSourceConfigValidation(t *testing.T) {
 	good := testSource()
 	if err := ValidateSources([]SourceConfig{good}); err != nil {
@@ -416,7 +586,33 @@ func TestSourceConfigValidation(t *testing.T) {
 	if got := h.of("logs", nats.Header{"X-Service": {"billing"}}); got != "billing" {
 		t.Errorf("header key = %q", got)
 	}
+	if got := h.of("logs.api", nats.Header{}); got != "_" {
+		t.Errorf("key of an event without the header = %q", got)
+	}
+	if w := (SourceConfig{}).WithDefaults().Window; w.MaxBytes != 256<<10 || w.MaxAge != 10*time.Second || w.MaxEvents != 0 {
+		t.Errorf("window defaults %+v, want 256 KiB, 10s, no count", w)
+	}
 	if got := good.outputSubject("jc", "a.b*c"); got != "jc.compacted.app.a_b_c" {
 		t.Errorf("output subject = %q", got)
+	}
+	if got := good.outputPattern("jc"); got != "jc.compacted.app.*" {
+		t.Errorf("output pattern = %q", got)
+	}
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"jc.compacted.app.*", "logs.>", false},
+		{"logs.compacted.*", "logs.>", true},
+		{"logs.*", "logs.api", true},
+		{"logs.api", "logs.>", true},
+		{"logs", "logs.>", false},
+		{"logs.*", "logs.*.x", false},
+		{"a.*.c", "a.b.*", true},
+		{"a.b.c", "a.b.d", false},
+	} {
+		if got := subjectsIntersect(c.a, c.b); got != c.want {
+			t.Errorf("subjectsIntersect(%q, %q) = %v", c.a, c.b, got)
+		}
 	}
 }

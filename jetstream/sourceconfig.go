@@ -176,11 +176,42 @@ func (k sourceKey) of(subject string, h nats.Header) string {
 
 // outputSubject is the result subject of a window of key.
 func (s SourceConfig) outputSubject(prefix, key string) string {
-	tmpl := s.Output
-	if tmpl == "" {
-		tmpl = prefix + ".compacted.{source}.{key}"
+	return strings.NewReplacer("{source}", s.Name, "{key}", subjectToken(key)).Replace(s.outputTemplate(prefix))
+}
+
+func (s SourceConfig) outputTemplate(prefix string) string {
+	if s.Output == "" {
+		return prefix + ".compacted.{source}.{key}"
 	}
-	return strings.NewReplacer("{source}", s.Name, "{key}", subjectToken(key)).Replace(tmpl)
+	return s.Output
+}
+
+// outputPattern is the output template as a subject pattern: a token
+// holding {key} may be any token.
+func (s SourceConfig) outputPattern(prefix string) string {
+	toks := strings.Split(strings.ReplaceAll(s.outputTemplate(prefix), "{source}", s.Name), ".")
+	for i, t := range toks {
+		if strings.Contains(t, "{key}") {
+			toks[i] = "*"
+		}
+	}
+	return strings.Join(toks, ".")
+}
+
+// subjectsIntersect reports that some subject matches both patterns.
+func subjectsIntersect(a, b string) bool {
+	at, bt := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; ; i++ {
+		if i == len(at) || i == len(bt) {
+			return len(at) == len(bt)
+		}
+		if at[i] == ">" || bt[i] == ">" {
+			return true
+		}
+		if at[i] != "*" && bt[i] != "*" && at[i] != bt[i] {
+			return false
+		}
+	}
 }
 
 // subjectToken makes a key usable as one subject token: characters that

@@ -1253,16 +1253,21 @@ func TestEmbeddedServerAuthAndTLS(t *testing.T) {
 }
 
 // TestSegmentsServeSources: a segment that names sources runs its workers
-// with --sources, the others with none, and the rendered config (with the
-// sources section) loads in the product.
+// with --sources and scales on the sources' consumers too, the others run
+// none, and the rendered config (with the sources section) loads in the
+// product.
 func TestSegmentsServeSources(t *testing.T) {
-	m := render(t, withValues(t, `config:
+	m := render(t, withValues(t, `nats:
+  monitoringEndpoint: nats:8222
+config:
   sources:
     - {name: app, stream: LOGS, subjects: ["logs.>"], key: "subject:1"}
+    - {name: audit, stream: AUDIT, subjects: ["audit.>"]}
 segments:
   - name: algorithmic
     stages: [structured, dedup, whitespace, log_dedup, near_dup, number_normalize, stopwords, keywords, headtail, redact]
     sources: [app]
+    autoscaling: {keda: {enabled: true}}
   - name: llm-summary
     stages: [llm_summary]
   - name: guard
@@ -1276,6 +1281,15 @@ segments:
 			}
 		} else if ok {
 			t.Errorf("%s runs sources %q", name, got)
+		}
+	}
+	for _, so := range Of[*ScaledObject](m) {
+		var got []string
+		for _, tr := range so.Spec.Triggers {
+			got = append(got, tr.Metadata["stream"]+"/"+tr.Metadata["consumer"])
+		}
+		if want := []string{"JC_ORIGINALS/jc_intake", "JC_WORK/jc_structured", "LOGS/jc_source_app"}; !slices.Equal(got, want) {
+			t.Errorf("%s scales on %v, want %v", so.Spec.ScaleTargetRef.Name, got, want)
 		}
 	}
 	bin := publisher(t)
