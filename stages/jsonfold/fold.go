@@ -1098,29 +1098,41 @@ func (w *arrayWalk) readItem(t jsonTok, off, end int) error {
 		if _, err := src.next(); err != nil {
 			return err
 		}
-		for {
-			kt, err := src.next()
-			if err != nil {
-				return err
-			}
-			if kt == tokObjEnd {
-				break
-			}
-			name := src.str()
-			vt, err := src.next()
-			if err != nil {
-				return err
-			}
-			if vt == tokObjStart || vt == tokArrStart {
-				if err := src.skipValidated(); err != nil {
-					return err
-				}
-			}
-			w.field(nil, name, vt, scalarLit(src, vt), off+src.pos)
+		err := eachField(src, func(name string, vt jsonTok, lit string) {
+			w.field(nil, name, vt, lit, off+src.pos)
+		})
+		if err != nil {
+			return err
 		}
 	}
 	w.endItem(t, off, end)
 	return nil
+}
+
+// eachField reads the fields of the object whose '{' src just read and
+// calls fn with each name, value token and literal (a scalar's; "" for a
+// container, which is skipped by its brackets alone).
+func eachField(src *jsonSource, fn func(name string, vt jsonTok, lit string)) error {
+	for {
+		kt, err := src.next()
+		if err != nil {
+			return err
+		}
+		if kt == tokObjEnd {
+			return nil
+		}
+		name := src.str()
+		vt, err := src.next()
+		if err != nil {
+			return err
+		}
+		if vt == tokObjStart || vt == tokArrStart {
+			if err := src.skipValidated(); err != nil {
+				return err
+			}
+		}
+		fn(name, vt, scalarLit(src, vt))
+	}
 }
 
 // statVerdict is what picks may ask of one field's statistics, worked
@@ -1238,35 +1250,10 @@ func walkItems(arr string, check func() error, fn func(i int, t jsonTok, text st
 		switch t {
 		case tokObjStart:
 			at := src.pos - 1
-			for {
-				kt, err := src.next()
-				if err != nil {
-					return err
-				}
-				if kt == tokObjEnd {
-					break
-				}
-				name := src.str()
-				vt, err := src.next()
-				if err != nil {
-					return err
-				}
-				lit := ""
-				switch vt {
-				case tokObjStart, tokArrStart:
-					if err := src.skipValidated(); err != nil {
-						return err
-					}
-				case tokString, tokInt, tokFloat:
-					lit = src.text()
-				case tokTrue:
-					lit = "true"
-				case tokFalse:
-					lit = "false"
-				case tokNull:
-					lit = "null"
-				}
+			if err := eachField(src, func(name string, vt jsonTok, lit string) {
 				fields = append(fields, itemField{name, vt, lit})
+			}); err != nil {
+				return err
 			}
 			err = fn(i, t, arr[at:src.pos], fields)
 		case tokArrStart:
