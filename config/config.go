@@ -82,31 +82,19 @@ func Parse(data []byte) (File, error) {
 	if f.Pipeline, err = pipeline.ParseSection(&root.Pipeline); err != nil {
 		return File{}, err
 	}
-	if err := pipeline.DecodeStrict(&root.Fleet, &f.Fleet, "fleet"); err != nil {
+	if err := decodeSection(&root.Fleet, &f.Fleet, "fleet"); err != nil {
 		return File{}, err
 	}
-	if err := f.Fleet.Validate(); err != nil {
-		return File{}, err
-	}
-	if err := pipeline.DecodeStrict(&root.Telemetry, &f.Telemetry, "telemetry"); err != nil {
-		return File{}, err
-	}
-	if err := f.Telemetry.Validate(); err != nil {
+	if err := decodeSection(&root.Telemetry, &f.Telemetry, "telemetry"); err != nil {
 		return File{}, err
 	}
 	if f.LLM, err = llm.DecodeConfig(&root.LLM); err != nil {
 		return File{}, err
 	}
-	if err := pipeline.DecodeStrict(&root.Transcripts, &f.Transcripts, "transcripts"); err != nil {
+	if err := decodeSection(&root.Transcripts, &f.Transcripts, "transcripts"); err != nil {
 		return File{}, err
 	}
-	if err := f.Transcripts.Validate(); err != nil {
-		return File{}, err
-	}
-	if err := pipeline.DecodeStrict(&root.Retention, &f.Retention, "retention"); err != nil {
-		return File{}, err
-	}
-	if err := f.Retention.Validate(); err != nil {
+	if err := decodeSection(&root.Retention, &f.Retention, "retention"); err != nil {
 		return File{}, err
 	}
 	if err := pipeline.DecodeStrict(&root.Sources, &f.Sources, "sources"); err != nil {
@@ -116,4 +104,12 @@ func Parse(data []byte) (File, error) {
 		return File{}, err
 	}
 	return f, nil
+}
+
+// decodeSection decodes one section strictly into out, then validates it.
+func decodeSection(n *yaml.Node, out interface{ Validate() error }, name string) error {
+	if err := pipeline.DecodeStrict(n, out, name); err != nil {
+		return err
+	}
+	return out.Validate()
 }

@@ -252,7 +252,7 @@ func (fa *budgetFacts) markRecordFacts() {
 // classify gives line i its budget class and rank; rank holds the ranks
 // of the lines before i (a message's body ranks below its head).
 func (fa *budgetFacts) classify(i int, rank []int) (string, int) {
-	l, n, sig := fa.lines[i], len(fa.lines), fa.sig[i]
+	l, sig := fa.lines[i], fa.sig[i]
 	switch {
 	case foldMarkerLine(l) || strings.TrimSpace(l) == "":
 		return BudgetCommon, 0
@@ -274,6 +274,16 @@ func (fa *budgetFacts) classify(i int, rank []int) (string, int) {
 		// A weak fact (a command, a location) outside any failure's
 		// message: below the lines around a failure.
 		return BudgetFailure, 44
+	default:
+		return fa.classifyQuiet(i)
+	}
+}
+
+// classifyQuiet is classify for a line that carries no failure: near
+// one, rare, protected, at an edge, or common.
+func (fa *budgetFacts) classifyQuiet(i int) (string, int) {
+	n := len(fa.lines)
+	switch {
 	case fa.region[i] && fa.beside[i]:
 		// Right beside its failure ("Error:" then the test's name): part
 		// of the message, above weaker signals such as stack locations.

@@ -59,17 +59,12 @@ func ParseDebate(r io.Reader) (Debate, error) {
 // UnmarshalJSON decodes the known fields and keeps the others.
 func (d *Debate) UnmarshalJSON(b []byte) error {
 	type plain Debate
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
+	p, extra, err := decodeKnown[plain](b, debateKnown)
+	if err == nil {
+		*d = Debate(p)
+		d.extra = extra
 	}
-	extra, err := unknownFields(b, debateKnown)
-	if err != nil {
-		return err
-	}
-	p.extra = extra
-	*d = Debate(p)
-	return nil
+	return err
 }
 
 // MarshalJSON encodes the known fields and the unknown ones kept on input.
@@ -81,17 +76,12 @@ func (d Debate) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes the known fields and keeps the others.
 func (a *Answer) UnmarshalJSON(b []byte) error {
 	type plain Answer
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
+	p, extra, err := decodeKnown[plain](b, answerKnown)
+	if err == nil {
+		*a = Answer(p)
+		a.extra = extra
 	}
-	extra, err := unknownFields(b, answerKnown)
-	if err != nil {
-		return err
-	}
-	p.extra = extra
-	*a = Answer(p)
-	return nil
+	return err
 }
 
 // MarshalJSON encodes the known fields and the unknown ones kept on input.
@@ -100,18 +90,24 @@ func (a Answer) MarshalJSON() ([]byte, error) {
 	return withUnknownFields(plain(a), a.extra)
 }
 
-func unknownFields(b []byte, known []string) (map[string]json.RawMessage, error) {
+// decodeKnown decodes b into a new T and returns, too, the fields of b
+// that known does not name.
+func decodeKnown[T any](b []byte, known []string) (T, map[string]json.RawMessage, error) {
+	var v T
+	if err := json.Unmarshal(b, &v); err != nil {
+		return v, nil, err
+	}
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(b, &all); err != nil {
-		return nil, err
+		return v, nil, err
 	}
 	for _, k := range known {
 		delete(all, k)
 	}
 	if len(all) == 0 {
-		return nil, nil
+		return v, nil, nil
 	}
-	return all, nil
+	return v, all, nil
 }
 
 func withUnknownFields(v any, extra map[string]json.RawMessage) ([]byte, error) {

@@ -240,6 +240,20 @@ func optionShortName(o string) string {
 	return strings.TrimSpace(o)
 }
 
+// ruleFeedback says, for each rule, what a rejected summary did.
+var ruleFeedback = map[string]string{
+	RuleEmpty:       "it was empty",
+	RuleName:        "it named a participant",
+	RuleLabel:       "it referred to turn numbers",
+	RuleTally:       "it counted the people who held a view",
+	RuleQuantifier:  "it said how many held a view (words like both, all, most, many, several, few)",
+	RuleMajority:    "it appealed to agreement, consensus or a majority",
+	RuleRepetition:  "it said a point was made repeatedly or several times",
+	RuleAttribution: "it attributed a point to more than one anonymous participant",
+	RuleTable:       "the closing table was missing or incomplete",
+	RuleLength:      "it was too long",
+}
+
 // feedback tells the model why its summary was rejected, by kind only:
 // never a name, never the matched text.
 func feedback(v []Violation) string {
@@ -250,27 +264,8 @@ func feedback(v []Violation) string {
 			continue
 		}
 		seen[x.Rule] = true
-		switch x.Rule {
-		case RuleEmpty:
-			parts = append(parts, "it was empty")
-		case RuleName:
-			parts = append(parts, "it named a participant")
-		case RuleLabel:
-			parts = append(parts, "it referred to turn numbers")
-		case RuleTally:
-			parts = append(parts, "it counted the people who held a view")
-		case RuleQuantifier:
-			parts = append(parts, "it said how many held a view (words like both, all, most, many, several, few)")
-		case RuleMajority:
-			parts = append(parts, "it appealed to agreement, consensus or a majority")
-		case RuleRepetition:
-			parts = append(parts, "it said a point was made repeatedly or several times")
-		case RuleAttribution:
-			parts = append(parts, "it attributed a point to more than one anonymous participant")
-		case RuleTable:
-			parts = append(parts, "the closing table was missing or incomplete")
-		case RuleLength:
-			parts = append(parts, "it was too long")
+		if why, ok := ruleFeedback[x.Rule]; ok {
+			parts = append(parts, why)
 		}
 	}
 	return "Your previous summary was rejected because " + strings.Join(parts, "; ") + ". Write it again following every rule."

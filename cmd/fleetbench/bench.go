@@ -204,27 +204,10 @@ func makeDocs(o benchOptions) []string {
 // runScenario starts a server and workers as processes, pushes docs and
 // measures. rate > 0 paces publishing and reports latency percentiles.
 func runScenario(ctx context.Context, o benchOptions, sc scenario, dir string, docs []string, rate float64) (outcome, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return outcome{}, err
-	}
-	port, err := freePort()
+	var procs procGroup
+	defer procs.stop()
+	url, err := procs.startServer(dir)
 	if err != nil {
-		return outcome{}, err
-	}
-	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
-	self, _ := os.Executable()
-	var procs []*proc
-	defer func() {
-		for i := len(procs) - 1; i >= 0; i-- {
-			procs[i].stop()
-		}
-	}()
-	srv, err := start("nats-server", self, "serve", filepath.Join(dir, "store"), strconv.Itoa(port))
-	if err != nil {
-		return outcome{}, err
-	}
-	procs = append(procs, srv)
-	if err := srv.waitLine("ready", 15*time.Second); err != nil {
 		return outcome{}, err
 	}
 	cfgPath := filepath.Join(dir, "config.yaml")
@@ -305,13 +288,7 @@ func runScenario(ctx context.Context, o benchOptions, sc scenario, dir string, d
 	if firstErr != nil {
 		return outcome{}, firstErr
 	}
-	res := outcome{mbps: float64(len(docs)*o.size) / 1e6 / elapsed.Seconds(), peakRSS: map[string]int64{}, cpu: map[string]float64{}, elapsed: elapsed}
-	for _, p := range procs {
-		res.peakRSS[p.name] = p.peakRSS()
-		res.cpu[p.name] = cpuSeconds(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
-	}
-	res.peakRSS["publisher (this process)"] = selfPeakRSS()
-	res.cpu["publisher (this process)"] = cpuSeconds("/proc/self/stat") - selfCPU
+	res := procs.outcome(len(docs)*o.size, elapsed, selfCPU)
 	if rate > 0 {
 		slices.Sort(lat)
 		fmt.Printf("  %-43s p50 %7.1f ms  p99 %7.1f ms  (%d docs at %.0f docs/s)\n", sc.name, ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]), len(lat), rate)
@@ -376,6 +353,52 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// procGroup is the processes one run starts.
+type procGroup []*proc
+
+// stop stops the processes, the last started first (a pointer receiver:
+// a deferred stop sees the processes started after it).
+func (g *procGroup) stop() {
+	for i := len(*g) - 1; i >= 0; i-- {
+		(*g)[i].stop()
+	}
+}
+
+// startServer starts a nats-server process (this binary's serve) storing
+// under dir, and returns its URL once it is ready.
+func (g *procGroup) startServer(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	port, err := freePort()
+	if err != nil {
+		return "", err
+	}
+	self, _ := os.Executable()
+	srv, err := start("nats-server", self, "serve", filepath.Join(dir, "store"), strconv.Itoa(port))
+	if err != nil {
+		return "", err
+	}
+	*g = append(*g, srv)
+	if err := srv.waitLine("ready", 15*time.Second); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("nats://127.0.0.1:%d", port), nil
+}
+
+// outcome is a run's measure: bytes through in elapsed, and the peak RSS
+// and CPU of each process and of this one (its CPU since selfCPU).
+func (g procGroup) outcome(bytes int, elapsed time.Duration, selfCPU float64) outcome {
+	res := outcome{mbps: float64(bytes) / 1e6 / elapsed.Seconds(), peakRSS: map[string]int64{}, cpu: map[string]float64{}, elapsed: elapsed}
+	for _, p := range g {
+		res.peakRSS[p.name] = p.peakRSS()
+		res.cpu[p.name] = cpuSeconds(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	}
+	res.peakRSS["publisher (this process)"] = selfPeakRSS()
+	res.cpu["publisher (this process)"] = cpuSeconds("/proc/self/stat") - selfCPU
+	return res
 }
 
 type proc struct {

@@ -176,27 +176,10 @@ func buildBenthos(dir string) (string, error) {
 // o.window of them not yet seen on relay.out, as the fleet scenarios keep
 // o.window documents awaiting their result.
 func runRelay(ctx context.Context, o benchOptions, peer relayPeer, dir string, docs []string) (outcome, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return outcome{}, err
-	}
-	port, err := freePort()
+	var procs procGroup
+	defer procs.stop()
+	url, err := procs.startServer(dir)
 	if err != nil {
-		return outcome{}, err
-	}
-	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
-	self, _ := os.Executable()
-	var procs []*proc
-	defer func() {
-		for i := len(procs) - 1; i >= 0; i-- {
-			procs[i].stop()
-		}
-	}()
-	srv, err := start("nats-server", self, "serve", filepath.Join(dir, "store"), strconv.Itoa(port))
-	if err != nil {
-		return outcome{}, err
-	}
-	procs = append(procs, srv)
-	if err := srv.waitLine("ready", 15*time.Second); err != nil {
 		return outcome{}, err
 	}
 	nc, err := nats.Connect(url)
@@ -261,12 +244,5 @@ func runRelay(ctx context.Context, o benchOptions, peer relayPeer, dir string, d
 		return outcome{}, errors.New("documents never all came out of the relay")
 	}
 	elapsed := time.Since(begin)
-	res := outcome{mbps: float64(len(docs)*o.size) / 1e6 / elapsed.Seconds(), peakRSS: map[string]int64{}, cpu: map[string]float64{}, elapsed: elapsed}
-	for _, p := range procs {
-		res.peakRSS[p.name] = p.peakRSS()
-		res.cpu[p.name] = cpuSeconds(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
-	}
-	res.peakRSS["publisher (this process)"] = selfPeakRSS()
-	res.cpu["publisher (this process)"] = cpuSeconds("/proc/self/stat") - selfCPU
-	return res, nil
+	return procs.outcome(len(docs)*o.size, elapsed, selfCPU), nil
 }

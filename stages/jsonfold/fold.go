@@ -242,7 +242,14 @@ func isDataKey(k string) bool {
 	if k == "" {
 		return false
 	}
-	digits, hex, letters := 0, 0, 0
+	digits, hex := keyDigits(k)
+	return isNumberKey(k, digits) || isPathKey(k) || isEmailKey(k) ||
+		isIDKey(k, digits, hex) || isPhraseKey(k)
+}
+
+// keyDigits counts k's decimal digits and its hex digits (decimal ones
+// included).
+func keyDigits(k string) (digits, hex int) {
 	for i := 0; i < len(k); i++ {
 		c := k[i]
 		switch {
@@ -251,33 +258,43 @@ func isDataKey(k string) bool {
 			hex++
 		case (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'):
 			hex++
-			letters++
-		case (c >= 'g' && c <= 'z') || (c >= 'G' && c <= 'Z'):
-			letters++
 		}
 	}
+	return digits, hex
+}
+
+// isNumberKey: numbers, versions, dates, times.
+func isNumberKey(k string, digits int) bool {
+	return digits == len(k) || (digits > 0 && strings.Trim(k, "0123456789.-+:eE") == "")
+}
+
+// isPathKey: paths and URLs.
+func isPathKey(k string) bool {
+	return k[0] == '/' || strings.Contains(k, "://") || strings.Contains(k, "\\") ||
+		(strings.Count(k, "/") >= 1 && !strings.Contains(k, " "))
+}
+
+// isEmailKey: emails.
+func isEmailKey(k string) bool {
+	return strings.Contains(k, "@") && strings.Contains(k[strings.IndexByte(k, '@'):], ".")
+}
+
+// isIDKey: hashes, UUIDs, dates with words after, ids of mostly digits.
+func isIDKey(k string, digits, hex int) bool {
 	switch {
-	case digits == len(k) || (digits > 0 && strings.Trim(k, "0123456789.-+:eE") == ""):
-		return true // numbers, versions, dates, times
-	case k[0] == '/' || strings.Contains(k, "://") || strings.Contains(k, "\\"):
-		return true // paths and URLs
-	case strings.Count(k, "/") >= 1 && !strings.Contains(k, " "):
-		return true
-	case strings.Contains(k, "@") && strings.Contains(k[strings.IndexByte(k, '@'):], "."):
-		return true // emails
 	case len(k) >= 7 && digits > 0 && hex+strings.Count(k, "-") == len(k):
 		return true // hashes, UUIDs
 	case len(k) >= 4 && isDigit(k[0]) && isDigit(k[1]) && isDigit(k[2]) && isDigit(k[3]):
 		return true // dates with words after
-	case digits*2 >= len(k) && digits >= 3:
-		return true // ids: mostly digits
-	case strings.ContainsAny(strings.TrimSuffix(k, "?"), " \t?!,;"):
-		// Phrases: a dictionary's entries, not field names. A name
-		// ending in one '?' is a name (a schema's optional field, as the
-		// fold writes it; "enabled?").
-		return true
 	}
-	return false
+	return digits*2 >= len(k) && digits >= 3 // ids: mostly digits
+}
+
+// isPhraseKey: phrases, a dictionary's entries, not field names. A name
+// ending in one '?' is a name (a schema's optional field, as the fold
+// writes it; "enabled?").
+func isPhraseKey(k string) bool {
+	return strings.ContainsAny(strings.TrimSuffix(k, "?"), " \t?!,;")
 }
 
 // keySkeleton is k with each run of digits as one '#': numbered keys
@@ -300,35 +317,9 @@ func keySkeleton(k string, buf []byte) ([]byte, bool) {
 
 func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 	nd := &jnode{kind: kObject}
-	var values *jschema // once the object turns out to be a map
-	var probe []string  // the first key names, for the verdict
-	skeleton := ""      // a map of numbered keys: their shared skeleton
-	var buf []byte
-	isData := func(name string) bool {
-		if isDataKey(name) {
-			return true
-		}
-		if skeleton == "" {
-			return false
-		}
-		var ok bool
-		buf, ok = keySkeleton(name, buf)
-		return ok && string(buf) == skeleton
-	}
-	n, keptData, omitted := 0, 0, 0
-	var list []string
-	listChars, listFull := 0, false
+	m := &objectMap{listCap: max(f.keyChars, len(f.src.s)/8)}
+	start, n := f.src.pos, 0
 	foldedMap := false // this object is the output of a map fold: "_keys" stays as it is
-	start, listCap := f.src.pos, max(f.keyChars, len(f.src.s)/8)
-	omit := func(name string) {
-		omitted++
-		if !listFull && listChars+len(name)+2 <= listCap {
-			list = append(list, name)
-			listChars += len(name) + 2
-		} else {
-			listFull = true
-		}
-	}
 	for {
 		t, err := f.src.next()
 		if err != nil {
@@ -343,75 +334,130 @@ func (f *jsonFolder) foldObject(depth int) (*jnode, error) {
 		n++
 		lit, name := f.src.text(), f.src.str()
 		if n <= mapProbeKeys {
-			probe = append(probe, name)
+			m.probe = append(m.probe, name)
 		}
 		vt, err := f.src.next()
 		if err != nil {
 			return nil, err
 		}
-		if values == nil && n == mapProbeKeys {
-			skeleton = sharedSkeleton(probe)
-			dataKeys := 0
-			for _, k := range probe {
-				if isData(k) {
-					dataKeys++
-				}
-			}
-			if dataKeys*10 >= n*9 {
-				// A map: keep array_samples data entries; the rest become a schema.
-				values = &jschema{}
-				keys, kids := nd.keys, nd.kids
-				nd.keys, nd.kids = nil, nil
-				for i := range keys {
-					flag := isData(probe[i])
-					if flag {
-						f.mergeNode(values, kids[i])
-						if keptData >= f.opt.ArraySamples {
-							omit(probe[i])
-							continue
-						}
-						keptData++
-					}
-					nd.keys, nd.kids = append(nd.keys, keys[i]), append(nd.kids, kids[i])
-				}
-			} else {
-				skeleton = ""
-			}
+		if m.values == nil && n == mapProbeKeys {
+			f.mapVerdict(m, nd)
 		}
-		keyIsData := values != nil && isData(name)
-		if keyIsData && keptData >= f.opt.ArraySamples {
-			omit(name)
-			if err := f.scan(vt, depth+1, values, nil); err != nil {
+		keyIsData := m.values != nil && m.isData(name)
+		if keyIsData && m.keptData >= f.opt.ArraySamples {
+			m.omit(name)
+			if err := f.scan(vt, depth+1, m.values, nil); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		var kid *jnode
-		if (foldedMap && name == "_keys" || name == "_more_keys") && vt == tokString {
-			kid = scalarNode(kString, f.src.text())
-		} else if kid, err = f.fold(vt, depth+1); err != nil {
+		kid, err := f.fieldValue(vt, name, foldedMap, depth)
+		if err != nil {
 			return nil, err
 		}
 		if name == "_omitted_keys" {
 			foldedMap = true
 		}
 		if keyIsData {
-			keptData++
-			f.mergeNode(values, kid)
+			m.keptData++
+			f.mergeNode(m.values, kid)
 		}
 		nd.keys = append(nd.keys, lit)
 		nd.kids = append(nd.kids, kid)
 	}
-	if values != nil {
-		nd.add("_omitted_keys", scalarNode(kInt, strconv.Itoa(omitted)))
-		if len(list) > 0 && !listFull && listChars <= max(f.keyChars, (f.src.pos-start)/8) {
-			// All the omitted names, when they are few or small beside
-			// the values they name: the paths of an API, say.
-			nd.add("_keys", stringNode(strings.Join(list, ", ")))
-		}
-		nd.add("_value_schema", f.render(values, depth+1, nil))
+	if m.values != nil {
+		f.addMapMeta(m, nd, start, depth)
 	}
 	return nd, nil
+}
+
+// objectMap is what foldObject knows of an object that may be a map: one
+// whose keys are data. A map keeps array_samples data entries; the
+// values of the rest merge into one schema and their names are listed.
+type objectMap struct {
+	values            *jschema // once the object turns out to be a map
+	probe             []string // the first key names, for the verdict
+	skeleton          string   // a map of numbered keys: their shared skeleton
+	buf               []byte
+	keptData, omitted int
+	list              []string // the omitted names, while they fit listCap
+	listChars         int
+	listFull          bool
+	listCap           int
+}
+
+func (m *objectMap) isData(name string) bool {
+	if isDataKey(name) {
+		return true
+	}
+	if m.skeleton == "" {
+		return false
+	}
+	var ok bool
+	m.buf, ok = keySkeleton(name, m.buf)
+	return ok && string(m.buf) == m.skeleton
+}
+
+func (m *objectMap) omit(name string) {
+	m.omitted++
+	if !m.listFull && m.listChars+len(name)+2 <= m.listCap {
+		m.list = append(m.list, name)
+		m.listChars += len(name) + 2
+	} else {
+		m.listFull = true
+	}
+}
+
+// mapVerdict decides, at the last probe key, whether the object is a
+// map. If it is, the data entries of nd past array_samples leave it for
+// m.values.
+func (f *jsonFolder) mapVerdict(m *objectMap, nd *jnode) {
+	m.skeleton = sharedSkeleton(m.probe)
+	dataKeys := 0
+	for _, k := range m.probe {
+		if m.isData(k) {
+			dataKeys++
+		}
+	}
+	if dataKeys*10 < len(m.probe)*9 {
+		m.skeleton = ""
+		return
+	}
+	m.values = &jschema{}
+	keys, kids := nd.keys, nd.kids
+	nd.keys, nd.kids = nil, nil
+	for i := range keys {
+		if m.isData(m.probe[i]) {
+			f.mergeNode(m.values, kids[i])
+			if m.keptData >= f.opt.ArraySamples {
+				m.omit(m.probe[i])
+				continue
+			}
+			m.keptData++
+		}
+		nd.keys, nd.kids = append(nd.keys, keys[i]), append(nd.kids, kids[i])
+	}
+}
+
+// fieldValue folds the value (token vt) of the field name. A folded
+// map's key list stays as it is.
+func (f *jsonFolder) fieldValue(vt jsonTok, name string, foldedMap bool, depth int) (*jnode, error) {
+	if (foldedMap && name == "_keys" || name == "_more_keys") && vt == tokString {
+		return scalarNode(kString, f.src.text()), nil
+	}
+	return f.fold(vt, depth+1)
+}
+
+// addMapMeta closes a map's object (read from start): how many keys it
+// omitted, their names when they are cheap, and their values' schema.
+func (f *jsonFolder) addMapMeta(m *objectMap, nd *jnode, start, depth int) {
+	nd.add("_omitted_keys", scalarNode(kInt, strconv.Itoa(m.omitted)))
+	if len(m.list) > 0 && !m.listFull && m.listChars <= max(f.keyChars, (f.src.pos-start)/8) {
+		// All the omitted names, when they are few or small beside
+		// the values they name: the paths of an API, say.
+		nd.add("_keys", stringNode(strings.Join(m.list, ", ")))
+	}
+	nd.add("_value_schema", f.render(m.values, depth+1, nil))
 }
 
 // sharedSkeleton returns the skeleton of numbered keys that 90% of keys
@@ -476,40 +522,66 @@ func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 			continue
 		}
 		if items == nil {
-			items = &jschema{}
-			for _, kid := range nd.kids {
-				f.mergeNode(items, kid)
-			}
-			if fast {
-				walk = newArrayWalk(f.src.s, f.opt.MaxObjectKeys)
+			items, walk, err = f.longArray(nd.kids, heads, fast)
+			if walk != nil {
 				defer walk.release()
-				for _, h := range heads {
-					if err := walk.readItem(h.tok, int(h.off), int(h.end)); err != nil {
-						return nil, err
-					}
-				}
 			}
-		}
-		if walk == nil {
-			if err := f.scan(t, depth+1, items, nil); err != nil {
+			if err != nil {
 				return nil, err
 			}
-			continue
 		}
-		walk.beginItem()
-		if err := f.scan(t, depth+1, items, walk); err != nil {
+		if err := f.scanItem(t, depth, items, walk, at, end); err != nil {
 			return nil, err
 		}
-		if container {
-			end = f.src.pos
-		}
-		walk.endItem(t, at, end)
 	}
 	if items == nil {
 		return nd, nil
 	}
-	arr := f.src.s[start:f.src.pos]
-	if n <= limit+maxOutliers+2 {
+	return f.foldLongArray(nd, items, walk, f.src.s[start:f.src.pos], n, depth)
+}
+
+// longArray starts the statistics of an array found long: the schema of
+// the items read so far (kids) and, when fast, their walk (heads).
+func (f *jsonFolder) longArray(kids []*jnode, heads []itemRec, fast bool) (*jschema, *arrayWalk, error) {
+	items := &jschema{}
+	for _, kid := range kids {
+		f.mergeNode(items, kid)
+	}
+	if !fast {
+		return items, nil, nil
+	}
+	walk := newArrayWalk(f.src.s, f.opt.MaxObjectKeys)
+	for _, h := range heads {
+		if err := walk.readItem(h.tok, int(h.off), int(h.end)); err != nil {
+			return nil, walk, err
+		}
+	}
+	return items, walk, nil
+}
+
+// scanItem reads an item (token t, starting at at) of a long array into
+// its schema and, when there is one, its walk. A scalar's text ends at
+// end.
+func (f *jsonFolder) scanItem(t jsonTok, depth int, items *jschema, walk *arrayWalk, at, end int) error {
+	if walk == nil {
+		return f.scan(t, depth+1, items, nil)
+	}
+	walk.beginItem()
+	if err := f.scan(t, depth+1, items, walk); err != nil {
+		return err
+	}
+	if t == tokObjStart || t == tokArrStart {
+		end = f.src.pos
+	}
+	walk.endItem(t, at, end)
+	return nil
+}
+
+// foldLongArray folds the long array arr (n items) whose first items nd
+// holds: it keeps a head, the outliers and the last item, and a meta
+// object with the items' schema.
+func (f *jsonFolder) foldLongArray(nd *jnode, items *jschema, walk *arrayWalk, arr string, n, depth int) (*jnode, error) {
+	if n <= f.opt.ArraySamples+1+maxOutliers+2 {
 		// Maybe the output of an earlier fold: its last item is the meta object.
 		if again, ok, err := f.refoldFolded(arr, depth); err != nil || ok {
 			return again, err
@@ -541,6 +613,13 @@ func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 		nd.kids = append(nd.kids, stringNode("[… "+strconv.Itoa(omitted)+" more items]"))
 		return nd, nil
 	}
+	nd.kids = append(nd.kids, f.arrayMeta(items, stats, picks, n, omitted, depth))
+	return nd, nil
+}
+
+// arrayMeta is a folded array's meta object: counts, the outliers'
+// indexes, the items' schema.
+func (f *jsonFolder) arrayMeta(items *jschema, stats map[string]*fieldStats, picks []itemPick, n, omitted, depth int) *jnode {
 	meta := &jnode{kind: kObject}
 	meta.add("_omitted", scalarNode(kInt, strconv.Itoa(omitted)))
 	meta.add("_count", scalarNode(kInt, strconv.Itoa(n)))
@@ -552,8 +631,7 @@ func (f *jsonFolder) foldArray(depth int) (*jnode, error) {
 		meta.add("_outliers", &jnode{kind: kArray, kids: at})
 	}
 	meta.add("_schema", f.render(items, depth+2, stats))
-	nd.kids = append(nd.kids, meta)
-	return nd, nil
+	return meta
 }
 
 // refoldFolded folds again an array that an earlier fold wrote: every
@@ -779,6 +857,30 @@ type itemPick struct {
 // arrayItems reads the array arr (n items) twice more: once for per-field
 // statistics, once to pick the outliers past the head and the last item.
 func (f *jsonFolder) arrayItems(arr string, n, head int) (map[string]*fieldStats, []itemPick, error) {
+	stats, err := f.itemStats(arr)
+	if err != nil {
+		return nil, nil, err
+	}
+	var picks []itemPick
+	err = walkItems(arr, f.check, func(i int, t jsonTok, text string, fields []itemField) error {
+		if i == n-1 {
+			picks = append(picks, itemPick{i, text, t})
+			return nil
+		}
+		if i < head || len(picks) >= maxOutliers {
+			return nil
+		}
+		if oddItem(stats, t, text, fields, n) {
+			picks = append(picks, itemPick{i, text, t})
+		}
+		return nil
+	})
+	return stats, picks, err
+}
+
+// itemStats is arrayItems' first pass: statistics per field of the
+// items, "" for scalar items, for at most max_object_keys names.
+func (f *jsonFolder) itemStats(arr string) (map[string]*fieldStats, error) {
 	stats := map[string]*fieldStats{}
 	stat := func(name string) *fieldStats {
 		st := stats[name]
@@ -811,46 +913,36 @@ func (f *jsonFolder) arrayItems(arr string, n, head int) (map[string]*fieldStats
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, nil, err
+	return stats, err
+}
+
+// oddItem reports an item (of n, token t) that stands apart: one of its
+// fields is odd, or a number item is far from the others.
+func oddItem(stats map[string]*fieldStats, t jsonTok, text string, fields []itemField, n int) bool {
+	if t != tokObjStart {
+		st := stats[""]
+		return st != nil && (t == tokInt || t == tokFloat) && st.far(text)
 	}
-	var picks []itemPick
-	err = walkItems(arr, f.check, func(i int, t jsonTok, text string, fields []itemField) error {
-		if i == n-1 {
-			picks = append(picks, itemPick{i, text, t})
-			return nil
+	for _, fl := range fields {
+		if st := stats[fl.name]; st != nil && oddField(st, fl, n) {
+			return true
 		}
-		if i < head || len(picks) >= maxOutliers {
-			return nil
-		}
-		odd := false
-		if t == tokObjStart {
-			for _, fl := range fields {
-				st := stats[fl.name]
-				if st == nil {
-					continue
-				}
-				switch {
-				case n >= 10 && st.present*10 < n:
-					odd = true // a key few items have
-				case fl.tok == tokInt || fl.tok == tokFloat:
-					odd = st.far(fl.lit) || (st.statusField(fl.name) && st.unusual(fl.lit, n))
-				case fl.tok == tokString || fl.tok == tokTrue || fl.tok == tokFalse || fl.tok == tokNull:
-					odd = st.statusField(fl.name) && st.unusual(fl.lit, n)
-				}
-				if odd {
-					break
-				}
-			}
-		} else if st := stats[""]; st != nil && (t == tokInt || t == tokFloat) {
-			odd = st.far(text)
-		}
-		if odd {
-			picks = append(picks, itemPick{i, text, t})
-		}
-		return nil
-	})
-	return stats, picks, err
+	}
+	return false
+}
+
+// oddField reports a field few items have, a number far from its mean,
+// or a rare value of a status-like field.
+func oddField(st *fieldStats, fl itemField, n int) bool {
+	switch {
+	case n >= 10 && st.present*10 < n:
+		return true // a key few items have
+	case fl.tok == tokInt || fl.tok == tokFloat:
+		return st.far(fl.lit) || (st.statusField(fl.name) && st.unusual(fl.lit, n))
+	case fl.tok == tokString || fl.tok == tokTrue || fl.tok == tokFalse || fl.tok == tokNull:
+		return st.statusField(fl.name) && st.unusual(fl.lit, n)
+	}
+	return false
 }
 
 // slowArrayItems makes foldArray read a long array's items again with
@@ -1006,29 +1098,41 @@ func (w *arrayWalk) readItem(t jsonTok, off, end int) error {
 		if _, err := src.next(); err != nil {
 			return err
 		}
-		for {
-			kt, err := src.next()
-			if err != nil {
-				return err
-			}
-			if kt == tokObjEnd {
-				break
-			}
-			name := src.str()
-			vt, err := src.next()
-			if err != nil {
-				return err
-			}
-			if vt == tokObjStart || vt == tokArrStart {
-				if err := src.skipValidated(); err != nil {
-					return err
-				}
-			}
-			w.field(nil, name, vt, scalarLit(src, vt), off+src.pos)
+		err := eachField(src, func(name string, vt jsonTok, lit string) {
+			w.field(nil, name, vt, lit, off+src.pos)
+		})
+		if err != nil {
+			return err
 		}
 	}
 	w.endItem(t, off, end)
 	return nil
+}
+
+// eachField reads the fields of the object whose '{' src just read and
+// calls fn with each name, value token and literal (a scalar's; "" for a
+// container, which is skipped by its brackets alone).
+func eachField(src *jsonSource, fn func(name string, vt jsonTok, lit string)) error {
+	for {
+		kt, err := src.next()
+		if err != nil {
+			return err
+		}
+		if kt == tokObjEnd {
+			return nil
+		}
+		name := src.str()
+		vt, err := src.next()
+		if err != nil {
+			return err
+		}
+		if vt == tokObjStart || vt == tokArrStart {
+			if err := src.skipValidated(); err != nil {
+				return err
+			}
+		}
+		fn(name, vt, scalarLit(src, vt))
+	}
 }
 
 // statVerdict is what picks may ask of one field's statistics, worked
@@ -1146,35 +1250,10 @@ func walkItems(arr string, check func() error, fn func(i int, t jsonTok, text st
 		switch t {
 		case tokObjStart:
 			at := src.pos - 1
-			for {
-				kt, err := src.next()
-				if err != nil {
-					return err
-				}
-				if kt == tokObjEnd {
-					break
-				}
-				name := src.str()
-				vt, err := src.next()
-				if err != nil {
-					return err
-				}
-				lit := ""
-				switch vt {
-				case tokObjStart, tokArrStart:
-					if err := src.skipValidated(); err != nil {
-						return err
-					}
-				case tokString, tokInt, tokFloat:
-					lit = src.text()
-				case tokTrue:
-					lit = "true"
-				case tokFalse:
-					lit = "false"
-				case tokNull:
-					lit = "null"
-				}
+			if err := eachField(src, func(name string, vt jsonTok, lit string) {
 				fields = append(fields, itemField{name, vt, lit})
+			}); err != nil {
+				return err
 			}
 			err = fn(i, t, arr[at:src.pos], fields)
 		case tokArrStart:
@@ -1455,25 +1534,42 @@ func (f *jsonFolder) render(s *jschema, od int, stats map[string]*fieldStats) *j
 	if drawArr && s.elem.kinds != 0 {
 		nd.add("_items", f.render(s.elem, od+1, nil))
 	}
+	if data := countDataKeys(s.names); len(s.names) >= mapProbeKeys && data*10 >= len(s.names)*9 {
+		f.renderDataKeys(nd, s, od, data)
+		return nd
+	}
+	f.renderFields(nd, s, od, stats)
+	return nd
+}
+
+func countDataKeys(names []string) int {
 	data := 0
-	for _, name := range s.names {
+	for _, name := range names {
 		if isDataKey(name) {
 			data++
 		}
 	}
-	if len(s.names) >= mapProbeKeys && data*10 >= len(s.names)*9 {
-		merged := &jschema{}
-		for i, name := range s.names {
-			if !isDataKey(name) {
-				nd.add(name, f.render(s.fields[i], od+1, nil))
-				continue
-			}
-			f.mergeSchema(merged, s.fields[i])
+	return data
+}
+
+// renderDataKeys adds to nd the fields of s, a map's schema: its named
+// fields, then the count of its data keys and their merged values.
+func (f *jsonFolder) renderDataKeys(nd *jnode, s *jschema, od, data int) {
+	merged := &jschema{}
+	for i, name := range s.names {
+		if !isDataKey(name) {
+			nd.add(name, f.render(s.fields[i], od+1, nil))
+			continue
 		}
-		nd.add("_data_keys", scalarNode(kInt, strconv.Itoa(data)))
-		nd.add("_values", f.render(merged, od+1, nil))
-		return nd
+		f.mergeSchema(merged, s.fields[i])
 	}
+	nd.add("_data_keys", scalarNode(kInt, strconv.Itoa(data)))
+	nd.add("_values", f.render(merged, od+1, nil))
+}
+
+// renderFields adds to nd the fields of s, a name ending in '?' when
+// some objects lack it, a scalar summed up by its stats when given.
+func (f *jsonFolder) renderFields(nd *jnode, s *jschema, od int, stats map[string]*fieldStats) {
 	for i, name := range s.names {
 		kid := f.render(s.fields[i], od+1, nil)
 		if st := stats[name]; st != nil && kid.lit != "" && s.fields[i].kinds&(kObject|kArray) == 0 {
@@ -1491,7 +1587,6 @@ func (f *jsonFolder) render(s *jschema, od int, stats map[string]*fieldStats) *j
 		}
 		nd.add("_more_keys", stringNode(more))
 	}
-	return nd
 }
 
 // foldMark matches the marks compaction leaves in a string, so a second
