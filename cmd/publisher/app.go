@@ -249,7 +249,7 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 	case "get":
 		ref, err := pipeline.ParseRef(id)
 		if err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 		text, err := client.Original(ctx, a.wholeID(ref.ID))
 		if err != nil {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jetcompact/jetcompact/internal/cli"
 )
 
 // exitOf runs the publisher as main does and returns its exit status and
@@ -15,7 +17,7 @@ import (
 func exitOf(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = exitCode(run(context.Background(), args, strings.NewReader(""), &out, &errb), &errb)
+	code = cli.ExitCode("publisher", run(context.Background(), args, strings.NewReader(""), &out, &errb), &errb)
 	return code, out.String(), errb.String()
 }
 

@@ -75,7 +75,7 @@ func (a *app) getRef(ctx context.Context, args []string) error {
 	}
 	ref, err := pipeline.ParseRef(args[0])
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	st, err := a.openStore()
 	if err != nil {
