@@ -109,3 +109,23 @@ func mustJS(t *testing.T, nc *nats.Conn) njs.JetStream {
 	}
 	return js
 }
+
+// TestWaitNoticeWhileDisconnected: while the server is away, a client with
+// WaitNotice says it is waiting, from which server and for how long.
+func TestWaitNoticeWhileDisconnected(t *testing.T) {
+	var logs syncBuffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	defer slog.SetDefault(prev)
+	srv := natstest.Start(t, nil)
+	nc, err := Connect(ConnectOptions{URL: srv.ClientURL(), WaitNotice: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	srv.Shutdown()
+	want := "waiting for NATS (disconnected from " + srv.ClientURL() + " since "
+	if !poll.Until(10*time.Second, func() bool { return strings.Contains(logs.String(), want) }) {
+		t.Errorf("no wait notice naming the server:\n%s", logs.String())
+	}
+}

@@ -125,6 +125,7 @@ func (a *app) connect(ctx context.Context) (njs.JetStream, func(), error) {
 		}
 	}
 	a.o.conn.Name = "jetcompact-publisher"
+	a.o.conn.WaitNotice = 5 * time.Second
 	nc, err := jetstream.Connect(a.o.conn)
 	if err != nil {
 		cleanup()
@@ -153,6 +154,18 @@ func (a *app) explain(err error) error {
 	return jetstream.ExplainJetStream(err, a.nc)
 }
 
+// explainStall adds to a --timeout that ran out while connected why the
+// fleet had not answered.
+func (a *app) explainStall(ctx context.Context, client *jetstream.Client, err error) error {
+	if !errors.Is(err, context.DeadlineExceeded) || a.nc == nil || !a.nc.IsConnected() {
+		return err
+	}
+	if why := client.Stall(ctx); why != "" {
+		return fmt.Errorf("gave up after --timeout %s: %s: %w", a.o.timeout, why, err)
+	}
+	return fmt.Errorf("gave up after --timeout %s: %w", a.o.timeout, err)
+}
+
 // fleetClient connects (see connect) and returns a publisher client; the
 // returned function closes both.
 func (a *app) fleetClient(ctx context.Context) (*jetstream.Client, func(), error) {
@@ -162,6 +175,7 @@ func (a *app) fleetClient(ctx context.Context) (*jetstream.Client, func(), error
 	}
 	client, err := jetstream.NewClient(ctx, js, a.file.Fleet, jetstream.WithClientTracerProvider(a.tel.TracerProvider))
 	if err != nil {
+		err = a.explain(err) // a server without JetStream answers "no responders"
 		closeAll()
 		return nil, nil, err
 	}
@@ -189,7 +203,7 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 		res, err := client.Compact(ctx, doc)
 		prog.done()
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, a.explain(err))
+			return fmt.Errorf("%s: %w", name, a.explainStall(ctx, client, a.explain(err)))
 		}
 		if res.Error != "" {
 			slog.Warn("permanent error; original emitted", "file", name, "doc", res.DocID, "reason", res.Error)

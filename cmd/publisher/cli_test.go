@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/jetcompact/jetcompact/internal/cli"
+	"github.com/jetcompact/jetcompact/internal/natstest"
+	"github.com/jetcompact/jetcompact/jetstream"
+	njs "github.com/nats-io/nats.go/jetstream"
 )
 
 // exitOf runs the publisher as main does and returns its exit status and
@@ -111,5 +114,35 @@ func TestOutputJSONAndFileHeaders(t *testing.T) {
 	var d map[string]any
 	if err := json.Unmarshal([]byte(stdout), &d); err != nil || d["nodes"] == nil {
 		t.Errorf("--describe --output json: %v %.200s", err, stdout)
+	}
+}
+
+// TestFleetTroubleIsNamed: a server without JetStream is named as such,
+// and a --timeout that runs out with no worker running says so.
+func TestFleetTroubleIsNamed(t *testing.T) {
+	opts := natstest.Options(t)
+	opts.JetStream = false
+	plain := natstest.Start(t, opts)
+	code, _, stderr := exitOf(t, "--nats", plain.ClientURL(), "dead")
+	if code != 1 || !strings.Contains(stderr, "JetStream is not enabled on "+plain.ClientURL()) {
+		t.Errorf("server without JetStream: exit %d\n%s", code, stderr)
+	}
+
+	srv := natstest.Start(t, nil)
+	nc, err := jetstream.Connect(jetstream.ConnectOptions{URL: srv.ClientURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := njs.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jetstream.EnsureTopology(context.Background(), js, jetstream.DefaultConfig()); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = exitOf(t, "--nats", srv.ClientURL(), "--timeout", "1s", "--no-store", "../../testdata/app.log")
+	if code != 1 || !strings.Contains(stderr, "gave up after --timeout 1s: no worker is pulling from consumer jc_intake") {
+		t.Errorf("no workers: exit %d\n%s", code, stderr)
 	}
 }
