@@ -85,7 +85,7 @@ func (a *app) compactLocal(ctx context.Context, inputs []string) error {
 
 func (a *app) writeReport(name string, r pipeline.Report) {
 	if strings.HasPrefix(r.Guard, pipeline.PassBinary) {
-		fmt.Fprintf(a.stderr, "publisher: warning: %s is not text (%s): passed through unchanged\n", name, strings.TrimPrefix(r.Guard, "passthrough: "))
+		slog.Warn("input is not text: passed through unchanged", "file", name, "reason", strings.TrimPrefix(r.Guard, "passthrough: "))
 	}
 	if !a.o.report {
 		return
@@ -119,7 +119,7 @@ func (a *app) connect(ctx context.Context) (njs.JetStream, func(), error) {
 		prev := cleanup
 		cleanup = func() {
 			if err := fleet.Close(); err != nil {
-				fmt.Fprintln(a.stderr, "publisher: embedded fleet:", err)
+				slog.Warn("embedded fleet did not stop cleanly", "error", err.Error())
 			}
 			prev()
 		}
