@@ -33,6 +33,7 @@ type app struct {
 	chatModel      transcripts.ChatModel // nil without a configured model
 	rt             *config.Runtime
 	nc             *nats.Conn // the fleet connection, once made
+	headers        int        // ==> FILE <== headers written
 }
 
 func (a *app) buildPipeline(ctx context.Context) error {

@@ -103,7 +103,7 @@ func TestOutputJSONAndFileHeaders(t *testing.T) {
 		t.Errorf("first result: %+v", first)
 	}
 	_, stdout, _ = exitOf(t, "--local", a, b)
-	if !strings.HasPrefix(stdout, "==> "+a+" <==\n") || !strings.Contains(stdout, "\n==> "+b+" <==\njust one line\n") {
+	if !strings.HasPrefix(stdout, "==> "+a+" <==\n") || !strings.HasSuffix(stdout, "\n\n==> "+b+" <==\njust one line\n") {
 		t.Errorf("text output lacks ==> FILE <== headers:\n%.300s", stdout)
 	}
 	_, stdout, _ = exitOf(t, "--local", "--quiet", a, b)
