@@ -118,9 +118,13 @@ func Connect(o ConnectOptions) (*nats.Conn, error) {
 			return nc, nil
 		}
 		if !time.Now().Before(deadline) || errors.Is(err, nats.ErrAuthorization) {
+			if o.ConnectTimeout > 0 {
+				return nil, fmt.Errorf("nats: connect to %s (retried for %s): %w", where, o.ConnectTimeout, redact(err, o))
+			}
 			return nil, fmt.Errorf("nats: connect to %s: %w", where, redact(err, o))
 		}
-		slog.Warn("nats not reachable; retrying", "url", where, "in", delay.String(), "error", redact(err, o).Error())
+		delay = min(delay, time.Until(deadline))
+		slog.Warn("nats not reachable; retrying", "url", where, "in", delay.Round(time.Millisecond).String(), "error", redact(err, o).Error())
 		time.Sleep(delay)
 		delay = min(2*delay, 5*time.Second)
 	}
