@@ -101,9 +101,9 @@ func (c *Client) Stall(ctx context.Context) string {
 		return ""
 	}
 	if info.NumWaiting == 0 && info.NumAckPending == 0 {
-		return fmt.Sprintf("no worker is pulling from consumer %s (%d documents waiting): start workers with this fleet's config", info.Name, info.NumPending)
+		return fmt.Sprintf("no worker is pulling from consumer %s (documents waiting: %d): start workers with this fleet's config", info.Name, info.NumPending)
 	}
-	return fmt.Sprintf("consumer %s holds %d documents not yet taken and %d in progress: the fleet is slower than --timeout allows", info.Name, info.NumPending, info.NumAckPending)
+	return fmt.Sprintf("consumer %s: documents not yet taken %d, in progress %d: the fleet is slower than --timeout allows", info.Name, info.NumPending, info.NumAckPending)
 }
 
 // backlogGate holds submissions back while fleet.max_backlog documents
