@@ -272,6 +272,7 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 		}
 		return writeRef(a.stdout, text, ref)
 	case "replay":
+		start := time.Now()
 		res, err := client.Replay(ctx, id, jetstream.Document{Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM, BudgetTokens: a.o.budgetTokens})
 		if err != nil {
 			return err
@@ -280,7 +281,9 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 		if original, err := client.Original(ctx, id); err == nil {
 			a.keepOriginal(id, original, &res.Text, &res.Report)
 		}
-		if _, err := io.WriteString(a.stdout, res.Text); err != nil {
+		out := newResult(id, id, res.Report, res.Text, time.Since(start), 1)
+		out.Error = res.Error
+		if err := a.emit(out); err != nil {
 			return err
 		}
 		a.writeReport(id, res.Report)

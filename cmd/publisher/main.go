@@ -110,12 +110,20 @@ func parse(args []string, stderr io.Writer) (options, []string, error) {
 		return o, nil, err
 	}
 	rest := fs.Args()
-	// Flags may also follow a subcommand: publisher get --nats URL ID.
+	// Flags may also follow a subcommand and its arguments:
+	// publisher get --nats URL ID, publisher replay ID --output json.
 	if len(rest) > 0 && isSubcommand(rest[0]) {
-		if err := cli.Parse(fs, rest[1:], usage, stderr); err != nil {
-			return o, nil, err
+		args := []string{rest[0]}
+		for rest = rest[1:]; len(rest) > 0; rest = rest[1:] {
+			if err := cli.Parse(fs, rest, usage, stderr); err != nil {
+				return o, nil, err
+			}
+			if rest = fs.Args(); len(rest) == 0 {
+				break
+			}
+			args = append(args, rest[0])
 		}
-		rest = append([]string{rest[0]}, fs.Args()...)
+		rest = args
 	}
 	return o, rest, nil
 }
