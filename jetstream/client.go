@@ -86,6 +86,26 @@ func NewClient(ctx context.Context, js njs.JetStream, cfg Config, opts ...Client
 	return c, nil
 }
 
+// Stall says why a document may not have come back, from the intake
+// consumer: no worker pulling from it, or how much it holds; "" when the
+// intake cannot be read. ctx may have ended already (a --timeout).
+func (c *Client) Stall(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	cons, err := c.js.Consumer(ctx, c.names.OriginalsStream(), c.names.IntakeConsumer())
+	if err != nil {
+		return ""
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return ""
+	}
+	if info.NumWaiting == 0 && info.NumAckPending == 0 {
+		return fmt.Sprintf("no worker is pulling from consumer %s (documents waiting: %d): start workers with this fleet's config", info.Name, info.NumPending)
+	}
+	return fmt.Sprintf("consumer %s: documents not yet taken %d, in progress %d: the fleet is slower than --timeout allows", info.Name, info.NumPending, info.NumAckPending)
+}
+
 // backlogGate holds submissions back while fleet.max_backlog documents
 // wait for the first segment. It reads the intake consumer's pending and
 // unacknowledged counts now and then and counts its own admissions in

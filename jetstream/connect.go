@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -40,6 +41,9 @@ type ConnectOptions struct {
 	// there is no peer to verify).
 	InProcess    nats.InProcessConnProvider
 	InProcessTLS bool
+	// WaitNotice, when set, logs "waiting for NATS (disconnected from URL
+	// since N s)" at this interval while the connection is down.
+	WaitNotice time.Duration
 }
 
 // Connect dials NATS with reconnects that never give up, so a restarted
@@ -50,6 +54,7 @@ func Connect(o ConnectOptions) (*nats.Conn, error) {
 		return nil, errors.New("nats: no server URL: give --nats URL or set NATS_URL (the worker can also start its own with --embedded)")
 	}
 	where := RedactURL(o.URL)
+	var outage atomic.Int64 // counts disconnects: a notice ends when a newer one starts
 	opts := []nats.Option{
 		nats.Name(o.Name),
 		nats.MaxReconnects(-1),
@@ -61,6 +66,9 @@ func Connect(o ConnectOptions) (*nats.Conn, error) {
 				return // our own Close
 			}
 			slog.Warn("nats disconnected", "url", where, "error", redact(err, o).Error())
+			if o.WaitNotice > 0 {
+				go noticeWhileDown(nc, where, o.WaitNotice, outage.Add(1), &outage)
+			}
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
 			slog.Info("nats reconnected", "url", nc.ConnectedUrlRedacted())
@@ -110,11 +118,28 @@ func Connect(o ConnectOptions) (*nats.Conn, error) {
 			return nc, nil
 		}
 		if !time.Now().Before(deadline) || errors.Is(err, nats.ErrAuthorization) {
+			if o.ConnectTimeout > 0 {
+				return nil, fmt.Errorf("nats: connect to %s (retried for %s): %w", where, o.ConnectTimeout, redact(err, o))
+			}
 			return nil, fmt.Errorf("nats: connect to %s: %w", where, redact(err, o))
 		}
-		slog.Warn("nats not reachable; retrying", "url", where, "in", delay.String(), "error", redact(err, o).Error())
+		delay = min(delay, time.Until(deadline))
+		slog.Warn("nats not reachable; retrying", "url", where, "in", delay.Round(time.Millisecond).String(), "error", redact(err, o).Error())
 		time.Sleep(delay)
 		delay = min(2*delay, 5*time.Second)
+	}
+}
+
+// noticeWhileDown logs every interval that nc is still disconnected from
+// where, until it reconnects, closes, or a later disconnect takes over.
+func noticeWhileDown(nc *nats.Conn, where string, interval time.Duration, n int64, outage *atomic.Int64) {
+	since := time.Now()
+	for {
+		time.Sleep(interval)
+		if nc.IsConnected() || nc.IsClosed() || outage.Load() != n {
+			return
+		}
+		slog.Warn(fmt.Sprintf("waiting for NATS (disconnected from %s since %.0f s)", where, time.Since(since).Seconds()), "url", where)
 	}
 }
 

@@ -3,7 +3,9 @@ package jetstream
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log/slog"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -108,4 +110,55 @@ func mustJS(t *testing.T, nc *nats.Conn) njs.JetStream {
 		t.Fatal(err)
 	}
 	return js
+}
+
+// TestWaitNoticeWhileDisconnected: while the server is away, a client with
+// WaitNotice says it is waiting, from which server and for how long.
+func TestWaitNoticeWhileDisconnected(t *testing.T) {
+	var logs syncBuffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	defer slog.SetDefault(prev)
+	srv := natstest.Start(t, nil)
+	nc, err := Connect(ConnectOptions{URL: srv.ClientURL(), WaitNotice: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	srv.Shutdown()
+	want := "waiting for NATS (disconnected from " + srv.ClientURL() + " since "
+	if !poll.Until(10*time.Second, func() bool { return strings.Contains(logs.String(), want) }) {
+		t.Errorf("no wait notice naming the server:\n%s", logs.String())
+	}
+}
+
+// TestConnectRetriesUntilTheServerStarts: with ConnectTimeout, a client
+// started before its server connects once the server is up; without a
+// server the error names the URL and how long it retried.
+func TestConnectRetriesUntilTheServerStarts(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
+	if _, err := Connect(ConnectOptions{URL: url, ConnectTimeout: 300 * time.Millisecond}); err == nil ||
+		!strings.Contains(err.Error(), url+" (retried for 300ms)") {
+		t.Errorf("no server: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		nc, err := Connect(ConnectOptions{URL: url, ConnectTimeout: time.Minute})
+		if err == nil {
+			nc.Close()
+		}
+		done <- err
+	}()
+	opts := natstest.Options(t)
+	opts.Port = port
+	natstest.Start(t, opts)
+	if err := <-done; err != nil {
+		t.Errorf("connect before the server started: %v", err)
+	}
 }

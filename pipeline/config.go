@@ -3,8 +3,10 @@ package pipeline
 import (
 	"errors"
 	"fmt"
-	"github.com/jetcompact/jetcompact/internal/strictyaml"
 	"sort"
+	"strings"
+
+	"github.com/jetcompact/jetcompact/internal/strictyaml"
 
 	"github.com/jetcompact/jetcompact/stages"
 	"go.yaml.in/yaml/v3"
@@ -161,8 +163,8 @@ func ParseSection(section *yaml.Node) (Config, error) {
 		}
 		target, known := optsByKey[stages.Key(k)]
 		if !known {
-			if typo := misspelledNode(k); typo != "" {
-				return Config{}, fmt.Errorf("line %d: %s: unknown node (did you mean %q?)", node.Line, path, typo)
+			if !retiredNodes[stages.Key(k)] {
+				return Config{}, fmt.Errorf("line %d: %s: unknown node%s", keyLine(section, node.Line, "nodes", k), path, suggestNode(k))
 			}
 			h := NodeState{Key: stages.Key(k), Label: k, Order: 100 + len(stages.Specs()) + len(historic) + 1, Historic: true}
 			if meta.Order != nil {
@@ -216,15 +218,44 @@ func DecodeStrict(n *yaml.Node, out any, path string) error {
 	return strictyaml.Decode(n, out, path)
 }
 
-// misspelledNode returns the node key that name is a typo of, or "". A
-// name that is no typo of a node code has stays a historic node (design.md,
-// Pipeline: a stored config may name nodes a release once had).
-func misspelledNode(name string) string {
+// suggestNode names the node an unknown name is a typo of, else lists
+// the nodes.
+func suggestNode(name string) string {
 	keys := make([]string, 0, len(stages.Specs()))
 	for _, s := range stages.Specs() {
 		keys = append(keys, string(s.Key))
 	}
-	return strictyaml.Closest(name, keys)
+	if typo := strictyaml.Closest(name, keys); typo != "" {
+		return fmt.Sprintf(" (did you mean %q?)", typo)
+	}
+	return " (nodes: " + strings.Join(keys, ", ") + ")"
+}
+
+// retiredNodes are the nodes earlier releases had and code no longer has:
+// a config that still names one keeps it, historic (seed 004). Any other
+// unknown node is a mistake. No node has been retired yet.
+var retiredNodes = map[stages.Key]bool{}
+
+// keyLine is the line of the key at path under the mapping n; fallback
+// when there is none (the key's value may start on a later line).
+func keyLine(n *yaml.Node, fallback int, path ...string) int {
+	for i, key := range path {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return fallback
+		}
+		var next *yaml.Node
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			if n.Content[j].Value == key {
+				if i == len(path)-1 {
+					return n.Content[j].Line
+				}
+				next = n.Content[j+1]
+				break
+			}
+		}
+		n = next
+	}
+	return fallback
 }
 
 // onlyKeys is n with only the given keys of a mapping.

@@ -95,6 +95,9 @@ pipeline:
 }
 
 func TestMergeKeepsHistoricNodesAtTheEnd(t *testing.T) {
+	prev := retiredNodes
+	retiredNodes = map[stages.Key]bool{"legacy_trim": true, "old_thing": true}
+	defer func() { retiredNodes = prev }()
 	c, err := parse(t, `
 pipeline:
   nodes:
@@ -133,6 +136,22 @@ pipeline:
 	}
 	if !found {
 		t.Error("describe does not report historic nodes")
+	}
+}
+
+// TestUnknownNodeIsAnError: a node no release had is an error on the
+// line of its key (block or flow style), suggesting the node it is a typo
+// of, else listing the nodes.
+func TestUnknownNodeIsAnError(t *testing.T) {
+	for src, want := range map[string]string{
+		"pipeline:\n  mode: algorithmic\n  nodes:\n    keywordz:\n      enabled: true\n": `line 4: pipeline.nodes.keywordz: unknown node (did you mean "keywords"?)`,
+		"pipeline:\n  nodes:\n    keywordz: {enabled: true}\n":                           `line 3: pipeline.nodes.keywordz: unknown node (did you mean "keywords"?)`,
+		"pipeline:\n  nodes:\n    dedup: {}\n    summarizer:\n      enabled: true\n":     "line 4: pipeline.nodes.summarizer: unknown node (nodes: structured, dedup,",
+	} {
+		_, err := parse(t, src)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err = %v, want %q", src, err, want)
+		}
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	otelruntime "go.opentelemetry.io/contrib/instrumentation/runtime"
 	"go.opentelemetry.io/otel/attribute"
 	promexporter "go.opentelemetry.io/otel/exporters/prometheus"
+	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
@@ -101,7 +102,7 @@ func Setup(ctx context.Context, cfg Config, stdout io.Writer) (*Providers, error
 		reg.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		p.MetricsHandler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	}
-	reader, err := pushMetricReader(ctx, cfg.Exporter, spanExp != nil)
+	reader, err := pushMetricReader(ctx, cfg.Exporter, stdout)
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: metric exporter: %w", err)
 	}
@@ -167,18 +168,22 @@ func spanExporter(ctx context.Context, configured string, stdout io.Writer) (sdk
 
 // pushMetricReader builds the reader that pushes metrics, beside the
 // Prometheus scrape: OTEL_METRICS_EXPORTER when set (otlp, console, none;
-// prometheus is the scrape endpoint already), else OTLP whenever traces
-// go over OTLP.
-func pushMetricReader(ctx context.Context, configured string, tracing bool) (sdkmetric.Reader, error) {
+// prometheus is the scrape endpoint already), else OTLP when an OTLP
+// endpoint is set or the config says otlp. Console output goes to stdout,
+// the writer given.
+func pushMetricReader(ctx context.Context, configured string, stdout io.Writer) (sdkmetric.Reader, error) {
 	env := os.Getenv("OTEL_METRICS_EXPORTER")
 	switch {
 	case configured == "none" || configured == "stdout" || env == "none" || env == "prometheus":
 		return nil, nil
-	case env == "" && configured == "auto" && !(tracing && (os.Getenv("OTEL_TRACES_EXPORTER") == "" || os.Getenv("OTEL_TRACES_EXPORTER") == "otlp")):
+	case env == "" && configured == "auto" && !otlpEndpointSet("METRICS"):
 		return nil, nil
-	}
-	if env == "console" {
-		return nil, errors.New(`OTEL_METRICS_EXPORTER "console" is not supported: metrics are served on /metrics`)
+	case env == "console":
+		exp, err := stdoutmetric.New(stdoutmetric.WithWriter(stdout), stdoutmetric.WithPrettyPrint())
+		if err != nil {
+			return nil, err
+		}
+		return sdkmetric.NewPeriodicReader(exp), nil
 	}
 	r, err := autoexport.NewMetricReader(ctx) // OTLP when the variable is unset
 	if err != nil || autoexport.IsNoneMetricReader(r) {

@@ -123,3 +123,69 @@ func TestOTLPProtocolIsValidated(t *testing.T) {
 	defer cancel()
 	_ = p.Shutdown(ctx) // nothing listens there; only the setup is under test
 }
+
+// TestOTELMetricsExporterConsole: OTEL_METRICS_EXPORTER=console writes
+// metrics to the writer given (a publisher's stdout is its result, so it
+// passes stderr), beside the Prometheus scrape.
+func TestOTELMetricsExporterConsole(t *testing.T) {
+	t.Setenv("OTEL_METRICS_EXPORTER", "console")
+	var buf strings.Builder
+	p, err := Setup(context.Background(), DefaultConfig(), &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c, err := p.MeterProvider.Meter("test").Int64Counter("jetcompact.test_console")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Add(ctx, 2)
+	if err := p.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"jetcompact.test_console"`) {
+		t.Errorf("console metrics lack the counter:\n%.400s", buf.String())
+	}
+	if p.MetricsHandler == nil {
+		t.Error("the Prometheus endpoint went away with console metrics on")
+	}
+}
+
+// TestOTLPMetricsFollowTheEndpoint: with an OTLP endpoint set, metrics go
+// over OTLP by default (the SDK's OTEL_METRICS_EXPORTER default), even
+// when OTEL_TRACES_EXPORTER=none turns traces off.
+func TestOTLPMetricsFollowTheEndpoint(t *testing.T) {
+	var mu sync.Mutex
+	paths := map[string]int{}
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		paths[r.URL.Path]++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer collector.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+	t.Setenv("OTEL_TRACES_EXPORTER", "none")
+	p, err := Setup(context.Background(), DefaultConfig(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, span := p.TracerProvider.Tracer("test").Start(ctx, "node")
+	span.End()
+	c, err := p.MeterProvider.Meter("test").Int64Counter("jetcompact.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Add(ctx, 1)
+	if err := p.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if paths["/v1/metrics"] == 0 || paths["/v1/traces"] != 0 {
+		t.Errorf("collector received %v, want /v1/metrics only", paths)
+	}
+}

@@ -33,6 +33,7 @@ type app struct {
 	chatModel      transcripts.ChatModel // nil without a configured model
 	rt             *config.Runtime
 	nc             *nats.Conn // the fleet connection, once made
+	headers        int        // ==> FILE <== headers written
 }
 
 func (a *app) buildPipeline(ctx context.Context) error {
@@ -85,7 +86,7 @@ func (a *app) compactLocal(ctx context.Context, inputs []string) error {
 
 func (a *app) writeReport(name string, r pipeline.Report) {
 	if strings.HasPrefix(r.Guard, pipeline.PassBinary) {
-		fmt.Fprintf(a.stderr, "publisher: warning: %s is not text (%s): passed through unchanged\n", name, strings.TrimPrefix(r.Guard, "passthrough: "))
+		slog.Warn("input is not text: passed through unchanged", "file", name, "reason", strings.TrimPrefix(r.Guard, "passthrough: "))
 	}
 	if !a.o.report {
 		return
@@ -119,12 +120,13 @@ func (a *app) connect(ctx context.Context) (njs.JetStream, func(), error) {
 		prev := cleanup
 		cleanup = func() {
 			if err := fleet.Close(); err != nil {
-				fmt.Fprintln(a.stderr, "publisher: embedded fleet:", err)
+				slog.Warn("embedded fleet did not stop cleanly", "error", err.Error())
 			}
 			prev()
 		}
 	}
 	a.o.conn.Name = "jetcompact-publisher"
+	a.o.conn.WaitNotice = 5 * time.Second
 	nc, err := jetstream.Connect(a.o.conn)
 	if err != nil {
 		cleanup()
@@ -153,6 +155,18 @@ func (a *app) explain(err error) error {
 	return jetstream.ExplainJetStream(err, a.nc)
 }
 
+// explainStall adds to a --timeout that ran out while connected why the
+// fleet had not answered.
+func (a *app) explainStall(ctx context.Context, client *jetstream.Client, err error) error {
+	if !errors.Is(err, context.DeadlineExceeded) || a.nc == nil || !a.nc.IsConnected() {
+		return err
+	}
+	if why := client.Stall(ctx); why != "" {
+		return fmt.Errorf("gave up after --timeout %s: %s: %w", a.o.timeout, why, err)
+	}
+	return fmt.Errorf("gave up after --timeout %s: %w", a.o.timeout, err)
+}
+
 // fleetClient connects (see connect) and returns a publisher client; the
 // returned function closes both.
 func (a *app) fleetClient(ctx context.Context) (*jetstream.Client, func(), error) {
@@ -162,6 +176,7 @@ func (a *app) fleetClient(ctx context.Context) (*jetstream.Client, func(), error
 	}
 	client, err := jetstream.NewClient(ctx, js, a.file.Fleet, jetstream.WithClientTracerProvider(a.tel.TracerProvider))
 	if err != nil {
+		err = a.explain(err) // a server without JetStream answers "no responders"
 		closeAll()
 		return nil, nil, err
 	}
@@ -189,7 +204,7 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 		res, err := client.Compact(ctx, doc)
 		prog.done()
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, a.explain(err))
+			return fmt.Errorf("%s: %w", name, a.explainStall(ctx, client, a.explain(err)))
 		}
 		if res.Error != "" {
 			slog.Warn("permanent error; original emitted", "file", name, "doc", res.DocID, "reason", res.Error)
@@ -249,7 +264,7 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 	case "get":
 		ref, err := pipeline.ParseRef(id)
 		if err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 		text, err := client.Original(ctx, a.wholeID(ref.ID))
 		if err != nil {
@@ -257,6 +272,7 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 		}
 		return writeRef(a.stdout, text, ref)
 	case "replay":
+		start := time.Now()
 		res, err := client.Replay(ctx, id, jetstream.Document{Kind: a.kind, Mode: a.mode, AllowLLM: !a.o.noLLM, BudgetTokens: a.o.budgetTokens})
 		if err != nil {
 			return err
@@ -265,7 +281,9 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 		if original, err := client.Original(ctx, id); err == nil {
 			a.keepOriginal(id, original, &res.Text, &res.Report)
 		}
-		if _, err := io.WriteString(a.stdout, res.Text); err != nil {
+		out := newResult(id, id, res.Report, res.Text, time.Since(start), 1)
+		out.Error = res.Error
+		if err := a.emit(out); err != nil {
 			return err
 		}
 		a.writeReport(id, res.Report)

@@ -8,6 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jetcompact/jetcompact/internal/cli"
+	"github.com/jetcompact/jetcompact/internal/natstest"
+	"github.com/jetcompact/jetcompact/jetstream"
+	njs "github.com/nats-io/nats.go/jetstream"
 )
 
 // exitOf runs the publisher as main does and returns its exit status and
@@ -15,7 +20,7 @@ import (
 func exitOf(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = exitCode(run(context.Background(), args, strings.NewReader(""), &out, &errb), &errb)
+	code = cli.ExitCode("publisher", run(context.Background(), args, strings.NewReader(""), &out, &errb), &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -98,7 +103,7 @@ func TestOutputJSONAndFileHeaders(t *testing.T) {
 		t.Errorf("first result: %+v", first)
 	}
 	_, stdout, _ = exitOf(t, "--local", a, b)
-	if !strings.HasPrefix(stdout, "==> "+a+" <==\n") || !strings.Contains(stdout, "\n==> "+b+" <==\njust one line\n") {
+	if !strings.HasPrefix(stdout, "==> "+a+" <==\n") || !strings.HasSuffix(stdout, "\n\n==> "+b+" <==\njust one line\n") {
 		t.Errorf("text output lacks ==> FILE <== headers:\n%.300s", stdout)
 	}
 	_, stdout, _ = exitOf(t, "--local", "--quiet", a, b)
@@ -109,5 +114,35 @@ func TestOutputJSONAndFileHeaders(t *testing.T) {
 	var d map[string]any
 	if err := json.Unmarshal([]byte(stdout), &d); err != nil || d["nodes"] == nil {
 		t.Errorf("--describe --output json: %v %.200s", err, stdout)
+	}
+}
+
+// TestFleetTroubleIsNamed: a server without JetStream is named as such,
+// and a --timeout that runs out with no worker running says so.
+func TestFleetTroubleIsNamed(t *testing.T) {
+	opts := natstest.Options(t)
+	opts.JetStream = false
+	plain := natstest.Start(t, opts)
+	code, _, stderr := exitOf(t, "--nats", plain.ClientURL(), "dead")
+	if code != 1 || !strings.Contains(stderr, "JetStream is not enabled on "+plain.ClientURL()) {
+		t.Errorf("server without JetStream: exit %d\n%s", code, stderr)
+	}
+
+	srv := natstest.Start(t, nil)
+	nc, err := jetstream.Connect(jetstream.ConnectOptions{URL: srv.ClientURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := njs.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jetstream.EnsureTopology(context.Background(), js, jetstream.DefaultConfig()); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = exitOf(t, "--nats", srv.ClientURL(), "--timeout", "1s", "--no-store", "../../testdata/app.log")
+	if code != 1 || !strings.Contains(stderr, "gave up after --timeout 1s: no worker is pulling from consumer jc_intake") {
+		t.Errorf("no workers: exit %d\n%s", code, stderr)
 	}
 }

@@ -70,9 +70,14 @@ func TestBinaryInputWarns(t *testing.T) {
 		if out != raw {
 			t.Errorf("%v: binary input changed", mode)
 		}
-		if !strings.Contains(stderr, "warning: - is not text") {
+		if !strings.Contains(stderr, "level=WARN msg=\"input is not text: passed through unchanged\" file=-") {
 			t.Errorf("%v: no warning on stderr: %q", mode, stderr)
 		}
+	}
+	// The warning is a log line like any other: JSON with --log-format json.
+	_, stderr, err := runPublisher(t, raw, "--local", "--log-format", "json", "-")
+	if err != nil || !strings.Contains(stderr, `{"time":`) || !strings.Contains(stderr, `"msg":"input is not text: passed through unchanged","file":"-"`) {
+		t.Errorf("--log-format json: %v %q", err, stderr)
 	}
 }
 

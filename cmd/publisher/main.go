@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/jetcompact/jetcompact/config"
+	"github.com/jetcompact/jetcompact/internal/cli"
 	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/jetcompact/jetcompact/telemetry"
@@ -27,33 +28,13 @@ var version = "dev"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
+	os.Exit(cli.ExitCode("publisher", run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
 }
 
-// usageError is a mistake in the command line: exit status 2, as flag
-// parsing and POSIX utilities use, with a one-line hint instead of the
-// whole usage.
-type usageError struct{ err error }
+// usageError is a mistake in the command line: exit status 2 (cli).
+type usageError = cli.UsageError
 
-func (u usageError) Error() string { return u.err.Error() }
-func (u usageError) Unwrap() error { return u.err }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
-
-// exitCode prints err once and returns the process's exit status: 0, 2
-// for a usage error, 1 for any other failure.
-func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return 0
-	}
-	fmt.Fprintln(stderr, "publisher:", err)
-	var u usageError
-	if errors.As(err, &u) {
-		fmt.Fprintln(stderr, "Run 'publisher --help' for usage.")
-		return 2
-	}
-	return 1
-}
+var usagef = cli.Usagef
 
 type options struct {
 	local, report, describe, noLLM bool
@@ -90,15 +71,16 @@ examples:
   publisher --nats nats://nats:4222 get ID    a stored original
   publisher --config my.yaml validate         check a config before deploying it
 
-environment: JETCOMPACT_CONFIG (--config), NATS_URL (--nats), NATS_USER,
-NATS_PASSWORD, NATS_TOKEN, OPENAI_API_KEY, OPENAI_BASE_URL, OTEL_* (telemetry)
+environment: JETCOMPACT_CONFIG (--config), NATS_URL (--nats), NATS_CREDS,
+NATS_NKEY, NATS_USER, NATS_PASSWORD, NATS_TOKEN, NATS_CA, NATS_CERT, NATS_KEY,
+NATS_INBOX_PREFIX, OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL, XDG_STATE_HOME (the
+store of originals), OTEL_* (telemetry)
 
 flags:`
 
 func parse(args []string, stderr io.Writer) (options, []string, error) {
 	var o options
 	fs := flag.NewFlagSet("publisher", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // parse errors are returned and printed once by exitCode
 	fs.BoolVar(&o.local, "local", false, "compact in process, without NATS")
 	fs.BoolVar(&o.report, "report", false, "write the per-node table to stderr")
 	fs.BoolVar(&o.describe, "describe", false, "print the nodes that will run, and why others will not, then exit")
@@ -124,28 +106,24 @@ func parse(args []string, stderr io.Writer) (options, []string, error) {
 	o.html.register(fs)
 	o.conn.RegisterFlags(fs)
 	o.logs.RegisterFlags(fs)
-	// The flag package calls Usage on every parse error too; the full
-	// usage is printed for --help only.
-	fs.Usage = func() {}
-	parseError := func(err error) error {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stderr, usage)
-			fs.SetOutput(stderr)
-			fs.PrintDefaults()
-			return err
-		}
-		return usageError{err}
-	}
-	if err := fs.Parse(args); err != nil {
-		return o, nil, parseError(err)
+	if err := cli.Parse(fs, args, usage, stderr); err != nil {
+		return o, nil, err
 	}
 	rest := fs.Args()
-	// Flags may also follow a subcommand: publisher get --nats URL ID.
+	// Flags may also follow a subcommand and its arguments:
+	// publisher get --nats URL ID, publisher replay ID --output json.
 	if len(rest) > 0 && isSubcommand(rest[0]) {
-		if err := fs.Parse(rest[1:]); err != nil {
-			return o, nil, parseError(err)
+		args := []string{rest[0]}
+		for rest = rest[1:]; len(rest) > 0; rest = rest[1:] {
+			if err := cli.Parse(fs, rest, usage, stderr); err != nil {
+				return o, nil, err
+			}
+			if rest = fs.Args(); len(rest) == 0 {
+				break
+			}
+			args = append(args, rest[0])
 		}
-		rest = append([]string{rest[0]}, fs.Args()...)
+		rest = args
 	}
 	return o, rest, nil
 }
@@ -169,7 +147,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	logw := telemetry.NewScopedWriter(stderr)
 	defer logw.Close()
 	if _, err := o.logs.NewLogger(logw); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	if o.output != "text" && o.output != "json" {
 		return usagef("--output: %q is neither text nor json", o.output)
@@ -180,7 +158,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	mode, err := file.Pipeline.OverrideMode(o.mode)
 	if err != nil {
-		return err
+		return usageError{Err: err}
 	}
 	if len(rest) > 0 && rest[0] == "validate" {
 		return validate(o, file, mode, rest[1:], stdout)

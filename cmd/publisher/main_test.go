@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,6 +108,12 @@ func TestGetAndReplayFromAStoreDir(t *testing.T) {
 	again, _, err := runPublisher(t, "", "--store-dir", dir, "replay", m[1])
 	if err != nil || again != first {
 		t.Fatalf("replay: %v (equal=%v)", err, again == first)
+	}
+	// Flags may follow the subcommand's argument; replay takes --output json.
+	js, _, err := runPublisher(t, "", "replay", m[1], "--store-dir", dir, "--output", "json")
+	var r result
+	if err != nil || json.Unmarshal([]byte(js), &r) != nil || r.ID != m[1] || r.Text != first || r.Report == nil {
+		t.Fatalf("replay ID --output json: %v %.200s", err, js)
 	}
 	if _, _, err := runPublisher(t, "", "get", "x"); err == nil || !strings.Contains(err.Error(), "unknown reference: x") {
 		t.Errorf("get of an unknown reference: %v", err)

@@ -26,14 +26,20 @@ type result struct {
 }
 
 // emit writes one result: the text alone (after a "==> FILE <==" header
-// when there are several inputs, as head does, unless --quiet), or one JSON
-// object per line with --output json.
+// when there are several inputs, and a blank line before every header but
+// the first, as head does, unless --quiet), or one JSON object per line
+// with --output json.
 func (a *app) emit(r result) error {
 	if a.o.output == "json" {
 		return writeJSON(a.stdout, r)
 	}
 	if r.multiFile && !a.o.quiet {
-		if _, err := fmt.Fprintf(a.stdout, "==> %s <==\n", r.File); err != nil {
+		sep := "\n"
+		if a.headers == 0 {
+			sep = ""
+		}
+		a.headers++
+		if _, err := fmt.Fprintf(a.stdout, "%s==> %s <==\n", sep, r.File); err != nil {
 			return err
 		}
 	}

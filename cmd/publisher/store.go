@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/jetcompact/jetcompact/docstore"
@@ -60,7 +61,7 @@ func (a *app) storeOriginal(id, original string) (string, bool) {
 		err = st.Put(id, original)
 	}
 	if err != nil {
-		fmt.Fprintln(a.stderr, "publisher: warning: original not stored, markers carry no references:", err)
+		slog.Warn("original not stored: markers carry no references", "error", err.Error())
 		return "", false
 	}
 	return st.UniquePrefix(id, refPrefixMin), true
@@ -75,7 +76,7 @@ func (a *app) getRef(ctx context.Context, args []string) error {
 	}
 	ref, err := pipeline.ParseRef(args[0])
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	st, err := a.openStore()
 	if err != nil {

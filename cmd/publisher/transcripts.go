@@ -151,7 +151,7 @@ func (r *jobRunner) run(ctx context.Context, name string, body []byte) ([]byte, 
 
 func (a *app) runTranscriptJob(ctx context.Context, name string, body []byte) error {
 	if a.o.local && name == transcripts.JobSession {
-		fmt.Fprintln(a.stderr, "publisher: note: --local sessions are per-process: they live in memory and end with this run; drop --local to keep them in JetStream (with --store-dir DIR across runs)")
+		slog.Info("--local sessions are per-process: they live in memory and end with this run; drop --local to keep them in JetStream (with --store-dir DIR across runs)")
 	}
 	if !a.o.local {
 		var cancel context.CancelFunc

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jetcompact/jetcompact/config"
 	"github.com/jetcompact/jetcompact/embedded"
+	"github.com/jetcompact/jetcompact/internal/cli"
 	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/stages"
 	"github.com/jetcompact/jetcompact/telemetry"
@@ -28,11 +29,28 @@ var version = "dev"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "worker:", err)
-		os.Exit(1)
-	}
+	os.Exit(cli.ExitCode("worker", run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
+
+const usage = `usage: worker [flags]
+
+Runs the configured segments of the compaction pipeline (and transcript
+tasks, sources, the NATS service) as durable JetStream consumers.
+
+examples:
+  worker --config my.yaml --nats nats://nats:4222            every segment
+  worker --config my.yaml --nats nats://nats:4222 --segment guard
+  worker --config my.yaml --nats nats://nats:4222 --setup-only
+  worker --embedded --store-dir /var/lib/jetcompact          its own nats-server
+  worker --config my.yaml --print-permissions                per-role NATS users
+
+environment: JETCOMPACT_CONFIG (--config), NATS_URL (--nats), NATS_CREDS,
+NATS_NKEY, NATS_USER, NATS_PASSWORD, NATS_TOKEN, NATS_CA, NATS_CERT, NATS_KEY,
+NATS_INBOX_PREFIX, NATS_EMBEDDED_TLS_CERT, NATS_EMBEDDED_TLS_KEY,
+NATS_EMBEDDED_AUTHORIZATION, OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL, GOGC,
+GOMEMLIMIT, OTEL_* (telemetry)
+
+flags:`
 
 type flags struct {
 	config, segment, mode, prefix   string
@@ -55,7 +73,6 @@ type flags struct {
 // parseFlags reads the command line; showVersion reports --version.
 func parseFlags(args []string, stderr io.Writer) (f flags, showVersion bool, err error) {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.StringVar(&f.config, "config", os.Getenv("JETCOMPACT_CONFIG"), "YAML config file (default: built-in defaults)")
 	fs.StringVar(&f.segment, "segment", "all", "comma-separated stages of one configured segment, or all")
 	fs.StringVar(&f.segment, "stages", "all", "alias of --segment")
@@ -81,7 +98,7 @@ func parseFlags(args []string, stderr io.Writer) (f flags, showVersion bool, err
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (benchmarks)")
 	f.logs.RegisterFlags(fs)
 	fs.BoolVar(&showVersion, "version", false, "print the version and exit")
-	err = fs.Parse(args)
+	err = cli.Parse(fs, args, usage, stderr)
 	return f, showVersion, err
 }
 
@@ -95,7 +112,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if f.gcPercent < 25 {
-		return fmt.Errorf("--gc-percent: want 25 or more, got %d", f.gcPercent)
+		return cli.Usagef("--gc-percent: want 25 or more, got %d", f.gcPercent)
 	}
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(f.gcPercent)
@@ -111,7 +128,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer logw.Close()
 	log, err := f.logs.NewLogger(logw)
 	if err != nil {
-		return err
+		return cli.UsageError{Err: err}
 	}
 	file, err := config.Load(f.config)
 	if err != nil {
@@ -122,7 +139,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	build := config.BuildOptions{Mode: f.mode, Log: log, TelemetryOut: stdout, Version: version}
 	if err := file.Check(build); err != nil {
-		return err
+		return cli.UsageError{Err: err} // --mode
 	}
 	if err := file.Fleet.Validate(); err != nil {
 		return err
@@ -133,7 +150,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	work, err := selectWork(f, file)
 	if err != nil {
-		return err
+		return cli.UsageError{Err: err}
+	}
+	if f.conn.URL == "" && !f.embedded {
+		return cli.Usagef("no NATS server: give --nats URL or set NATS_URL, or start one in process with --embedded")
 	}
 	nc, closeConn, err := connect(&f, log)
 	if err != nil {
@@ -221,7 +241,7 @@ func serve(ctx context.Context, f flags, file config.File, work selected, build 
 		return err
 	}
 	defer waitSources()
-	log.Info("worker running", "version", version, "segment", f.segment, "prefix", file.Fleet.Prefix)
+	log.Info("worker running", "version", telemetry.VersionString(version), "segment", f.segment, "prefix", file.Fleet.Prefix)
 	err = w.Run(ctx, work.segments, f.drain)
 	log.Info("worker stopped", "drained", err == nil)
 	return err

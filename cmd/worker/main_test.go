@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetcompact/jetcompact/internal/cli"
 	"github.com/jetcompact/jetcompact/internal/poll"
 )
 
@@ -89,5 +90,28 @@ func TestHealthAndReadiness(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "worker stopped") {
 		t.Errorf("no stop log:\n%s", errb.String())
+	}
+}
+
+// TestHelpAndUsageErrors: --help exits 0 with examples and the environment
+// read; a usage error exits 2 with the error once and a one-line hint.
+func TestHelpAndUsageErrors(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := cli.ExitCode("worker", run(context.Background(), []string{"--help"}, &out, &errb), &errb); code != 0 {
+		t.Errorf("--help exit %d", code)
+	}
+	for _, want := range []string{"examples:", "environment:", "NATS_URL", "-segment"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("--help lacks %q", want)
+		}
+	}
+	for _, args := range [][]string{{"--no-such-flag"}, {"--gc-percent", "5"}, {"--segment", "nope", "--nats", "nats://127.0.0.1:1"}, {"--mode", "turbo"}, {"--http-addr", ""}} {
+		out.Reset()
+		errb.Reset()
+		t.Setenv("NATS_URL", "")
+		code := cli.ExitCode("worker", run(context.Background(), args, &out, &errb), &errb)
+		if code != 2 || strings.Count(errb.String(), "worker:") != 1 || !strings.Contains(errb.String(), "--help") || strings.Contains(errb.String(), "-drain-timeout") {
+			t.Errorf("%v: exit %d, want 2 with one error line and a hint:\n%s", args, code, errb.String())
+		}
 	}
 }
