@@ -103,6 +103,11 @@ func TestSignalAblation(t *testing.T) {
 		t.Skip("ablation runs the corpus once per signal")
 	}
 	inputs := ablationInputs(t)
+	_, err := os.Stat(filepath.Join(ciCorpusDir, "labels.jsonl"))
+	haveCorpus := err == nil
+	if !haveCorpus {
+		t.Log("the CI sample corpus is absent: every class is still run, but a class that changes no generated output is not an error")
+	}
 	// The nodes before keywords run once, with every signal on.
 	for i := range inputs {
 		inputs[i].original = inputs[i].text
@@ -128,7 +133,7 @@ func TestSignalAblation(t *testing.T) {
 			}
 		}
 		t.Logf("%-18s off: %3d of %d outputs change, reasons lost in %d %v", name, changed, len(inputs), len(lost), lost)
-		if changed == 0 {
+		if changed == 0 && haveCorpus {
 			t.Errorf("signal class %q changes no output: remove it or give it the inputs it is for", name)
 		}
 	}

@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -402,13 +403,15 @@ func tokenize(line string, dst []tok) []tok {
 		case seen&tcLetter == 0:
 			// Numbers and punctuation only (dates, times, addresses): a
 			// variable, whose hash no one reads (see tokenID).
-		case isHexID(t):
+		case seen&tcDash != 0 && isHexID(t):
 			// A UUID or a dashed hex id, whatever letters it spells.
-		case hexIDPrefix(t) > 0:
-			// A named id (OpenStack req-<uuid>, span_<uuid>): its name
-			// is the shape, the id a value.
-			k.h, k.variable = wordHash(t[:hexIDPrefix(t)])^'I', false
 		default:
+			if n := dashedIDName(t, seen); n > 0 {
+				// A named id (OpenStack req-<uuid>, span_<uuid>): its
+				// name is the shape, the id a value.
+				k.h, k.variable = wordHash(t[:n])^'I', false
+				break
+			}
 			k = maskToken(t)
 			k.start, k.end = int32(start), int32(i)
 		}
@@ -472,6 +475,15 @@ func isHexID(t string) bool {
 		}
 	}
 	return hex >= 8 && digit && dash
+}
+
+// dashedIDName is hexIDPrefix for a token whose byte classes are seen:
+// without a '-' there is no hex id.
+func dashedIDName(t string, seen uint8) int {
+	if seen&tcDash == 0 {
+		return 0
+	}
+	return hexIDPrefix(t)
 }
 
 // hexIDPrefix returns the length of the name before a dashed hex id in t
@@ -621,6 +633,7 @@ const (
 	tcBlank              // space and tab: token separators
 	tcSlash              // '/': a token of three or more with one is a path
 	tcDelim              // | , ; = : [ ] ( ) { } ": field delimiters
+	tcDash               // '-': dashed hex ids have one
 	tcSep    = tcBlank | tcDelim
 )
 
@@ -644,6 +657,9 @@ var tokClass = func() (t [256]uint8) {
 		}
 		if b == '/' {
 			t[c] |= tcSlash
+		}
+		if b == '-' {
+			t[c] |= tcDash
 		}
 		if strings.IndexByte(`|,;=:[](){}"`, b) >= 0 {
 			t[c] |= tcDelim
@@ -705,6 +721,8 @@ type templates struct {
 	lay    LogLayout
 	byKey  map[uint64]int
 	groups []tgroup
+	// scratch holds a group's first tokens while its summary starts.
+	scratch []tok
 }
 
 type tgroup struct {
@@ -765,7 +783,8 @@ func (t *templates) add(toks []tok, cont uint64, ev, weight int, head string) in
 		if gr.toks != nil && len(toks) == len(gr.toks) {
 			if gr.summary == nil {
 				// The second record: follow the slots from the first.
-				first := gr.firstTokens(nil)
+				first := gr.firstTokens(t.scratch[:0])
+				t.scratch = first
 				if len(first) == len(gr.toks) {
 					gr.summary = newGroupSummary(gr.head, first, gr.toks, t.lay)
 					gr.summary.add(gr.head, first)
@@ -1009,6 +1028,7 @@ func (t *templates) mergeHeaderColumns() bool {
 // groups take a name in each column.
 type headerCells struct {
 	cells [][]cell
+	flat  []cell // the backing of cells: a group's cells are marked together
 	names map[uint64]int
 }
 
@@ -1017,7 +1037,10 @@ func (hc *headerCells) mark(g *tgroup, i int, col uint64, p int, v string) {
 		return
 	}
 	c := cell{col: col, pos: p, name: g.toks[p] > varToken && len(v) >= 3}
-	hc.cells[i] = append(hc.cells[i], c)
+	// Group i's cells so far are the last of flat: extend them in place.
+	n := len(hc.cells[i])
+	hc.flat = append(hc.flat, c)
+	hc.cells[i] = hc.flat[len(hc.flat)-n-1 : len(hc.flat) : len(hc.flat)]
 	if c.name {
 		hc.names[col]++
 	}
@@ -1139,52 +1162,85 @@ type cell struct {
 // seen ten times or more. An HTTP method before a route is not: DELETE
 // comes with few routes.
 func (t *templates) independentColumn(col uint64, cells [][]cell, message []uint64) bool {
-	type stat struct {
-		n     int
-		names map[uint64]bool
+	// The column's cells as (message, name) pairs, sorted: a message's
+	// pairs are a run, its distinct names runs within it.
+	type pair struct {
+		msg, name uint64
+		named     bool
+		n         int
 	}
-	msgs := map[uint64]*stat{}
-	all := map[uint64]bool{}
+	var pairs []pair
 	for i, cs := range cells {
 		for _, c := range cs {
 			if c.col != col {
 				continue
 			}
-			s := msgs[message[i]]
-			if s == nil {
-				s = &stat{names: map[uint64]bool{}}
-				msgs[message[i]] = s
-			}
-			s.n += t.groups[i].count
+			p := pair{msg: message[i], n: t.groups[i].count, named: c.name}
 			if c.name {
-				v := t.groups[i].toks[c.pos]
-				s.names[v], all[v] = true, true
+				p.name = t.groups[i].toks[c.pos]
 			}
+			pairs = append(pairs, p)
 		}
 	}
+	slices.SortFunc(pairs, func(a, b pair) int {
+		if c := cmp.Compare(a.msg, b.msg); c != 0 {
+			return c
+		}
+		if a.named != b.named {
+			return boolOrder(a.named) - boolOrder(b.named)
+		}
+		return cmp.Compare(a.name, b.name)
+	})
+	var all, commonNames []uint64 // every name; the names of each common message, once per message
 	multi, frequent, common := 0, 0, 0
-	with := map[uint64]int{} // name -> common messages it comes with
-	for _, s := range msgs {
-		if len(s.names) >= 2 {
+	for lo := 0; lo < len(pairs); {
+		hi, n, names := lo, 0, 0
+		at := len(commonNames)
+		for ; hi < len(pairs) && pairs[hi].msg == pairs[lo].msg; hi++ {
+			n += pairs[hi].n
+			if p := pairs[hi]; p.named && (hi == lo || !pairs[hi-1].named || pairs[hi-1].name != p.name) {
+				names++
+				all = append(all, p.name)
+				commonNames = append(commonNames, p.name)
+			}
+		}
+		if names >= 2 {
 			multi++
 		}
-		if s.n >= 4 {
+		if n >= 4 {
 			frequent++
 		}
-		if s.n >= 10 {
+		if n >= 10 {
 			common++
-			for v := range s.names {
-				with[v]++
-			}
+		} else {
+			commonNames = commonNames[:at]
 		}
+		lo = hi
 	}
+	slices.Sort(all)
+	distinctNames := len(slices.Compact(all))
+	// even: names that come with two thirds of the common messages at least.
+	slices.Sort(commonNames)
 	even := 0
-	for _, n := range with {
-		if 3*n >= 2*common {
+	for lo := 0; lo < len(commonNames); {
+		hi := lo
+		for hi < len(commonNames) && commonNames[hi] == commonNames[lo] {
+			hi++
+		}
+		if 3*(hi-lo) >= 2*common {
 			even++
 		}
+		lo = hi
 	}
-	return multi >= 3 && 2*multi >= frequent && common >= 3 && len(all) >= 2 && even >= min(3, len(all))
+	return multi >= 3 && 2*multi >= frequent && common >= 3 && distinctNames >= 2 && even >= min(3, distinctNames)
+}
+
+// boolOrder orders false before true.
+func boolOrder(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // variesWidely reports a position whose values look like a parameter's,

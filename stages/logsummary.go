@@ -24,7 +24,11 @@ type slotStat struct {
 	pos      int
 	name     string
 	distinct hashSet // values by wordHash: no strings kept
+	// pending holds hashes not yet in distinct: a numeric slot whose
+	// summary is its range never needs them counted.
+	pending  []uint64
 	ex       [2]string
+	ex0Hash  uint64
 	numeric  bool
 	unit     string // of a duration or a size: 12ms, 4.5MB
 	min, max float64
@@ -119,6 +123,32 @@ func isPlainName(w string) bool {
 	return true
 }
 
+// pendingMax bounds a slot's pending hashes: memory stays bounded on a
+// template of millions of records.
+const pendingMax = 1024
+
+// settle moves the pending hashes into the distinct set, up to its cap.
+func (sl *slotStat) settle() {
+	sl.distinct.reserve(len(sl.pending))
+	for _, h := range sl.pending {
+		if sl.distinct.len() >= summaryDistinct {
+			break
+		}
+		sl.distinct.add(h)
+	}
+	sl.pending = sl.pending[:0]
+}
+
+// distinctCount is the number of distinct values seen, capped at summaryDistinct.
+func (sl *slotStat) distinctCount() int {
+	sl.settle()
+	return sl.distinct.len()
+}
+
+// hasRange reports a numeric slot whose values span a range: its summary
+// is min–max, and it holds two distinct values at least.
+func (sl *slotStat) hasRange() bool { return sl.numeric && sl.minS != sl.maxS }
+
 // add counts one record of the template.
 func (s *groupSummary) add(head string, toks []tok) {
 	for i := range s.slots {
@@ -159,6 +189,8 @@ func (s *groupSummary) mergeFrom(o *groupSummary) {
 			// Then the other values: the examples are taken (a slot with
 			// fewer than two values has them all among its examples), and
 			// when the slot is numeric its extremes say all a value would.
+			sl.settle()
+			o.slots[j].settle()
 			o.slots[j].distinct.each(func(h uint64) {
 				if sl.distinct.len() < summaryDistinct {
 					sl.distinct.add(h)
@@ -180,16 +212,36 @@ func (sl *slotStat) add(v string) {
 		return
 	}
 	sl.last, sl.hasLast = v, true
-	if sl.distinct.len() < summaryDistinct {
-		if sl.distinct.add(wordHash(v)) {
-			for k := range sl.ex {
-				if sl.ex[k] == "" {
-					sl.ex[k] = v
-					break
-				}
-			}
-		}
+	h := wordHash(v)
+	// The examples are the first two distinct values.
+	switch {
+	case sl.ex[0] == "":
+		sl.ex[0], sl.ex0Hash = v, h
+	case sl.ex[1] == "" && h != sl.ex0Hash:
+		sl.ex[1] = v
 	}
+	sl.measure(v)
+	if !sl.numeric {
+		// A word slot's count is shown: its values go straight to the set.
+		if len(sl.pending) > 0 {
+			sl.settle()
+		}
+		if sl.distinct.len() < summaryDistinct {
+			sl.distinct.add(h)
+		}
+		return
+	}
+	if sl.pending == nil {
+		sl.pending = make([]uint64, 0, 64)
+	}
+	if sl.pending = append(sl.pending, h); len(sl.pending) == pendingMax {
+		sl.settle()
+	}
+}
+
+// measure follows the numeric range of the slot's values, and clears
+// numeric at the first value that is no number of the slot's unit.
+func (sl *slotStat) measure(v string) {
 	if !sl.numeric {
 		return
 	}
@@ -262,6 +314,18 @@ func (s *hashSet) put(h uint64) {
 	s.slots[i] = h
 }
 
+// reserve sizes an empty set for n values at once, rather than growing step by step.
+func (s *hashSet) reserve(n int) {
+	if len(s.slots) > 0 || n < 8 {
+		return
+	}
+	size := 16
+	for size < 2*min(n, summaryDistinct) {
+		size *= 2
+	}
+	s.slots = make([]uint64, size)
+}
+
 func (s *hashSet) grow() {
 	old := s.slots
 	s.slots = make([]uint64, max(16, 2*len(old)))
@@ -302,12 +366,12 @@ func (s *groupSummary) suffix(count int) string {
 	// can hide; a number's range comes next.
 	var order []*slotStat
 	for i := range s.slots {
-		if sl := &s.slots[i]; sl.distinct.len() >= 2 && !(sl.numeric && sl.minS != sl.maxS) {
+		if sl := &s.slots[i]; !sl.hasRange() && sl.distinctCount() >= 2 {
 			order = append(order, sl)
 		}
 	}
 	for i := range s.slots {
-		if sl := &s.slots[i]; sl.distinct.len() >= 2 && sl.numeric && sl.minS != sl.maxS {
+		if sl := &s.slots[i]; sl.hasRange() {
 			order = append(order, sl)
 		}
 	}
@@ -319,11 +383,11 @@ func (s *groupSummary) suffix(count int) string {
 		if sl.name != "" {
 			b.WriteString(sl.name + ": ")
 		}
-		if sl.numeric && sl.minS != sl.maxS {
+		if sl.hasRange() {
 			b.WriteString(sl.minS + "–" + sl.maxS)
 			continue
 		}
-		n := sl.distinct.len()
+		n := sl.distinctCount()
 		b.WriteString(strconv.Itoa(n))
 		if n == summaryDistinct {
 			b.WriteByte('+')

@@ -3,6 +3,7 @@ package stages
 import (
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -23,9 +24,65 @@ func TestSlotStatRepeatIsNoOp(t *testing.T) {
 				slow.add(v)
 			}
 		}
-		fast.last, fast.hasLast, slow.last, slow.hasLast = "", false, "", false
-		if !reflect.DeepEqual(fast, slow) {
-			t.Fatalf("run %d: with the skip %+v, without %+v", n, fast, slow)
+		if f, s := fast.view(), slow.view(); !reflect.DeepEqual(f, s) {
+			t.Fatalf("run %d: with the skip %+v, without %+v", n, f, s)
+		}
+	}
+}
+
+// slotView is what a summary reads of a slot.
+type slotView struct {
+	distinct   int
+	ex         [2]string
+	numeric    bool
+	unit       string
+	minS, maxS string
+	hasRange   bool
+}
+
+func (sl *slotStat) view() slotView {
+	return slotView{sl.distinctCount(), sl.ex, sl.numeric, sl.unit, sl.minS, sl.maxS, sl.hasRange()}
+}
+
+// TestSlotStatCountsLikeAMap checks a slot against plain bookkeeping:
+// random values (numbers that turn to words at a random record, numbers
+// only, words only), long runs past the pending bound, the distinct
+// count capped at summaryDistinct and the first two distinct values as
+// examples.
+func TestSlotStatCountsLikeAMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for n := 0; n < 300; n++ {
+		var sl slotStat
+		sl.numeric = true
+		seen := map[string]bool{}
+		var first []string
+		records := r.IntN(3 * pendingMax)
+		wordsFrom := r.IntN(records + 2)
+		spread := 1 + r.IntN(3000)
+		for k := 0; k < records; k++ {
+			v := strconv.Itoa(r.IntN(spread))
+			if k >= wordsFrom {
+				v = "w" + v
+			}
+			sl.add(v)
+			if !seen[v] {
+				seen[v] = true
+				if len(first) < 2 {
+					first = append(first, v)
+				}
+			}
+		}
+		want := min(len(seen), summaryDistinct)
+		if got := sl.distinctCount(); got != want {
+			t.Fatalf("run %d: %d distinct, want %d", n, got, want)
+		}
+		for i, v := range first {
+			if sl.ex[i] != v {
+				t.Fatalf("run %d: examples %q, want %q", n, sl.ex, first)
+			}
+		}
+		if wantNumeric := wordsFrom >= records; sl.numeric != wantNumeric && records > 0 {
+			t.Fatalf("run %d: numeric %v, want %v", n, sl.numeric, wantNumeric)
 		}
 	}
 }
