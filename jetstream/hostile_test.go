@@ -188,13 +188,14 @@ func TestMissingBlobGoesToDeadLettersWithOriginal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	missing := msgID(id, 1, stages.KeyStructured) + "." + strings.Repeat("0", 32)
-	m := nats.NewMsg(n.WorkSubject(stages.KeyStructured))
+	// Work blobs come into later segments (the first takes only originals).
+	missing := msgID(id, 1, stages.KeyLLMSummary) + "." + strings.Repeat("0", 32)
+	m := nats.NewMsg(n.WorkSubject(stages.KeyLLMSummary))
 	env := Envelope{DocID: id, OrigChars: stages.Chars(text), OrigBytes: len(text), OrigRef: n.OriginalSubject(id), Blob: missing, Attempt: 1, Nonce: stored.Header.Get(HeaderNonce)}
 	if err := env.Write(m.Header); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.js.PublishMsg(ctx, m, njs.WithMsgID(msgID(id, 1, stages.KeyStructured))); err != nil {
+	if _, err := f.js.PublishMsg(ctx, m, njs.WithMsgID(msgID(id, 1, stages.KeyLLMSummary))); err != nil {
 		t.Fatal(err)
 	}
 	res, err := wait(ctx)

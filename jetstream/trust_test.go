@@ -405,6 +405,73 @@ func TestResultCannotBeForged(t *testing.T) {
 	}
 }
 
+// TestNonceHolderCannotFeedItsOwnText: whoever reads a document's nonce
+// from its stored original (any client of an open server; a publisher
+// under the role permissions) may re-run the document through the entry
+// subjects, the replay's and a task's, but never make its own text, inline
+// or in a work blob, or a passthrough, that document's result.
+func TestNonceHolderCannotFeedItsOwnText(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Tasks = []string{"echo"}
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments, WithTasks(map[string]TaskFunc{
+		"echo": func(_ context.Context, r TaskRequest) ([]byte, []pipeline.NodeReport, error) { return r.Body, nil, nil },
+	}))
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n := Names{cfg.Prefix}
+	const forged = "FORGED by the attacker"
+	victim := Document{ID: "nonce-victim", Text: testDocs(1)[0]}
+	if _, err := c.Compact(ctx, victim); err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.js.Stream(ctx, n.OriginalsStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := st.GetLastMsgForSubject(ctx, n.OriginalSubject(victim.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nonce := raw.Header.Get(HeaderNonce)
+	tap := tapResults(t, f)
+	work, _ := f.js.ObjectStore(ctx, n.BlobBucket())
+	for i, subject := range []string{n.WorkSubject(cfg.Segments[0][0]), n.TaskSubject("echo")} {
+		hop := stages.Key(strings.TrimPrefix(subject, n.Prefix+".work."))
+		if hop == "task.echo" {
+			hop = "task_echo"
+		}
+		base := Envelope{DocID: victim.ID, OrigChars: 1 << 20, OrigBytes: 1 << 20, OrigRef: n.OriginalSubject(victim.ID), Nonce: nonce}
+		inline, pass, blob := base, base, base
+		inline.Attempt = 7 + 10*i
+		pass.Attempt, pass.Pass, pass.Blob = 8+10*i, "passthrough: forged", originalBlobPrefix+victim.ID
+		blob.Attempt = 9 + 10*i
+		blob.Blob = blobName(msgID(victim.ID, blob.Attempt, hop), []byte(forged))
+		if _, err := work.PutString(ctx, blob.Blob, forged); err != nil {
+			t.Fatal(err)
+		}
+		attackHop(t, f, subject, inline, forged)
+		attackHop(t, f, subject, pass, forged)
+		attackHop(t, f, subject, blob, "")
+	}
+	settle(t, f)
+	_ = f.nc.Flush()
+	tap.mu.Lock()
+	defer tap.mu.Unlock()
+	if len(tap.texts[victim.ID]) == 0 {
+		t.Error("no result for the victim's re-runs; the test proves nothing")
+	}
+	for _, text := range tap.texts[victim.ID] {
+		if strings.Contains(text, forged) {
+			t.Errorf("the attacker's text became the victim's result: %.80q", text)
+		}
+	}
+	if got := storedResults(t, f)[victim.ID]; strings.Contains(got, forged) {
+		t.Error("the victim's stored result is the attacker's text")
+	}
+}
+
 // TestBlobCannotBeOverwritten: the objects of a large result and a large
 // original, overwritten by name, are never served as the document's.
 func TestBlobCannotBeOverwritten(t *testing.T) {
@@ -764,8 +831,8 @@ func TestRolePermissionsRunTheFleetAndRefuseTheAttacks(t *testing.T) {
 		}
 	}
 
-	// A replay hop that no segment can process is dead-lettered by the
-	// first segment, and only the guard writes its result.
+	// A replay hop that does not refer to its original is dead-lettered
+	// by the first segment, and only the guard writes its result.
 	n := Names{cfg.Prefix}
 	stored, err := lastOriginal(ctx, n, c.blobs, small.ID)
 	if err != nil {
@@ -784,7 +851,7 @@ func TestRolePermissionsRunTheFleetAndRefuseTheAttacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := wait(ctx)
-	if err != nil || res.Text != small.Text || !strings.Contains(res.Error, "not found") {
+	if err != nil || res.Text != small.Text || !strings.Contains(res.Error, "must refer to its stored original") {
 		t.Errorf("a dead-lettered replay under the permissions: err %v, error %q, original %v", err, res.Error, res.Text == small.Text)
 	}
 	results[small.ID] = res // a replay's result replaces the first
