@@ -564,10 +564,12 @@ func TestPoisonCannotStallTheFleet(t *testing.T) {
 		t.Skip("slow: hundreds of poison messages; runs without -short")
 	}
 	const poison, maxPayload = 300, 64 << 10
-	for _, kind := range []string{"nats-header", "oversized-report"} {
+	for _, kind := range []string{"nats-header", "oversized-report", "no-original"} {
 		t.Run(kind, func(t *testing.T) {
 			cfg := DefaultConfig()
-			cfg.MaxDeliver = 1 // the first failure is final: straight to the dead letter
+			if kind != "no-original" {
+				cfg.MaxDeliver = 1 // the first failure is final: straight to the dead letter
+			}
 			srv := secureServer(t, func(o *server.Options) { o.MaxPayload = maxPayload })
 			f := fleetOn(t, srv, cfg)
 			f.worker(cfg.Segments)
@@ -585,10 +587,16 @@ func TestPoisonCannotStallTheFleet(t *testing.T) {
 					env := Envelope{DocID: id, OrigChars: 4, OrigBytes: 4, OrigRef: n.OriginalSubject(id)}
 					_ = env.Write(m.Header)
 					m.Data = []byte("text")
-					if kind == "nats-header" {
+					switch kind {
+					case "nats-header":
 						m.Header.Set("Nats-Expected-Stream", target.stream)
 						m.Header.Del(HeaderAllowLLM) // a bad envelope: permanent at once
-					} else {
+					case "no-original":
+						// A valid envelope without a nonce, for a document
+						// never stored (the intake's copy is one).
+						m.Header.Set("Nats-Expected-Stream", target.stream)
+						m.Header.Set(HeaderDocID, "ghost-"+id)
+					default:
 						// 40 bytes short of the limit: no copy of it with a
 						// header more (a reason, more reports) fits.
 						head := `[{"key":"x","chars_in":1,"chars_out":1,"reason":"`
@@ -614,6 +622,15 @@ func TestPoisonCannotStallTheFleet(t *testing.T) {
 			}
 			t.Logf("legitimate document done %s after the poison", time.Since(start).Round(time.Millisecond))
 			settle(t, f)
+			// Each poison hop was settled on its first delivery: none was
+			// retried while holding a max_ack_pending slot.
+			cons, err := f.js.Consumer(ctx, n.WorkStream(), n.Consumer(stages.KeyLLMSummary))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cons.CachedInfo().Delivered.Consumer; got > poison+1 {
+				t.Errorf("the LLM segment made %d deliveries of %d poison hops and one legitimate: poison was retried", got, poison)
+			}
 		})
 	}
 }

@@ -504,6 +504,12 @@ func (w *Worker) nextSegment(seg []stages.Key) (stages.Key, error) {
 // and the sizes are the original's.
 func (w *Worker) verifyHop(ctx context.Context, hop Envelope) (Envelope, *njs.RawStreamMsg, error) {
 	raw, err := lastOriginal(ctx, w.names, w.blobs, hop.DocID)
+	if errors.Is(err, errOriginalMissing) && hop.Nonce == "" {
+		// Every hop the fleet makes carries its original's nonce: one
+		// without it has no original to wait for, and retrying it would
+		// only hold the consumer (max_ack_pending) for max_deliver rounds.
+		return hop, nil, fmt.Errorf("%w: %w", errPermanent, err)
+	}
 	if err != nil {
 		return hop, nil, err
 	}
