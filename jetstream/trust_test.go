@@ -472,6 +472,38 @@ func TestNonceHolderCannotFeedItsOwnText(t *testing.T) {
 	}
 }
 
+// TestUsedWorkBlobsAreDeleted: once the next hop holds a large text, the
+// work blob the last one read is gone; only the result's blob stays.
+func TestUsedWorkBlobsAreDeleted(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Segments = SplitSegments()
+	cfg.InlineMaxBytes = 4096
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Compact(ctx, Document{ID: "blob-used", Text: wordSoup(40 << 10)}); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, f)
+	work, err := f.js.ObjectStore(ctx, Names{cfg.Prefix}.BlobBucket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := work.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range list {
+		names = append(names, o.Name)
+	}
+	if len(names) != 1 || !strings.HasPrefix(names[0], msgID("blob-used", 0, "result")+".") {
+		t.Errorf("work blobs left after the document completed: %v, want only its result's", names)
+	}
+}
+
 // TestBlobCannotBeOverwritten: the objects of a large result and a large
 // original, overwritten by name, are never served as the document's.
 func TestBlobCannotBeOverwritten(t *testing.T) {
