@@ -607,7 +607,13 @@ func TestPoisonCannotStallTheFleet(t *testing.T) {
 			f.worker(cfg.Segments)
 			c := f.client()
 			n := Names{cfg.Prefix}
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			// Under -race on a loaded box the 600 oversized messages alone
+			// take 15-25 s; a stall shows in the delivery count below.
+			wait := 20 * time.Second
+			if raceEnabled {
+				wait = 90 * time.Second
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute+wait)
 			defer cancel()
 			for i := range poison {
 				for _, target := range []struct{ subject, stream string }{
@@ -646,7 +652,7 @@ func TestPoisonCannotStallTheFleet(t *testing.T) {
 				t.Fatal("poison not published")
 			}
 			start := time.Now()
-			dctx, dcancel := context.WithTimeout(ctx, 20*time.Second)
+			dctx, dcancel := context.WithTimeout(ctx, wait)
 			defer dcancel()
 			res, err := c.Compact(dctx, Document{ID: "legit", Text: testDocs(1)[0]})
 			if err != nil || res.Error != "" {
