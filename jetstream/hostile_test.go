@@ -188,13 +188,14 @@ func TestMissingBlobGoesToDeadLettersWithOriginal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	missing := msgID(id, 1, stages.KeyStructured) + "." + strings.Repeat("0", 32)
-	m := nats.NewMsg(n.WorkSubject(stages.KeyStructured))
+	// Work blobs come into later segments (the first takes only originals).
+	missing := msgID(id, 1, stages.KeyLLMSummary) + "." + strings.Repeat("0", 32)
+	m := nats.NewMsg(n.WorkSubject(stages.KeyLLMSummary))
 	env := Envelope{DocID: id, OrigChars: stages.Chars(text), OrigBytes: len(text), OrigRef: n.OriginalSubject(id), Blob: missing, Attempt: 1, Nonce: stored.Header.Get(HeaderNonce)}
 	if err := env.Write(m.Header); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.js.PublishMsg(ctx, m, njs.WithMsgID(msgID(id, 1, stages.KeyStructured))); err != nil {
+	if _, err := f.js.PublishMsg(ctx, m, njs.WithMsgID(msgID(id, 1, stages.KeyLLMSummary))); err != nil {
 		t.Fatal(err)
 	}
 	res, err := wait(ctx)
@@ -608,5 +609,42 @@ func TestOriginalNotYetVisibleIsRetried(t *testing.T) {
 				t.Errorf("want %q without error, got %q (error %q)", tc.want, res.Text, res.Error)
 			}
 		})
+	}
+}
+
+// TestUnpublishableDeadLetterIsTerminated: a message whose dead letter
+// cannot be published (here the dead-letter stream is gone) is tried
+// deadLetterTries times, then terminated and counted, so that it cannot
+// hold a max_ack_pending slot for good.
+func TestUnpublishableDeadLetterIsTerminated(t *testing.T) {
+	cfg := DefaultConfig()
+	f := startFleet(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n := Names{cfg.Prefix}
+	if err := f.js.DeleteStream(ctx, n.DeadStream()); err != nil {
+		t.Fatal(err)
+	}
+	reader := sdkmetric.NewManualReader()
+	f.worker(cfg.Segments, WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
+	m := nats.NewMsg(n.WorkSubject(stages.KeyLLMSummary))
+	m.Data = []byte("no envelope at all")
+	if _, err := f.js.PublishMsg(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	poll.Require(t, 20*time.Second, "the message counted as a dropped dead letter", func() bool {
+		var rm metricdata.ResourceMetrics
+		return reader.Collect(ctx, &rm) == nil && counter(rm, "jetcompact.segment.dead_letters_dropped") == 1
+	})
+	cons, err := f.js.Consumer(ctx, n.WorkStream(), n.Consumer(stages.KeyLLMSummary))
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll.Require(t, 5*time.Second, "the message terminated", func() bool {
+		info, err := cons.Info(ctx)
+		return err == nil && info.NumAckPending == 0 && info.NumPending == 0
+	})
+	if info, _ := cons.Info(ctx); info.Delivered.Consumer != deadLetterTries {
+		t.Errorf("delivered %d times, want %d (one per dead-letter try)", info.Delivered.Consumer, deadLetterTries)
 	}
 }

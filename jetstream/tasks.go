@@ -59,6 +59,9 @@ func (w *Worker) taskBindings() []binding {
 				if err != nil {
 					return err
 				}
+				if env, err = entryHop(env); err != nil {
+					return err
+				}
 				body, err := w.body(ctx, env, msg, stages.Key("task_"+name), stored)
 				if err != nil {
 					return err

@@ -405,6 +405,105 @@ func TestResultCannotBeForged(t *testing.T) {
 	}
 }
 
+// TestNonceHolderCannotFeedItsOwnText: whoever reads a document's nonce
+// from its stored original (any client of an open server; a publisher
+// under the role permissions) may re-run the document through the entry
+// subjects, the replay's and a task's, but never make its own text, inline
+// or in a work blob, or a passthrough, that document's result.
+func TestNonceHolderCannotFeedItsOwnText(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Tasks = []string{"echo"}
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments, WithTasks(map[string]TaskFunc{
+		"echo": func(_ context.Context, r TaskRequest) ([]byte, []pipeline.NodeReport, error) { return r.Body, nil, nil },
+	}))
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n := Names{cfg.Prefix}
+	const forged = "FORGED by the attacker"
+	victim := Document{ID: "nonce-victim", Text: testDocs(1)[0]}
+	if _, err := c.Compact(ctx, victim); err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.js.Stream(ctx, n.OriginalsStream())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := st.GetLastMsgForSubject(ctx, n.OriginalSubject(victim.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nonce := raw.Header.Get(HeaderNonce)
+	tap := tapResults(t, f)
+	work, _ := f.js.ObjectStore(ctx, n.BlobBucket())
+	for i, subject := range []string{n.WorkSubject(cfg.Segments[0][0]), n.TaskSubject("echo")} {
+		hop := stages.Key(strings.TrimPrefix(subject, n.Prefix+".work."))
+		if hop == "task.echo" {
+			hop = "task_echo"
+		}
+		base := Envelope{DocID: victim.ID, OrigChars: 1 << 20, OrigBytes: 1 << 20, OrigRef: n.OriginalSubject(victim.ID), Nonce: nonce}
+		inline, pass, blob := base, base, base
+		inline.Attempt = 7 + 10*i
+		pass.Attempt, pass.Pass, pass.Blob = 8+10*i, "passthrough: forged", originalBlobPrefix+victim.ID
+		blob.Attempt = 9 + 10*i
+		blob.Blob = blobName(msgID(victim.ID, blob.Attempt, hop), []byte(forged))
+		if _, err := work.PutString(ctx, blob.Blob, forged); err != nil {
+			t.Fatal(err)
+		}
+		attackHop(t, f, subject, inline, forged)
+		attackHop(t, f, subject, pass, forged)
+		attackHop(t, f, subject, blob, "")
+	}
+	settle(t, f)
+	_ = f.nc.Flush()
+	tap.mu.Lock()
+	defer tap.mu.Unlock()
+	if len(tap.texts[victim.ID]) == 0 {
+		t.Error("no result for the victim's re-runs; the test proves nothing")
+	}
+	for _, text := range tap.texts[victim.ID] {
+		if strings.Contains(text, forged) {
+			t.Errorf("the attacker's text became the victim's result: %.80q", text)
+		}
+	}
+	if got := storedResults(t, f)[victim.ID]; strings.Contains(got, forged) {
+		t.Error("the victim's stored result is the attacker's text")
+	}
+}
+
+// TestUsedWorkBlobsAreDeleted: once the next hop holds a large text, the
+// work blob the last one read is gone; only the result's blob stays.
+func TestUsedWorkBlobsAreDeleted(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Segments = SplitSegments()
+	cfg.InlineMaxBytes = 4096
+	f := startFleet(t, cfg)
+	f.worker(cfg.Segments)
+	c := f.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Compact(ctx, Document{ID: "blob-used", Text: wordSoup(40 << 10)}); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, f)
+	work, err := f.js.ObjectStore(ctx, Names{cfg.Prefix}.BlobBucket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := work.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range list {
+		names = append(names, o.Name)
+	}
+	if len(names) != 1 || !strings.HasPrefix(names[0], msgID("blob-used", 0, "result")+".") {
+		t.Errorf("work blobs left after the document completed: %v, want only its result's", names)
+	}
+}
+
 // TestBlobCannotBeOverwritten: the objects of a large result and a large
 // original, overwritten by name, are never served as the document's.
 func TestBlobCannotBeOverwritten(t *testing.T) {
@@ -497,16 +596,24 @@ func TestPoisonCannotStallTheFleet(t *testing.T) {
 		t.Skip("slow: hundreds of poison messages; runs without -short")
 	}
 	const poison, maxPayload = 300, 64 << 10
-	for _, kind := range []string{"nats-header", "oversized-report"} {
+	for _, kind := range []string{"nats-header", "oversized-report", "no-original"} {
 		t.Run(kind, func(t *testing.T) {
 			cfg := DefaultConfig()
-			cfg.MaxDeliver = 1 // the first failure is final: straight to the dead letter
+			if kind != "no-original" {
+				cfg.MaxDeliver = 1 // the first failure is final: straight to the dead letter
+			}
 			srv := secureServer(t, func(o *server.Options) { o.MaxPayload = maxPayload })
 			f := fleetOn(t, srv, cfg)
 			f.worker(cfg.Segments)
 			c := f.client()
 			n := Names{cfg.Prefix}
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			// Under -race on a loaded box the 600 oversized messages alone
+			// take 15-25 s; a stall shows in the delivery count below.
+			wait := 20 * time.Second
+			if raceEnabled {
+				wait = 90 * time.Second
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute+wait)
 			defer cancel()
 			for i := range poison {
 				for _, target := range []struct{ subject, stream string }{
@@ -518,10 +625,16 @@ func TestPoisonCannotStallTheFleet(t *testing.T) {
 					env := Envelope{DocID: id, OrigChars: 4, OrigBytes: 4, OrigRef: n.OriginalSubject(id)}
 					_ = env.Write(m.Header)
 					m.Data = []byte("text")
-					if kind == "nats-header" {
+					switch kind {
+					case "nats-header":
 						m.Header.Set("Nats-Expected-Stream", target.stream)
 						m.Header.Del(HeaderAllowLLM) // a bad envelope: permanent at once
-					} else {
+					case "no-original":
+						// A valid envelope without a nonce, for a document
+						// never stored (the intake's copy is one).
+						m.Header.Set("Nats-Expected-Stream", target.stream)
+						m.Header.Set(HeaderDocID, "ghost-"+id)
+					default:
 						// 40 bytes short of the limit: no copy of it with a
 						// header more (a reason, more reports) fits.
 						head := `[{"key":"x","chars_in":1,"chars_out":1,"reason":"`
@@ -539,7 +652,7 @@ func TestPoisonCannotStallTheFleet(t *testing.T) {
 				t.Fatal("poison not published")
 			}
 			start := time.Now()
-			dctx, dcancel := context.WithTimeout(ctx, 20*time.Second)
+			dctx, dcancel := context.WithTimeout(ctx, wait)
 			defer dcancel()
 			res, err := c.Compact(dctx, Document{ID: "legit", Text: testDocs(1)[0]})
 			if err != nil || res.Error != "" {
@@ -547,6 +660,15 @@ func TestPoisonCannotStallTheFleet(t *testing.T) {
 			}
 			t.Logf("legitimate document done %s after the poison", time.Since(start).Round(time.Millisecond))
 			settle(t, f)
+			// Each poison hop was settled on its first delivery: none was
+			// retried while holding a max_ack_pending slot.
+			cons, err := f.js.Consumer(ctx, n.WorkStream(), n.Consumer(stages.KeyLLMSummary))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cons.CachedInfo().Delivered.Consumer; got > poison+1 {
+				t.Errorf("the LLM segment made %d deliveries of %d poison hops and one legitimate: poison was retried", got, poison)
+			}
 		})
 	}
 }
@@ -764,8 +886,8 @@ func TestRolePermissionsRunTheFleetAndRefuseTheAttacks(t *testing.T) {
 		}
 	}
 
-	// A replay hop that no segment can process is dead-lettered by the
-	// first segment, and only the guard writes its result.
+	// A replay hop that does not refer to its original is dead-lettered
+	// by the first segment, and only the guard writes its result.
 	n := Names{cfg.Prefix}
 	stored, err := lastOriginal(ctx, n, c.blobs, small.ID)
 	if err != nil {
@@ -784,7 +906,7 @@ func TestRolePermissionsRunTheFleetAndRefuseTheAttacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := wait(ctx)
-	if err != nil || res.Text != small.Text || !strings.Contains(res.Error, "not found") {
+	if err != nil || res.Text != small.Text || !strings.Contains(res.Error, "must refer to its stored original") {
 		t.Errorf("a dead-lettered replay under the permissions: err %v, error %q, original %v", err, res.Error, res.Text == small.Text)
 	}
 	results[small.ID] = res // a replay's result replaces the first

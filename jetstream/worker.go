@@ -154,6 +154,7 @@ type binding struct {
 // segmentBindings returns the segment's work consumer and, for the first
 // segment, the intake: new documents arrive as their stored originals.
 func (w *Worker) segmentBindings(seg []stages.Key) []binding {
+	entry := seg[0] == w.cfg.Segments[0][0] // only clients publish here: replays
 	work := binding{
 		stream:   w.names.WorkStream(),
 		consumer: w.names.Consumer(seg[0]),
@@ -169,6 +170,11 @@ func (w *Worker) segmentBindings(seg []stages.Key) []binding {
 			}
 			if err != nil {
 				return err
+			}
+			if entry {
+				if env, err = entryHop(env); err != nil {
+					return err
+				}
 			}
 			text, err := w.body(ctx, env, msg, seg[0], stored)
 			if err != nil {
@@ -498,6 +504,12 @@ func (w *Worker) nextSegment(seg []stages.Key) (stages.Key, error) {
 // and the sizes are the original's.
 func (w *Worker) verifyHop(ctx context.Context, hop Envelope) (Envelope, *njs.RawStreamMsg, error) {
 	raw, err := lastOriginal(ctx, w.names, w.blobs, hop.DocID)
+	if errors.Is(err, errOriginalMissing) && hop.Nonce == "" {
+		// Every hop the fleet makes carries its original's nonce: one
+		// without it has no original to wait for, and retrying it would
+		// only hold the consumer (max_ack_pending) for max_deliver rounds.
+		return hop, nil, fmt.Errorf("%w: %w", errPermanent, err)
+	}
 	if err != nil {
 		return hop, nil, err
 	}
@@ -521,6 +533,23 @@ func (w *Worker) verifyHop(ctx context.Context, hop Envelope) (Envelope, *njs.Ra
 	env.OrigChars, env.OrigBytes, env.OrigRef = stored.OrigChars, stored.OrigBytes, stored.OrigRef
 	env.Budget = cmp.Or(hop.Budget, stored.Budget) // a replay may change it, like the kind
 	return env, raw, nil
+}
+
+// entryHop checks a hop a client published, a replay or a task's run:
+// it must refer to its own stored original, and what only a later hop
+// carries (a passthrough, an error, reports, a log analysis) is dropped.
+// Whoever knows a document's nonce (a publisher may read originals) can
+// so re-run it, never make a text of its own that document's result.
+func entryHop(env Envelope) (Envelope, error) {
+	switch {
+	case env.Blob == originalBlobPrefix+env.DocID:
+	case strings.HasPrefix(env.Blob, originalBlobPrefix):
+		return env, fmt.Errorf("%w: a hop of %s refers to another original %q", errForged, env.DocID, truncate(env.Blob, 200))
+	default:
+		return env, fmt.Errorf("%w: a replay or task hop of %s must refer to its stored original (%s%s), not carry a text", errPermanent, env.DocID, originalBlobPrefix, env.DocID)
+	}
+	env.Pass, env.Error, env.Reports, env.Log = "", "", nil, stages.LogLayout{}
+	return env, nil
 }
 
 // capMode applies the operator's mode to a document's: --mode wins over a
