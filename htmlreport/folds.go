@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/jetcompact/jetcompact/stages"
 )
 
 // refPattern finds the reference a fold marker carries (pipeline.RefSep,
@@ -75,6 +77,35 @@ type original struct {
 	// per way of matching (coarse, fine), each built on first use: a count
 	// line's candidates are looked up, not scanned.
 	byKey [2]map[string][]int
+	// members are log_dedup's templates of the original (see
+	// stages.LogTemplateMembers), mined on first use; nil when it is not
+	// a log of records.
+	members map[int][]int
+	mined   bool
+}
+
+// templateMembers lists the records of the template whose first record is
+// line from (1-based), when log_dedup mined one there with stated records:
+// a count line's reference starts at its template's first record
+// (pipeline's addCountRefs), whatever later nodes rewrote in the line.
+func (o *original) templateMembers(from, stated int) (lines [][2]int, ok bool) {
+	if !o.mined {
+		o.mined = true
+		o.members = stages.LogTemplateMembers(strings.Join(o.lines, "\n") + "\n")
+	}
+	m, ok := o.members[from-1]
+	if !ok || len(m) != stated {
+		return nil, false
+	}
+	for _, i := range m[:min(len(m), maxTemplateLines)] {
+		n := i + 1
+		if k := len(lines); k > 0 && lines[k-1][1] == n-1 {
+			lines[k-1][1] = n
+		} else {
+			lines = append(lines, [2]int{n, n})
+		}
+	}
+	return lines, true
 }
 
 func newOriginal(lines, compacted []string) *original {
@@ -135,6 +166,10 @@ func parseFold(line, docID string, o *original) (f fold, ok bool) {
 	}
 	f.Template = true
 	f.Stated = statedCount(line[len(kept):last[0]])
+	if lines, ok := o.templateMembers(from, f.Stated); ok {
+		f.Lines, f.Matched = lines, f.Stated
+		return f, true
+	}
 	slots := slotNames(line[len(kept):last[0]])
 	// Coarse first (a token with a digit is a value); when that does not
 	// find the stated count, fine (only the digits of a token are): a
