@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/jetcompact/jetcompact/stages"
 )
 
 // refPattern finds the reference a fold marker carries (pipeline.RefSep,
@@ -75,6 +77,62 @@ type original struct {
 	// per way of matching (coarse, fine), each built on first use: a count
 	// line's candidates are looked up, not scanned.
 	byKey [2]map[string][]int
+	// members are log_dedup's templates of the original (see
+	// stages.LogTemplateMembers), keys the first lines of those with more
+	// than one record, ascending; mined on first use, nil when the
+	// original is not a log of records.
+	members map[int][]int
+	keys    []int
+	mined   bool
+}
+
+// templateMembers lists the records of the template a count line stands
+// for: the one whose first record starts its reference (pipeline's
+// addCountRefs), else the first in the reference's range whose first
+// record reads as kept. Either must hold the stated count of records.
+func (o *original) templateMembers(kept string, from, to, stated int) (lines [][2]int, ok bool) {
+	if !o.mined {
+		o.mined = true
+		o.members = stages.LogTemplateMembers(strings.Join(o.lines, "\n") + "\n")
+		for k, m := range o.members {
+			if len(m) > 1 {
+				o.keys = append(o.keys, k)
+			}
+		}
+		slices.Sort(o.keys)
+	}
+	m, ok := o.members[from-1]
+	if !ok || len(m) != stated {
+		m, ok = o.templateReading(kept, from, to, stated)
+	}
+	if !ok {
+		return nil, false
+	}
+	for _, i := range m[:min(len(m), maxTemplateLines)] {
+		n := i + 1
+		if k := len(lines); k > 0 && lines[k-1][1] == n-1 {
+			lines[k-1][1] = n
+		} else {
+			lines = append(lines, [2]int{n, n})
+		}
+	}
+	return lines, true
+}
+
+// templateReading is the first template of stated records whose first
+// record lies in from..to and reads as kept, digits aside.
+func (o *original) templateReading(kept string, from, to, stated int) ([]int, bool) {
+	want := templateOf(kept, nil, true)
+	lo, _ := slices.BinarySearch(o.keys, from-1)
+	for _, k := range o.keys[lo:] {
+		if k > to-1 {
+			break
+		}
+		if m := o.members[k]; len(m) == stated && sameTemplate(want, templateOf(o.lines[k], nil, true)) {
+			return m, true
+		}
+	}
+	return nil, false
 }
 
 func newOriginal(lines, compacted []string) *original {
@@ -135,6 +193,10 @@ func parseFold(line, docID string, o *original) (f fold, ok bool) {
 	}
 	f.Template = true
 	f.Stated = statedCount(line[len(kept):last[0]])
+	if lines, ok := o.templateMembers(kept, from, to, f.Stated); ok {
+		f.Lines, f.Matched = lines, f.Stated
+		return f, true
+	}
 	slots := slotNames(line[len(kept):last[0]])
 	// Coarse first (a token with a digit is a value); when that does not
 	// find the stated count, fine (only the digits of a token are): a

@@ -205,3 +205,39 @@ func TestEmbedPlanKeepsACountLinesFirstRecords(t *testing.T) {
 		t.Errorf("ends: %v", got)
 	}
 }
+
+// TestCountLineListsTheRecordsLogDedupCounted: in a log of records, a
+// count line of merged variants (app names the page cannot tell apart
+// from other words) lists exactly the records log_dedup counted, by its
+// reference's first line, or, when that line is another template's, by
+// the first template in the range that reads as the kept line.
+func TestCountLineListsTheRecordsLogDedupCounted(t *testing.T) {
+	var lines []string
+	var want []int // 1-based lines of the variant template
+	for i := range 60 {
+		at := fmt.Sprintf("[11.30 10:%02d:%02d]", i/60, i%60)
+		if i%3 == 0 {
+			lines = append(lines, fmt.Sprintf("%s INFO job %d finished in %dms", at, i, i*7))
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("%s %c%c.exe - proxy.example.org:80 open through proxy HTTPS", at, 'a'+i%26, 'a'+i/26))
+		want = append(want, len(lines))
+	}
+	kept := strings.Replace(lines[want[0]-1], ":80 ", ":<N> ", 1)
+	for _, from := range []int{want[0], 1} {
+		count := fmt.Sprintf(" [×%d; 40 distinct (ba.exe, ca.exe, …) · ref 0123abcd:L%d-60]", len(want), from)
+		f, ok := parseFold(kept+count, "0123abcd99", newOriginal(lines, []string{kept + count}))
+		if !ok || f.Guess || f.Matched != len(want) || f.Count() != len(want) {
+			t.Fatalf("ref from line %d: %+v %v", from, f, ok)
+		}
+		var got []int
+		for _, r := range f.Lines {
+			for n := r[0]; n <= r[1]; n++ {
+				got = append(got, n)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("ref from line %d lists %v, want %v", from, got, want)
+		}
+	}
+}

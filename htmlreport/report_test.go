@@ -566,3 +566,76 @@ func TestHeaderGivesTheRunsFigures(t *testing.T) {
 		t.Error("the file does not head its section")
 	}
 }
+
+// mixedLog is n records of interleaved templates, with the template of
+// each line: a login whose user name log_dedup merges as a variant (the
+// page cannot tell it by its words), two "job" lines of one shape but
+// other words, a warning with continuation lines.
+func mixedLog(n int) (string, []string) {
+	var b strings.Builder
+	var kinds []string
+	for i := range n {
+		at := fmt.Sprintf("[11.30 10:%02d:%02d]", i/60%60, i%60)
+		var rec []string
+		kind := []string{"login", "done", "login", "late", "retry", "login", "done"}[i%7]
+		switch kind {
+		case "login":
+			rec = []string{fmt.Sprintf("%s %s.exe - proxy.example.org:%d open through proxy HTTPS", at, letters(i*7+100), 1000+i%9)}
+		case "done":
+			rec = []string{fmt.Sprintf("%s INFO job %d finished in %dms", at, i, i*3%997)}
+		case "late":
+			rec = []string{fmt.Sprintf("%s INFO job %d finished late", at, i)}
+		case "retry":
+			rec = []string{fmt.Sprintf("%s WARN retry %d of request", at, i%5), "    at handler.go:42", "    at server.go:17"}
+		}
+		for j, l := range rec {
+			b.WriteString(l + "\n")
+			if j == 0 {
+				kinds = append(kinds, kind)
+			} else {
+				kinds = append(kinds, "")
+			}
+		}
+	}
+	return b.String(), kinds
+}
+
+// TestCountLinesListTheirRecords: every count line of a log of records
+// lists exactly the records log_dedup counted, N of them, all of its
+// template, none a guess, even a template of merged variants.
+func TestCountLinesListTheirRecords(t *testing.T) {
+	text, kinds := mixedLog(700)
+	in := compact(t, "mixed.log", text, 0)
+	_, root := render(t, []htmlreport.Input{in}, htmlreport.Options{})
+	folds := elements(root, func(n *html.Node) bool { return n.Data == "details" && hasClass(n, "template") })
+	if len(folds) < 4 {
+		t.Fatalf("%d count lines, want one per template", len(folds))
+	}
+	for _, d := range folds {
+		summary := textOf(elements(d, func(n *html.Node) bool { return n.Data == "summary" })[0])
+		if g := elements(d, func(n *html.Node) bool { return hasClass(n, "guess") }); len(g) > 0 {
+			t.Errorf("%q: %s", summary, textOf(g[0]))
+		}
+		stated, _ := strconv.Atoi(regexp.MustCompile(`\[×(\d+)`).FindStringSubmatch(summary)[1])
+		from, _ := strconv.Atoi(regexp.MustCompile(`:L(\d+)-`).FindStringSubmatch(summary)[1])
+		spec, _ := attr(d, "data-lines")
+		listed := 0
+		for _, r := range strings.Split(spec, ",") {
+			a, z, _ := strings.Cut(r, "-")
+			lo, _ := strconv.Atoi(a)
+			hi := lo
+			if z != "" {
+				hi, _ = strconv.Atoi(z)
+			}
+			for n := lo; n <= hi; n++ {
+				listed++
+				if kinds[n-1] != kinds[from-1] {
+					t.Errorf("%q (%s) lists line %d, a %q", summary, kinds[from-1], n, kinds[n-1])
+				}
+			}
+		}
+		if listed != min(stated, 200) {
+			t.Errorf("%q lists %d lines, states %d", summary, listed, stated)
+		}
+	}
+}

@@ -170,11 +170,25 @@ func recordsDominateLines(lines []string, percent int) bool {
 // reports whether variants merged, or a count grew too long to read back.
 // A non-nil spans gets each template's span (see LogTemplateSpans).
 func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout, spans map[int]int) (string, bool, error) {
+	t, events, merged, err := mineTemplates(ctx, x, lay, n.opt)
+	if err != nil {
+		return "", false, err
+	}
+	if spans != nil {
+		t.eventSpans(events, spans)
+	}
+	out, long := t.writeEvents(x, events)
+	return out, merged || long, nil
+}
+
+// mineTemplates groups the events of a record log into templates, variants
+// and header columns merged. merged reports whether any merged.
+func mineTemplates(ctx context.Context, x lineIndex, lay LogLayout, opt LogDedupOptions) (*templates, []logEvent, bool, error) {
 	cc := canceled{ctx: ctx}
 	// Events: a record line and the non-record lines after it. Lines
 	// outside events pass as they are.
 	var events []logEvent
-	t := newTemplates(n.opt, lay)
+	t := newTemplates(opt, lay)
 	var toks, ctoks []tok
 	nl := x.len()
 	// opens[i]: line i opens a record; each line is asked once.
@@ -185,7 +199,7 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout, span
 	}
 	for i := 0; i < nl; {
 		if err := cc.check(); err != nil {
-			return "", false, err
+			return nil, nil, false, err
 		}
 		if !opens[i] {
 			i++
@@ -201,15 +215,11 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay LogLayout, span
 		i = end
 	}
 	if err := ctx.Err(); err != nil {
-		return "", false, err
+		return nil, nil, false, err
 	}
 	merged := t.mergeHeaderColumns()
 	merged = t.mergeVariants() || merged
-	if spans != nil {
-		t.eventSpans(events, spans)
-	}
-	out, long := t.writeEvents(x, events)
-	return out, merged || long, nil
+	return t, events, merged, nil
 }
 
 // logEvent is a record line and the non-record lines after it: lines

@@ -1,6 +1,9 @@
 package stages
 
-import "strings"
+import (
+	"context"
+	"strings"
+)
 
 // LogTemplateSpans maps the first line of every template that log_dedup
 // would mine from text (a log of records) to the last line of its last
@@ -10,58 +13,50 @@ import "strings"
 // and is nil for text that is not a log of records. It writes no text, so
 // it is for references, not for compaction.
 func LogTemplateSpans(text string) map[int]int {
-	if strings.IndexByte(text, '\n') < 0 {
+	t, events := mineLog(text)
+	if t == nil {
 		return nil
+	}
+	spans := map[int]int{}
+	t.eventSpans(events, spans)
+	return spans
+}
+
+// LogTemplateMembers maps the first line of every template that log_dedup
+// would mine from text (the key of LogTemplateSpans) to the first lines
+// of all the records it stands for, in order, the key first: as many as
+// the N of its count line after log_dedup's first pass. It is nil for text
+// that is not a log of records.
+func LogTemplateMembers(text string) map[int][]int {
+	t, events := mineLog(text)
+	if t == nil {
+		return nil
+	}
+	byRoot := map[int][]int{}
+	for _, e := range events {
+		r := t.find(int(e.group))
+		byRoot[r] = append(byRoot[r], int(e.start))
+	}
+	members := make(map[int][]int, len(byRoot))
+	for _, m := range byRoot {
+		members[m[0]] = m
+	}
+	return members
+}
+
+// mineLog mines text as log_dedup's first pass does, with its default
+// knobs; a nil templates for text that is not a log of records.
+func mineLog(text string) (*templates, []logEvent) {
+	if strings.IndexByte(text, '\n') < 0 {
+		return nil, nil
 	}
 	lay := AnalyzeLog(text)
 	if !lay.Records {
-		return nil
+		return nil, nil
 	}
-	x := newLineIndex(text)
-	t := newTemplates(DefaultLogDedupOptions(), lay)
-	type event struct{ start, end int }
-	var events []event
-	var toks []tok
-	nl := x.len()
-	tail := failingTailLines(x)
-	opens := make([]bool, nl)
-	for i := range opens {
-		opens[i] = lay.opensRecord(x.line(i)) && (tail == nil || !tail[i])
+	t, events, _, err := mineTemplates(context.Background(), newLineIndex(text), lay, DefaultLogDedupOptions())
+	if err != nil {
+		return nil, nil
 	}
-	for i := 0; i < nl; {
-		if !opens[i] {
-			i++
-			continue
-		}
-		end := i + 1
-		for end < nl {
-			l := x.line(end)
-			if l == "" || opens[end] || IsProtectedLine(l) || (tail != nil && tail[end]) {
-				break
-			}
-			end++
-		}
-		head, weight := splitCount(x.line(i))
-		toks = lay.templateTokens(head, toks[:0])
-		cont := uint64(fnvOffset)
-		for k := i + 1; k < end; k++ {
-			cont = (cont ^ maskedHash(x.line(k))) * fnvPrime
-		}
-		t.add(toks, cont, len(events), weight, head)
-		events = append(events, event{i, end})
-		i = end
-	}
-	t.mergeVariants()
-	last := map[int]int{} // root group -> its last event
-	for g := range t.groups {
-		r := t.find(g)
-		if l, ok := last[r]; !ok || t.groups[g].last > l {
-			last[r] = t.groups[g].last
-		}
-	}
-	spans := make(map[int]int, len(last))
-	for r, l := range last {
-		spans[events[t.groups[r].first].start] = events[l].end - 1
-	}
-	return spans
+	return t, events
 }
