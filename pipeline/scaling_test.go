@@ -135,6 +135,13 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// linearBound is the most 2n may cost when n costs tn: 2.5x, plus 25 ms
+// of slack (page faults and scheduling move runs of 50 ms by that much; a
+// quadratic path costs seconds here).
+func linearBound(tn time.Duration) time.Duration {
+	return time.Duration(2.5*float64(tn)) + 25*time.Millisecond
+}
+
 // TestScaling is issue 15's scaling test: for every hostile generator,
 // compacting 2n costs at most 2.5x compacting n (fastest of three to
 // seven runs, inputs of 2-8 MB so noise is small), and the peak heap stays within 20x
@@ -153,9 +160,18 @@ func TestScaling(t *testing.T) {
 	for _, c := range scalingCases() {
 		t.Run(c.name, func(t *testing.T) {
 			small, big := c.gen(c.unit), c.gen(2*c.unit)
-			p.Run(context.Background(), Request{Text: small}) // warm up
+			// Warm up at both sizes: the heap's pages for 2n are mapped
+			// before any run is timed (fresh pages are dear on a VM).
+			p.Run(context.Background(), Request{Text: small})
+			p.Run(context.Background(), Request{Text: big})
 			tn, rn := timeRun(t, p, small, 3)
 			t2n, r2n := timeRun(t, p, big, 3)
+			// A busy machine gets two more tries; a quadratic path fails
+			// every one.
+			for try := 0; try < 2 && t2n > linearBound(tn); try++ {
+				tn, _ = timeRun(t, p, small, 3)
+				t2n, _ = timeRun(t, p, big, 3)
+			}
 			if rn.Report.Kind != r2n.Report.Kind {
 				// Two paths, not one path at two sizes: the ratio would
 				// measure the paths.
@@ -167,9 +183,7 @@ func TestScaling(t *testing.T) {
 			ratio := float64(t2n) / float64(max(tn, 10*time.Millisecond))
 			t.Logf("n: %d bytes in %s CPU; 2n: %d bytes in %s CPU; ratio %.2f; peak heap +%.1f MiB (limit %d MiB); guard %s",
 				len(small), tn.Round(time.Millisecond), len(big), t2n.Round(time.Millisecond), ratio, float64(heap)/(1<<20), limit>>20, res.Report.Guard)
-			// 25 ms of slack: page faults and scheduling move runs of
-			// 50 ms by that much; a quadratic path costs seconds here.
-			if t2n > time.Duration(2.5*float64(tn))+25*time.Millisecond {
+			if t2n > linearBound(tn) {
 				t.Errorf("2n took %.2fx n: not linear", ratio)
 			}
 			if heap > limit {
