@@ -24,6 +24,17 @@ func nonQuoted(text string) []string {
 	return out
 }
 
+// withoutBlank is lines without the blank ones.
+func withoutBlank(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // isSubsequence reports whether want appears in order within have.
 func isSubsequence(want, have []string) bool {
 	j := 0
@@ -37,7 +48,8 @@ func isSubsequence(want, have []string) bool {
 
 // FuzzAiderHistory: an aider history around fuzzed older and recent
 // parts. foldToolRuns changes only quoted runs; foldOlderProse keeps the
-// last recentProseBytes whole and every line that is not prose; the
+// last recentProseBytes whole and every line that is neither prose nor
+// blank (blank lines inside a folded stretch go with it); the
 // structured node (KindTranscript) skips or shortens.
 func FuzzAiderHistory(f *testing.F) {
 	f.Add("#### fix the test\n\nI changed the loop so that it stops at the end of the slice. Then the test passes because the index no longer overflows.\n\n> Tokens: 2.1k sent, 340 received. Cost: $0.01 message, $0.12 session.\n> Applied edit to main.go\n", "> You can use /undo to undo and discard each aider commit.\n> Run tests? (Y)es/(N)o [Yes]: y\n")
@@ -59,11 +71,11 @@ func FuzzAiderHistory(f *testing.F) {
 		}
 		var kept []string
 		for _, l := range strings.Split(text, "\n") {
-			if !isAssistantProse(l) {
+			if !isAssistantProse(l) && strings.TrimSpace(l) != "" {
 				kept = append(kept, l)
 			}
 		}
-		if !isSubsequence(kept, strings.Split(prose, "\n")) {
+		if !isSubsequence(kept, withoutBlank(strings.Split(prose, "\n"))) {
 			t.Fatalf("foldOlderProse lost a line that is not prose from %q", older)
 		}
 		if len(prose) > len(text) {
