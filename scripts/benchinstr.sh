@@ -29,9 +29,10 @@ fi
 (cd "$src" && go test -c -o "$work/bench.test" "$pkg")
 cd "$root/${pkg#./}"
 count() {
-  # Asynchronous preemption signals upset valgrind; GOMAXPROCS=1 keeps the
+  # Asynchronous preemption signals upset valgrind, and so does RDTSCP (the
+  # runtime times lock waits with it: SIGILL); GOMAXPROCS=1 keeps the
   # count per core.
-  GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+  GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
     "$work/bench.test" -test.run '^$' -test.bench "$bench" -test.benchtime "${1}x" 2>&1 |
     sed -n 's/.*I *refs: *//p' | tr -d ','
 }
