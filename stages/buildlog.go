@@ -24,7 +24,7 @@ func (s buildStep) succeeded() bool { return s.exit == 0 }
 // no step. A log without headers has no steps.
 func findSteps(x lineIndex) []buildStep {
 	var steps []buildStep
-	f := newStepFilter(x.Text)
+	f := newStepFilter(x.text)
 	for i := 0; i < x.len(); i++ {
 		l := x.line(i)
 		if f.mayOpen(l) && stepHeader(l) {
@@ -268,7 +268,7 @@ func failingTails(text string) byteRanges {
 			continue
 		}
 		t := tailStart(x, s.start, s.end, DefaultKeywordsOptions().TailChars)
-		r.r = append(r.r, [2]int{int(x.Starts[t]), int(x.Starts[s.end]) - 1})
+		r.r = append(r.r, [2]int{int(x.starts[t]), int(x.starts[s.end]) - 1})
 	}
 	return r
 }
@@ -276,13 +276,13 @@ func failingTails(text string) byteRanges {
 // failingTailLines marks the lines of x in failingTails, or is nil when
 // there are none.
 func failingTailLines(x lineIndex) []bool {
-	r := failingTails(x.Text)
+	r := failingTails(x.text)
 	if len(r.r) == 0 {
 		return nil
 	}
 	marks := make([]bool, x.len())
 	for i := range marks {
-		marks[i] = r.holds(int(x.Starts[i]))
+		marks[i] = r.holds(int(x.starts[i]))
 	}
 	return marks
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/jetcompact/jetcompact/stages/logs"
-	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // KeywordsOptions are the key-line node's knobs.
@@ -145,7 +144,7 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 		}
 		// A short run stays so that a reason reads on, unless it is long
 		// lines (progress dots, minified blobs) a marker is far shorter than.
-		if j-i >= n.opt.MinFold || (j-i > 1 && folded > j-i) || (folded == j-i && x.Starts[j]-x.Starts[i] > 2*longContextLine) {
+		if j-i >= n.opt.MinFold || (j-i > 1 && folded > j-i) || (folded == j-i && x.starts[j]-x.starts[i] > 2*longContextLine) {
 			if w == nil {
 				w = newLineWriter(len(text))
 			}
@@ -1169,6 +1168,11 @@ func numberedItem(s string) bool {
 	return e > 0 && e <= 4 && e+1 < len(s) && s[e] == ')' && s[e+1] == ' '
 }
 
-func isLetter(c byte) bool { return textkit.IsLetter(c) }
+func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
 
-func lower(c byte) byte { return textkit.Lower(c) }
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}

@@ -172,14 +172,14 @@ func recordsDominateLines(lines []string, percent int) bool {
 // A non-nil spans gets each template's span (see LogTemplateSpans).
 func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay logs.Layout, spans map[int]int) (string, bool, error) {
 	// A build's failure is kept as it was written.
-	m, err := logs.Mine(ctx, x.LineIndex, lay, n.opt.MinVariants, failingTailLines(x))
+	m, err := logs.Mine(ctx, x.kit(), lay, n.opt.MinVariants, failingTailLines(x))
 	if err != nil {
 		return "", false, err
 	}
 	if spans != nil {
 		m.Spans(spans)
 	}
-	out, long := m.Write(x.LineIndex)
+	out, long := m.Write(x.kit())
 	return out, m.Merged || long, nil
 }
 
@@ -188,7 +188,7 @@ func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay logs.Layout, sp
 func (n logdedupNode) runs(ctx context.Context, x lineIndex) (string, error) {
 	cc := canceled{ctx: ctx}
 	nl := x.len()
-	w := newLineWriter(len(x.Text))
+	w := newLineWriter(len(x.text))
 	changed := false
 	tail := failingTailLines(x) // a build's failure is kept as it was written
 	head, weight := splitCount(x.line(0))
@@ -220,7 +220,7 @@ func (n logdedupNode) runs(ctx context.Context, x lineIndex) (string, error) {
 		i, head, weight, h = j, nextHead, nextWeight, nextHash
 	}
 	if !changed {
-		return x.Text, nil
+		return x.text, nil
 	}
 	return w.String(), nil
 }

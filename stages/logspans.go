@@ -48,7 +48,7 @@ func mineLog(text string) *logs.Mined {
 		return nil
 	}
 	x := newLineIndex(text)
-	m, err := logs.Mine(context.Background(), x.LineIndex, lay, DefaultLogDedupOptions().MinVariants, failingTailLines(x))
+	m, err := logs.Mine(context.Background(), x.kit(), lay, DefaultLogDedupOptions().MinVariants, failingTailLines(x))
 	if err != nil {
 		return nil
 	}

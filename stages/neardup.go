@@ -181,7 +181,7 @@ func (n neardupNode) paragraphs(ctx context.Context, text string) (string, error
 		for end < nl && strings.TrimSpace(x.line(end)) != "" {
 			end++
 		}
-		if end > start && int(x.Starts[end]-x.Starts[start]) <= maxUnitBytes {
+		if end > start && int(x.starts[end]-x.starts[start]) <= maxUnitBytes {
 			unit = unit[:0]
 			for k := start; k < end; k++ {
 				unit = append(unit, x.line(k))
@@ -272,7 +272,7 @@ func isTurnStart(line string) bool {
 // records merges near-duplicate log records into the first one and adds
 // their counts to it. Records with equal masked text share one lookup.
 func (n neardupNode) records(ctx context.Context, x lineIndex, lay logs.Layout) (string, error) {
-	text := x.Text
+	text := x.text
 	nl := x.len()
 	cc := canceled{ctx: ctx}
 	idx := newSimIndex(n.opt, nl)

@@ -359,6 +359,8 @@ end:
 	return j, j
 }
 
-func isDigit(c byte) bool    { return textkit.IsDigit(c) }
-func isHexDigit(c byte) bool { return textkit.IsHexDigit(c) }
-func isWordByte(c byte) bool { return textkit.IsWordByte(c) }
+func isDigit(c byte) bool    { return c >= '0' && c <= '9' }
+func isHexDigit(c byte) bool { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') }
+func isWordByte(c byte) bool {
+	return isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'
+}

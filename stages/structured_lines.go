@@ -56,7 +56,7 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 			}
 		}
 		if strictTables {
-			start := int(x.Starts[i])
+			start := int(x.starts[i])
 			if pipe < start {
 				pipe = len(in.Text)
 				if k := strings.IndexByte(in.Text[start:], '|'); k >= 0 {
