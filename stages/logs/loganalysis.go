@@ -13,7 +13,7 @@ import (
 
 // Layout is the analysis of a log: whether it is made of records, how a
 // record opens and how its fields are laid out. It is made once from the
-// original text (Analyze) and handed to every node through Input.Log,
+// original text (Analyze) and handed to every node through stages.Input.Log,
 // so no node decides again on text that an earlier node rewrote; across
 // fleet segments it travels in its String form.
 type Layout struct {
@@ -28,7 +28,7 @@ type Layout struct {
 	// or "" for free text.
 	Fields string
 	// ByRepeats: Records rests on repetition alone (no stamp, no data
-	// column, no fields); Detect does not turn prose into a log on it.
+	// column, no fields); stages.Detect does not turn prose into a log on it.
 	ByRepeats bool
 	// HeaderCols is how many leading columns (blank- or '|'-separated)
 	// of a record are header: times, pids, node ids. The message follows.
