@@ -12,6 +12,7 @@ import (
 	"github.com/jetcompact/jetcompact/failure"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
+	"github.com/jetcompact/jetcompact/stages/logs"
 	"github.com/nats-io/nats.go"
 )
 
@@ -32,7 +33,7 @@ const (
 	HeaderReason    = "Jc-Reason"  // dead-letter reason
 	HeaderStage     = "Jc-Stage"   // dead-letter: the segment that gave up
 	HeaderError     = "Jc-Error"   // result: permanent error, original emitted
-	HeaderLog       = "Jc-Log"     // the log analysis of the original (stages.LogLayout)
+	HeaderLog       = "Jc-Log"     // the log analysis of the original (logs.Layout)
 	// HeaderBudget is the document's token budget (pipeline.FitBudget),
 	// applied after the guard; absent = the worker's budget_tokens.
 	HeaderBudget = "Jc-Budget-Tokens"
@@ -70,7 +71,7 @@ type Envelope struct {
 	Reports   []pipeline.NodeReport
 	// Log is the analysis of the original log, made by the first segment
 	// so that later ones work with it instead of re-reading rewritten text.
-	Log   stages.LogLayout
+	Log   logs.Layout
 	Nonce string
 	// Budget caps the result's estimated tokens; 0 = none given.
 	Budget int
@@ -207,7 +208,7 @@ func ReadEnvelope(h nats.Header) (Envelope, error) {
 		}
 	}
 	// The analysis is a hint: one that does not parse is made again.
-	e.Log, _ = stages.ParseLogLayout(h.Get(HeaderLog))
+	e.Log, _ = logs.ParseLayout(h.Get(HeaderLog))
 	if e.Nonce != "" && !nonceRe.MatchString(e.Nonce) {
 		return fail("%s: not a nonce", HeaderNonce)
 	}

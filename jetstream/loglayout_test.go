@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jetcompact/jetcompact/stages"
+	"github.com/jetcompact/jetcompact/stages/logs"
 	"github.com/nats-io/nats.go"
 )
 
@@ -52,7 +53,7 @@ func TestFleetCarriesTheLogAnalysis(t *testing.T) {
 }
 
 func TestEnvelopeCarriesTheLogAnalysis(t *testing.T) {
-	lay := stages.AnalyzeLog(logLayoutDocs()[0])
+	lay := logs.Analyze(logLayoutDocs()[0])
 	e := Envelope{DocID: "d1", Kind: stages.KindLog, OrigChars: 1, OrigBytes: 1, Log: lay}
 	h := nats.Header{}
 	if err := e.Write(h); err != nil {

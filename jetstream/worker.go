@@ -19,6 +19,7 @@ import (
 	"github.com/jetcompact/jetcompact/failure"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
+	"github.com/jetcompact/jetcompact/stages/logs"
 	"github.com/jetcompact/jetcompact/telemetry"
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
@@ -548,7 +549,7 @@ func entryHop(env Envelope) (Envelope, error) {
 	default:
 		return env, fmt.Errorf("%w: a replay or task hop of %s must refer to its stored original (%s%s), not carry a text", errPermanent, env.DocID, originalBlobPrefix, env.DocID)
 	}
-	env.Pass, env.Error, env.Reports, env.Log = "", "", nil, stages.LogLayout{}
+	env.Pass, env.Error, env.Reports, env.Log = "", "", nil, logs.Layout{}
 	return env, nil
 }
 

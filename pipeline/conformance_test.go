@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jetcompact/jetcompact/stages"
+	"github.com/jetcompact/jetcompact/stages/logs"
 )
 
 // fakeSummarizer halves its input, so llm_summary can be conformance-tested.
@@ -82,7 +83,7 @@ func TestNodeConformance(t *testing.T) {
 			t.Run(string(node.Key())+"/"+name, func(t *testing.T) {
 				t.Parallel()
 				// The analysis of the original goes with every run, as Prepare hands it on.
-				in := stages.Input{Text: text, Kind: stages.Detect(text), Mode: stages.ModeHybrid, AllowLLM: true, Log: stages.AnalyzeLog(text)}
+				in := stages.Input{Text: text, Kind: stages.Detect(text), Mode: stages.ModeHybrid, AllowLLM: true, Log: logs.Analyze(text)}
 				once, err := applyProtected(ctx, node, in)
 				if err != nil {
 					t.Fatal(err)

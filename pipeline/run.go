@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jetcompact/jetcompact/stages"
+	"github.com/jetcompact/jetcompact/stages/logs"
 )
 
 // NodeReport is one node's accounting for one run (defined in stages, so
@@ -117,8 +118,8 @@ type Request struct {
 	Mode     stages.Mode // "" = config's mode
 	AllowLLM bool
 	// Log is the analysis of the original when an earlier segment made
-	// it; the zero value analyses the text (see stages.AnalyzeLog).
-	Log stages.LogLayout
+	// it; the zero value analyses the text (see logs.Analyze).
+	Log logs.Layout
 	// BudgetTokens caps the output's estimated tokens (see FitBudget);
 	// 0 = the config's budget_tokens, and none when that is 0 too.
 	BudgetTokens int
@@ -230,7 +231,7 @@ func (p *Pipeline) prepare(req Request) (stages.Input, Decoded, string) {
 	}
 	if in.Kind == stages.KindLog && !in.Log.Analyzed {
 		// Once per document, on the original: every node works with it.
-		in.Log = stages.AnalyzeLog(in.Text)
+		in.Log = logs.Analyze(in.Text)
 	}
 	return in, dec, ""
 }

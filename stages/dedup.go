@@ -66,12 +66,12 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		dedupLines:     in.Kind != KindJSON,
 		dedupSentences: in.Kind == KindProse || in.Kind == KindTranscript,
 		codeKept:       in.Kind == KindTranscript || in.Kind == KindProse,
-		w:              lineWriter{first: true},
+		w:              lineWriter{},
 	}
 
 	// One pass over the text, line by line, without a slice of lines: a
 	// text of millions of short lines costs no more than its own size.
-	r.w.b.Grow(len(text))
+	r.w.Grow(len(text))
 	userTurn := false // in a transcript: inside a user's turn
 	it := lineIter{text: text}
 	line, at, ok := it.next()

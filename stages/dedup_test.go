@@ -3,6 +3,8 @@ package stages
 import (
 	"strings"
 	"testing"
+
+	"github.com/jetcompact/jetcompact/stages/logs"
 )
 
 func TestDedup(t *testing.T) {
@@ -34,7 +36,7 @@ func TestDedup(t *testing.T) {
 			if got != want {
 				t.Errorf("got %q\nwant %q", got, want)
 			}
-			if strings.Contains(got, countOpen) {
+			if strings.Contains(got, logs.CountOpen) {
 				t.Error("dedup added a count")
 			}
 		})

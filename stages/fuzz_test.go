@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/jetcompact/jetcompact/stages/logs"
 )
 
 // One fuzz target per node (structured has its own, FuzzStructured in
@@ -49,7 +51,7 @@ func fuzzNode(f *testing.F, node Node, extraSeeds ...string) {
 		if kind == "" {
 			kind = Detect(text)
 		}
-		lay := AnalyzeLog(text)
+		lay := logs.Analyze(text)
 		once := fuzzApply(t, node, text, kind, lay)
 		if twice := fuzzApply(t, node, once, kind, lay); twice != once {
 			t.Fatalf("%s (%s) not idempotent on %q:\nonce:  %q\ntwice: %q", node.Key(), kind, text, once, twice)
@@ -59,7 +61,7 @@ func fuzzNode(f *testing.F, node Node, extraSeeds ...string) {
 
 // fuzzApply runs node on text as the pipeline does and checks the
 // invariants of one application.
-func fuzzApply(t *testing.T, node Node, text string, kind Kind, lay LogLayout) string {
+func fuzzApply(t *testing.T, node Node, text string, kind Kind, lay logs.Layout) string {
 	t.Helper()
 	masked, stash := Protect(text)
 	out, err := node.Apply(context.Background(), Input{Text: masked, Kind: kind, Mode: ModeAlgorithmic, Log: lay})

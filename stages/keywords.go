@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/logs"
 )
 
 // KeywordsOptions are the key-line node's knobs.
@@ -91,7 +93,7 @@ func (n keywordsNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 // pass folds one round. Its output is settled when rarity played no part:
 // key lines, their context and the short runs between them are then the
 // same in a second pass, so nothing more folds.
-func (n keywordsNode) pass(ctx context.Context, text string, lay LogLayout) (string, bool, error) {
+func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (string, bool, error) {
 	x := newLineIndex(text)
 	nl := x.len()
 	if nl < n.opt.MinFold+2 {
@@ -460,20 +462,20 @@ type recordKey struct {
 // counted first; up to keptKeysMaxLines lines they are kept for the
 // second pass, beyond that they are computed again, since 24 bytes a line
 // would outweigh a text of short lines.
-func (n keywordsNode) markRare(ctx context.Context, x lineIndex, score []int8, lay LogLayout) error {
+func (n keywordsNode) markRare(ctx context.Context, x lineIndex, score []int8, lay logs.Layout) error {
 	cc := canceled{ctx: ctx}
 	counts := map[uint64]int{}
-	var toks []tok
+	var toks []logs.Tok
 	keyOf := func(i int) recordKey {
 		l := x.line(i)
-		if !lay.opensRecord(l) {
+		if !lay.OpensRecord(l) {
 			return recordKey{}
 		}
 		head, w := splitCount(l)
-		toks = lay.templateTokens(head, toks[:0])
+		toks = lay.TemplateTokens(head, toks[:0])
 		k := uint64(fnvOffset) ^ uint64(len(toks))
 		for _, t := range toks {
-			k = (k ^ tokenID(t)) * fnvPrime
+			k = (k ^ logs.TokenID(t)) * fnvPrime
 		}
 		return recordKey{key: k, weight: w, record: true}
 	}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jetcompact/jetcompact/stages/jsonfold"
+	"github.com/jetcompact/jetcompact/stages/logs"
 	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
@@ -53,7 +54,7 @@ func Detect(text string) Kind {
 	}
 	switch trimmed[0] {
 	case '{', '[':
-		if trimmed[0] == '{' && jsonLines(trimmed) {
+		if trimmed[0] == '{' && logs.JSONLines(trimmed) {
 			// One object a line: a structured log, not a JSON document.
 			return KindLog
 		}
@@ -83,23 +84,17 @@ func Detect(text string) Kind {
 	}
 	k := st.kind()
 	if k == KindProse && st.prose*2 < st.lines {
-		// Records with a header of any shape (see AnalyzeLog); repetition
+		// Records with a header of any shape (see logs.Analyze); repetition
 		// alone does not make prose or a chat a log.
-		if l := AnalyzeLog(text); l.Records && !l.byRepeats {
+		if l := logs.Analyze(text); l.Records && !l.ByRepeats {
 			return KindLog
 		}
 	}
 	return k
 }
 
-// dropPartialLine drops the text up to the first line break, so a window
-// cut from the middle of a text starts on a whole line.
-func dropPartialLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return ""
-}
+// dropPartialLine is textkit.DropPartialLine.
+func dropPartialLine(s string) string { return textkit.DropPartialLine(s) }
 
 // scan adds up to max non-blank lines of s outside fenced code blocks.
 func (st *kindStats) scan(s string, max int) {

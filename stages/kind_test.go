@@ -105,31 +105,6 @@ func FuzzDetectShortcuts(f *testing.F) {
 	})
 }
 
-func TestCalendarNames(t *testing.T) {
-	in := func(names []string, s string) bool { return slices.Contains(names, s) }
-	b := []byte("aaa")
-	for _, c0 := range "ADFJMNOSTWXadj@[`{\x00\x7f" {
-		for _, c1 := range "aceiopruhXz" {
-			for _, c2 := range "bcdeglnprtuvyiX" {
-				b[0], b[1], b[2] = byte(c0), byte(c1), byte(c2)
-				s := string(b)
-				if got, want := isMonthName(s), in(monthNames[:], s); got != want {
-					t.Errorf("isMonthName(%q) = %v", s, got)
-				}
-				if got, want := isDayName(s), in(dayNames[:], s); got != want {
-					t.Errorf("isDayName(%q) = %v", s, got)
-				}
-				if got, want := isCalendarWord(s), in(monthNames[:], s) || in(dayNames[:], s); got != want {
-					t.Errorf("isCalendarWord(%q) = %v", s, got)
-				}
-			}
-		}
-	}
-	if !monthAt("Dec 4 10:00") || monthAt("Dec4") || !dayAt("Sun Dec 04") || dayAt("Sunday") {
-		t.Error("monthAt/dayAt")
-	}
-}
-
 func FuzzLineBreak(f *testing.F) {
 	f.Add("a\r\nb")
 	f.Add(strings.Repeat("x", 700) + "\r" + strings.Repeat("y", 600) + "\n")

@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/jetcompact/jetcompact/stages/logs"
 )
 
 // headerVariants writes the same events under headers of many shapes: the
@@ -55,27 +56,20 @@ func TestAnalyzeLogFindsRecordsUnderAnyHeader(t *testing.T) {
 					b.WriteString("java.lang.IllegalStateException: boom\n\tat a.B.c(B.java:1)\n\t... 3 more\n")
 				}
 			}
-			lay := AnalyzeLog(b.String())
+			lay := logs.Analyze(b.String())
 			if !lay.Records {
 				t.Fatalf("not a log of records: %+v", lay)
 			}
 			if Detect(b.String()) != KindLog {
 				t.Errorf("Detect = %s", Detect(b.String()))
 			}
-			if lay.opensRecord("java.lang.IllegalStateException: boom") || lay.opensRecord("\tat a.B.c(B.java:1)") {
+			if lay.OpensRecord("java.lang.IllegalStateException: boom") || lay.OpensRecord("\tat a.B.c(B.java:1)") {
 				t.Errorf("a stack trace line opens a record: %+v", lay)
 			}
-			if !lay.opensRecord(hdr(7, "x")) {
+			if !lay.OpensRecord(hdr(7, "x")) {
 				t.Errorf("a header line does not open a record: %+v", lay)
 			}
 		})
-	}
-}
-
-func TestAnalyzeLogBuildOutputIsNotRecords(t *testing.T) {
-	text := "$ make\ncc -c a.c\ncc -c b.c\na.c:12:5: error: 'x' undeclared\nmake: *** [a.o] Error 1\n"
-	if lay := AnalyzeLog(text); lay.Records {
-		t.Fatalf("build output read as records: %+v", lay)
 	}
 }
 
@@ -85,76 +79,17 @@ func TestAnalyzeLogFields(t *testing.T) {
 		fmt.Fprintf(&js, `{"ts":"2024-03-01T10:00:%02dZ","level":"info","msg":"served","id":%d}`+"\n", i%60, i)
 		fmt.Fprintf(&lf, "time=2024-03-01T10:00:%02dZ level=info msg=\"served in %dms\" id=%d\n", i%60, i, i)
 	}
-	if lay := AnalyzeLog(js.String()); !lay.Records || lay.Fields != FieldsJSON {
+	if lay := logs.Analyze(js.String()); !lay.Records || lay.Fields != logs.FieldsJSON {
 		t.Errorf("JSON lines: %+v", lay)
 	}
 	if Detect(js.String()) != KindLog {
 		t.Errorf("JSON lines detected as %s", Detect(js.String()))
 	}
-	if lay := AnalyzeLog(lf.String()); !lay.Records || lay.Fields != FieldsLogfmt {
+	if lay := logs.Analyze(lf.String()); !lay.Records || lay.Fields != logs.FieldsLogfmt {
 		t.Errorf("logfmt: %+v", lay)
 	}
 	if Detect(`{"a": 1, "b": [1, 2]}`) != KindJSON {
 		t.Error("a JSON document read as JSON lines")
-	}
-}
-
-// TestHeaderColumnsMeasured: the header is the leading columns that hold
-// data, whatever they are; the message starts after them.
-func TestHeaderColumnsMeasured(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 3))
-	for _, tc := range []struct {
-		line func(i int) string
-		cols int
-		msg  string
-	}{
-		{func(i int) string {
-			return fmt.Sprintf("Dec 10 06:%02d:%02d LabSZ sshd[%d]: Invalid user u%d from 10.0.0.%d", i/60%60, i%60, 24000+r.IntN(900), i, i%200)
-		}, 5, "Invalid user"},
-		{func(i int) string {
-			return fmt.Sprintf("- %d 2005.06.03 R%02d-M1-N0 2005-06-03-15.42.%02d.%06d R%02d-M1-N0 RAS KERNEL INFO cache parity error corrected", 1117838570+i, i%64, i%60, r.IntN(1e6), i%64)
-		}, 6, "RAS KERNEL"},
-		{func(i int) string {
-			return fmt.Sprintf("2024-03-01 10:%02d:%02d,%03d INFO [main] job %d moved", i/60%60, i%60, i%1000, i%5)
-		}, 2, "INFO [main]"},
-	} {
-		var b strings.Builder
-		for i := range 300 {
-			b.WriteString(tc.line(i) + "\n")
-		}
-		lay := AnalyzeLog(b.String())
-		if lay.HeaderCols != tc.cols {
-			t.Errorf("%q: %d header columns, want %d", tc.line(0), lay.HeaderCols, tc.cols)
-			continue
-		}
-		l := tc.line(7)
-		if rest := strings.TrimLeft(l[headerEnd(l, lay.HeaderCols):], " "); !strings.HasPrefix(rest, tc.msg) {
-			t.Errorf("message of %q starts at %q", l, rest)
-		}
-	}
-}
-
-func TestLogLayoutRoundTrip(t *testing.T) {
-	for _, l := range []LogLayout{
-		{},
-		{Analyzed: true},
-		{Analyzed: true, Records: true, Fields: FieldsJSON, Openers: []string{`{"a":`}},
-		{Analyzed: true, Records: true, Openers: []string{"[a", "d-d-d", "a&b=c;", "é"}, HeaderCols: 5},
-		{Analyzed: true, Records: true, byRepeats: true},
-	} {
-		got, err := ParseLogLayout(l.String())
-		if err != nil {
-			t.Fatalf("%+v: %v", l, err)
-		}
-		// Every field travels: a segment must work with the layout the first one made.
-		if !reflect.DeepEqual(got, l) && !(len(l.Openers) == 0 && len(got.Openers) == 0 && got.Analyzed == l.Analyzed && got.byRepeats == l.byRepeats) {
-			t.Errorf("round trip %+v -> %q -> %+v", l, l.String(), got)
-		}
-	}
-	for _, bad := range []string{"v=2", "v=1&f=xml", "%zz"} {
-		if _, err := ParseLogLayout(bad); err == nil {
-			t.Errorf("%q parsed", bad)
-		}
 	}
 }
 
@@ -169,7 +104,7 @@ func TestLogNodesKeepTheirDecisionAcrossRewrites(t *testing.T) {
 	}
 	b.WriteString("100151 node-9 state 1100002107 maintenance window opened\n")
 	text := b.String()
-	lay := AnalyzeLog(text)
+	lay := logs.Analyze(text)
 	if !lay.Records {
 		t.Fatalf("not records: %+v", lay)
 	}
@@ -208,6 +143,6 @@ func BenchmarkAnalyzeLog(b *testing.B) {
 	text := sb.String()
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		AnalyzeLog(text)
+		logs.Analyze(text)
 	}
 }

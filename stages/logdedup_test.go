@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jetcompact/jetcompact/stages/logs"
 )
 
 func TestLogDedupGolden(t *testing.T) {
@@ -276,162 +278,6 @@ func syntheticLog(size int) string {
 	return b.String()
 }
 
-// pathShapeReference is pathShape written plainly: two leading word
-// segments after any scheme and host make a route, else a variable.
-func pathShapeReference(t string) tok {
-	if _, rest, ok := strings.Cut(t, "://"); ok {
-		_, t, _ = strings.Cut(rest, "/")
-		if t != "" || strings.Contains(rest, "/") {
-			t = "/" + t
-		}
-	}
-	t, _, _ = strings.Cut(t, "?")
-	t, _, _ = strings.Cut(t, "#")
-	var segs []string
-	for _, s := range strings.Split(t, "/") {
-		if s != "" {
-			segs = append(segs, s)
-		}
-	}
-	if len(segs) < 2 || strings.ContainsAny(segs[0]+segs[1], "0123456789") ||
-		maskTokenReference(segs[0]).variable || maskTokenReference(segs[1]).variable {
-		return tok{h: fnvOffset, variable: true}
-	}
-	h := uint64(fnvOffset) ^ '/'
-	for _, s := range segs[:2] {
-		h = (h ^ maskTokenReference(s).h) * fnvPrime
-	}
-	return tok{h: h | 2}
-}
-
-// maskTokenReference masks one token the straightforward way, to check
-// tokenize against.
-func maskTokenReference(t string) tok {
-	if isCalendarWord(t) {
-		return tok{h: fnvOffset, variable: true}
-	}
-	if len(t) >= 3 && strings.IndexByte(t, '/') >= 0 {
-		return pathShapeReference(t)
-	}
-	if strings.Trim(t, "0123456789abcdefABCDEF-") == "" && strings.Contains(t, "-") &&
-		strings.ContainsAny(t, "0123456789") && len(strings.ReplaceAll(t, "-", "")) >= 8 {
-		return tok{h: fnvOffset, variable: true}
-	}
-	h := uint64(fnvOffset)
-	digits, run, word := 0, 0, 0
-	letter := func(c byte) {
-		run++
-		if run > word {
-			word = run
-		}
-		h = (h ^ uint64(c)) * fnvPrime
-	}
-	for j := 0; j < len(t); {
-		c := t[j]
-		if c == '-' && j+1 < len(t) && isDigit(t[j+1]) && (j == 0 || !isWordByte(t[j-1]) || t[j-1] == '_') {
-			j++
-			continue
-		}
-		if isHexDigit(c) {
-			e, hasDigit := j, false
-			for e < len(t) && isHexDigit(t[e]) {
-				if isDigit(t[e]) {
-					hasDigit = true
-				}
-				e++
-			}
-			if hasDigit && (digitRun(t, j) == e || e-j >= 6) {
-				h = (h ^ '0') * fnvPrime
-				digits++
-				run = 0
-				j = e
-				continue
-			}
-			for j < e {
-				if isDigit(t[j]) {
-					j = digitRun(t, j)
-					h = (h ^ '0') * fnvPrime
-					digits++
-					run = 0
-					continue
-				}
-				letter(t[j])
-				j++
-			}
-			continue
-		}
-		if (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80 {
-			letter(c)
-		} else {
-			run = 0
-			h = (h ^ uint64(c)) * fnvPrime
-		}
-		j++
-	}
-	return tok{h: h, variable: digits > 0 && word < 3}
-}
-
-// tokenizeReference splits on blanks and field delimiters first, then
-// masks each token.
-func tokenizeReference(line string) []tok {
-	var out []tok
-	for _, t := range strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' || strings.ContainsRune(`|,;=:[](){}"`, r) }) {
-		if !isCalendarWord(t) && !(len(t) >= 3 && strings.Contains(t, "/")) && !strings.ContainsAny(t, "0123456789") {
-			out = append(out, tok{h: wordHash(t)}) // a word is its own shape
-			continue
-		}
-		if p := hexIDPrefix(t); p > 0 && !isHexID(t) && strings.ContainsAny(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
-			out = append(out, tok{h: wordHash(t[:p]) ^ 'I'}) // a named id: its name is the shape
-			continue
-		}
-		out = append(out, maskTokenReference(t))
-	}
-	return out
-}
-
-// FuzzTokenize checks tokenize against splitting first and masking each
-// token, as templates see tokens.
-func FuzzTokenize(f *testing.F) {
-	for _, s := range []string{"blk_-4242 sshd[1234]: 0xdeadbeef", "ab12cd\ta-1 _-9 /var/log Dec", "user_0  façade-3\tcafe12 -5 x-7", "Jan 2 /a b/c d/"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, want := tokenize(s, nil), tokenizeReference(s)
-		if len(got) != len(want) {
-			t.Fatalf("tokenize(%q): %d tokens, want %d", s, len(got), len(want))
-		}
-		// Templates see tokens through tokenID: a variable's hash is unused.
-		for i := range got {
-			if tokenID(got[i]) != tokenID(want[i]) {
-				t.Fatalf("tokenize(%q): token %d = %+v, want %+v", s, i, got[i], want[i])
-			}
-		}
-	})
-}
-
-// BenchmarkTokenize tokenizes the lines of the LogHub samples in
-// ../../shared/corpus when present, else of a synthetic log.
-func BenchmarkTokenize(b *testing.B) {
-	var text string
-	files, _ := filepath.Glob("../../shared/corpus/loghub/*/*_2k.log")
-	for _, f := range files {
-		data, _ := os.ReadFile(f)
-		text += string(data)
-	}
-	if text == "" {
-		text = syntheticLog(4 << 20)
-	}
-	lines := strings.Split(text, "\n")
-	b.SetBytes(int64(len(text)))
-	b.ReportAllocs()
-	var toks []tok
-	for i := 0; i < b.N; i++ {
-		for _, l := range lines {
-			toks = tokenize(l, toks[:0])
-		}
-	}
-}
-
 // TestLogDedupSettledPass checks that stopping after a pass that reports
 // itself settled gives what running passes to the fixed point gives.
 func TestLogDedupSettledPass(t *testing.T) {
@@ -453,7 +299,7 @@ func TestLogDedupSettledPass(t *testing.T) {
 	ctx := context.Background()
 	t.Logf("%d texts", len(texts))
 	for i, text := range texts {
-		lay := AnalyzeLog(text)
+		lay := logs.Analyze(text)
 		got, err := fixpoint(ctx, text, 4, func(ctx context.Context, s string) (string, bool, error) {
 			return n.pass(ctx, s, lay)
 		})
@@ -469,24 +315,6 @@ func TestLogDedupSettledPass(t *testing.T) {
 		}
 		if got != want {
 			t.Fatalf("text %d: settled pass differs:\n%s", i, firstDiff(got, want))
-		}
-	}
-}
-
-// TestTailWord checks the overlapping loads against a byte loop for every
-// length from 1 to 7.
-func TestTailWord(t *testing.T) {
-	src := "\x01\x82\xc3\x04\xf5\x06\x77\xe8"
-	for n := 1; n <= 7; n++ {
-		for off := 0; off+n <= len(src); off++ {
-			s := src[off : off+n]
-			var want uint64
-			for j := 0; j < n; j++ {
-				want |= uint64(s[j]) << (8 * j)
-			}
-			if got := tailWord(s); got != want {
-				t.Fatalf("tailWord(%q) = %#x, want %#x", s, got, want)
-			}
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/jetcompact/jetcompact/stages/logs"
 )
 
 // TestLogDedupNamedHexIDs: a request id written as a name and a UUID
@@ -163,7 +165,7 @@ func TestLogDedupFieldColumns(t *testing.T) {
 			i/60%60, i%60, r.IntN(1000), m.comp, n, m.msg, n)
 	}
 	text := b.String()
-	out, err := NewLogDedup(DefaultLogDedupOptions()).Apply(context.Background(), Input{Text: text, Kind: KindLog, Log: AnalyzeLog(text)})
+	out, err := NewLogDedup(DefaultLogDedupOptions()).Apply(context.Background(), Input{Text: text, Kind: KindLog, Log: logs.Analyze(text)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package stages
 import (
 	"context"
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/logs"
 )
 
 // LogTemplateSpans maps the first line of every template that log_dedup
@@ -13,12 +15,12 @@ import (
 // and is nil for text that is not a log of records. It writes no text, so
 // it is for references, not for compaction.
 func LogTemplateSpans(text string) map[int]int {
-	t, events := mineLog(text)
-	if t == nil {
+	m := mineLog(text)
+	if m == nil {
 		return nil
 	}
 	spans := map[int]int{}
-	t.eventSpans(events, spans)
+	m.Spans(spans)
 	return spans
 }
 
@@ -28,35 +30,36 @@ func LogTemplateSpans(text string) map[int]int {
 // the N of its count line after log_dedup's first pass. It is nil for text
 // that is not a log of records.
 func LogTemplateMembers(text string) map[int][]int {
-	t, events := mineLog(text)
-	if t == nil {
+	m := mineLog(text)
+	if m == nil {
 		return nil
 	}
-	byRoot := map[int][]int{}
-	for _, e := range events {
-		r := t.find(int(e.group))
-		byRoot[r] = append(byRoot[r], int(e.start))
-	}
-	members := make(map[int][]int, len(byRoot))
-	for _, m := range byRoot {
-		members[m[0]] = m
-	}
-	return members
+	return m.Members()
 }
 
 // mineLog mines text as log_dedup's first pass does, with its default
-// knobs; a nil templates for text that is not a log of records.
-func mineLog(text string) (*templates, []logEvent) {
+// knobs; nil for text that is not a log of records.
+func mineLog(text string) *logs.Mined {
 	if strings.IndexByte(text, '\n') < 0 {
-		return nil, nil
+		return nil
 	}
-	lay := AnalyzeLog(text)
+	lay := logs.Analyze(text)
 	if !lay.Records {
-		return nil, nil
+		return nil
 	}
-	t, events, _, err := mineTemplates(context.Background(), newLineIndex(text), lay, DefaultLogDedupOptions())
+	x := newLineIndex(text)
+	m, err := logs.Mine(context.Background(), x.kit(), lay, DefaultLogDedupOptions().MinVariants, failingTailLines(x))
 	if err != nil {
-		return nil, nil
+		return nil
 	}
-	return t, events
+	return m
+}
+
+// layoutOf returns the layout a node works with: the one it was given, or
+// the analysis of its text when it was given none.
+func layoutOf(in Input) logs.Layout {
+	if in.Log.Analyzed {
+		return in.Log
+	}
+	return logs.Analyze(in.Text)
 }

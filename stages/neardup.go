@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/logs"
 )
 
 // NearDupOptions are the near-duplicate node's knobs.
@@ -269,7 +271,7 @@ func isTurnStart(line string) bool {
 
 // records merges near-duplicate log records into the first one and adds
 // their counts to it. Records with equal masked text share one lookup.
-func (n neardupNode) records(ctx context.Context, x lineIndex, lay LogLayout) (string, error) {
+func (n neardupNode) records(ctx context.Context, x lineIndex, lay logs.Layout) (string, error) {
 	text := x.text
 	nl := x.len()
 	cc := canceled{ctx: ctx}
@@ -280,18 +282,18 @@ func (n neardupNode) records(ctx context.Context, x lineIndex, lay LogLayout) (s
 	seen := make(map[uint64]int, min(nl, 1<<12)) // masked text -> unit id
 	changed := false
 	var toks []uint64
-	var scratch [2][]tok
+	var scratch [2][]logs.Tok
 	for i := 0; i < nl; i++ {
 		if err := cc.check(); err != nil {
 			return "", err
 		}
 		l := x.line(i)
-		if !lay.opensRecord(l) {
+		if !lay.OpensRecord(l) {
 			continue
 		}
 		// A record with continuation lines (a stack trace) stays whole.
 		if i+1 < nl {
-			if next := x.line(i + 1); next != "" && !lay.opensRecord(next) {
+			if next := x.line(i + 1); next != "" && !lay.OpensRecord(next) {
 				continue
 			}
 		}
@@ -352,19 +354,19 @@ func (n neardupNode) records(ctx context.Context, x lineIndex, lay LogLayout) (s
 // sameEvent reports whether two records near in SimHash differ only in
 // values that look like data (a digit, a dot, a slash, an @ inside), so
 // that merging them loses no event: user=guest and user=root stay apart.
-func sameEvent(kept, head string, lay LogLayout, scratch *[2][]tok) bool {
+func sameEvent(kept, head string, lay logs.Layout, scratch *[2][]logs.Tok) bool {
 	kept, _ = splitCount(kept)
-	a := lay.templateTokens(kept, scratch[0][:0])
-	b := lay.templateTokens(head, scratch[1][:0])
+	a := lay.TemplateTokens(kept, scratch[0][:0])
+	b := lay.TemplateTokens(head, scratch[1][:0])
 	scratch[0], scratch[1] = a, b
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if tokenID(a[i]) == tokenID(b[i]) {
+		if logs.TokenID(a[i]) == logs.TokenID(b[i]) {
 			continue
 		}
-		if !dataLike(kept[a[i].start:a[i].end]) || !dataLike(head[b[i].start:b[i].end]) {
+		if !dataLike(kept[a[i].Start:a[i].End]) || !dataLike(head[b[i].Start:b[i].End]) {
 			return false
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jetcompact/jetcompact/stages/logs"
 )
 
 func TestNearDupGolden(t *testing.T) {
@@ -89,7 +91,7 @@ func TestNearDup(t *testing.T) {
 			if got != want {
 				t.Errorf("got:\n%s\nwant:\n%s", got, want)
 			}
-			if tc.kind != KindLog && strings.Contains(got, countOpen) != strings.Contains(tc.in, countOpen) {
+			if tc.kind != KindLog && strings.Contains(got, logs.CountOpen) != strings.Contains(tc.in, logs.CountOpen) {
 				t.Errorf("a count appeared in %s", tc.kind)
 			}
 		})
@@ -105,7 +107,7 @@ func TestNearDupNoTalliesInTranscripts(t *testing.T) {
 		fmt.Fprintf(&b, "%s: The PackPro quote arrived at 10:%02d and lists a twelve day lead time for glass items.\n\n", speakers[i%4], i)
 	}
 	got := applyNode(t, NewNearDup(DefaultNearDupOptions()), b.String(), KindTranscript)
-	for _, bad := range []string{countOpen, "times", "×", "agents", "said"} {
+	for _, bad := range []string{logs.CountOpen, "times", "×", "agents", "said"} {
 		if strings.Contains(got, bad) {
 			t.Fatalf("tally %q in transcript output:\n%s", bad, got)
 		}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"unicode/utf8"
 
+	"github.com/jetcompact/jetcompact/stages/logs"
 	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
@@ -85,8 +86,8 @@ type Input struct {
 	Mode     Mode
 	AllowLLM bool // false on the algorithmic-only entry point
 	// Log is the analysis of the original text when it is a log (see
-	// AnalyzeLog); the zero value makes a node analyse the text it gets.
-	Log LogLayout
+	// logs.Analyze); the zero value makes a node analyse the text it gets.
+	Log logs.Layout
 }
 
 // LLMUsage records what one LLM call cost.

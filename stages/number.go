@@ -4,6 +4,9 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/logs"
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // NumberNormalizeOptions are the number-normalization node's knobs.
@@ -56,7 +59,7 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if !slices.Contains(n.opt.Kinds, in.Kind) {
 		return skip(in, "kind "+string(in.Kind)+" keeps exact numbers"), nil
 	}
-	var lay LogLayout
+	var lay logs.Layout
 	if in.Kind == KindLog {
 		if lay = layoutOf(in); !lay.Records {
 			return skip(in, "build output keeps exact numbers"), nil
@@ -88,13 +91,13 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		// A count that log_dedup appended is a fact, not a value.
 		head, _ := splitCount(line)
 		// A rare record (its template seen once or twice) keeps its full line.
-		rewrite := (in.Kind != KindLog || (lay.opensRecord(line) && !rare.nextIsRare())) && !tails.holds(start)
+		rewrite := (in.Kind != KindLog || (lay.OpensRecord(line) && !rare.nextIsRare())) && !tails.holds(start)
 		if rewrite && lineSignal(head) == 0 {
 			// The header (times in any shape, pids, nodes) says when and
 			// where the first record was: it stays as written.
 			keep := 0
 			if in.Kind == KindLog {
-				keep = headerEnd(head, lay.HeaderCols)
+				keep = logs.HeaderEnd(head, lay.HeaderCols)
 			}
 			if out == nil {
 				var ok bool
@@ -132,22 +135,22 @@ type rareTemplates struct {
 	next   int
 }
 
-func countTemplates(ctx context.Context, text string, lay LogLayout) (rareTemplates, error) {
+func countTemplates(ctx context.Context, text string, lay logs.Layout) (rareTemplates, error) {
 	r := rareTemplates{counts: map[uint64]int{}}
 	cc := canceled{ctx: ctx}
-	var toks []tok
+	var toks []logs.Tok
 	for line := range strings.SplitSeq(text, "\n") {
 		if err := cc.check(); err != nil {
 			return r, err
 		}
-		if !lay.opensRecord(line) {
+		if !lay.OpensRecord(line) {
 			continue
 		}
 		head, w := splitCount(line)
-		toks = lay.templateTokens(head, toks[:0])
+		toks = lay.TemplateTokens(head, toks[:0])
 		k := uint64(fnvOffset) ^ uint64(len(toks))
 		for _, t := range toks {
-			k = (k ^ tokenID(t)) * fnvPrime
+			k = (k ^ logs.TokenID(t)) * fnvPrime
 		}
 		r.counts[k] += w
 		r.keys = append(r.keys, k)
@@ -238,10 +241,7 @@ func (n numberNode) normalize(dst []byte, text string) (_ []byte, ok bool) {
 
 // startsValue reports a byte at text[i] that may start a value: a digit,
 // or a hex digit that opens a word.
-func startsValue(text string, i int) bool {
-	cl := tokClass[text[i]]
-	return cl&tcDigit != 0 || (cl&tcHex != 0 && (i == 0 || tokClass[text[i-1]]&tcWord == 0))
-}
+func startsValue(text string, i int) bool { return logs.StartsValue(text, i) }
 
 // masksNumber reports whether the number text[i:end] is replaced. A
 // number glued to letters (x86_64k, v12abc) is part of a name; grouped
@@ -251,30 +251,8 @@ func (n numberNode) masksNumber(text string, i, end int) bool {
 	return free && digitsIn(text[i:end]) >= n.opt.MinChars && !grouped(text[i:end])
 }
 
-// isTimeToken reports a token holding a clock time (digits, a colon,
-// digits) or a date (three digit groups joined by - or /), whatever its
-// shape around them: 10:00:01, 2024-11-30T10:00:00.247Z, 20240301-10:00:00:243,
-// 2005-06-03-15.42.50.363779, [03/Dec/2024:10:00:00. IP addresses with a
-// port (10.0.0.1:8080) read as one too, and stay whole as well.
-func isTimeToken(t string) bool {
-	for i := 1; i+1 < len(t); i++ {
-		switch t[i] {
-		case ':':
-			if isDigit(t[i-1]) && isDigit(t[i+1]) {
-				return true
-			}
-		case '-', '/':
-			// d-d-d: a date.
-			if isDigit(t[i-1]) && isDigit(t[i+1]) {
-				j := digitRun(t, i+1)
-				if j-i-1 <= 2 && j+1 < len(t) && t[j] == t[i] && isDigit(t[j+1]) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
+// isTimeToken is textkit.IsTimeToken.
+func isTimeToken(t string) bool { return textkit.IsTimeToken(t) }
 
 // grouped reports a number of three or more dot-joined groups (an IP
 // address, a version, a dotted date) or of comma-joined groups (1440,900,

@@ -19,7 +19,7 @@ import (
 // private-use character neither switches protection off nor passes for a
 // placeholder.
 const (
-	protectOpen   = '\uE000'
+	protectOpen   = textkit.ProtectOpen
 	protectClose  = '\uE001'
 	protectEscape = '\uE002' // followed by protectEscBase + (r - reservedLo)
 	protectDigit  = 0xE010   // base of the 16 runes that encode the index
@@ -29,9 +29,7 @@ const (
 )
 
 // IsProtectedLine reports whether line is a placeholder for a protected region.
-func IsProtectedLine(line string) bool {
-	return strings.HasPrefix(line, string(protectOpen))
-}
+func IsProtectedLine(line string) bool { return textkit.IsProtectedLine(line) }
 
 // Stash holds the regions taken out of a text by Protect.
 type Stash struct {

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -19,6 +20,25 @@ func TestPurePackagesImportNoTransport(t *testing.T) {
 			if strings.HasPrefix(dep, "github.com/nats-io/") || strings.HasPrefix(dep, "go.opentelemetry.io/") {
 				t.Errorf("%s depends on %s", pkg, dep)
 			}
+		}
+	}
+}
+
+// TestSubpackagesDoNotImportStages: stages imports its subpackages
+// (logs, textkit), never the other way round.
+func TestSubpackagesDoNotImportStages(t *testing.T) {
+	const stages = "github.com/jetcompact/jetcompact/stages"
+	for _, pkg := range []string{stages + "/logs", stages + "/textkit"} {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		deps := strings.Fields(string(out))
+		if !slices.Contains(deps, pkg) {
+			t.Fatalf("go list -deps %s does not list the package itself: %q", pkg, deps)
+		}
+		if slices.Contains(deps, stages) {
+			t.Errorf("%s depends on %s", pkg, stages)
 		}
 	}
 }

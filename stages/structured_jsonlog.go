@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/jetcompact/jetcompact/stages/logs"
 	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
@@ -30,7 +31,7 @@ var logPathNodes = func() []Node {
 // loses a protected region or returns invalid UTF-8 is undone; only
 // cancellation is returned.
 func compactLogText(ctx context.Context, text string) (string, error) {
-	in := Input{Text: text, Kind: KindLog, Mode: ModeAlgorithmic, Log: AnalyzeLog(text)}
+	in := Input{Text: text, Kind: KindLog, Mode: ModeAlgorithmic, Log: logs.Analyze(text)}
 	for _, nd := range logPathNodes {
 		stashed, stash := Protect(in.Text)
 		out, err := applySafely(ctx, nd, Input{Text: stashed, Kind: in.Kind, Mode: in.Mode, Log: in.Log})
@@ -223,7 +224,7 @@ func isLogText(v string, lines []string) bool {
 	if markdownLines(lines)*2 >= nonBlank(lines) {
 		return false // a list or a table: its numbers and bars are no log columns
 	}
-	if lay := AnalyzeLog(v); lay.Records && !lay.byRepeats {
+	if lay := logs.Analyze(v); lay.Records && !lay.ByRepeats {
 		return true
 	}
 	return !textkit.IsCode(lines) && Detect(v) == KindLog

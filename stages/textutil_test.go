@@ -3,7 +3,6 @@ package stages
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/jetcompact/jetcompact/stages/logs"
 )
 
 // Helpers shared by the tests of the log-oriented nodes, and the tests of
@@ -30,7 +31,7 @@ func applyNode(t testing.TB, node Node, text string, kind Kind) string {
 func applyNodeAs(t testing.TB, node Node, text string, kind Kind, original string) string {
 	t.Helper()
 	masked, stash := Protect(text)
-	in := Input{Text: masked, Kind: kind, Mode: ModeAlgorithmic, Log: AnalyzeLog(original)}
+	in := Input{Text: masked, Kind: kind, Mode: ModeAlgorithmic, Log: logs.Analyze(original)}
 	out, err := node.Apply(context.Background(), in)
 	if err != nil {
 		t.Fatalf("%s: %v", node.Key(), err)
@@ -322,23 +323,4 @@ func FuzzLogNodes(f *testing.F) {
 			}
 		}
 	})
-}
-
-// TestUpperLevelAtMatchesToUpper checks upperLevelAt against levelAt on
-// the upper-cased text, on random short texts around level words (cases
-// mixed, brackets, ANSI escapes, non-ASCII letters that upper-case to
-// ASCII such as ſ and ı).
-func TestUpperLevelAtMatchesToUpper(t *testing.T) {
-	parts := []string{"info", "WaRn", "error", "[", "<", "]", ">", "\x1b[31m", "ſ", "ı", "x", "_", "1", " ", "err", "crit", "verbose", "é"}
-	r := rand.New(rand.NewPCG(15, 16))
-	for n := 0; n < 20000; n++ {
-		var b strings.Builder
-		for k := r.IntN(4); k >= 0; k-- {
-			b.WriteString(parts[r.IntN(len(parts))])
-		}
-		s := b.String()
-		if got, want := upperLevelAt(s), levelAt(strings.ToUpper(s)); got != want {
-			t.Fatalf("upperLevelAt(%q) = %v, want %v", s, got, want)
-		}
-	}
 }

@@ -157,3 +157,10 @@ func HeadFailuresTail(lines []string) string {
 	b.WriteString("\n" + strings.Join(lines[len(lines)-tailLines:], "\n"))
 	return b.String()
 }
+
+// FNVOffset and FNVPrime are the 64-bit FNV-1a constants the hashes of
+// lines and tokens use.
+const (
+	FNVOffset = 14695981039346656037
+	FNVPrime  = 1099511628211
+)

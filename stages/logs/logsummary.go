@@ -1,8 +1,10 @@
-package stages
+package logs
 
 import (
 	"strconv"
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // A representative line must not pass for every line it stands for: the
@@ -48,10 +50,10 @@ type groupSummary struct {
 
 // newGroupSummary picks the slots of a template from its first instance:
 // variable positions (toks, ids at ids) after the header (the clock).
-func newGroupSummary(head string, toks []tok, ids []uint64, lay LogLayout) *groupSummary {
+func newGroupSummary(head string, toks []Tok, ids []uint64, lay Layout) *groupSummary {
 	s := &groupSummary{}
 	s.first, _ = clockIn(head)
-	msg := headerEnd(head, lay.HeaderCols)
+	msg := HeaderEnd(head, lay.HeaderCols)
 	if lay.HeaderCols == 0 {
 		msg = messageStart(head, stampEnd(head))
 	}
@@ -59,12 +61,12 @@ func newGroupSummary(head string, toks []tok, ids []uint64, lay LogLayout) *grou
 		if len(s.slots) == summaryCandidates {
 			break
 		}
-		if ids[p] > varToken || int(toks[p].start) < msg {
+		if ids[p] > varToken || int(toks[p].Start) < msg {
 			continue
 		}
 		name := ""
 		if p > 0 && ids[p-1] > varToken {
-			if w := head[toks[p-1].start:toks[p-1].end]; len(w) <= 12 && isPlainName(w) {
+			if w := head[toks[p-1].Start:toks[p-1].End]; len(w) <= 12 && isPlainName(w) {
 				name = w
 			}
 		}
@@ -89,7 +91,7 @@ func stampEnd(head string) int {
 		for i < len(head) && head[i] != ' ' && head[i] != '\t' {
 			i++
 		}
-		if isTimeToken(head[st:i]) {
+		if textkit.IsTimeToken(head[st:i]) {
 			end = i
 		}
 	}
@@ -112,11 +114,11 @@ func messageStart(head string, after int) int {
 
 // isPlainName reports a short word of letters, digits and _ . -, with a letter first.
 func isPlainName(w string) bool {
-	if w == "" || !isLetter(w[0]) {
+	if w == "" || !textkit.IsLetter(w[0]) {
 		return false
 	}
 	for i := 0; i < len(w); i++ {
-		if !isWordByte(w[i]) && w[i] != '.' && w[i] != '-' {
+		if !textkit.IsWordByte(w[i]) && w[i] != '.' && w[i] != '-' {
 			return false
 		}
 	}
@@ -150,22 +152,22 @@ func (sl *slotStat) distinctCount() int {
 func (sl *slotStat) hasRange() bool { return sl.numeric && sl.minS != sl.maxS }
 
 // add counts one record of the template.
-func (s *groupSummary) add(head string, toks []tok) {
+func (s *groupSummary) add(head string, toks []Tok) {
 	for i := range s.slots {
 		sl := &s.slots[i]
 		if sl.pos < len(toks) {
-			sl.add(head[toks[sl.pos].start:toks[sl.pos].end])
+			sl.add(head[toks[sl.pos].Start:toks[sl.pos].End])
 		}
 	}
 }
 
 // addWildcards counts the values a record holds at the merged positions
 // of the template (ids: the root's token ids).
-func (s *groupSummary) addWildcards(head string, toks []tok, ids []uint64) {
+func (s *groupSummary) addWildcards(head string, toks []Tok, ids []uint64) {
 	for i := range s.slots {
 		sl := &s.slots[i]
 		if sl.pos < len(toks) && ids[sl.pos] == wildcard {
-			sl.add(head[toks[sl.pos].start:toks[sl.pos].end])
+			sl.add(head[toks[sl.pos].Start:toks[sl.pos].End])
 		}
 	}
 }
@@ -245,7 +247,7 @@ func (sl *slotStat) measure(v string) {
 	if !sl.numeric {
 		return
 	}
-	if v == "" || (!isDigit(v[0]) && v[0] != '-' && v[0] != '.') {
+	if v == "" || (!textkit.IsDigit(v[0]) && v[0] != '-' && v[0] != '.') {
 		sl.numeric = false
 		return
 	}
@@ -357,7 +359,7 @@ func (s *hashSet) each(f func(uint64)) {
 // suffix renders the count and the summary: " [×N; …]".
 func (s *groupSummary) suffix(count int) string {
 	var b strings.Builder
-	b.WriteString(countOpen)
+	b.WriteString(CountOpen)
 	b.WriteString(strconv.Itoa(count))
 	if s.first != "" && s.last != "" && s.first != s.last {
 		b.WriteString("; " + s.first + "–" + s.last)
@@ -406,13 +408,13 @@ func (s *groupSummary) suffix(count int) string {
 // 4.5MB, 98%).
 func quantity(v string) (float64, string, error) {
 	e := len(v)
-	for e > 0 && (isLetter(v[e-1]) || v[e-1] == '%') {
+	for e > 0 && (textkit.IsLetter(v[e-1]) || v[e-1] == '%') {
 		e--
 	}
 	if e == 0 || e < len(v)-3 {
 		return 0, "", strconv.ErrSyntax
 	}
-	if e <= 15 && digitRun(v, 0) == e {
+	if e <= 15 && textkit.DigitRun(v, 0) == e {
 		n := 0 // most values are plain integers: no float parse
 		for i := 0; i < e; i++ {
 			n = n*10 + int(v[i]-'0')
@@ -444,18 +446,18 @@ func clipValue(v string) string {
 func clockIn(s string) (string, int) {
 	lim := min(len(s), 96)
 	for i := 0; i+4 < lim; i++ {
-		if s[i] != ':' || !isDigit(s[i+1]) || !isDigit(s[i+2]) || i == 0 || !isDigit(s[i-1]) {
+		if s[i] != ':' || !textkit.IsDigit(s[i+1]) || !textkit.IsDigit(s[i+2]) || i == 0 || !textkit.IsDigit(s[i-1]) {
 			continue
 		}
 		start := i - 1
-		if start > 0 && isDigit(s[start-1]) {
+		if start > 0 && textkit.IsDigit(s[start-1]) {
 			start--
 		}
-		if start > 0 && isDigit(s[start-1]) {
+		if start > 0 && textkit.IsDigit(s[start-1]) {
 			continue // not a clock: 123:45
 		}
 		end := i + 3
-		if end+2 < len(s) && s[end] == ':' && isDigit(s[end+1]) && isDigit(s[end+2]) {
+		if end+2 < len(s) && s[end] == ':' && textkit.IsDigit(s[end+1]) && textkit.IsDigit(s[end+2]) {
 			end += 3
 		}
 		// The header goes on to the end of the clock's token (a fraction,

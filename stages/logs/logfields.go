@@ -1,4 +1,4 @@
-package stages
+package logs
 
 import (
 	"math/bits"
@@ -29,9 +29,9 @@ func isLevelKey(k string) bool {
 // maxTemplateBytes bounds the bytes of a line that make its template.
 const maxTemplateBytes = 16 << 10
 
-// templateTokens appends to dst the tokens whose shapes make the template
+// TemplateTokens appends to dst the tokens whose shapes make the template
 // of a record's head line under layout l.
-func (l LogLayout) templateTokens(head string, dst []tok) []tok {
+func (l Layout) TemplateTokens(head string, dst []Tok) []Tok {
 	if len(head) > maxTemplateBytes {
 		// A line this long is told apart by its opening: memory stays
 		// bounded whatever the line's length.
@@ -56,27 +56,27 @@ const keyDomain = 0x4B65794B65794B65
 // text (so a logger or a caller name stays, and ids, times and numbers
 // are variables). ok is false when the line does not parse as the syntax
 // says.
-func fieldTokens(syntax, line string, dst []tok) (_ []tok, ok bool) {
+func fieldTokens(syntax, line string, dst []Tok) (_ []Tok, ok bool) {
 	at := len(dst)
 	base := 0 // where the scanned text starts in line
 	levelSeen := false
 	visit := func(k, v string, off int) {
 		// A key: a word hash set apart from the value words' (keyDomain).
-		dst = append(dst, tok{h: wordHash(k) ^ keyDomain})
+		dst = append(dst, Tok{h: wordHash(k) ^ keyDomain})
 		if !levelSeen && isLevelKey(k) {
 			levelSeen = true
 			h := uint64(fnvOffset) ^ 'L'
 			for i := 0; i < len(v); i++ {
-				h = (h ^ uint64(lower(v[i]))) * fnvPrime
+				h = (h ^ uint64(textkit.Lower(v[i]))) * fnvPrime
 			}
-			dst = append(dst, tok{h: h})
+			dst = append(dst, Tok{h: h})
 			return
 		}
 		from := len(dst)
 		dst = tokenize(v, dst)
 		for i := from; i < len(dst); i++ {
-			dst[i].start += int32(base + off)
-			dst[i].end += int32(base + off)
+			dst[i].Start += int32(base + off)
+			dst[i].End += int32(base + off)
 		}
 	}
 	switch syntax {
@@ -246,7 +246,7 @@ func scanLogfmt(line string, visit func(k, v string, at int)) bool {
 			break
 		}
 		k := i
-		for i < len(line) && (isWordByte(line[i]) || line[i] == '.' || line[i] == '-' || line[i] == '@') {
+		for i < len(line) && (textkit.IsWordByte(line[i]) || line[i] == '.' || line[i] == '-' || line[i] == '@') {
 			i++
 		}
 		if i == k || i >= len(line) || line[i] != '=' {

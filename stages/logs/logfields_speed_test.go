@@ -1,4 +1,4 @@
-package stages
+package logs
 
 import (
 	"math/rand/v2"

@@ -1,19 +1,22 @@
-package stages
+package logs
 
 import (
+	"errors"
 	"math"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
-// LogLayout is the analysis of a log: whether it is made of records, how a
+// Layout is the analysis of a log: whether it is made of records, how a
 // record opens and how its fields are laid out. It is made once from the
-// original text (AnalyzeLog) and handed to every node through Input.Log,
+// original text (Analyze) and handed to every node through stages.Input.Log,
 // so no node decides again on text that an earlier node rewrote; across
 // fleet segments it travels in its String form.
-type LogLayout struct {
+type Layout struct {
 	// Analyzed is false for the zero value: a node given none analyses
 	// the text it is given.
 	Analyzed bool
@@ -24,9 +27,9 @@ type LogLayout struct {
 	// Fields names the field syntax of the records: FieldsJSON, FieldsLogfmt
 	// or "" for free text.
 	Fields string
-	// byRepeats: Records rests on repetition alone (no stamp, no data
-	// column, no fields); Detect does not turn prose into a log on it.
-	byRepeats bool
+	// ByRepeats: Records rests on repetition alone (no stamp, no data
+	// column, no fields); stages.Detect does not turn prose into a log on it.
+	ByRepeats bool
 	// HeaderCols is how many leading columns (blank- or '|'-separated)
 	// of a record are header: times, pids, node ids. The message follows.
 	HeaderCols int
@@ -41,8 +44,8 @@ const (
 	FieldsLogfmt = "logfmt" // key=value pairs: slog text, logrus text, Heroku
 )
 
-// String encodes the layout for an envelope header; ParseLogLayout reads it.
-func (l LogLayout) String() string {
+// String encodes the layout for an envelope header; ParseLayout reads it.
+func (l Layout) String() string {
 	if !l.Analyzed {
 		return ""
 	}
@@ -51,7 +54,7 @@ func (l LogLayout) String() string {
 	if l.Records {
 		v.Set("r", "1")
 	}
-	if l.byRepeats {
+	if l.ByRepeats {
 		v.Set("b", "1")
 	}
 	if l.Fields != "" {
@@ -66,55 +69,46 @@ func (l LogLayout) String() string {
 	return v.Encode()
 }
 
-// ParseLogLayout reads a layout written by String. An empty string is the
+// ParseLayout reads a layout written by String. An empty string is the
 // zero layout (not analysed).
-func ParseLogLayout(s string) (LogLayout, error) {
+func ParseLayout(s string) (Layout, error) {
 	if s == "" {
-		return LogLayout{}, nil
+		return Layout{}, nil
 	}
 	v, err := url.ParseQuery(s)
 	if err != nil {
-		return LogLayout{}, err
+		return Layout{}, err
 	}
 	if v.Get("v") != "1" {
-		return LogLayout{}, &fieldError{"log layout", "unknown version"}
+		return Layout{}, errors.New("log layout: unknown version")
 	}
-	l := LogLayout{Analyzed: true, Records: v.Get("r") == "1", byRepeats: v.Get("b") == "1", Fields: v.Get("f"), Openers: v["o"]}
+	l := Layout{Analyzed: true, Records: v.Get("r") == "1", ByRepeats: v.Get("b") == "1", Fields: v.Get("f"), Openers: v["o"]}
 	if h := v.Get("h"); h != "" {
 		n, err := strconv.Atoi(h)
 		if err != nil || n < 0 || n > 8 {
-			return LogLayout{}, &fieldError{"log layout", "bad header columns"}
+			return Layout{}, errors.New("log layout: bad header columns")
 		}
 		l.HeaderCols = n
 	}
 	switch l.Fields {
 	case "", FieldsJSON, FieldsLogfmt:
 	default:
-		return LogLayout{}, &fieldError{"log layout", "unknown field syntax"}
+		return Layout{}, errors.New("log layout: unknown field syntax")
 	}
 	if len(l.Openers) > maxOpeners {
-		return LogLayout{}, &fieldError{"log layout", "too many openers"}
+		return Layout{}, errors.New("log layout: too many openers")
 	}
 	return l, nil
-}
-
-// layoutOf returns the layout a node works with: the one it was given, or
-// the analysis of its text when it was given none.
-func layoutOf(in Input) LogLayout {
-	if in.Log.Analyzed {
-		return in.Log
-	}
-	return AnalyzeLog(in.Text)
 }
 
 // maxOpeners bounds the record-opening shapes a layout keeps.
 const maxOpeners = 8
 
-// analysisLines is how many lines AnalyzeLog samples: the head, and for
+// analysisLines is how many lines Analyze samples: the head, and for
 // long texts windows in the middle and at the end.
 const analysisLines = 3000
 
-// AnalyzeLog analyses a log from a sample of its lines. It assumes nothing
+// Analyze analyses a log from a sample of its lines. It assumes nothing
 // about where a time stamp stands or what it looks like:
 //   - the lines that open a record are those whose first token has one of
 //     the frequent shapes (dates, levels, prefixes alike); indented lines,
@@ -126,7 +120,7 @@ const analysisLines = 3000
 //     time stamps).
 //
 // It is a pure function of the text, linear in its length.
-func AnalyzeLog(text string) LogLayout {
+func Analyze(text string) Layout {
 	var a logAnalysis
 	a.headed = map[shapeKey]int{}
 	const window = 96 << 10
@@ -141,8 +135,8 @@ func AnalyzeLog(text string) LogLayout {
 	} else {
 		a.scan(text[:window], analysisLines/3)
 		mid := len(text)/2 - window/2
-		a.scan(dropPartialLine(text[mid:mid+window]), analysisLines/3)
-		a.scan(dropPartialLine(text[len(text)-window:]), analysisLines/3)
+		a.scan(textkit.DropPartialLine(text[mid:mid+window]), analysisLines/3)
+		a.scan(textkit.DropPartialLine(text[len(text)-window:]), analysisLines/3)
 	}
 	return a.layout()
 }
@@ -206,7 +200,7 @@ func (a *logAnalysis) scan(s string, max int) {
 			s = ""
 		}
 		line = strings.TrimSuffix(line, "\r")
-		if strings.TrimSpace(line) == "" || IsProtectedLine(line) {
+		if strings.TrimSpace(line) == "" || textkit.IsProtectedLine(line) {
 			continue
 		}
 		n++
@@ -228,7 +222,7 @@ func (a *logAnalysis) scan(s string, max int) {
 		prev = shapeOf(line)
 		a.headShapes = append(a.headShapes, prev)
 		a.shapes.add(prev)
-		if isStamped(line) {
+		if textkit.IsStamped(line) {
 			a.stamped++
 		}
 		if jsonPayloadStart(line) >= 0 {
@@ -239,8 +233,8 @@ func (a *logAnalysis) scan(s string, max int) {
 	}
 }
 
-func (a *logAnalysis) layout() LogLayout {
-	l := LogLayout{Analyzed: true}
+func (a *logAnalysis) layout() Layout {
+	l := Layout{Analyzed: true}
 	heads := len(a.heads)
 	if heads == 0 {
 		return l
@@ -308,21 +302,21 @@ func (a *logAnalysis) layout() LogLayout {
 	case varying:
 		l.Records = true
 	case a.escapes*20 < a.lines && repetitive(openers):
-		l.Records, l.byRepeats = true, true
+		l.Records, l.ByRepeats = true, true
 	}
 	return l
 }
 
-// opensRecord reports whether line opens a record: not a continuation
+// OpensRecord reports whether line opens a record: not a continuation
 // form, and a first token of a record's shape or a known stamp.
-func (l LogLayout) opensRecord(line string) bool {
-	if line == "" || continuationForm(line) || IsProtectedLine(line) || parseFoldMarker(line) > 0 {
+func (l Layout) OpensRecord(line string) bool {
+	if line == "" || continuationForm(line) || textkit.IsProtectedLine(line) || textkit.ParseFoldMarker(line) > 0 {
 		return false
 	}
-	return l.opensRecordShape(line) || isLogRecord(line)
+	return l.opensRecordShape(line) || textkit.IsLogRecord(line)
 }
 
-func (l LogLayout) opensRecordShape(line string) bool {
+func (l Layout) opensRecordShape(line string) bool {
 	if len(l.Openers) == 0 {
 		return false
 	}
@@ -346,7 +340,7 @@ func continuationForm(line string) bool {
 	}
 	s := line
 	if c == 0x1b {
-		s = line[skipANSI(line, 0):]
+		s = line[textkit.SkipANSI(line, 0):]
 		if s == "" || s[0] == ' ' || s[0] == '\t' {
 			return true
 		}
@@ -393,13 +387,13 @@ func shapeOf(line string) shapeKey {
 // hex ids and dates alike), a placeholder such as <N> is 'd', and other
 // bytes stay. "2024-03-01" is "d-d-d", "[Sun" is "[a", "web-1" is "a-d".
 func appendShape(dst []byte, line string) []byte {
-	s := line[skipANSI(line, 0):]
+	s := line[textkit.SkipANSI(line, 0):]
 	for i := 0; i < len(s) && len(dst) < shapeMax; {
 		c := s[i]
 		if c == ' ' || c == '\t' || c == '\r' {
 			break
 		}
-		if c == '<' && isPlaceholderAt(s[i:]) {
+		if c == '<' && textkit.IsPlaceholderAt(s[i:]) {
 			j := strings.IndexByte(s[i:], '>')
 			dst = append(dst, 'd')
 			i += j + 1
@@ -408,7 +402,7 @@ func appendShape(dst []byte, line string) []byte {
 		if tokClass[c]&(tcLetter|tcDigit) != 0 {
 			digit := false
 			for i < len(s) && tokClass[s[i]]&(tcLetter|tcDigit) != 0 {
-				digit = digit || isDigit(s[i])
+				digit = digit || textkit.IsDigit(s[i])
 				i++
 			}
 			if digit {
@@ -438,7 +432,7 @@ func headerStats(heads []string) (varying bool, header int) {
 	var data, changes [cols]int
 	var prev [cols]string
 	for _, h := range heads {
-		s := h[skipANSI(h, 0):]
+		s := h[textkit.SkipANSI(h, 0):]
 		for c, i := 0, 0; c < cols && i < len(s); c++ {
 			for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '|') {
 				i++
@@ -531,13 +525,13 @@ var colCount = func() (t [256]uint64) {
 
 const colEnd = math.MaxUint64
 
-// headerEnd returns where the message of a record starts: after its
+// HeaderEnd returns where the message of a record starts: after its
 // first n columns (see headerColumns), or 0.
-func headerEnd(line string, n int) int {
+func HeaderEnd(line string, n int) int {
 	if n == 0 {
 		return 0
 	}
-	s := line[skipANSI(line, 0):]
+	s := line[textkit.SkipANSI(line, 0):]
 	off := len(line) - len(s)
 	c := 0
 	for i := 0; i < len(s); {
@@ -577,7 +571,7 @@ func repetitive(heads []string) bool {
 	seen := make(map[uint64]struct{}, len(heads))
 	repeats := 0
 	for _, h := range heads {
-		k := maskedHash(h)
+		k := MaskedHash(h)
 		if _, ok := seen[k]; ok {
 			repeats++
 		} else {
@@ -631,7 +625,7 @@ func logfmtPairs(line string) int {
 			break
 		}
 		k := i
-		for i < len(line) && (isWordByte(line[i]) || line[i] == '.' || line[i] == '-' || line[i] == '@') {
+		for i < len(line) && (textkit.IsWordByte(line[i]) || line[i] == '.' || line[i] == '-' || line[i] == '@') {
 			i++
 		}
 		if i == k || i >= len(line) || line[i] != '=' {
@@ -663,9 +657,9 @@ func logfmtValueEnd(line string, i int) int {
 	return i
 }
 
-// jsonLines reports a text whose first lines (up to 50 non-blank ones)
+// JSONLines reports a text whose first lines (up to 50 non-blank ones)
 // are mostly JSON objects of one line each, at least two: JSON lines.
-func jsonLines(text string) bool {
+func JSONLines(text string) bool {
 	objects, lines := 0, 0
 	for len(text) > 0 && lines < 50 {
 		line := text

@@ -1,9 +1,11 @@
-package stages
+package logs
 
 import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // headerStatsReference is headerStats reading one byte a step, classes
@@ -14,7 +16,7 @@ func headerStatsReference(heads []string) (varying bool, header int) {
 	var data, changes [cols]int
 	var prev [cols]string
 	for _, h := range heads {
-		s := h[skipANSI(h, 0):]
+		s := h[textkit.SkipANSI(h, 0):]
 		for c, i := 0, 0; c < cols && i < len(s); c++ {
 			for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '|') {
 				i++
@@ -35,14 +37,14 @@ func headerStatsReference(heads []string) (varying bool, header int) {
 			for e > st && trimmedByte(s[e-1]) {
 				e--
 			}
-			tok := s[st:e]
+			Tok := s[st:e]
 			if digits > 0 && letters <= digits {
 				data[c]++
-				if tok != prev[c] {
+				if Tok != prev[c] {
 					changes[c]++
 				}
 			}
-			prev[c] = tok
+			prev[c] = Tok
 		}
 	}
 	n := len(heads)

@@ -1,0 +1,1149 @@
+package logs
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
+)
+
+// Mined is a record log's events grouped into templates (see Mine).
+type Mined struct {
+	t      *templates
+	events []logEvent
+	// Merged reports whether variants or header columns merged.
+	Merged bool
+}
+
+// Mine groups the events of a record log, the lines of x, into templates,
+// variants and header columns merged. Lines marked in tail (nil for none)
+// neither open nor continue an event: they pass as they were written.
+func Mine(ctx context.Context, x textkit.LineIndex, lay Layout, minVariants int, tail []bool) (*Mined, error) {
+	t, events, merged, err := mineTemplates(ctx, x, lay, minVariants, tail)
+	if err != nil {
+		return nil, err
+	}
+	return &Mined{t: t, events: events, Merged: merged}, nil
+}
+
+// Spans puts each template's span in spans: its first event's first line
+// -> its last event's last line.
+func (m *Mined) Spans(spans map[int]int) { m.t.eventSpans(m.events, spans) }
+
+// Members maps each template's first line to the first lines of all the
+// events it stands for, in order, the key first.
+func (m *Mined) Members() map[int][]int {
+	byRoot := map[int][]int{}
+	for _, e := range m.events {
+		r := m.t.find(int(e.group))
+		byRoot[r] = append(byRoot[r], int(e.start))
+	}
+	members := make(map[int][]int, len(byRoot))
+	for _, mem := range byRoot {
+		members[mem[0]] = mem
+	}
+	return members
+}
+
+// Write writes each template at its first event, saying what varies
+// among the records it stands for; the other lines of x pass. long
+// reports a count too long to read back.
+func (m *Mined) Write(x textkit.LineIndex) (out string, long bool) {
+	return m.t.writeEvents(x, m.events)
+}
+
+// mineTemplates groups the events of a record log into templates, variants
+// and header columns merged. merged reports whether any merged.
+func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVariants int, tail []bool) (*templates, []logEvent, bool, error) {
+	// Events: a record line and the non-record lines after it. Lines
+	// outside events pass as they are.
+	var events []logEvent
+	t := newTemplates(minVariants, lay)
+	var toks, ctoks []Tok
+	nl := x.Len()
+	// opens[i]: line i opens a record; each line is asked once.
+	opens := make([]bool, nl)
+	for i := range opens {
+		opens[i] = lay.OpensRecord(x.Line(i)) && (tail == nil || !tail[i])
+	}
+	for i, n := 0, 0; i < nl; n++ {
+		if n&4095 == 4095 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, false, err
+			}
+		}
+		if !opens[i] {
+			i++
+			continue
+		}
+		end := eventEnd(x, opens, tail, i)
+		head, weight := SplitCount(x.Line(i))
+		toks = lay.TemplateTokens(head, toks[:0])
+		var cont uint64
+		cont, ctoks = continuationHash(x, i+1, end, ctoks)
+		g := t.add(toks, cont, len(events), weight, head)
+		events = append(events, logEvent{start: int32(i), end: int32(end), group: int32(g)})
+		i = end
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, false, err
+	}
+	merged := t.mergeHeaderColumns()
+	merged = t.mergeVariants() || merged
+	return t, events, merged, nil
+}
+
+// logEvent is a record line and the non-record lines after it: lines
+// [start, end), of template group.
+type logEvent struct {
+	start, end int32
+	group      int32
+}
+
+// eventEnd returns the end of the event that line i opens: the next
+// blank, record, protected or failing tail line.
+func eventEnd(x textkit.LineIndex, opens, tail []bool, i int) int {
+	end := i + 1
+	for nl := x.Len(); end < nl; end++ {
+		l := x.Line(end)
+		if l == "" || opens[end] || textkit.IsProtectedLine(l) || (tail != nil && tail[end]) {
+			break
+		}
+	}
+	return end
+}
+
+// continuationHash hashes lines [from, end), an event's continuation,
+// masked like a head: a host or a node (dn228) in a continuation line is
+// a value, not a different trace. It returns ctoks for reuse.
+func continuationHash(x textkit.LineIndex, from, end int, ctoks []Tok) (uint64, []Tok) {
+	cont := uint64(fnvOffset)
+	for k := from; k < end; k++ {
+		l := x.Line(k)
+		if len(l) > maxTemplateBytes {
+			// Memory stays bounded: the rest of a long line
+			// only has its numbers masked.
+			cont = (cont ^ MaskedHash(l[maxTemplateBytes:])) * fnvPrime
+			l = l[:maxTemplateBytes]
+		}
+		ctoks = tokenize(l, ctoks[:0])
+		for _, c := range ctoks {
+			cont = (cont ^ TokenID(c)) * fnvPrime
+		}
+		cont = (cont ^ '\n') * fnvPrime
+	}
+	return cont, ctoks
+}
+
+// eventSpans puts each template's span in spans: its first event's
+// first line -> its last event's last line.
+func (t *templates) eventSpans(events []logEvent, spans map[int]int) {
+	last := map[int]int{} // root group -> its last event
+	for g := range t.groups {
+		r := t.find(g)
+		if l, ok := last[r]; !ok || t.groups[g].last > l {
+			last[r] = t.groups[g].last
+		}
+	}
+	for r, l := range last {
+		spans[int(events[t.groups[r].first].start)] = int(events[l].end) - 1
+	}
+}
+
+// writeEvents writes each template at its first event, saying what
+// varies among the records a representative stands for. long reports a
+// count too long to read back.
+func (t *templates) writeEvents(x textkit.LineIndex, events []logEvent) (out string, long bool) {
+	sums := t.summaries()
+	var w textkit.LineWriter
+	w.Grow(len(t.groups)*128 + 1024)
+	done := 0 // lines written or skipped so far
+	for ei, e := range events {
+		start, end := int(e.start), int(e.end)
+		if done < start {
+			w.Add(x.Span(done, start))
+		}
+		done = end
+		root := t.find(int(e.group))
+		if t.groups[root].first != ei {
+			continue
+		}
+		head, _ := SplitCount(x.Line(start))
+		count := t.groups[root].count
+		if count >= 1e12 {
+			long = true // splitCount reads 12 digits at most
+		}
+		switch sum := sums[root]; {
+		case t.groups[root].events == 1 && sum == nil:
+			w.Add(x.Line(start)) // alone: as it was, its summary included
+		case sum != nil:
+			w.Add(head + sum.suffix(count))
+		default:
+			w.Add(WithCount(head, count))
+		}
+		if start+1 < end {
+			w.Add(x.Span(start+1, end))
+		}
+	}
+	if nl := x.Len(); done < nl {
+		w.Add(x.Span(done, nl))
+	}
+	return w.String(), long
+}
+
+// Tok is one whitespace-separated token, hashed after masking.
+type Tok struct {
+	h          uint64 // hash of the masked token
+	Start, End int32  // the token's bytes in its line
+	variable   bool   // a number, an id, a date or a path: never a constant
+}
+
+const (
+	fnvOffset = textkit.FNVOffset
+	fnvPrime  = textkit.FNVPrime
+)
+
+// tokenize splits line on blanks and the usual field delimiters
+// (| , ; = : [ ] ( ) { } ") and hashes each token's shape. Dates and paths
+// are variables; a token without a digit is its own shape; the others are
+// masked by maskToken.
+func tokenize(line string, dst []Tok) []Tok {
+	for i := 0; i < len(line); i++ {
+		seen := tokClass[line[i]] // the classes of the token's bytes
+		if seen&tcSep != 0 {
+			continue
+		}
+		start := i
+		for i++; i < len(line); i++ {
+			cl := tokClass[line[i]]
+			if cl&tcSep != 0 {
+				break
+			}
+			seen |= cl
+		}
+		t := line[start:i]
+		if seen&(tcDigit|tcSlash) == 0 {
+			// A word, the most common token: a calendar word (letters
+			// only) is a variable, any other its own shape.
+			k := Tok{h: fnvOffset, Start: int32(start), End: int32(i), variable: true}
+			if len(t) != 3 || !textkit.IsCalendarName(t) {
+				k.h, k.variable = wordHash(t), false
+			}
+			dst = append(dst, k)
+			continue
+		}
+		k := Tok{h: fnvOffset, Start: int32(start), End: int32(i), variable: true}
+		switch {
+		case len(t) == 3 && textkit.IsCalendarName(t): // isCalendarWord
+		case seen&tcSlash != 0 && len(t) >= 3:
+			k = pathShape(t)
+			k.Start, k.End = int32(start), int32(i)
+		case seen&tcDigit == 0:
+			k.h, k.variable = wordHash(t), false
+		case seen&tcLetter == 0:
+			// Numbers and punctuation only (dates, times, addresses): a
+			// variable, whose hash no one reads (see TokenID).
+		case seen&tcDash != 0 && isHexID(t):
+			// A UUID or a dashed hex id, whatever letters it spells.
+		default:
+			if n := dashedIDName(t, seen); n > 0 {
+				// A named id (OpenStack req-<uuid>, span_<uuid>): its
+				// name is the shape, the id a value.
+				k.h, k.variable = wordHash(t[:n])^'I', false
+				break
+			}
+			k = maskToken(t)
+			k.Start, k.End = int32(start), int32(i)
+		}
+		dst = append(dst, k)
+	}
+	return dst
+}
+
+// wordHash hashes a token without digits, eight bytes a step: words make
+// most of a log's bytes, and a byte-at-a-time hash is a chain of
+// multiplications. Tokens of up to eight bytes never collide.
+func wordHash(t string) uint64 {
+	const m = 0x9E3779B97F4A7C15
+	h := (uint64(fnvOffset) ^ uint64(len(t))) * m
+	for ; len(t) >= 8; t = t[8:] {
+		w := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+		h = (h ^ w) * m
+		h ^= h >> 32
+	}
+	if len(t) > 0 {
+		h = (h ^ tailWord(t)) * m
+	}
+	h ^= h >> 29
+	h *= 0xBF58476D1CE4E5B9
+	return h ^ h>>32
+}
+
+// tailWord packs the 1 to 7 bytes of t into a word, the first byte
+// lowest: two loads that may overlap (an overlapped byte is ORed onto
+// itself), not a load a byte.
+func tailWord(t string) uint64 {
+	switch n := len(t); {
+	case n >= 4:
+		lo, hi := t[:4], t[n-4:]
+		return uint64(uint32(lo[0])|uint32(lo[1])<<8|uint32(lo[2])<<16|uint32(lo[3])<<24) |
+			uint64(uint32(hi[0])|uint32(hi[1])<<8|uint32(hi[2])<<16|uint32(hi[3])<<24)<<(8*(n-4))
+	case n >= 2:
+		lo, hi := t[:2], t[n-2:]
+		return uint64(uint16(lo[0])|uint16(lo[1])<<8) | uint64(uint16(hi[0])|uint16(hi[1])<<8)<<(8*(n-2))
+	}
+	return uint64(t[0])
+}
+
+// isHexID reports a token of hex digits and dashes with at least eight
+// hex digits, a digit and a dash among them: a UUID, a trace or a
+// request id.
+func isHexID(t string) bool {
+	hex, digit, dash := 0, false, false
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case textkit.IsDigit(c):
+			hex++
+			digit = true
+		case textkit.IsHexDigit(c):
+			hex++
+		case c == '-':
+			dash = true
+		default:
+			return false
+		}
+	}
+	return hex >= 8 && digit && dash
+}
+
+// dashedIDName is hexIDPrefix for a token whose byte classes are seen:
+// without a '-' there is no hex id.
+func dashedIDName(t string, seen uint8) int {
+	if seen&tcDash == 0 {
+		return 0
+	}
+	return hexIDPrefix(t)
+}
+
+// hexIDPrefix returns the length of the name before a dashed hex id in t
+// ("req" in req-<uuid>), or 0: letters, then '-' or '_', then a hex id.
+func hexIDPrefix(t string) int {
+	i := 0
+	for i < len(t) && tokClass[t[i]]&tcLetter != 0 && t[i] < 0x80 {
+		i++
+	}
+	// blk_-42 is a signed number (maskToken's), not an id.
+	if i == 0 || i+2 >= len(t) || (t[i] != '-' && t[i] != '_') || t[i+1] == '-' || !isHexID(t[i+1:]) {
+		return 0
+	}
+	return i
+}
+
+// pathShape hashes a path or URL by its route: the first two segments
+// after the scheme and host, numbers masked. REST routes and file trees
+// name what happened by their leading segments (GET /api/orders/…,
+// /var/log/…); deeper segments are ids and names, variables. A path
+// without two word segments is a variable.
+func pathShape(t string) Tok {
+	if strings.IndexByte(t, ':') >= 0 { // tokenize splits at ':': rarely here
+		if i := strings.Index(t, "://"); i >= 0 {
+			t = t[i+3:]
+			if j := strings.IndexByte(t, '/'); j >= 0 {
+				t = t[j:]
+			} else {
+				t = ""
+			}
+		}
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] == '?' || t[i] == '#' {
+			t = t[:i]
+			break
+		}
+	}
+	h := uint64(fnvOffset) ^ '/'
+	segs, words := 0, 0
+	for len(t) > 0 && segs < 2 {
+		seg := t
+		if i := strings.IndexByte(t, '/'); i >= 0 {
+			seg, t = t[:i], t[i+1:]
+		} else {
+			t = ""
+		}
+		if seg == "" {
+			continue
+		}
+		segs++
+		var mh uint64
+		if hasDigit(seg) {
+			mh = maskToken(seg).h
+		} else {
+			// maskToken without a digit to mask: every byte as it is.
+			mh = fnvOffset
+			for i := 0; i < len(seg); i++ {
+				mh = (mh ^ uint64(seg[i])) * fnvPrime
+			}
+			if !isCalendarWord(seg) {
+				words++
+			}
+		}
+		h = (h ^ mh) * fnvPrime
+	}
+	if words < 2 {
+		return Tok{h: fnvOffset, variable: true}
+	}
+	return Tok{h: h | 2}
+}
+
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if textkit.IsDigit(s[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// maskToken hashes a token that holds a digit, with its numbers masked:
+// runs of digits, and runs of hex digits that hold a digit and are 6 or
+// more long, become one '0'. It is a variable unless a word of three or
+// more letters is left (sshd[0]:, user_0, [main:QuorumPeer@0]): then its
+// shape is a constant.
+func maskToken(t string) Tok {
+	h := uint64(fnvOffset)
+	digits, run, word := 0, 0, 0
+	for i := 0; i < len(t); {
+		c := t[i]
+		switch cl := tokClass[c]; {
+		case cl&tcHex != 0:
+			e, nd := i, 0
+			for e < len(t) && tokClass[t[e]]&tcHex != 0 {
+				nd += int(tokClass[t[e]] & tcDigit)
+				e++
+			}
+			if nd > 0 && (nd == e-i || e-i >= 6) {
+				// A number, or a hex id: one '0'.
+				h = (h ^ '0') * fnvPrime
+				digits++
+				run = 0
+				i = e
+				continue
+			}
+			// Letters a-f of a word, with the digit runs inside masked.
+			for i < e {
+				if tokClass[t[i]]&tcDigit != 0 {
+					for i < e && tokClass[t[i]]&tcDigit != 0 {
+						i++
+					}
+					h = (h ^ '0') * fnvPrime
+					digits++
+					run = 0
+					continue
+				}
+				run++
+				word = max(word, run)
+				h = (h ^ uint64(t[i])) * fnvPrime
+				i++
+			}
+		case cl&tcLetter != 0:
+			run++
+			word = max(word, run)
+			h = (h ^ uint64(c)) * fnvPrime
+			i++
+		case c == '-' && i+1 < len(t) && tokClass[t[i+1]]&tcDigit != 0 &&
+			(i == 0 || tokClass[t[i-1]]&tcWord == 0 || t[i-1] == '_'):
+			// The sign of a number: blk_-42 and blk_42 have one shape.
+			i++
+		default:
+			run = 0
+			h = (h ^ uint64(c)) * fnvPrime
+			i++
+		}
+	}
+	return Tok{h: h, variable: digits > 0 && word < 3}
+}
+
+// Byte classes for tokenize.
+const (
+	tcDigit  = 1 << iota // 0-9; must be bit 0, tokenize adds it up
+	tcHex                // 0-9, a-f, A-F
+	tcLetter             // a-z, A-Z and every byte of a multi-byte rune
+	tcWord               // isWordByte
+	tcBlank              // space and tab: token separators
+	tcSlash              // '/': a token of three or more with one is a path
+	tcDelim              // | , ; = : [ ] ( ) { } ": field delimiters
+	tcDash               // '-': dashed hex ids have one
+	tcSep    = tcBlank | tcDelim
+)
+
+var tokClass = func() (t [256]uint8) {
+	for c := range 256 {
+		b := byte(c)
+		if textkit.IsDigit(b) {
+			t[c] |= tcDigit
+		}
+		if textkit.IsHexDigit(b) {
+			t[c] |= tcHex
+		}
+		if (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || b >= 0x80 {
+			t[c] |= tcLetter
+		}
+		if textkit.IsWordByte(b) {
+			t[c] |= tcWord
+		}
+		if b == ' ' || b == '\t' {
+			t[c] |= tcBlank
+		}
+		if b == '/' {
+			t[c] |= tcSlash
+		}
+		if b == '-' {
+			t[c] |= tcDash
+		}
+		if strings.IndexByte(`|,;=:[](){}"`, b) >= 0 {
+			t[c] |= tcDelim
+		}
+	}
+	return t
+}()
+
+func isCalendarWord(t string) bool { return len(t) == 3 && textkit.IsCalendarName(t) }
+
+// MaskedHash hashes a whole line with only its numbers masked: digit
+// runs that do not end a name (eval1 stays), and hex runs of 6 or more that
+// hold a digit, count as one '0'; runs of blanks as one space. Words, paths
+// and punctuation must match.
+func MaskedHash(line string) uint64 {
+	h := uint64(fnvOffset)
+	for j := 0; j < len(line); {
+		c := line[j]
+		switch {
+		case c == ' ' || c == '\t':
+			for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
+				j++
+			}
+			h = (h ^ ' ') * fnvPrime
+			continue
+		case textkit.IsHexDigit(c) && (j == 0 || !textkit.IsHexDigit(line[j-1])):
+			e, hasDigit := j, false
+			for e < len(line) && textkit.IsHexDigit(line[e]) {
+				hasDigit = hasDigit || textkit.IsDigit(line[e])
+				e++
+			}
+			afterName := j > 0 && (textkit.IsLetter(line[j-1]) || line[j-1] == '_')
+			if hasDigit && ((textkit.DigitRun(line, j) == e && !afterName) || e-j >= 6) {
+				h = (h ^ '0') * fnvPrime
+				j = e
+				continue
+			}
+			if textkit.IsDigit(c) && !afterName {
+				h = (h ^ '0') * fnvPrime
+				j = textkit.DigitRun(line, j)
+				continue
+			}
+		case textkit.IsDigit(c) && (j == 0 || !textkit.IsLetter(line[j-1]) && line[j-1] != '_'):
+			h = (h ^ '0') * fnvPrime
+			j = textkit.DigitRun(line, j)
+			continue
+		}
+		h = (h ^ uint64(c)) * fnvPrime
+		j++
+	}
+	return h
+}
+
+// templates groups events by their masked head line and continuation,
+// then merges groups that differ in one token position only, when that
+// position takes many values: a user name or a host, not a state.
+type templates struct {
+	minVariants int
+	lay         Layout
+	byKey       map[uint64]int
+	groups      []tgroup
+	// scratch holds a group's first tokens while its summary starts.
+	scratch []Tok
+}
+
+type tgroup struct {
+	toks   []uint64 // token ids; wildcard where variants were merged
+	cont   uint64   // continuation lines, masked
+	sum    uint64   // sum of mix(position, token id)
+	first  int      // event index of the first instance
+	head   string   // the first instance's head line
+	events int      // records seen (lines, not weights)
+	last   int      // event index of the last instance
+	// lastHead is the last instance's head line; summary follows the
+	// variable slots of a template seen more than once.
+	lastHead string
+	summary  *groupSummary
+	count    int
+	parent   int
+	// spans are the bytes of head's tokens, start<<32 | end, when toks
+	// is set.
+	spans []uint64
+}
+
+// firstTokens appends the tokens of the group's first record, their
+// spans only (what summaries and merges read of them), as
+// TemplateTokens would give them.
+func (g *tgroup) firstTokens(dst []Tok) []Tok {
+	for _, sp := range g.spans {
+		dst = append(dst, Tok{Start: int32(sp >> 32), End: int32(uint32(sp))})
+	}
+	return dst
+}
+
+// maxTemplateTokens bounds the tokens a line may have to take part in
+// variant merging; longer lines only merge when their masks are equal.
+const maxTemplateTokens = 128
+
+func newTemplates(minVariants int, lay Layout) *templates {
+	return &templates{minVariants: minVariants, lay: lay, byKey: map[uint64]int{}}
+}
+
+func mix(pos int, id uint64) uint64 {
+	x := id ^ (uint64(pos)+1)*0x9E3779B97F4A7C15
+	x ^= x >> 31
+	x *= 0xBF58476D1CE4E5B9
+	x ^= x >> 29
+	return x
+}
+
+func (t *templates) add(toks []Tok, cont uint64, ev, weight int, head string) int {
+	key := (cont ^ uint64(len(toks))) * fnvPrime
+	for _, x := range toks {
+		key = (key ^ TokenID(x)) * fnvPrime
+	}
+	if g, ok := t.byKey[key]; ok {
+		gr := &t.groups[g]
+		gr.count += weight
+		gr.events++
+		gr.last, gr.lastHead = ev, head
+		if gr.toks != nil && len(toks) == len(gr.toks) {
+			if gr.summary == nil {
+				// The second record: follow the slots from the first.
+				first := gr.firstTokens(t.scratch[:0])
+				t.scratch = first
+				if len(first) == len(gr.toks) {
+					gr.summary = newGroupSummary(gr.head, first, gr.toks, t.lay)
+					gr.summary.add(gr.head, first)
+				}
+			}
+			if gr.summary != nil {
+				gr.summary.add(head, toks)
+			}
+		}
+		return g
+	}
+	g := tgroup{cont: cont, first: ev, head: head, count: weight, parent: len(t.groups),
+		events: 1, last: ev, lastHead: head}
+	if len(toks) <= maxTemplateTokens {
+		// One allocation: the ids, then the spans of the first record's
+		// tokens, so that it is never tokenized again.
+		buf := make([]uint64, 2*len(toks))
+		g.toks, g.spans = buf[:len(toks):len(toks)], buf[len(toks):]
+		for i, x := range toks {
+			g.spans[i] = uint64(uint32(x.Start))<<32 | uint64(uint32(x.End))
+			g.toks[i] = TokenID(x)
+			g.sum += mix(i, g.toks[i])
+		}
+	}
+	t.groups = append(t.groups, g)
+	t.byKey[key] = len(t.groups) - 1
+	return len(t.groups) - 1
+}
+
+// summaries returns the summary of every template that stands for more
+// than one record, by root group. Merged groups add what they counted,
+// and a merged position (one word per group) becomes a slot of its own.
+func (t *templates) summaries() map[int]*groupSummary {
+	kids := map[int][]int{}
+	for i := range t.groups {
+		if r := t.find(i); r != i {
+			kids[r] = append(kids[r], i)
+		}
+	}
+	out := map[int]*groupSummary{}
+	for i := range t.groups {
+		g := &t.groups[i]
+		if g.parent != i || g.toks == nil {
+			continue
+		}
+		k := kids[i]
+		if len(k) == 0 {
+			if g.summary != nil {
+				g.summary.first, _ = clockIn(g.head)
+				g.summary.last, _ = clockIn(g.lastHead)
+				out[i] = g.summary
+			}
+			continue
+		}
+		rootToks := g.firstTokens(nil)
+		if len(rootToks) != len(g.toks) {
+			continue
+		}
+		s := newGroupSummary(g.head, rootToks, g.toks, t.lay)
+		last, lastHead := g.last, g.lastHead
+		var toks []Tok
+		for _, j := range append([]int{i}, k...) {
+			m := &t.groups[j]
+			toks = m.firstTokens(toks[:0])
+			if len(toks) != len(g.toks) {
+				continue
+			}
+			if m.summary != nil {
+				s.mergeFrom(m.summary)
+				s.addWildcards(m.head, toks, g.toks)
+			} else {
+				s.add(m.head, toks)
+			}
+			if m.last > last {
+				last, lastHead = m.last, m.lastHead
+			}
+		}
+		s.last, _ = clockIn(lastHead)
+		out[i] = s
+	}
+	return out
+}
+
+func (t *templates) find(g int) int {
+	for t.groups[g].parent != g {
+		t.groups[g].parent = t.groups[t.groups[g].parent].parent
+		g = t.groups[g].parent
+	}
+	return g
+}
+
+// mergeVariants sweeps the token positions. At each position it buckets
+// the groups by everything but that position; a bucket whose groups show
+// at least MinVariants different constants there is one template with a
+// parameter, and its groups merge into the oldest. It reports whether any
+// did.
+func (t *templates) mergeVariants() (merged bool) {
+	minV := int32(t.minVariants)
+	order := t.sweepOrder(minV)
+	// Longest first, so position p only visits the groups that reach it.
+	slices.SortStableFunc(order, func(a, b int) int { return len(t.groups[b].toks) - len(t.groups[a].toks) })
+	key := func(g *tgroup, p int) uint64 {
+		return (g.sum - mix(p, g.toks[p])) ^ (g.cont^uint64(len(g.toks)))*fnvPrime
+	}
+	sizes := make(map[uint64]int32, len(order))
+	buckets := map[uint64][]int{}
+	for p := 0; len(order) > 0; p++ {
+		for len(order) > 0 && len(t.groups[order[len(order)-1]].toks) <= p {
+			order = order[:len(order)-1]
+		}
+		// Count first: most buckets hold one group and need no list.
+		clear(sizes)
+		for _, i := range order {
+			if g := &t.groups[i]; g.parent == i && g.toks[p] > varToken {
+				sizes[key(g, p)]++
+			}
+		}
+		clear(buckets)
+		for _, i := range order {
+			if g := &t.groups[i]; g.parent == i && g.toks[p] > varToken {
+				if k := key(g, p); sizes[k] >= minV {
+					buckets[k] = append(buckets[k], i)
+				}
+			}
+		}
+		for _, b := range buckets {
+			if distinctAt(t.groups, b, p) < t.minVariants || !t.variesWidely(b, p) {
+				continue
+			}
+			root := b[0]
+			for _, i := range b {
+				if t.groups[i].first < t.groups[root].first {
+					root = i
+				}
+			}
+			merged = true
+			r := &t.groups[root]
+			r.sum -= mix(p, r.toks[p])
+			r.toks[p] = wildcard
+			r.sum += mix(p, wildcard)
+			for _, i := range b {
+				if i != root {
+					t.groups[i].parent = root
+					r.count += t.groups[i].count
+				}
+			}
+		}
+	}
+	return merged
+}
+
+// sweepOrder returns the groups mergeVariants sweeps. Two templates that
+// differ in one position share the half of their tokens without it. A
+// template whose both halves are rare cannot be in a bucket of minV, so
+// it is left out of the sweep: crafted input made of distinct lines
+// costs one pass.
+func (t *templates) sweepOrder(minV int32) []int {
+	// Sized once: grown key by key, these maps cost more than the sweep.
+	countA, countB := make(map[uint64]int32, len(t.groups)), make(map[uint64]int32, len(t.groups))
+	for i := range t.groups {
+		if len(t.groups[i].toks) > 1 {
+			a, b := tokenHalves(&t.groups[i])
+			countA[a]++
+			countB[b]++
+		}
+	}
+	var order []int
+	for i := range t.groups {
+		if len(t.groups[i].toks) > 1 {
+			if a, b := tokenHalves(&t.groups[i]); countA[a] >= minV || countB[b] >= minV {
+				order = append(order, i)
+			}
+		}
+	}
+	return order
+}
+
+// tokenHalves hashes the first and the second half of g's tokens.
+func tokenHalves(g *tgroup) (uint64, uint64) {
+	a := (g.cont ^ uint64(len(g.toks))) * fnvPrime
+	b := a ^ 0x9E3779B97F4A7C15
+	for i, x := range g.toks {
+		if i < len(g.toks)/2 {
+			a += mix(i, x)
+		} else {
+			b += mix(i, x)
+		}
+	}
+	return a, b
+}
+
+// mergeHeaderColumns merges templates that differ only in word columns
+// that do not depend on the message: a host, a program or a container
+// that logs every kind of event (syslog's host, Proxifier's program, a
+// node's name and id in JSON fields). Candidates are the word columns of
+// the records' header (between its data columns, or right after them)
+// and, in records with fields, the values of one token, by key. A column
+// takes several names under most frequent messages; an event name or a
+// component belongs to its message and takes one. Columns that vary
+// together (a node's name and id) are judged on the message alone. Levels
+// never merge. It reports whether any templates merged.
+func (t *templates) mergeHeaderColumns() bool {
+	if t.lay.Fields == "" && t.lay.HeaderCols == 0 {
+		return false
+	}
+	hc := headerCells{cells: make([][]cell, len(t.groups)), names: map[uint64]int{}}
+	var toks []Tok
+	for i := range t.groups {
+		g := &t.groups[i]
+		if g.parent != i || g.toks == nil {
+			continue
+		}
+		toks = g.firstTokens(toks[:0])
+		if len(toks) != len(g.toks) {
+			continue
+		}
+		if t.lay.Fields != "" {
+			t.markFieldCells(&hc, i, toks)
+		} else {
+			t.markHeaderCells(&hc, i, toks)
+		}
+	}
+	cols := hc.candidates()
+	if len(cols) == 0 {
+		return false
+	}
+	message := t.messageKeys(&hc)
+	wild := map[uint64]bool{}
+	for _, col := range cols {
+		if t.independentColumn(col, hc.cells, message) {
+			wild[col] = true
+		}
+	}
+	if len(wild) == 0 {
+		return false
+	}
+	return t.dropColumns(hc.cells, wild)
+}
+
+// headerCells are the groups' tokens in candidate columns, and how many
+// groups take a name in each column.
+type headerCells struct {
+	cells [][]cell
+	flat  []cell // the backing of cells: a group's cells are marked together
+	names map[uint64]int
+}
+
+func (hc *headerCells) mark(g *tgroup, i int, col uint64, p int, v string) {
+	if textkit.UpperLevelAt(v) || len(hc.cells[i]) >= 16 {
+		return
+	}
+	c := cell{col: col, pos: p, name: g.toks[p] > varToken && len(v) >= 3}
+	// Group i's cells so far are the last of flat: extend them in place.
+	n := len(hc.cells[i])
+	hc.flat = append(hc.flat, c)
+	hc.cells[i] = hc.flat[len(hc.flat)-n-1 : len(hc.flat) : len(hc.flat)]
+	if c.name {
+		hc.names[col]++
+	}
+}
+
+// candidates returns the columns with names in three groups or more, sorted.
+func (hc *headerCells) candidates() []uint64 {
+	var cols []uint64
+	for col, n := range hc.names {
+		if n >= 3 {
+			cols = append(cols, col)
+		}
+	}
+	slices.Sort(cols)
+	return cols
+}
+
+// markFieldCells marks group i's values of one token, by key. Key
+// tokens carry no offsets (fieldTokens).
+func (t *templates) markFieldCells(hc *headerCells, i int, toks []Tok) {
+	g := &t.groups[i]
+	isKey := func(p int) bool { return p >= len(toks) || toks[p].End == 0 }
+	for p := 1; p < len(toks); p++ {
+		if !isKey(p) && isKey(p-1) && isKey(p+1) {
+			hc.mark(g, i, g.toks[p-1], p, g.head[toks[p].Start:toks[p].End])
+		}
+	}
+}
+
+// markHeaderCells marks group i's first token after each header column.
+func (t *templates) markHeaderCells(hc *headerCells, i int, toks []Tok) {
+	g := &t.groups[i]
+	for c := 0; c <= t.lay.HeaderCols; c++ {
+		he := HeaderEnd(g.head, c)
+		p := 0
+		for p < len(toks) && int(toks[p].Start) < he {
+			p++
+		}
+		if p < len(toks) {
+			hc.mark(g, i, uint64(c), p, g.head[toks[p].Start:toks[p].End])
+		}
+	}
+}
+
+// messageKeys returns the message of each group: its tokens but the
+// candidate columns (names in three groups or more).
+func (t *templates) messageKeys(hc *headerCells) []uint64 {
+	message := make([]uint64, len(t.groups))
+	for i, cs := range hc.cells {
+		g := &t.groups[i]
+		k := g.sum
+		for _, c := range cs {
+			if hc.names[c.col] >= 3 {
+				k -= mix(c.pos, g.toks[c.pos])
+			}
+		}
+		message[i] = k ^ (g.cont^uint64(len(g.toks)))*fnvPrime
+	}
+	return message
+}
+
+// dropColumns makes the wild columns no part of any message: every
+// template drops them, and templates left equal merge into the oldest,
+// so a message's other parameters merge after. It reports whether any
+// templates merged.
+func (t *templates) dropColumns(cells [][]cell, wild map[uint64]bool) bool {
+	byKey := map[uint64]int{}
+	merged := false
+	for i, cs := range cells {
+		g := &t.groups[i]
+		if !t.wildcardCells(g, cs, wild) {
+			continue
+		}
+		key := (g.cont ^ uint64(len(g.toks))) * fnvPrime
+		for _, x := range g.toks {
+			key = (key ^ x) * fnvPrime
+		}
+		r, ok := byKey[key]
+		if !ok {
+			byKey[key] = i
+			continue
+		}
+		merged = true
+		if t.groups[r].first > g.first {
+			r, i = i, r
+			byKey[key] = r
+		}
+		t.groups[i].parent = r
+		t.groups[r].count += t.groups[i].count
+	}
+	return merged
+}
+
+// wildcardCells puts a wildcard in g's cells of wild columns, and
+// reports whether it put any.
+func (t *templates) wildcardCells(g *tgroup, cs []cell, wild map[uint64]bool) bool {
+	dropped := false
+	for _, c := range cs {
+		if wild[c.col] {
+			g.sum += mix(c.pos, wildcard) - mix(c.pos, g.toks[c.pos])
+			g.toks[c.pos] = wildcard
+			dropped = true
+		}
+	}
+	return dropped
+}
+
+// cell is a group's token in a candidate column.
+type cell struct {
+	col  uint64 // the column: its index, or its key's token
+	pos  int
+	name bool // a name there, not a number or a level letter
+}
+
+// independentColumn reports whether column col is independent of the
+// message, as a host is: three messages at least take several names
+// there, and so do half of the messages seen four times or more; and the
+// names come evenly, three of them (or all) with two in three messages
+// seen ten times or more. An HTTP method before a route is not: DELETE
+// comes with few routes.
+func (t *templates) independentColumn(col uint64, cells [][]cell, message []uint64) bool {
+	// The column's cells as (message, name) pairs, sorted: a message's
+	// pairs are a run, its distinct names runs within it.
+	type pair struct {
+		msg, name uint64
+		named     bool
+		n         int
+	}
+	var pairs []pair
+	for i, cs := range cells {
+		for _, c := range cs {
+			if c.col != col {
+				continue
+			}
+			p := pair{msg: message[i], n: t.groups[i].count, named: c.name}
+			if c.name {
+				p.name = t.groups[i].toks[c.pos]
+			}
+			pairs = append(pairs, p)
+		}
+	}
+	slices.SortFunc(pairs, func(a, b pair) int {
+		if c := cmp.Compare(a.msg, b.msg); c != 0 {
+			return c
+		}
+		if a.named != b.named {
+			return boolOrder(a.named) - boolOrder(b.named)
+		}
+		return cmp.Compare(a.name, b.name)
+	})
+	var all, commonNames []uint64 // every name; the names of each common message, once per message
+	multi, frequent, common := 0, 0, 0
+	for lo := 0; lo < len(pairs); {
+		hi, n, names := lo, 0, 0
+		at := len(commonNames)
+		for ; hi < len(pairs) && pairs[hi].msg == pairs[lo].msg; hi++ {
+			n += pairs[hi].n
+			if p := pairs[hi]; p.named && (hi == lo || !pairs[hi-1].named || pairs[hi-1].name != p.name) {
+				names++
+				all = append(all, p.name)
+				commonNames = append(commonNames, p.name)
+			}
+		}
+		if names >= 2 {
+			multi++
+		}
+		if n >= 4 {
+			frequent++
+		}
+		if n >= 10 {
+			common++
+		} else {
+			commonNames = commonNames[:at]
+		}
+		lo = hi
+	}
+	slices.Sort(all)
+	distinctNames := len(slices.Compact(all))
+	// even: names that come with two thirds of the common messages at least.
+	slices.Sort(commonNames)
+	even := 0
+	for lo := 0; lo < len(commonNames); {
+		hi := lo
+		for hi < len(commonNames) && commonNames[hi] == commonNames[lo] {
+			hi++
+		}
+		if 3*(hi-lo) >= 2*common {
+			even++
+		}
+		lo = hi
+	}
+	return multi >= 3 && 2*multi >= frequent && common >= 3 && distinctNames >= 2 && even >= min(3, distinctNames)
+}
+
+// boolOrder orders false before true.
+func boolOrder(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// variesWidely reports a position whose values look like a parameter's,
+// not like names of events: most values are new (the groups of bucket b,
+// one value each, stand for at most twice as many records), half of them
+// occur once (a long tail of users), or most look like data (host names,
+// addresses, paths). Words that name events (openDrawer, closeDrawer)
+// recur, each of them, and stay apart.
+func (t *templates) variesWidely(b []int, p int) bool {
+	total, once := 0, 0
+	for _, i := range b {
+		total += t.groups[i].count
+		if t.groups[i].count == 1 {
+			once++
+		}
+	}
+	if 2*len(b) >= total || 2*once >= len(b) {
+		return true
+	}
+	data, seen := 0, 0
+	var toks []Tok
+	for _, i := range b[:min(len(b), 64)] {
+		g := &t.groups[i]
+		toks = g.firstTokens(toks[:0])
+		if p >= len(toks) {
+			continue
+		}
+		seen++
+		if v := g.head[toks[p].Start:toks[p].End]; strings.ContainsAny(v, ".@") && !strings.Contains(v, "/") {
+			data++
+		}
+	}
+	return seen > 0 && 2*data >= seen
+}
+
+// distinctAt counts the different tokens the groups b hold at position p.
+func distinctAt(groups []tgroup, b []int, p int) int {
+	seen := make(map[uint64]struct{}, len(b))
+	for _, i := range b {
+		seen[groups[i].toks[p]] = struct{}{}
+	}
+	return len(seen)
+}
+
+const (
+	wildcard = 0
+	varToken = 1
+)
+
+// TokenID is a token's identity in a template: its hash, or one id for
+// every variable.
+func TokenID(t Tok) uint64 {
+	if t.variable {
+		return varToken
+	}
+	return t.h | 2 // never wildcard or varToken
+}
+
+// StartsValue reports a byte at text[i] that may start a value: a digit,
+// or a hex digit that opens a word.
+func StartsValue(text string, i int) bool {
+	cl := tokClass[text[i]]
+	return cl&tcDigit != 0 || (cl&tcHex != 0 && (i == 0 || tokClass[text[i-1]]&tcWord == 0))
+}

@@ -1,0 +1,184 @@
+package logs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
+)
+
+// pathShapeReference is pathShape written plainly: two leading word
+// segments after any scheme and host make a route, else a variable.
+func pathShapeReference(t string) Tok {
+	if _, rest, ok := strings.Cut(t, "://"); ok {
+		_, t, _ = strings.Cut(rest, "/")
+		if t != "" || strings.Contains(rest, "/") {
+			t = "/" + t
+		}
+	}
+	t, _, _ = strings.Cut(t, "?")
+	t, _, _ = strings.Cut(t, "#")
+	var segs []string
+	for _, s := range strings.Split(t, "/") {
+		if s != "" {
+			segs = append(segs, s)
+		}
+	}
+	if len(segs) < 2 || strings.ContainsAny(segs[0]+segs[1], "0123456789") ||
+		maskTokenReference(segs[0]).variable || maskTokenReference(segs[1]).variable {
+		return Tok{h: fnvOffset, variable: true}
+	}
+	h := uint64(fnvOffset) ^ '/'
+	for _, s := range segs[:2] {
+		h = (h ^ maskTokenReference(s).h) * fnvPrime
+	}
+	return Tok{h: h | 2}
+}
+
+// maskTokenReference masks one token the straightforward way, to check
+// tokenize against.
+func maskTokenReference(t string) Tok {
+	if isCalendarWord(t) {
+		return Tok{h: fnvOffset, variable: true}
+	}
+	if len(t) >= 3 && strings.IndexByte(t, '/') >= 0 {
+		return pathShapeReference(t)
+	}
+	if strings.Trim(t, "0123456789abcdefABCDEF-") == "" && strings.Contains(t, "-") &&
+		strings.ContainsAny(t, "0123456789") && len(strings.ReplaceAll(t, "-", "")) >= 8 {
+		return Tok{h: fnvOffset, variable: true}
+	}
+	h := uint64(fnvOffset)
+	digits, run, word := 0, 0, 0
+	letter := func(c byte) {
+		run++
+		if run > word {
+			word = run
+		}
+		h = (h ^ uint64(c)) * fnvPrime
+	}
+	for j := 0; j < len(t); {
+		c := t[j]
+		if c == '-' && j+1 < len(t) && textkit.IsDigit(t[j+1]) && (j == 0 || !textkit.IsWordByte(t[j-1]) || t[j-1] == '_') {
+			j++
+			continue
+		}
+		if textkit.IsHexDigit(c) {
+			e, hasDigit := j, false
+			for e < len(t) && textkit.IsHexDigit(t[e]) {
+				if textkit.IsDigit(t[e]) {
+					hasDigit = true
+				}
+				e++
+			}
+			if hasDigit && (textkit.DigitRun(t, j) == e || e-j >= 6) {
+				h = (h ^ '0') * fnvPrime
+				digits++
+				run = 0
+				j = e
+				continue
+			}
+			for j < e {
+				if textkit.IsDigit(t[j]) {
+					j = textkit.DigitRun(t, j)
+					h = (h ^ '0') * fnvPrime
+					digits++
+					run = 0
+					continue
+				}
+				letter(t[j])
+				j++
+			}
+			continue
+		}
+		if (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80 {
+			letter(c)
+		} else {
+			run = 0
+			h = (h ^ uint64(c)) * fnvPrime
+		}
+		j++
+	}
+	return Tok{h: h, variable: digits > 0 && word < 3}
+}
+
+// tokenizeReference splits on blanks and field delimiters first, then
+// masks each token.
+func tokenizeReference(line string) []Tok {
+	var out []Tok
+	for _, t := range strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' || strings.ContainsRune(`|,;=:[](){}"`, r) }) {
+		if !isCalendarWord(t) && !(len(t) >= 3 && strings.Contains(t, "/")) && !strings.ContainsAny(t, "0123456789") {
+			out = append(out, Tok{h: wordHash(t)}) // a word is its own shape
+			continue
+		}
+		if p := hexIDPrefix(t); p > 0 && !isHexID(t) && strings.ContainsAny(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+			out = append(out, Tok{h: wordHash(t[:p]) ^ 'I'}) // a named id: its name is the shape
+			continue
+		}
+		out = append(out, maskTokenReference(t))
+	}
+	return out
+}
+
+// FuzzTokenize checks tokenize against splitting first and masking each
+// token, as templates see tokens.
+func FuzzTokenize(f *testing.F) {
+	for _, s := range []string{"blk_-4242 sshd[1234]: 0xdeadbeef", "ab12cd\ta-1 _-9 /var/log Dec", "user_0  façade-3\tcafe12 -5 x-7", "Jan 2 /a b/c d/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, want := tokenize(s, nil), tokenizeReference(s)
+		if len(got) != len(want) {
+			t.Fatalf("tokenize(%q): %d tokens, want %d", s, len(got), len(want))
+		}
+		// Templates see tokens through TokenID: a variable's hash is unused.
+		for i := range got {
+			if TokenID(got[i]) != TokenID(want[i]) {
+				t.Fatalf("tokenize(%q): token %d = %+v, want %+v", s, i, got[i], want[i])
+			}
+		}
+	})
+}
+
+// BenchmarkTokenize tokenizes the lines of the LogHub samples in
+// ../../../shared/corpus; it skips when they are absent.
+func BenchmarkTokenize(b *testing.B) {
+	var text string
+	files, _ := filepath.Glob("../../../shared/corpus/loghub/*/*_2k.log")
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		text += string(data)
+	}
+	if text == "" {
+		b.Skip("no LogHub samples in ../../../shared/corpus")
+	}
+	lines := strings.Split(text, "\n")
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	var toks []Tok
+	for i := 0; i < b.N; i++ {
+		for _, l := range lines {
+			toks = tokenize(l, toks[:0])
+		}
+	}
+}
+
+// TestTailWord checks the overlapping loads against a byte loop for every
+// length from 1 to 7.
+func TestTailWord(t *testing.T) {
+	src := "\x01\x82\xc3\x04\xf5\x06\x77\xe8"
+	for n := 1; n <= 7; n++ {
+		for off := 0; off+n <= len(src); off++ {
+			s := src[off : off+n]
+			var want uint64
+			for j := 0; j < n; j++ {
+				want |= uint64(s[j]) << (8 * j)
+			}
+			if got := tailWord(s); got != want {
+				t.Fatalf("tailWord(%q) = %#x, want %#x", s, got, want)
+			}
+		}
+	}
+}

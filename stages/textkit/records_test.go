@@ -1,0 +1,52 @@
+package textkit
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCalendarNames(t *testing.T) {
+	in := func(names []string, s string) bool { return slices.Contains(names, s) }
+	b := []byte("aaa")
+	for _, c0 := range "ADFJMNOSTWXadj@[`{\x00\x7f" {
+		for _, c1 := range "aceiopruhXz" {
+			for _, c2 := range "bcdeglnprtuvyiX" {
+				b[0], b[1], b[2] = byte(c0), byte(c1), byte(c2)
+				s := string(b)
+				if got, want := isMonthName(s), in(monthNames[:], s); got != want {
+					t.Errorf("isMonthName(%q) = %v", s, got)
+				}
+				if got, want := isDayName(s), in(dayNames[:], s); got != want {
+					t.Errorf("isDayName(%q) = %v", s, got)
+				}
+				if got, want := IsCalendarName(s), in(monthNames[:], s) || in(dayNames[:], s); got != want {
+					t.Errorf("IsCalendarName(%q) = %v", s, got)
+				}
+			}
+		}
+	}
+	if !monthAt("Dec 4 10:00") || monthAt("Dec4") || !dayAt("Sun Dec 04") || dayAt("Sunday") {
+		t.Error("monthAt/dayAt")
+	}
+}
+
+// TestUpperLevelAtMatchesToUpper checks UpperLevelAt against levelAt on
+// the upper-cased text, on random short texts around level words (cases
+// mixed, brackets, ANSI escapes, non-ASCII letters that upper-case to
+// ASCII such as ſ and ı).
+func TestUpperLevelAtMatchesToUpper(t *testing.T) {
+	parts := []string{"info", "WaRn", "error", "[", "<", "]", ">", "\x1b[31m", "ſ", "ı", "x", "_", "1", " ", "err", "crit", "verbose", "é"}
+	r := rand.New(rand.NewPCG(15, 16))
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := r.IntN(4); k >= 0; k-- {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		s := b.String()
+		if got, want := UpperLevelAt(s), levelAt(strings.ToUpper(s)); got != want {
+			t.Fatalf("UpperLevelAt(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
