@@ -425,30 +425,43 @@ func appendShape(dst []byte, line string) []byte {
 // hold data on most lines (times, pids, node ids), with at most one
 // word between two of them (a host, a level); the message follows.
 func headerStats(heads []string) (varying bool, header int) {
-	const cols = 8
+	const cols, maxHeads = 8, 400
 	// The columns are read on 400 heads at most: a header's shape does
 	// not change with the length of the log.
-	heads = heads[:min(len(heads), 400)]
-	var data, changes [cols]int
-	var prev [cols]string
-	for _, h := range heads {
-		s := h[textkit.SkipANSI(h, 0):]
-		for c, i := 0, 0; c < cols && i < len(s); c++ {
+	heads = heads[:min(len(heads), maxHeads)]
+	n := len(heads)
+	// Column by column, each head's unread rest kept: reading stops once
+	// no later column can change the answer, which spares the message
+	// words after the header in most logs.
+	var restBuf [maxHeads]string
+	rest := restBuf[:n]
+	for k, h := range heads {
+		rest[k] = h[textkit.SkipANSI(h, 0):]
+	}
+	gap := 0 // columns without data since the last one with data
+	for c := 0; c < cols; c++ {
+		data, changes := 0, 0
+		prev := ""
+		for k, s := range rest {
+			if s == "" {
+				continue
+			}
+			i := 0
 			for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '|') {
 				i++
 			}
 			st := i
 			// Digits and letters, counted in the two halves of one word
 			// (colCount): data has no more letters than digits.
-			var n uint64
+			var cnt uint64
 			for ; i < len(s); i++ {
 				v := colCount[s[i]]
 				if v == colEnd {
 					break
 				}
-				n += v
+				cnt += v
 			}
-			d, l := n&(1<<32-1), n>>32
+			d, l := cnt&(1<<32-1), cnt>>32
 			e := i
 			for st < e && trimmedByte(s[st]) {
 				st++
@@ -458,28 +471,30 @@ func headerStats(heads []string) (varying bool, header int) {
 			}
 			tok := s[st:e]
 			if d > 0 && l <= d {
-				data[c]++
-				if tok != prev[c] {
-					changes[c]++
+				data++
+				if tok != prev {
+					changes++
 				}
 			}
-			prev[c] = tok
+			prev = tok
+			rest[k] = s[i:]
 		}
-	}
-	n := len(heads)
-	gap := 0 // columns without data since the last one with data
-	for c := range cols {
-		if data[c]*10 < n*8 {
+		if data*10 < n*8 {
 			gap++
-			continue
+		} else {
+			if c < 6 && changes*10 >= n*3 {
+				varying = true
+			}
+			if gap <= 1 && (header > 0 || c <= 1) {
+				// The header runs on while at most one word (a host, a
+				// level) stands between its data columns.
+				header, gap = c+1, 0
+			}
 		}
-		if c < 6 && changes[c]*10 >= n*3 {
-			varying = true
-		}
-		if gap <= 1 && (header > 0 || c <= 1) {
-			// The header runs on while at most one word (a host, a
-			// level) stands between its data columns.
-			header, gap = c+1, 0
+		// The header is settled after two columns without data, or
+		// without a start in the first two; varying after column 6.
+		if (gap >= 2 || header == 0 && c >= 1) && (varying || c >= 5) {
+			break
 		}
 	}
 	return varying, header
