@@ -71,8 +71,23 @@ func terminalView(line string) string {
 type stepFilter struct{ exact bool }
 
 func newStepFilter(text string) stepFilter {
-	return stepFilter{exact: strings.Contains(text, "travis_fold:start:") || strings.Contains(text, "section_start:") ||
-		strings.IndexByte(text, '\r') >= 0 || strings.IndexByte(text, 0x1b) >= 0}
+	return stepFilter{exact: hasStepMarker(text) || strings.IndexByte(text, '\r') >= 0 || strings.IndexByte(text, 0x1b) >= 0}
+}
+
+// hasStepMarker reports a Travis fold or GitLab section start in text, in
+// one pass over it: both markers end in "start:".
+func hasStepMarker(text string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], "start:")
+		if j < 0 {
+			return false
+		}
+		i += j
+		if strings.HasSuffix(text[:i], "travis_fold:") || strings.HasSuffix(text[:i], "section_") {
+			return true
+		}
+		i++
+	}
 }
 
 // stepOpeners are the first bytes of the lines stepHeader accepts, a time

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +42,23 @@ func TestStepFilterOnlyRejectsNonHeaders(t *testing.T) {
 	}
 	if accepted < len(openers)*2 {
 		t.Fatalf("only %d step headers among the generated lines", accepted)
+	}
+}
+
+// TestHasStepMarker checks the one-pass search against the two plain
+// ones, on random texts built of the markers' parts.
+func TestHasStepMarker(t *testing.T) {
+	r := rand.New(rand.NewPCG(53, 54))
+	parts := []string{"travis_fold:", "section_", "start:", "sstart:", "travis_", "fold:", "section", "_start:", " ", "x", "\n"}
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := r.IntN(6); k > 0; k-- {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		s := b.String()
+		want := strings.Contains(s, "travis_fold:start:") || strings.Contains(s, "section_start:")
+		if got := hasStepMarker(s); got != want {
+			t.Fatalf("hasStepMarker(%q) = %v, want %v", s, got, want)
+		}
 	}
 }

@@ -38,8 +38,22 @@ func isAgentTranscript(text string) bool {
 // isMarkdownChat counts (aider's header and requests, turn headings) does,
 // and a log has none, so most texts skip its line-by-line read.
 func mayBeMarkdownChat(head string) bool {
-	return head != "" && (head[0] == '#' || head[0] == '*') ||
-		strings.Contains(head, "\n#") || strings.Contains(head, "\n*")
+	return hasLineOpenedBy(head, '#') || hasLineOpenedBy(head, '*')
+}
+
+// hasLineOpenedBy reports a line of s whose first byte is c. It looks
+// for c, not for line breaks: c is rarer than '\n' in most texts, and
+// strings.Contains(s, "\n#") stops at every line break.
+func hasLineOpenedBy(s string, c byte) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(s[i:], c)
+		if j < 0 {
+			return false
+		}
+		if i += j; i == 0 || s[i-1] == '\n' {
+			return true
+		}
+	}
 }
 
 var (

@@ -44,3 +44,23 @@ func TestMayBeMarkdownChatFilter(t *testing.T) {
 		t.Fatalf("only %d chats among the random texts: the test does not test", chats)
 	}
 }
+
+// TestHasLineOpenedBy checks the search by the opening byte against the
+// plain statement: the text opens with c, or a line break precedes one.
+func TestHasLineOpenedBy(t *testing.T) {
+	r := rand.New(rand.NewPCG(51, 52))
+	alphabet := "ab #*\n\r"
+	for n := 0; n < 20000; n++ {
+		b := make([]byte, r.IntN(12))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		s := string(b)
+		for _, c := range []byte("#*") {
+			want := s != "" && s[0] == c || strings.Contains(s, "\n"+string(c))
+			if got := hasLineOpenedBy(s, c); got != want {
+				t.Fatalf("hasLineOpenedBy(%q, %q) = %v, want %v", s, c, got, want)
+			}
+		}
+	}
+}
