@@ -273,10 +273,14 @@ func tailStart(x lineIndex, start, end, budget int) int {
 // text that number normalization must leave as it is. It returns nothing
 // for text without steps.
 func failingTails(text string) byteRanges {
-	if !strings.Contains(text, "xit") {
+	if !strings.Contains(text, "xit") || !anyFailingExit(text) {
 		return byteRanges{}
 	}
-	x := newLineIndex(text)
+	return failingTailsOf(newLineIndex(text))
+}
+
+// failingTailsOf is failingTails over the lines of x.
+func failingTailsOf(x lineIndex) byteRanges {
 	var r byteRanges
 	for _, s := range findSteps(x) {
 		if !s.failed() {
@@ -288,10 +292,41 @@ func failingTails(text string) byteRanges {
 	return r
 }
 
+// exitMarks are what every line exitStatus reads a code from holds.
+var exitMarks = []string{"xit", "*** [", "BUILD FAIL", "Finished: FAILURE"}
+
+// anyFailingExit reports a line of text with a failing exit status (see
+// exitStatus): without one no step fails. It reads only the lines that
+// hold one of exitMarks, found by searching the whole text.
+func anyFailingExit(text string) bool {
+	for _, mark := range exitMarks {
+		for i := 0; ; {
+			j := strings.Index(text[i:], mark)
+			if j < 0 {
+				break
+			}
+			j += i
+			start := strings.LastIndexByte(text[:j], '\n') + 1
+			end := len(text)
+			if k := strings.IndexByte(text[j:], '\n'); k >= 0 {
+				end = j + k
+			}
+			if code, ok := exitStatus(text[start:end]); ok && code > 0 {
+				return true
+			}
+			i = end
+		}
+	}
+	return false
+}
+
 // failingTailLines marks the lines of x in failingTails, or is nil when
 // there are none.
 func failingTailLines(x lineIndex) []bool {
-	r := failingTails(x.text)
+	if !strings.Contains(x.text, "xit") || !anyFailingExit(x.text) {
+		return nil
+	}
+	r := failingTailsOf(x)
 	if len(r.r) == 0 {
 		return nil
 	}

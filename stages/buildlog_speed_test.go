@@ -62,3 +62,41 @@ func TestHasStepMarker(t *testing.T) {
 		}
 	}
 }
+
+// TestAnyFailingExitGate checks that failingTails' gate changes nothing:
+// on random build logs its ranges equal the full step analysis'.
+func TestAnyFailingExitGate(t *testing.T) {
+	r := rand.New(rand.NewPCG(55, 56))
+	pool := []string{"$ make test", "##[group]Run npm test", "travis_fold:start:install", "ok  pkg 0.1s",
+		"make: *** [Makefile:12: test] Error 2", "The command exited with 1.", "The command exited with 0.",
+		"BUILD FAILED", "Finished: FAILURE", "Process exited with code 2", "exit status 3", "Exiting normally",
+		"Your build exited with 1.", "2024-01-01 10:00:00 INFO started", "plain line", ""}
+	failing := 0
+	for n := 0; n < 5000; n++ {
+		var b strings.Builder
+		for k := r.IntN(14); k > 0; k-- {
+			b.WriteString(pool[r.IntN(len(pool))])
+			b.WriteByte('\n')
+		}
+		text := b.String()
+		got := failingTails(text)
+		var want byteRanges
+		if strings.Contains(text, "xit") {
+			want = failingTailsOf(newLineIndex(text))
+		}
+		if len(got.r) != len(want.r) {
+			t.Fatalf("on %q: %v, want %v", text, got.r, want.r)
+		}
+		for i := range got.r {
+			if got.r[i] != want.r[i] {
+				t.Fatalf("on %q: %v, want %v", text, got.r, want.r)
+			}
+		}
+		if len(want.r) > 0 {
+			failing++
+		}
+	}
+	if failing < 200 {
+		t.Fatalf("only %d logs with a failing step: the test does not test", failing)
+	}
+}
