@@ -178,6 +178,7 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 	var diff []bool
 	delta := make([]int32, nl+1)
 	var seenWarnings map[string]bool
+	var tmpl []byte // a warning's template, the buffer reused
 	for i := 0; i < nl; i++ {
 		if score[i] <= 0 {
 			continue
@@ -192,11 +193,11 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 			if seenWarnings == nil {
 				seenWarnings = map[string]bool{}
 			}
-			k := warningTemplate(x.line(i))
-			if seenWarnings[k] {
+			tmpl = appendWarningTemplate(tmpl[:0], x.line(i))
+			if seenWarnings[string(tmpl)] {
 				continue
 			}
-			seenWarnings[k] = true
+			seenWarnings[string(tmpl)] = true
 		}
 		if sub == nil {
 			sub, subPos = substantialIndex(x)
@@ -259,10 +260,10 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 	}
 }
 
-// warningTemplate is a line with its digit runs and quoted names masked:
-// the warnings of one kind share it ("unused variable 'tmp'" at any place).
-func warningTemplate(line string) string {
-	b := make([]byte, 0, len(line))
+// appendWarningTemplate appends line with its digit runs and quoted names
+// masked: the warnings of one kind share it ("unused variable 'tmp'" at
+// any place).
+func appendWarningTemplate(b []byte, line string) []byte {
 	quote := byte(0)
 	for i := 0; i < len(line); i++ {
 		c := line[i]
@@ -283,7 +284,7 @@ func warningTemplate(line string) string {
 			b = append(b, c)
 		}
 	}
-	return string(b)
+	return b
 }
 
 // longContextLine is the longest line, in bytes, kept as context.
