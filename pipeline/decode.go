@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // Decoded is a document as the nodes see it.
@@ -25,6 +27,9 @@ type Decoded struct {
 	Encoding string // utf-8, utf-16le, utf-16be, utf-32le or utf-32be
 	Replaced int    // invalid bytes or code units replaced by U+FFFD
 	Binary   string // non-empty when the input is not text: why, in counts
+	// Chars is Text's character count when Decode counted it while
+	// checking the input (valid UTF-8 as given), else 0.
+	Chars int
 }
 
 // Binary input thresholds. Text, even text with NUL-separated records
@@ -48,8 +53,10 @@ func Decode(raw string) Decoded {
 		return checkWide(decodeUTF16(raw[2:], true), raw)
 	}
 	ctrl := controlBytes(raw)
-	if ctrl == 0 && utf8.ValidString(raw) {
-		return Decoded{Text: raw, Encoding: "utf-8"}
+	if ctrl == 0 {
+		if chars, valid := textkit.CharsValid(raw); valid {
+			return Decoded{Text: raw, Encoding: "utf-8", Chars: chars}
+		}
 	}
 	if ctrl*100 > binaryControlPercent*len(raw) {
 		if le, ok := guessUTF16(raw); ok {

@@ -206,3 +206,19 @@ func TestInvalidUTF8Rule(t *testing.T) {
 		t.Errorf("replaced %d, want %d (one per invalid byte)", n, badBytes)
 	}
 }
+
+// TestDecodeCountsCharacters checks the count Decode makes while it
+// validates: valid UTF-8 without control bytes is counted, and a count,
+// when there is one, is the text's.
+func TestDecodeCountsCharacters(t *testing.T) {
+	for _, raw := range []string{"plain\n", "héllo wörld ✓\n", strings.Repeat("日本語 ", 40)} {
+		if d := Decode(raw); d.Chars != stages.Chars(raw) {
+			t.Errorf("Decode(%q).Chars = %d, want %d", raw, d.Chars, stages.Chars(raw))
+		}
+	}
+	for _, raw := range []string{"bad \xff byte", "a bell\a rings", "nul\x00\x00\x00\x00\x00\x00\x00\x00", "\xff\xfeh\x00i\x00"} {
+		if d := Decode(raw); d.Chars != 0 && d.Chars != stages.Chars(d.Text) {
+			t.Errorf("Decode(%q).Chars = %d, but its text has %d", raw, d.Chars, stages.Chars(d.Text))
+		}
+	}
+}

@@ -140,8 +140,11 @@ func (p *Pipeline) CompactAlgorithmic(ctx context.Context, text string) (Result,
 // Run compacts one document: every enabled node in order, then the guard.
 // The input is decoded first (see Decode); binary input passes through.
 func (p *Pipeline) Run(ctx context.Context, req Request) (Result, error) {
-	origChars := stages.Chars(req.Text)
 	in, dec, passReason := p.prepare(req)
+	origChars := dec.Chars
+	if origChars == 0 || dec.Text != req.Text {
+		origChars = stages.Chars(req.Text)
+	}
 	rep := Report{Kind: in.Kind, Mode: in.Mode, CharsIn: origChars, Replaced: dec.Replaced}
 	if dec.Encoding != "utf-8" {
 		rep.Encoding = dec.Encoding

@@ -565,6 +565,19 @@ type templates struct {
 	groups      []tgroup
 	// scratch holds a group's first tokens while its summary starts.
 	scratch []Tok
+	// block is where groups' token words are cut from (see words).
+	block []uint64
+}
+
+// words returns n words of its own, cut from a block that doubles when
+// full: a group's tokens cost no allocation of their own.
+func (t *templates) words(n int) []uint64 {
+	if cap(t.block)-len(t.block) < n {
+		t.block = make([]uint64, 0, max(n, 2*cap(t.block), 256))
+	}
+	at := len(t.block)
+	t.block = t.block[:at+n]
+	return t.block[at : at+n : at+n]
 }
 
 type tgroup struct {
@@ -641,9 +654,9 @@ func (t *templates) add(toks []Tok, cont uint64, ev, weight int, head string) in
 	g := tgroup{cont: cont, first: ev, head: head, count: weight, parent: len(t.groups),
 		events: 1, last: ev, lastHead: head}
 	if len(toks) <= maxTemplateTokens {
-		// One allocation: the ids, then the spans of the first record's
-		// tokens, so that it is never tokenized again.
-		buf := make([]uint64, 2*len(toks))
+		// The ids, then the spans of the first record's tokens, so that
+		// it is never tokenized again; cut from a shared block.
+		buf := t.words(2 * len(toks))
 		g.toks, g.spans = buf[:len(toks):len(toks)], buf[len(toks):]
 		for i, x := range toks {
 			g.spans[i] = uint64(uint32(x.Start))<<32 | uint64(uint32(x.End))
