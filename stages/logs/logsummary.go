@@ -46,6 +46,7 @@ type slotStat struct {
 type groupSummary struct {
 	first, last string // clocks of the first and last records
 	slots       []slotStat
+	slotSpace   [summaryCandidates]slotStat // slots' room, in the same allocation
 }
 
 // newGroupSummary picks the slots of a template from its first instance:
@@ -71,7 +72,7 @@ func newGroupSummary(head string, toks []Tok, ids []uint64, lay Layout) *groupSu
 			}
 		}
 		if s.slots == nil {
-			s.slots = make([]slotStat, 0, summaryCandidates) // one allocation, not three
+			s.slots = s.slotSpace[:0]
 		}
 		s.slots = append(s.slots, slotStat{pos: p, name: name, numeric: true})
 	}

@@ -61,7 +61,7 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 	// outside events pass as they are.
 	var events []logEvent
 	t := newTemplates(minVariants, lay)
-	var toks, ctoks []Tok
+	toks, ctoks := make([]Tok, 0, 64), []Tok(nil) // room for most records' tokens
 	nl := x.Len()
 	// opens[i]: line i opens a record; each line is asked once.
 	opens := make([]bool, nl)
