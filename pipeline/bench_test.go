@@ -235,6 +235,21 @@ func logDocs64KiB(n int) []string {
 // (every node splits lines), tokenize 9%, headerStats 5%, memclr and
 // memmove 8.5% (fresh memory is dear on this VM: with GOGC=off the
 // benchmark runs 3x slower), wordHash 3.7%.
+//
+// Then (4a18be0 -> this round, all byte-identical): headerStats reads
+// column by column and stops once the header is settled; two text-wide
+// searches that stopped at every line break look for rarer bytes
+// (mayBeMarkdownChat 11.0 -> 3.1 us, the step filter 33.5 -> 14.8 us a
+// document); failingTails reads steps only when a line reports a failing
+// exit (16.9 -> 6.0 us); Decode counts characters while it validates;
+// 595 -> 512 allocations. Default GOMAXPROCS, interleaved, on a box whose
+// speed drifts by 15%: best of 6, 85.8 -> 89.7 MB/s; on a quiet spell
+// Log64KiB 92-99, Log 98-116, JSONLines 184-204. Wall profile now (pprof,
+// 6000 ops, cumulative): log_dedup 38.5% (template tokens 15.6%,
+// templates.add 9.5%), prepare 16.7% (Analyze 11.8%, Detect 3%),
+// keywords 10.7%, mallocgc 8.1%, number_normalize 6.5%, whitespace 5.6%,
+// near_dup 5.3%, structured 3.9%; flat: IndexByte 9% (each node splits
+// lines), tokenize 8.1%, headerStats 5.8%, memmove 3.7%, maskToken 3%.
 func BenchmarkPipelineLog64KiB(b *testing.B) {
 	p, err := New(DefaultConfig(), stages.Deps{})
 	if err != nil {
