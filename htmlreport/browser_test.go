@@ -193,6 +193,9 @@ func (p *browserPage) checkAllFolds() (shown map[string]string) {
 // opens onto its original lines, every fold does, no console error, no
 // planted script ran.
 func TestReportInARealBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
 	sample, err := os.ReadFile("../testdata/app.log")
 	if err != nil {
 		t.Fatal(err)
@@ -269,6 +272,9 @@ func countLineInput() htmlreport.Input {
 // TestCappedReportInABrowser: over the cap, a fold shows the lines next to
 // the kept lines around it and says how many it leaves out.
 func TestCappedReportInABrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
 	in := compact(t, "build.log", buildLog(6000), 0)
 	p := openReport(t, []htmlreport.Input{in}, htmlreport.Options{MaxOriginal: 20000})
 	var partial string
@@ -300,6 +306,9 @@ func TestCappedReportInABrowser(t *testing.T) {
 // TestCorpusReportsInABrowser does the same on real CI and build logs of
 // the shared corpus, a hostile line planted in each.
 func TestCorpusReportsInABrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
 	var files []string
 	for _, pattern := range []string{"../../shared/corpus/ci_buildlogs_logchunks/logs/*.log", "../../shared/corpus/logs_large/php_test_buildlog/*.log"} {
 		m, _ := filepath.Glob(pattern)

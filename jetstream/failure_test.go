@@ -21,6 +21,9 @@ import (
 // come out as their originals; a model's transient failure (a 503) is
 // retried, no sooner than its Retry-After, and then succeeds.
 func TestTaskErrorsFollowTheRetryVocabulary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out task retries")
+	}
 	var failFirst atomic.Bool
 	var requests atomic.Int32
 	var failedAt, retriedAt atomic.Int64

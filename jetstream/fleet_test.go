@@ -418,6 +418,9 @@ func TestDocumentsEnterThroughTheIntake(t *testing.T) {
 // waiting for the first segment, Submit waits instead of piling up more,
 // and goes on once workers take the backlog.
 func TestBacklogHoldsSubmissionsBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a backlog to drain")
+	}
 	cfg := DefaultConfig()
 	cfg.MaxBacklog = 5
 	f := startFleet(t, cfg)

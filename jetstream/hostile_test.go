@@ -617,6 +617,9 @@ func TestOriginalNotYetVisibleIsRetried(t *testing.T) {
 // deadLetterTries times, then terminated and counted, so that it cannot
 // hold a max_ack_pending slot for good.
 func TestUnpublishableDeadLetterIsTerminated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out dead-letter retries")
+	}
 	cfg := DefaultConfig()
 	f := startFleet(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

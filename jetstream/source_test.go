@@ -342,6 +342,9 @@ func TestSourceSurvivesCrashes(t *testing.T) {
 // TestSourceMaxAgeClosesAQuietKey: one event on a quiet key goes out
 // within max_age plus a pull wait.
 func TestSourceMaxAgeClosesAQuietKey(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out a window max_age")
+	}
 	b := newSourceBench(t)
 	src := testSource()
 	src.Window.MaxAge = time.Second

@@ -484,6 +484,9 @@ func zooColor(s string) string {
 // The zoo written by Windows runners (CRLF) and by coloured tools (ANSI
 // escapes in the failure and its reasons): reasons kept, noise folded.
 func TestBuildZooTransforms(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every build format under every transform")
+	}
 	crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
 	for _, tc := range []struct {
 		name     string

@@ -55,6 +55,9 @@ func TestBudgetTokensLocalAndFleetAgree(t *testing.T) {
 // it resolves to its original lines. LogHub and CI samples of ../shared
 // and generated logs.
 func TestBudgetWithReferencesOnTheSamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compacts every sample twice")
+	}
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	docs := corpusDocs(t)
 	for k, v := range genLogs(3) {

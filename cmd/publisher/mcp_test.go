@@ -54,6 +54,9 @@ func checkMCPRefs(t *testing.T, ctx context.Context, cs *mcp.ClientSession, orig
 // TestMCPBinaryOverStdio: the built publisher answers tools/list and a
 // tools/call of compact over stdio, as an agent starts it.
 func TestMCPBinaryOverStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "publisher")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

@@ -350,6 +350,9 @@ func TestEvidenceDecideLocalAndFleet(t *testing.T) {
 // A session on the fleet never returns a stale view: append, view,
 // append, view; and a second identical --compact-now is a new operation.
 func TestSessionNeverStale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out session timings")
+	}
 	llmSrv := newRecordingLLM(t, func(int, recordedCall) string { return "Summary: blue page." })
 	t.Setenv("OPENAI_API_KEY", "test-key-123456")
 	cfg := writeFile(t, "c.yaml", "llm:\n  base_url: "+llmSrv.srv.URL+"/v1\n  model: fake\n")
