@@ -440,45 +440,7 @@ func headerStats(heads []string) (varying bool, header int) {
 	}
 	gap := 0 // columns without data since the last one with data
 	for c := 0; c < cols; c++ {
-		data, changes := 0, 0
-		prev := ""
-		for k, s := range rest {
-			if s == "" {
-				continue
-			}
-			i := 0
-			for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '|') {
-				i++
-			}
-			st := i
-			// Digits and letters, counted in the two halves of one word
-			// (colCount): data has no more letters than digits.
-			var cnt uint64
-			for ; i < len(s); i++ {
-				v := colCount[s[i]]
-				if v == colEnd {
-					break
-				}
-				cnt += v
-			}
-			d, l := cnt&(1<<32-1), cnt>>32
-			e := i
-			for st < e && trimmedByte(s[st]) {
-				st++
-			}
-			for e > st && trimmedByte(s[e-1]) {
-				e--
-			}
-			tok := s[st:e]
-			if d > 0 && l <= d {
-				data++
-				if tok != prev {
-					changes++
-				}
-			}
-			prev = tok
-			rest[k] = s[i:]
-		}
+		data, changes := readColumn(rest)
 		if data*10 < n*8 {
 			gap++
 		} else {
@@ -498,6 +460,51 @@ func headerStats(heads []string) (varying bool, header int) {
 		}
 	}
 	return varying, header
+}
+
+// readColumn reads the next column of each head in rest, moving rest past
+// it: how many heads hold data there (a token with digits, no more
+// letters than digits), and how many of those differ from the head above.
+func readColumn(rest []string) (data, changes int) {
+	prev := ""
+	for k, s := range rest {
+		if s == "" {
+			continue
+		}
+		i := 0
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '|') {
+			i++
+		}
+		st := i
+		// Digits and letters, counted in the two halves of one word
+		// (colCount).
+		var cnt uint64
+		for ; i < len(s); i++ {
+			v := colCount[s[i]]
+			if v == colEnd {
+				break
+			}
+			cnt += v
+		}
+		d, l := cnt&(1<<32-1), cnt>>32
+		e := i
+		for st < e && trimmedByte(s[st]) {
+			st++
+		}
+		for e > st && trimmedByte(s[e-1]) {
+			e--
+		}
+		tok := s[st:e]
+		if d > 0 && l <= d {
+			data++
+			if tok != prev {
+				changes++
+			}
+		}
+		prev = tok
+		rest[k] = s[i:]
+	}
+	return data, changes
 }
 
 // colClass classes the bytes of a header column without branches: a
