@@ -114,11 +114,8 @@ telemetry:
 // cluster with routes between all of them.
 func (c *cluster) startServers(n int) {
 	c.t.Helper()
-	ports := make([]int, n)
-	routes := make([]int, n)
-	for i := range ports {
-		ports[i], routes[i] = freePort(c.t), freePort(c.t)
-	}
+	free := freePorts(c.t, 2*n)
+	ports, routes := free[:n], free[n:]
 	for i := range n {
 		name := fmt.Sprintf("n%d", i+1)
 		store := filepath.Join(c.dir, name+"-store")

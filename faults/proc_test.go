@@ -226,10 +226,22 @@ func tail(path string, n int, skip string) string {
 // freePort returns a loopback TCP port that was free a moment ago.
 func freePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	return freePorts(t, 1)[0]
+}
+
+// freePorts returns k distinct free ports: every listener stays open until
+// all are taken, since a port closed at once may be handed out again (a
+// cluster once got one route port twice).
+func freePorts(t testing.TB, k int) []int {
+	t.Helper()
+	ports := make([]int, k)
+	for i := range ports {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		ports[i] = ln.Addr().(*net.TCPAddr).Port
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return ports
 }
