@@ -273,7 +273,7 @@ func tailStart(x lineIndex, start, end, budget int) int {
 // text that number normalization must leave as it is. It returns nothing
 // for text without steps.
 func failingTails(text string) byteRanges {
-	if !strings.Contains(text, "xit") || !anyFailingExit(text) {
+	if !stepMayFail(text) {
 		return byteRanges{}
 	}
 	return failingTailsOf(newLineIndex(text))
@@ -292,17 +292,22 @@ func failingTailsOf(x lineIndex) byteRanges {
 	return r
 }
 
-// exitMarks are what every line exitStatus reads a code from holds.
+// exitMarks are what every line exitStatus reads a code from holds. The
+// first is also the gate: a text without it has no step runner's exit line,
+// so no step of it counts as failed.
 var exitMarks = []string{"xit", "*** [", "BUILD FAIL", "Finished: FAILURE"}
 
-// anyFailingExit reports a line of text with a failing exit status (see
-// exitStatus): without one no step fails. It reads only the lines that
-// hold one of exitMarks, found by searching the whole text.
-func anyFailingExit(text string) bool {
-	for _, mark := range exitMarks {
+// stepMayFail reports a text that holds "xit" and a line with a failing
+// exit status (see exitStatus): without both no step fails. It reads only
+// the lines that hold one of exitMarks, found by searching the whole text.
+func stepMayFail(text string) bool {
+	for m, mark := range exitMarks {
 		for i := 0; ; {
 			j := strings.Index(text[i:], mark)
 			if j < 0 {
+				if m == 0 && i == 0 {
+					return false
+				}
 				break
 			}
 			j += i
@@ -323,7 +328,7 @@ func anyFailingExit(text string) bool {
 // failingTailLines marks the lines of x in failingTails, or is nil when
 // there are none.
 func failingTailLines(x lineIndex) []bool {
-	if !strings.Contains(x.text, "xit") || !anyFailingExit(x.text) {
+	if !stepMayFail(x.text) {
 		return nil
 	}
 	r := failingTailsOf(x)

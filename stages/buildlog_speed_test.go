@@ -63,9 +63,9 @@ func TestHasStepMarker(t *testing.T) {
 	}
 }
 
-// TestAnyFailingExitGate checks that failingTails' gate changes nothing:
+// TestStepMayFailGate checks that failingTails' gate (stepMayFail) changes nothing:
 // on random build logs its ranges equal the full step analysis'.
-func TestAnyFailingExitGate(t *testing.T) {
+func TestStepMayFailGate(t *testing.T) {
 	r := rand.New(rand.NewPCG(55, 56))
 	pool := []string{"$ make test", "##[group]Run npm test", "travis_fold:start:install", "ok  pkg 0.1s",
 		"make: *** [Makefile:12: test] Error 2", "The command exited with 1.", "The command exited with 0.",

@@ -21,7 +21,7 @@ func SplitCount(line string) (string, int) {
 	if !strings.HasSuffix(line, countClose) {
 		return line, 1
 	}
-	i := strings.LastIndex(line, CountOpen)
+	i := lastCountOpen(line)
 	if i < 0 {
 		return line, 1
 	}
@@ -43,6 +43,19 @@ func SplitCount(line string) (string, int) {
 		return line, 1
 	}
 	return line[:i], n
+}
+
+// lastCountOpen is strings.LastIndex(line, CountOpen), found from the
+// last '[' first: on a count line it is the count's, a few bytes from the
+// end, and a line without a '×' needs no backward search at all.
+func lastCountOpen(line string) int {
+	if i := strings.LastIndexByte(line, '['); i > 0 && strings.HasPrefix(line[i-1:], CountOpen) {
+		return i - 1
+	}
+	if strings.IndexByte(line, CountOpen[2]) < 0 {
+		return -1
+	}
+	return strings.LastIndex(line, CountOpen)
 }
 
 // WithCount appends the count suffix when n > 1.

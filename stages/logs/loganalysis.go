@@ -640,23 +640,37 @@ func trimLineEnd(s string) string {
 func logfmtPairs(line string) int {
 	n := 0
 	for i := 0; i < len(line) && n < 8; {
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
-			i++
-		}
-		if i >= len(line) {
+		_, eq, more := logfmtKeyAt(line, i)
+		if !more {
 			break
 		}
-		k := i
-		for i < len(line) && (textkit.IsWordByte(line[i]) || line[i] == '.' || line[i] == '-' || line[i] == '@') {
-			i++
-		}
-		if i == k || i >= len(line) || line[i] != '=' {
+		if eq < 0 {
 			return n
 		}
-		i = logfmtValueEnd(line, i+1)
+		i = logfmtValueEnd(line, eq+1)
 		n++
 	}
 	return n
+}
+
+// logfmtKeyAt reads the logfmt key that starts after the blanks at i. more
+// is false at the end of line; eq is the offset of the '=' after the key,
+// or -1 when no key and '=' stand there.
+func logfmtKeyAt(line string, i int) (key, eq int, more bool) {
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
+		i++
+	}
+	if i >= len(line) {
+		return i, -1, false
+	}
+	k := i
+	for i < len(line) && (textkit.IsWordByte(line[i]) || line[i] == '.' || line[i] == '-' || line[i] == '@') {
+		i++
+	}
+	if i == k || i >= len(line) || line[i] != '=' {
+		return k, -1, true
+	}
+	return k, i, true
 }
 
 // logfmtValueEnd returns the end of the logfmt value at i: a quoted

@@ -239,19 +239,14 @@ func jsonNestedEnd(s string, i int) int {
 func scanLogfmt(line string, visit func(k, v string, at int)) bool {
 	n := 0
 	for i := 0; i < len(line); {
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
-			i++
-		}
-		if i >= len(line) {
+		k, eq, more := logfmtKeyAt(line, i)
+		if !more {
 			break
 		}
-		k := i
-		for i < len(line) && (textkit.IsWordByte(line[i]) || line[i] == '.' || line[i] == '-' || line[i] == '@') {
-			i++
-		}
-		if i == k || i >= len(line) || line[i] != '=' {
+		if eq < 0 {
 			return false
 		}
+		i = eq
 		key := line[k:i]
 		e := logfmtValueEnd(line, i+1)
 		val, at := line[i+1:e], i+1
