@@ -176,6 +176,7 @@ func (n numberNode) normalize(dst []byte, text string) (_ []byte, ok bool) {
 	changed := false
 	tokEnd := -1   // end of the blank-separated token holding i
 	whole := false // that token is a time stamp: it stays whole
+	var stamp stampTail
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c == ' ' || c == '\t' {
@@ -187,7 +188,7 @@ func (n numberNode) normalize(dst []byte, text string) (_ []byte, ok bool) {
 			for tokEnd < len(text) && text[tokEnd] != ' ' && text[tokEnd] != '\t' {
 				tokEnd++
 			}
-			whole = isTimeToken(text[i:tokEnd])
+			whole = stamp.next(text[i:tokEnd])
 		}
 		if whole {
 			i = tokEnd
@@ -249,6 +250,50 @@ func startsValue(text string, i int) bool { return logs.StartsValue(text, i) }
 func (n numberNode) masksNumber(text string, i, end int) bool {
 	free := (i == 0 || !isLetter(text[i-1])) && (end == len(text) || !isLetter(text[end]))
 	return free && digitsIn(text[i:end]) >= n.opt.MinChars && !grouped(text[i:end])
+}
+
+// stampTail follows the blank-separated tokens of a line to find the
+// year that ends a ctime-style stamp (asctime, Apache's error log, ftpd,
+// `date`: "Sun Dec 04 04:51:08 2005"; Java's Date: "... 04:51:08 UTC
+// 2005"): a clock time, at most one zone word, then a year. The year is
+// part of the time stamp and stays whole with it.
+type stampTail struct{ afterClock, afterZone bool }
+
+// next reports whether token t is part of a time stamp.
+func (s *stampTail) next(t string) bool {
+	year := (s.afterClock || s.afterZone) && isYearToken(t)
+	s.afterZone = s.afterClock && isZoneWord(t)
+	stamp := isTimeToken(t)
+	s.afterClock = stamp && strings.IndexByte(t, ':') >= 0
+	return stamp || year
+}
+
+// isYearToken reports four digits from 1970 to 2099, closed by nothing
+// or by punctuation ("2005", "2005]", "2005,").
+func isYearToken(t string) bool {
+	if len(t) < 4 || digitRun(t, 0) != 4 || !(t[:2] == "19" && t[2] >= '7' || t[:2] == "20") {
+		return false
+	}
+	for i := 4; i < len(t); i++ {
+		if isWordByte(t[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// isZoneWord reports a time zone abbreviation: two to five capitals
+// (UTC, GMT, CEST).
+func isZoneWord(t string) bool {
+	if len(t) < 2 || len(t) > 5 {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] < 'A' || t[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // isTimeToken is textkit.IsTimeToken.

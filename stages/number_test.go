@@ -1,6 +1,11 @@
 package stages
 
-import "testing"
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
 
 func TestNumberNormalize(t *testing.T) {
 	node := NewNumberNormalize(DefaultNumberNormalizeOptions())
@@ -49,4 +54,48 @@ func TestNumberNormalize(t *testing.T) {
 
 func TestNumberNormalizeConformance(t *testing.T) {
 	checkConformance(t, NewNumberNormalize(DefaultNumberNormalizeOptions()), logInputs())
+}
+
+// TestNumberKeepsCtimeYears: the year of a ctime-style stamp (asctime,
+// Apache's error log, ftpd, Java's Date with a zone) is part of the time
+// and stays, wherever the stamp stands in the line; the record's other
+// numbers are still masked.
+func TestNumberKeepsCtimeYears(t *testing.T) {
+	node := NewNumberNormalize(DefaultNumberNormalizeOptions())
+	r := rand.New(rand.NewPCG(7, 8))
+	days := []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
+	months := []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+	zones := []string{"", "UTC ", "GMT ", "CEST ", "PST "}
+	masked := 0
+	for n := 0; n < 60; n++ {
+		shape, zone := r.IntN(3), zones[r.IntN(len(zones))]
+		var lines, stamps []string
+		for k := 0; k < 20; k++ {
+			stamp := fmt.Sprintf("%s %s %2d %02d:%02d:%02d %s%d", days[r.IntN(7)], months[r.IntN(12)], 1+r.IntN(28),
+				r.IntN(24), r.IntN(60), r.IntN(60), zone, 1970+r.IntN(120))
+			id := 100000 + r.IntN(900000)
+			var line string
+			switch shape {
+			case 0: // Apache's error log
+				line = fmt.Sprintf("[%s] [notice] child %d started", stamp, id)
+			case 1: // a stamp inside the message (ftpd)
+				line = fmt.Sprintf("Jun 17 07:%02d:00 combo ftpd[%d]: connection %d at %s", k, 1000+k, id, stamp)
+			default: // first, bare
+				line = fmt.Sprintf("%s worker: job %d done", stamp, id)
+			}
+			lines, stamps = append(lines, line+" [×3]"), append(stamps, stamp)
+		}
+		got := strings.Split(applyNode(t, node, strings.Join(lines, "\n")+"\n", KindLog), "\n")
+		for k, stamp := range stamps {
+			if !strings.Contains(got[k], stamp) {
+				t.Fatalf("%q lost part of its stamp %q", got[k], stamp)
+			}
+			if strings.Contains(got[k], "<N>") {
+				masked++
+			}
+		}
+	}
+	if masked < 600 {
+		t.Fatalf("only %d of 1200 lines had a number masked: the test does not test", masked)
+	}
 }
