@@ -268,18 +268,14 @@ func (s *stampTail) next(t string) bool {
 	return stamp || year
 }
 
-// isYearToken reports four digits from 1970 to 2099, closed by nothing
-// or by punctuation ("2005", "2005]", "2005,").
+// isYearToken reports a token that opens with four digits from 1970 to
+// 2099 closed by its end or by a field separator ("2005", "2005]", a CSV
+// row's "2005,notice,..."), not by what joins a longer number (. : - /).
 func isYearToken(t string) bool {
 	if len(t) < 4 || digitRun(t, 0) != 4 || !(t[:2] == "19" && t[2] >= '7' || t[:2] == "20") {
 		return false
 	}
-	for i := 4; i < len(t); i++ {
-		if isWordByte(t[i]) {
-			return false
-		}
-	}
-	return true
+	return len(t) == 4 || !isWordByte(t[4]) && strings.IndexByte(".:-/", t[4]) < 0
 }
 
 // isZoneWord reports a time zone abbreviation: two to five capitals

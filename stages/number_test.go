@@ -68,7 +68,7 @@ func TestNumberKeepsCtimeYears(t *testing.T) {
 	zones := []string{"", "UTC ", "GMT ", "CEST ", "PST "}
 	masked := 0
 	for n := 0; n < 60; n++ {
-		shape, zone := r.IntN(3), zones[r.IntN(len(zones))]
+		shape, zone := r.IntN(4), zones[r.IntN(len(zones))]
 		var lines, stamps []string
 		for k := 0; k < 20; k++ {
 			stamp := fmt.Sprintf("%s %s %2d %02d:%02d:%02d %s%d", days[r.IntN(7)], months[r.IntN(12)], 1+r.IntN(28),
@@ -76,6 +76,8 @@ func TestNumberKeepsCtimeYears(t *testing.T) {
 			id := 100000 + r.IntN(900000)
 			var line string
 			switch shape {
+			case 3: // a CSV row
+				line = fmt.Sprintf("%d,%s,notice,child %d started", k+1, stamp, id)
 			case 0: // Apache's error log
 				line = fmt.Sprintf("[%s] [notice] child %d started", stamp, id)
 			case 1: // a stamp inside the message (ftpd)
