@@ -450,12 +450,15 @@ func clockIn(s string) (string, int) {
 		if s[i] != ':' || !textkit.IsDigit(s[i+1]) || !textkit.IsDigit(s[i+2]) || i == 0 || !textkit.IsDigit(s[i-1]) {
 			continue
 		}
+		if i+3 < len(s) && textkit.IsDigit(s[i+3]) {
+			continue // not a clock: a port, 10.0.0.85:50010
+		}
 		start := i - 1
 		if start > 0 && textkit.IsDigit(s[start-1]) {
 			start--
 		}
-		if start > 0 && textkit.IsDigit(s[start-1]) {
-			continue // not a clock: 123:45
+		if start > 0 && (textkit.IsDigit(s[start-1]) || s[start-1] == '.') {
+			continue // not a clock: 123:45, an address's 10.0.0.85:50
 		}
 		end := i + 3
 		if end+2 < len(s) && s[end] == ':' && textkit.IsDigit(s[end+1]) && textkit.IsDigit(s[end+2]) {
