@@ -74,44 +74,51 @@ func (n headTailNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if strings.Count(in.Text, "\n")+1 < n.opt.MinLines {
 		return skip(in, "shorter than min_lines"), nil
 	}
-	x := newLineIndex(in.Text)
-	nl := x.len()
-	headEnd, tailStart := n.opt.HeadLines, nl-n.opt.TailLines
+	cut, ok := CutHeadTail(in.Text, n.opt.HeadLines, n.opt.TailLines)
+	if !ok {
+		return skip(in, "no middle between head_lines and tail_lines"), nil
+	}
 	w := newLineWriter(len(in.Text) / 2)
-	if headEnd > 0 {
-		w.add(x.span(0, headEnd))
+	if n.opt.HeadLines > 0 {
+		w.add(cut.Head)
 	}
-	folded, signals := 0, 0
-	cc := canceled{ctx: ctx}
-	for i := headEnd; i < tailStart; i++ {
-		if err := cc.check(); err != nil {
-			return Outcome{}, err
-		}
-		l := x.line(i)
-		keep := IsProtectedLine(l)
-		if !keep && signals < n.opt.MiddleSignals && lineSignal(l) >= 3 {
-			keep = true
-			signals++
-		}
-		if !keep {
-			if m := parseFoldMarker(l); m > 0 {
-				folded += m
-			} else {
-				folded++
+	signals := 0
+	foldedAfter, err := cut.FoldMiddle(ctx, MiddleFold{
+		Keep: func(l string) bool {
+			if IsProtectedLine(l) {
+				return true
 			}
-			continue
-		}
-		if folded > 0 {
-			w.add(foldMarker(folded, headTailFolded))
-			folded = 0
-		}
-		w.add(l)
+			if signals < n.opt.MiddleSignals && lineSignal(l) >= 3 {
+				signals++
+				return true
+			}
+			return false
+		},
+		Folded: foldedLines,
+		Kept: func(l string, foldedBefore int) {
+			if foldedBefore > 0 {
+				w.add(foldMarker(foldedBefore, headTailFolded))
+			}
+			w.add(l)
+		},
+	})
+	if err != nil {
+		return Outcome{}, err
 	}
-	if folded > 0 {
-		w.add(foldMarker(folded, headTailFolded))
+	if foldedAfter > 0 {
+		w.add(foldMarker(foldedAfter, headTailFolded))
 	}
-	if tailStart < nl {
-		w.add(x.span(tailStart, nl))
+	if n.opt.TailLines > 0 {
+		w.add(cut.Tail)
 	}
 	return done(w.String()), nil
+}
+
+// foldedLines is how many lines a folded line stands for: a fold marker's
+// count, or 1.
+func foldedLines(line string) int {
+	if m := parseFoldMarker(line); m > 0 {
+		return m
+	}
+	return 1
 }

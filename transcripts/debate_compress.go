@@ -49,33 +49,39 @@ func CompressStructural(raw string, c DebateConfig) StructuralResult {
 	if !ok {
 		return unchanged("holds private-use placeholder runes, so its code cannot be protected: kept verbatim", 0)
 	}
-	lines := strings.Split(code.text, "\n")
-	if len(lines) <= c.HeadLines+c.TailLines {
-		return unchanged(fmt.Sprintf("%d lines <= head %d + tail %d", len(lines), c.HeadLines, c.TailLines), code.n)
+	cut, ok := stages.CutHeadTail(code.text, c.HeadLines, c.TailLines)
+	if !ok {
+		lines := strings.Count(code.text, "\n") + 1
+		return unchanged(fmt.Sprintf("%d lines <= head %d + tail %d", lines, c.HeadLines, c.TailLines), code.n)
 	}
-	middle := lines[c.HeadLines : len(lines)-c.TailLines]
 	var kept, points []string
 	folded := 0
-	for _, l := range middle {
-		if isCodeLine(l) {
-			kept = append(kept, l)
-			continue
-		}
-		folded++
-		if len(points) < c.KeyPoints {
-			if p, ok := keyPoint(l); ok {
-				points = append(points, cutRunes(p, c.KeyPointChars))
+	// The error is ctx's only, and Background has none.
+	_, _ = cut.FoldMiddle(context.Background(), stages.MiddleFold{
+		Keep: isCodeLine,
+		Folded: func(l string) int {
+			folded++
+			if len(points) < c.KeyPoints {
+				if p, ok := keyPoint(l); ok {
+					points = append(points, cutRunes(p, c.KeyPointChars))
+				}
 			}
-		}
-	}
+			return 1
+		},
+		Kept: func(l string, _ int) { kept = append(kept, l) },
+	})
 	if folded == 0 {
 		return unchanged("the middle holds only code blocks", code.n)
 	}
-	out := make([]string, 0, c.HeadLines+c.TailLines+1+len(kept))
-	out = append(out, lines[:c.HeadLines]...)
+	out := make([]string, 0, 3+len(kept))
+	if c.HeadLines > 0 {
+		out = append(out, cut.Head)
+	}
 	out = append(out, foldMarker(folded, points))
 	out = append(out, kept...)
-	out = append(out, lines[len(lines)-c.TailLines:]...)
+	if c.TailLines > 0 {
+		out = append(out, cut.Tail)
+	}
 	text, ok := code.restore(strings.Join(out, "\n"))
 	if !ok {
 		// Cannot happen: every placeholder line was kept exactly once.
