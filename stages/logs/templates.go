@@ -80,10 +80,11 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 		}
 		end := eventEnd(x, opens, tail, i)
 		head, weight := SplitCount(x.Line(i))
-		toks = lay.TemplateTokens(head, toks[:0])
+		msg, from := eventMessage(x, lay, head, i, end)
+		toks = lay.TemplateTokens(msg, toks[:0])
 		var cont uint64
-		cont, ctoks = continuationHash(x, i+1, end, ctoks)
-		g := t.add(toks, cont, len(events), weight, head)
+		cont, ctoks = continuationHash(x, from, end, ctoks)
+		g := t.add(toks, cont, len(events), weight, msg)
 		events = append(events, logEvent{start: int32(i), end: int32(end), group: int32(g)})
 		i = end
 	}
@@ -93,6 +94,26 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 	merged := t.mergeHeaderColumns()
 	merged = t.mergeVariants() || merged
 	return t, events, merged, nil
+}
+
+// eventMessage returns the text whose tokens make the template of the
+// event at lines [i, end), and the first line hashed as its continuation.
+// An indented line right under a free-text record line is part of its
+// message (.NET's console logger: "info: App.Worker[0]" then
+// "      session opened for user bob"; a message's first detail line):
+// its words are slots that vary and summarise like the record line's.
+func eventMessage(x textkit.LineIndex, lay Layout, head string, i, end int) (string, int) {
+	if lay.Fields != "" || end <= i+1 {
+		return head, i + 1
+	}
+	next := x.Line(i + 1)
+	if next == "" || (next[0] != ' ' && next[0] != '\t') || len(head)+len(next) >= maxTemplateBytes {
+		return head, i + 1
+	}
+	if len(head) == len(x.Line(i)) {
+		return x.Span(i, i+2), i + 2 // no count suffix: the two lines stand together
+	}
+	return head + "\n" + next, i + 2
 }
 
 // logEvent is a record line and the non-record lines after it: lines
@@ -494,7 +515,7 @@ var tokClass = func() (t [256]uint8) {
 		if textkit.IsWordByte(b) {
 			t[c] |= tcWord
 		}
-		if b == ' ' || b == '\t' {
+		if b == ' ' || b == '\t' || b == '\n' { // '\n' joins a message's lines (eventMessage)
 			t[c] |= tcBlank
 		}
 		if b == '/' {

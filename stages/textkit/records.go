@@ -215,12 +215,26 @@ func levelAtCase(s string, folded bool) bool {
 		e++
 	}
 word:
-	if e < 3 || (e < len(s) && IsWordByte(s[e])) || (lowerSeen && !bracket && !folded) {
+	if e < 3 || (e < len(s) && IsWordByte(s[e])) {
+		return false
+	}
+	if lowerSeen && !bracket && !folded {
+		// A lower-case level stands alone only as "level: " (.NET's
+		// console logger: "info: App.Worker[0]"), and not as the tags
+		// compilers and git print ("error: linker failed", "fatal: ..."):
+		// those are build output.
+		colon := e+1 < len(s) && s[e] == ':' && s[e+1] == ' '
+		switch string(up[:e]) {
+		case "INFO", "WARN", "DEBUG", "TRACE", "NOTICE", "CRIT", "DBUG", "TRCE":
+			return colon
+		}
 		return false
 	}
 	switch string(up[:e]) {
 	case "INFO", "WARN", "WARNING", "ERROR", "DEBUG", "TRACE", "FATAL", "CRITICAL", "NOTICE",
 		"SEVERE", "ERR", "CRIT", "ALERT", "EMERG", "VERBOSE":
+		return true
+	case "DBUG", "TRCE": // .NET's abbreviations
 		return true
 	}
 	return false

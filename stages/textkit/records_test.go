@@ -50,3 +50,27 @@ func TestUpperLevelAtMatchesToUpper(t *testing.T) {
 		}
 	}
 }
+
+// TestLowerCaseLevelNeedsItsColon: a lower-case level opens a record only
+// as "level: " (.NET's console logger); in a sentence it is a word, and
+// the tags of compilers and git are build output.
+func TestLowerCaseLevelNeedsItsColon(t *testing.T) {
+	for line, want := range map[string]bool{
+		"info: App.Worker[0]":           true,
+		"dbug: Microsoft.Hosting[2]":    true,
+		"warn: disk almost full":        true,
+		"INFO starting":                 true,
+		"[error] x.scala:12":            true,
+		"info about the run":            false,
+		"information: see below":        false,
+		"info:no blank after the colon": false,
+		"warnings: 3":                   false,
+		"error: linker failed":          false,
+		"fatal: not a git repository":   false,
+		"warning: unused variable":      false,
+	} {
+		if _, got := RecordStart(line); got != want {
+			t.Errorf("RecordStart(%q) level = %v, want %v", line, got, want)
+		}
+	}
+}
