@@ -17,7 +17,9 @@ import (
 // Android) and common server logs (journald, Postgres, MySQL, Redis,
 // Kafka, Elasticsearch, Apache error, Windows events, CI with ANSI,
 // multi-line messages) and application loggers (Go, Ruby, Heroku, hclog,
-// Java's Date, Elixir, gunicorn, Tomcat, .NET's console, epoch stamps). Each is measured against the "ten-line script"
+// Java's Date, Elixir, gunicorn, Tomcat, .NET's console, epoch stamps,
+// Python's basicConfig, java.util.logging, AWS Lambda, JSON from GCP, ECS,
+// Serilog and pino). Each is measured against the "ten-line script"
 // baseline: keep the first line of each digit-masked pattern. We must beat
 // it on coverage and on ratio. Nothing here comes from a real log.
 
@@ -231,6 +233,38 @@ var zoo2Formats = []zoo2Format{
 	}},
 	{name: "epoch plain", render: func(e zooEvent, o zooOpts) []string {
 		return []string{fmt.Sprintf("%d.%03d %s %s", e.at.Unix(), e.at.Nanosecond()/1e6, e.level(), e.message())}
+	}},
+	{name: "Python basicConfig", render: func(e zooEvent, o zooOpts) []string {
+		lv := map[string]string{"DEBUG": "DEBUG", "INFO": "INFO", "WARN": "WARNING", "ERROR": "ERROR", "FATAL": "CRITICAL"}[e.level()]
+		return []string{fmt.Sprintf("%s:%s:%s", lv, tplPick(e, "root", "werkzeug", "app.db"), e.message())}
+	}},
+	{name: "java.util.logging", render: func(e zooEvent, o zooOpts) []string {
+		// Two lines a record: when and where, then "LEVEL: message".
+		lv := map[string]string{"DEBUG": "FINE", "INFO": "INFO", "WARN": "WARNING", "ERROR": "SEVERE", "FATAL": "SEVERE"}[e.level()]
+		return withTrace(e, fmt.Sprintf("%s %s %s\n%s: %s", o.ts(e.at, "Jan 02, 2006 3:04:05 PM"), tplPick(e, "com.acme.Server", "com.acme.db.Pool"),
+			tplPick(e, "start", "handle", "close"), lv, e.message()), javaTrace)
+	}},
+	{name: "AWS Lambda", render: func(e zooEvent, o zooOpts) []string {
+		return []string{fmt.Sprintf("%s\t%08x-%04x-4%03x-a%03x-%012x\t%s\t%s", o.ts(e.at, "2006-01-02T15:04:05.000Z"), e.seq*7919, e.seq%65536, e.seq%4096, e.seq%4096, e.seq*104729, e.level(), e.message())}
+	}},
+	{name: "GCP JSON", render: func(e zooEvent, o zooOpts) []string {
+		msg, _ := jsonQuote(e.message())
+		return []string{fmt.Sprintf(`{"insertId":"%x","severity":"%s","textPayload":%s,"timestamp":"%s","resource":{"type":"k8s_container","labels":{"pod_name":"api-%d"}}}`,
+			e.seq*2654435761, e.level(), msg, o.ts(e.at, "2006-01-02T15:04:05.000000Z"), e.seq%5)}
+	}},
+	{name: "ECS JSON", render: func(e zooEvent, o zooOpts) []string {
+		msg, _ := jsonQuote(e.message())
+		return []string{fmt.Sprintf(`{"@timestamp":"%s","log.level":"%s","message":%s,"ecs.version":"1.6.0","service.name":"api","process.thread.name":"worker-%d"}`,
+			o.ts(e.at, "2006-01-02T15:04:05.000Z"), strings.ToLower(e.level()), msg, e.seq%8)}
+	}},
+	{name: "Serilog CLEF", render: func(e zooEvent, o zooOpts) []string {
+		msg, _ := jsonQuote(e.message())
+		return []string{fmt.Sprintf(`{"@t":"%s","@l":"%s","@m":%s,"@i":"%08x","SourceContext":"App.Worker"}`, o.ts(e.at, "2006-01-02T15:04:05.0000000Z"), e.level(), msg, len(e.t.msg)*2654435761%0xffffffff)}
+	}},
+	{name: "pino", render: func(e zooEvent, o zooOpts) []string {
+		msg, _ := jsonQuote(e.message())
+		lv := map[string]int{"DEBUG": 20, "INFO": 30, "WARN": 40, "ERROR": 50, "FATAL": 60}[e.level()]
+		return []string{fmt.Sprintf(`{"level":%d,"time":%d,"pid":%d,"hostname":"%s","reqId":"req-%d","msg":%s}`, lv, e.at.UnixMilli(), 4000+e.seq%3, o.host(e.seq), e.seq, msg)}
 	}},
 }
 

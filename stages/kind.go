@@ -147,7 +147,8 @@ func (st *kindStats) add(line string) {
 		st.escapes++
 	}
 	console := false
-	record := isLogRecord(line)
+	stamped, level := textkit.RecordStart(line)
+	record := stamped || level
 	switch {
 	case record:
 		st.records++
@@ -164,7 +165,9 @@ func (st *kindStats) add(line string) {
 			body = line[i+2:]
 		}
 	}
-	if m := turnStartIndex(body); m != nil && !console && saysSomething(body[m[1]:]) {
+	// A level first ("INFO: ...", "WARNING: ...": java.util.logging, bare
+	// loggers) names no speaker.
+	if m := turnStartIndex(body); m != nil && !console && !level && saysSomething(body[m[1]:]) {
 		st.turns++
 		st.speakers[strings.ToLower(body[m[2]:m[3]])]++
 	}

@@ -41,6 +41,9 @@ func TestDetect(t *testing.T) {
 		{"transcript", rep(20, func(i int) string {
 			return []string{"Alice: I think option A is cheaper for the team.", "Bob: I disagree, option B has lower risk overall."}[i%2]
 		}), KindTranscript},
+		{"levels first are no speakers", rep(40, func(i int) string {
+			return fmt.Sprintf("Mar 01, 2024 9:59:%02d AM com.acme.Server handle\n%s: session opened for user u%d by the pool manager", i%60, []string{"INFO", "WARNING", "FINE"}[i%3], i)
+		}), KindLog},
 		{"key-value banner is not a transcript", rep(30, func(i int) string {
 			return fmt.Sprintf("Receiving objects: %d%% (%d/300)", i*3, i*10)
 		}) + "Build language: go\nBuild id: 1\nJob id: 2\n", KindLog},

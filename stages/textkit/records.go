@@ -236,6 +236,8 @@ word:
 		return true
 	case "DBUG", "TRCE": // .NET's abbreviations
 		return true
+	case "FINE", "FINER", "FINEST", "CONFIG": // java.util.logging's
+		return true
 	}
 	return false
 }

@@ -60,6 +60,8 @@ func TestLowerCaseLevelNeedsItsColon(t *testing.T) {
 		"dbug: Microsoft.Hosting[2]":    true,
 		"warn: disk almost full":        true,
 		"INFO starting":                 true,
+		"FINE: pool resized":            true,
+		"CONFIG: port 8080":             true,
 		"[error] x.scala:12":            true,
 		"info about the run":            false,
 		"information: see below":        false,
