@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jetcompact/jetcompact/stages/logs"
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // NearDupOptions are the near-duplicate node's knobs.
@@ -83,7 +84,7 @@ func (n neardupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		}
 		// One pass is a fixed point: a second one meets the records kept,
 		// in order, against the same index, and drops none.
-		out, err = n.records(ctx, newLineIndex(in.Text), lay)
+		out, err = n.records(ctx, textkit.NewLineIndex(in.Text), lay)
 	default:
 		return skip(in, "kind "+string(in.Kind)+" is left to structured"), nil
 	}
@@ -166,8 +167,8 @@ const maxUnitBytes = 64 << 10
 // paragraphs drops near-duplicate paragraphs (blank-line separated
 // blocks; a one-line block is a line) silently.
 func (n neardupNode) paragraphs(ctx context.Context, text string) (string, error) {
-	x := newLineIndex(text)
-	nl := x.len()
+	x := textkit.NewLineIndex(text)
+	nl := x.Len()
 	cc := canceled{ctx: ctx}
 	idx := newSimIndex(n.opt, nl)
 	w := newLineWriter(len(text))
@@ -178,13 +179,13 @@ func (n neardupNode) paragraphs(ctx context.Context, text string) (string, error
 			return "", err
 		}
 		end := start
-		for end < nl && strings.TrimSpace(x.line(end)) != "" {
+		for end < nl && strings.TrimSpace(x.Line(end)) != "" {
 			end++
 		}
-		if end > start && int(x.starts[end]-x.starts[start]) <= maxUnitBytes {
+		if end > start && int(x.Starts[end]-x.Starts[start]) <= maxUnitBytes {
 			unit = unit[:0]
 			for k := start; k < end; k++ {
-				unit = append(unit, x.line(k))
+				unit = append(unit, x.Line(k))
 			}
 			if !hasProtected(unit) {
 				// Who said it is not part of what was said: the same
@@ -204,7 +205,7 @@ func (n neardupNode) paragraphs(ctx context.Context, text string) (string, error
 			}
 		}
 		// The paragraph and the blank line after it.
-		w.add(x.span(start, min(end+1, nl)))
+		w.add(x.Span(start, min(end+1, nl)))
 		start = end + 1
 	}
 	if !changed {
@@ -225,7 +226,7 @@ func (n neardupNode) paragraphs(ctx context.Context, text string) (string, error
 // headsTurn reports a paragraph holding a speaker label ("Bob: ...",
 // "[12:00 INFO] Bob: ...") whose turn goes on in the lines after it:
 // dropping it would hand those lines to the previous speaker.
-func headsTurn(para []string, x lineIndex, after int) bool {
+func headsTurn(para []string, x textkit.LineIndex, after int) bool {
 	turn := false
 	for _, l := range para {
 		if isTurnStart(l) {
@@ -236,8 +237,8 @@ func headsTurn(para []string, x lineIndex, after int) bool {
 	if !turn {
 		return false
 	}
-	for k := after; k < x.len(); k++ {
-		if l := x.line(k); strings.TrimSpace(l) != "" {
+	for k := after; k < x.Len(); k++ {
+		if l := x.Line(k); strings.TrimSpace(l) != "" {
 			return !isTurnStart(l)
 		}
 	}
@@ -271,9 +272,9 @@ func isTurnStart(line string) bool {
 
 // records merges near-duplicate log records into the first one and adds
 // their counts to it. Records with equal masked text share one lookup.
-func (n neardupNode) records(ctx context.Context, x lineIndex, lay logs.Layout) (string, error) {
-	text := x.text
-	nl := x.len()
+func (n neardupNode) records(ctx context.Context, x textkit.LineIndex, lay logs.Layout) (string, error) {
+	text := x.Text
+	nl := x.Len()
 	cc := canceled{ctx: ctx}
 	idx := newSimIndex(n.opt, nl)
 	var lineOf []int32 // unit id -> its line, increasing
@@ -287,13 +288,13 @@ func (n neardupNode) records(ctx context.Context, x lineIndex, lay logs.Layout) 
 		if err := cc.check(); err != nil {
 			return "", err
 		}
-		l := x.line(i)
+		l := x.Line(i)
 		if !lay.OpensRecord(l) {
 			continue
 		}
 		// A record with continuation lines (a stack trace) stays whole.
 		if i+1 < nl {
-			if next := x.line(i + 1); next != "" && !lay.OpensRecord(next) {
+			if next := x.Line(i + 1); next != "" && !lay.OpensRecord(next) {
 				continue
 			}
 		}
@@ -310,7 +311,7 @@ func (n neardupNode) records(ctx context.Context, x lineIndex, lay logs.Layout) 
 		if !ok {
 			fp := fingerprint(toks)
 			u = idx.find(fp)
-			if u >= 0 && !sameEvent(x.line(int(lineOf[u])), head, lay, &scratch) {
+			if u >= 0 && !sameEvent(x.Line(int(lineOf[u])), head, lay, &scratch) {
 				u = -1 // close, but a word that names the event differs
 			}
 			if u < 0 {
@@ -335,7 +336,7 @@ func (n neardupNode) records(ctx context.Context, x lineIndex, lay logs.Layout) 
 		if drop[i/64]&(1<<(i%64)) != 0 {
 			continue
 		}
-		l := x.line(i)
+		l := x.Line(i)
 		for u < len(lineOf) && int(lineOf[u]) < i {
 			u++
 		}

@@ -121,45 +121,6 @@ const (
 	fnvPrime  = textkit.FNVPrime
 )
 
-// lineIndex gives random access to the lines of a text for 4 bytes a line
-// instead of the 16 of a []string: nodes that look around a line (context,
-// events) use it, so a text of millions of short lines stays cheap.
-type lineIndex struct {
-	text   string
-	starts []int32 // start of each line, then len(text)+1
-}
-
-func newLineIndex(text string) lineIndex {
-	k := textkit.NewLineIndex(text)
-	return lineIndex{text: k.Text, starts: k.Starts}
-}
-
-// kit is x as textkit's type, for logs.
-func (x lineIndex) kit() textkit.LineIndex { return textkit.LineIndex{Text: x.text, Starts: x.starts} }
-
-// len is the number of lines, as len(strings.Split(text, "\n")).
-func (x lineIndex) len() int { return len(x.starts) - 1 }
-
-// line returns line i without its line break.
-func (x lineIndex) line(i int) string { return x.text[x.starts[i] : x.starts[i+1]-1] }
-
-// span returns lines [i, j) joined by their line breaks.
-func (x lineIndex) span(i, j int) string {
-	if i >= j {
-		return ""
-	}
-	return x.text[x.starts[i] : x.starts[j]-1]
-}
-
-// lines returns lines [i, j) as a slice (for small spans only).
-func (x lineIndex) lines(i, j int) []string {
-	out := make([]string, 0, max(j-i, 0))
-	for k := i; k < j; k++ {
-		out = append(out, x.line(k))
-	}
-	return out
-}
-
 // lineWriter is textkit.LineWriter under the names the nodes use.
 type lineWriter struct{ textkit.LineWriter }
 
