@@ -126,7 +126,7 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 	n.markContext(x, score, keep)
 	n.markSteps(x, score, keep)
 	// Lines [0, same) go out as they are; the writer starts at the first fold.
-	var w *lineWriter
+	var w *textkit.LineWriter
 	same := 0
 	for i := 0; i < nl; {
 		if keep[i] || score[i] > 0 {
@@ -150,9 +150,9 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 				w = newLineWriter(len(text))
 			}
 			if same < i {
-				w.add(x.Span(same, i))
+				w.Add(x.Span(same, i))
 			}
-			w.add(foldMarker(folded, keywordsFolded))
+			w.Add(foldMarker(folded, keywordsFolded))
 			same = j
 		}
 		i = j
@@ -161,7 +161,7 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 		return text, true, nil
 	}
 	if same < nl {
-		w.add(x.Span(same, nl))
+		w.Add(x.Span(same, nl))
 	}
 	return w.String(), !rare, nil
 }

@@ -212,10 +212,10 @@ func (n logdedupNode) runs(ctx context.Context, x textkit.LineIndex) (string, er
 		}
 		if (j-i >= n.opt.MinRun || (j-i > 1 && weight > 1)) && len(strings.TrimSpace(head)) >= 8 &&
 			!IsProtectedLine(head) && lineSignal(head) == 0 && (tail == nil || !tail[i] && !tail[j-1]) {
-			w.add(withCount(head, total))
+			w.Add(withCount(head, total))
 			changed = true
 		} else {
-			w.add(x.Span(i, j))
+			w.Add(x.Span(i, j))
 		}
 		i, head, weight, h = j, nextHead, nextWeight, nextHash
 	}

@@ -205,7 +205,7 @@ func (n neardupNode) paragraphs(ctx context.Context, text string) (string, error
 			}
 		}
 		// The paragraph and the blank line after it.
-		w.add(x.Span(start, min(end+1, nl)))
+		w.Add(x.Span(start, min(end+1, nl)))
 		start = end + 1
 	}
 	if !changed {
@@ -347,7 +347,7 @@ func (n neardupNode) records(ctx context.Context, x textkit.LineIndex, lay logs.
 				l = withCount(head, count[u])
 			}
 		}
-		out.add(l)
+		out.Add(l)
 	}
 	return out.String(), nil
 }

@@ -17,17 +17,17 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 	// A line index and a lazily written output keep a text of millions of
 	// short lines at a few bytes a line when nothing is folded.
 	x := textkit.NewLineIndex(in.Text)
-	var w *lineWriter
+	var w *textkit.LineWriter
 	copied := 0 // lines before this one are written to w (once w exists)
 	emit := func(i, next int, folded []string) {
 		if w == nil {
 			w = newLineWriter(len(in.Text))
 		}
 		if copied < i {
-			w.add(x.Span(copied, i))
+			w.Add(x.Span(copied, i))
 		}
 		for _, l := range folded {
-			w.add(l)
+			w.Add(l)
 		}
 		copied = next
 	}
@@ -81,7 +81,7 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 	text := in.Text
 	if w != nil {
 		if copied < x.Len() {
-			w.add(x.Span(copied, x.Len()))
+			w.Add(x.Span(copied, x.Len()))
 		}
 		text = w.String()
 	}

@@ -121,16 +121,12 @@ const (
 	fnvPrime  = textkit.FNVPrime
 )
 
-// lineWriter is textkit.LineWriter under the names the nodes use.
-type lineWriter struct{ textkit.LineWriter }
-
-func newLineWriter(size int) *lineWriter {
-	w := &lineWriter{}
+// newLineWriter returns a textkit.LineWriter with room for size bytes.
+func newLineWriter(size int) *textkit.LineWriter {
+	w := &textkit.LineWriter{}
 	w.Grow(size)
 	return w
 }
-
-func (w *lineWriter) add(line string) { w.Add(line) }
 
 // splitLines splits text on "\n"; joinLines reverses it exactly.
 func splitLines(text string) []string { return strings.Split(text, "\n") }
