@@ -223,7 +223,7 @@ func exitStatus(line string) (code int, ok bool) {
 		}
 		// make: *** [Makefile:12: test] Error 2
 		if i := strings.Index(s, "] Error "); i > 0 && strings.Contains(s[:i], "*** [") {
-			if e := digitRun(s, i+8); e > i+8 && e-i-8 <= 4 {
+			if e := textkit.DigitRun(s, i+8); e > i+8 && e-i-8 <= 4 {
 				return atoiDigits(s[i+8 : e]), true
 			}
 		}
@@ -245,7 +245,7 @@ func exitStatus(line string) (code int, ok bool) {
 		if j < len(s) && s[j] == '\'' {
 			j++ // Azure Pipelines: "Bash exited with code '1'."
 		}
-		e := digitRun(s, j)
+		e := textkit.DigitRun(s, j)
 		if e == j || e-j > 4 {
 			continue
 		}
@@ -416,7 +416,7 @@ func atoiDigits(s string) int {
 func stepWeight(x textkit.LineIndex, s buildStep) int {
 	w := 0
 	for i := s.start; i < s.end; i++ {
-		if m := parseFoldMarker(x.Line(i)); m > 0 {
+		if m := textkit.ParseFoldMarker(x.Line(i)); m > 0 {
 			w += m
 		} else {
 			w++

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // HeadTailOptions are the head/tail node's knobs.
@@ -117,7 +119,7 @@ func (n headTailNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 // foldedLines is how many lines a folded line stands for: a fold marker's
 // count, or 1.
 func foldedLines(line string) int {
-	if m := parseFoldMarker(line); m > 0 {
+	if m := textkit.ParseFoldMarker(line); m > 0 {
 		return m
 	}
 	return 1

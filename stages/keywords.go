@@ -111,7 +111,7 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 		switch l := x.Line(i); {
 		case IsProtectedLine(l):
 			score[i] = 3
-		case parseFoldMarker(l) > 0:
+		case textkit.ParseFoldMarker(l) > 0:
 			score[i] = -1
 		default:
 			score[i] = int8(lineSignal(l))
@@ -136,7 +136,7 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 		j := i
 		folded := 0
 		for j < nl && !keep[j] && score[j] <= 0 {
-			if m := parseFoldMarker(x.Line(j)); m > 0 {
+			if m := textkit.ParseFoldMarker(x.Line(j)); m > 0 {
 				folded += m
 			} else {
 				folded++
@@ -383,7 +383,7 @@ func substantial(line string) bool {
 	for i := 0; i < len(line); {
 		c := line[i]
 		if c == 0x1b {
-			i = skipANSI(line, i)
+			i = textkit.SkipANSI(line, i)
 			continue
 		}
 		if c != ' ' && c != '\t' {
@@ -405,7 +405,7 @@ func continues(line string) bool {
 	}
 	c := line[0]
 	if c == 0x1b {
-		i := skipANSI(line, 0)
+		i := textkit.SkipANSI(line, 0)
 		if i >= len(line) {
 			return true
 		}
@@ -473,11 +473,11 @@ func (n keywordsNode) markRare(ctx context.Context, x textkit.LineIndex, score [
 		if !lay.OpensRecord(l) {
 			return recordKey{}
 		}
-		head, w := splitCount(l)
+		head, w := logs.SplitCount(l)
 		toks = lay.TemplateTokens(head, toks[:0])
-		k := uint64(fnvOffset) ^ uint64(len(toks))
+		k := uint64(textkit.FNVOffset) ^ uint64(len(toks))
 		for _, t := range toks {
-			k = (k ^ logs.TokenID(t)) * fnvPrime
+			k = (k ^ logs.TokenID(t)) * textkit.FNVPrime
 		}
 		return recordKey{key: k, weight: w, record: true}
 	}
@@ -828,7 +828,7 @@ func failureTagged(line string) bool {
 	for i := 0; i < len(line); {
 		switch {
 		case isDigit(line[i]):
-			e := digitRun(line, i)
+			e := textkit.DigitRun(line, i)
 			if compilerCode(line, i, e) {
 				return true
 			}
@@ -853,7 +853,7 @@ func rawSignalWith(line string, words, pairs *scoreTable) int {
 	head := lineHead(line)
 	best := headSignal(head)
 	var sc signalScan
-	for i := skipANSI(line, 0); i < len(line); {
+	for i := textkit.SkipANSI(line, 0); i < len(line); {
 		if !isLetter(line[i]) {
 			next, code := sc.nonLetter(line, i)
 			if code {
@@ -934,9 +934,9 @@ func (sc *signalScan) nonLetter(line string, i int) (next int, code bool) {
 	c := line[i]
 	switch {
 	case c == 0x1b:
-		return skipANSI(line, i), false
+		return textkit.SkipANSI(line, i), false
 	case isDigit(c):
-		e := digitRun(line, i)
+		e := textkit.DigitRun(line, i)
 		if compilerCode(line, i, e) {
 			return e, true
 		}
@@ -1166,7 +1166,7 @@ func noBefore(prev []byte) bool { return string(prev) == "no" || string(prev) ==
 
 // numberedItem reports a numbered failure item such as "1) Foo::bar".
 func numberedItem(s string) bool {
-	e := digitRun(s, 0)
+	e := textkit.DigitRun(s, 0)
 	return e > 0 && e <= 4 && e+1 < len(s) && s[e] == ')' && s[e+1] == ' '
 }
 

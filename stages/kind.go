@@ -147,7 +147,7 @@ func (st *kindStats) add(line string) {
 		st.escapes++
 	}
 	console := false
-	record := isLogRecord(line)
+	record := textkit.IsLogRecord(line)
 	switch {
 	case record:
 		st.records++

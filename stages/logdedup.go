@@ -134,7 +134,7 @@ func recordsDominate(n int, line func(int) string, percent int) bool {
 	inEvent := false
 	for i := 0; i < n; i++ {
 		l := line(i)
-		if l == "" || parseFoldMarker(l) > 0 {
+		if l == "" || textkit.ParseFoldMarker(l) > 0 {
 			continue
 		}
 		switch stamped, level := textkit.RecordStart(l); {
@@ -191,7 +191,7 @@ func (n logdedupNode) runs(ctx context.Context, x textkit.LineIndex) (string, er
 	w := newLineWriter(len(x.Text))
 	changed := false
 	tail := failingTailLines(x) // a build's failure is kept as it was written
-	head, weight := splitCount(x.Line(0))
+	head, weight := logs.SplitCount(x.Line(0))
 	h := logs.MaskedHash(head)
 	for i := 0; i < nl; {
 		if err := cc.check(); err != nil {
@@ -203,7 +203,7 @@ func (n logdedupNode) runs(ctx context.Context, x textkit.LineIndex) (string, er
 		var nextWeight int
 		var nextHash uint64
 		for ; j < nl; j++ {
-			nextHead, nextWeight = splitCount(x.Line(j))
+			nextHead, nextWeight = logs.SplitCount(x.Line(j))
 			nextHash = logs.MaskedHash(nextHead)
 			if nextHash != h {
 				break
@@ -212,7 +212,7 @@ func (n logdedupNode) runs(ctx context.Context, x textkit.LineIndex) (string, er
 		}
 		if (j-i >= n.opt.MinRun || (j-i > 1 && weight > 1)) && len(strings.TrimSpace(head)) >= 8 &&
 			!IsProtectedLine(head) && lineSignal(head) == 0 && (tail == nil || !tail[i] && !tail[j-1]) {
-			w.Add(withCount(head, total))
+			w.Add(logs.WithCount(head, total))
 			changed = true
 		} else {
 			w.Add(x.Span(i, j))

@@ -249,7 +249,7 @@ func headsTurn(para []string, x textkit.LineIndex, after int) bool {
 // it) from line.
 func withoutSpeaker(line string) string {
 	body := line
-	if line != "" && line[0] == '[' && isLogRecord(line) {
+	if line != "" && line[0] == '[' && textkit.IsLogRecord(line) {
 		if i := strings.IndexByte(line, ']'); i > 0 && i+2 < len(line) {
 			body = line[i+2:]
 		}
@@ -262,7 +262,7 @@ func withoutSpeaker(line string) string {
 
 func isTurnStart(line string) bool {
 	body := line
-	if line != "" && line[0] == '[' && isLogRecord(line) {
+	if line != "" && line[0] == '[' && textkit.IsLogRecord(line) {
 		if i := strings.IndexByte(line, ']'); i > 0 && i+2 < len(line) {
 			body = line[i+2:]
 		}
@@ -298,7 +298,7 @@ func (n neardupNode) records(ctx context.Context, x textkit.LineIndex, lay logs.
 				continue
 			}
 		}
-		head, w := splitCount(l)
+		head, w := logs.SplitCount(l)
 		if len(head) > maxUnitBytes {
 			continue
 		}
@@ -343,8 +343,8 @@ func (n neardupNode) records(ctx context.Context, x textkit.LineIndex, lay logs.
 		if u < len(lineOf) && int(lineOf[u]) == i && count[u] > 1 {
 			// A line that took in others gets their count; its summary,
 			// if any, no longer covers them and goes.
-			if head, w := splitCount(l); w != count[u] {
-				l = withCount(head, count[u])
+			if head, w := logs.SplitCount(l); w != count[u] {
+				l = logs.WithCount(head, count[u])
 			}
 		}
 		out.Add(l)
@@ -356,7 +356,7 @@ func (n neardupNode) records(ctx context.Context, x textkit.LineIndex, lay logs.
 // values that look like data (a digit, a dot, a slash, an @ inside), so
 // that merging them loses no event: user=guest and user=root stay apart.
 func sameEvent(kept, head string, lay logs.Layout, scratch *[2][]logs.Tok) bool {
-	kept, _ = splitCount(kept)
+	kept, _ = logs.SplitCount(kept)
 	a := lay.TemplateTokens(kept, scratch[0][:0])
 	b := lay.TemplateTokens(head, scratch[1][:0])
 	scratch[0], scratch[1] = a, b
@@ -411,9 +411,9 @@ func simTokens(lines []string, all bool, dst []uint64) []uint64 {
 
 // seqKey hashes a token sequence exactly: equal keys, equal masked text.
 func seqKey(toks []uint64) uint64 {
-	k := uint64(fnvOffset) ^ uint64(len(toks))
+	k := uint64(textkit.FNVOffset) ^ uint64(len(toks))
 	for _, t := range toks {
-		k = (k ^ t) * fnvPrime
+		k = (k ^ t) * textkit.FNVPrime
 	}
 	return k
 }
@@ -427,7 +427,7 @@ func fingerprint(toks []uint64) uint64 {
 		votes.add(toks[0])
 	}
 	for i := 1; i < len(toks); i++ {
-		votes.add(toks[i-1]*fnvPrime ^ toks[i])
+		votes.add(toks[i-1]*textkit.FNVPrime ^ toks[i])
 	}
 	return votes.majority()
 }
@@ -506,9 +506,9 @@ func simToken(t string, all bool) uint64 {
 // whether it reads as a time or a date, whose numbers are all masked.
 func simTokenShape(t string) (plain uint64, digits int, stamp bool) {
 	timeLike, dateLike := false, false
-	plain = uint64(fnvOffset)
+	plain = uint64(textkit.FNVOffset)
 	for j := 0; j < len(t); j++ {
-		plain = (plain ^ uint64(t[j])) * fnvPrime
+		plain = (plain ^ uint64(t[j])) * textkit.FNVPrime
 		if isDigit(t[j]) {
 			digits++
 		} else if j > 0 && j+1 < len(t) && isDigit(t[j-1]) && isDigit(t[j+1]) {
@@ -526,27 +526,27 @@ func simTokenShape(t string) (plain uint64, digits int, stamp bool) {
 // maskedSimHash hashes t with hex ids and long digit runs masked, and
 // every digit run when maskAll.
 func maskedSimHash(t string, maskAll bool) uint64 {
-	h := uint64(fnvOffset)
+	h := uint64(textkit.FNVOffset)
 	for j := 0; j < len(t); {
 		c := t[j]
 		if e := hexIDEnd(t, j); e > j {
-			h = (h ^ '#') * fnvPrime
+			h = (h ^ '#') * textkit.FNVPrime
 			j = e
 			continue
 		}
 		if isDigit(c) {
-			e := digitRun(t, j)
+			e := textkit.DigitRun(t, j)
 			if maskAll || e-j >= 5 {
-				h = (h ^ '#') * fnvPrime
+				h = (h ^ '#') * textkit.FNVPrime
 				j = e
 				continue
 			}
 			for ; j < e; j++ {
-				h = (h ^ uint64(t[j])) * fnvPrime
+				h = (h ^ uint64(t[j])) * textkit.FNVPrime
 			}
 			continue
 		}
-		h = (h ^ uint64(c)) * fnvPrime
+		h = (h ^ uint64(c)) * textkit.FNVPrime
 		j++
 	}
 	return h

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jetcompact/jetcompact/stages/logs"
 	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
@@ -17,7 +16,7 @@ func lineHead(line string) string {
 		case c == ' ' || c == '\t':
 			i++
 		case c == 0x1b:
-			i = skipANSI(line, i)
+			i = textkit.SkipANSI(line, i)
 		default:
 			return line[i:]
 		}
@@ -35,7 +34,7 @@ func stripANSI(s string) string {
 	b.Grow(len(s))
 	for i >= 0 {
 		b.WriteString(s[:i])
-		s = s[skipANSI(s, i):]
+		s = s[textkit.SkipANSI(s, i):]
 		i = strings.IndexByte(s, 0x1b)
 	}
 	b.WriteString(s)
@@ -107,19 +106,6 @@ func fixpoint(ctx context.Context, text string, max int, f func(context.Context,
 	}
 	return text, nil
 }
-
-// Helpers of textkit and logs under the names the nodes use.
-func skipANSI(s string, i int) int         { return textkit.SkipANSI(s, i) }
-func digitRun(s string, i int) int         { return textkit.DigitRun(s, i) }
-func isLogRecord(line string) bool         { return textkit.IsLogRecord(line) }
-func parseFoldMarker(line string) int      { return textkit.ParseFoldMarker(line) }
-func splitCount(line string) (string, int) { return logs.SplitCount(line) }
-func withCount(line string, n int) string  { return logs.WithCount(line, n) }
-
-const (
-	fnvOffset = textkit.FNVOffset
-	fnvPrime  = textkit.FNVPrime
-)
 
 // newLineWriter returns a textkit.LineWriter with room for size bytes.
 func newLineWriter(size int) *textkit.LineWriter {
