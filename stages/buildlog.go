@@ -2,6 +2,8 @@ package stages
 
 import (
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // Build logs are read the way an engineer reads one: find the steps, find
@@ -22,16 +24,16 @@ func (s buildStep) succeeded() bool { return s.exit == 0 }
 // findSteps splits a build log into steps at the headers of the common CI
 // systems and shells (see stepHeader). Lines before the first header are
 // no step. A log without headers has no steps.
-func findSteps(x lineIndex) []buildStep {
+func findSteps(x textkit.LineIndex) []buildStep {
 	var steps []buildStep
-	f := newStepFilter(x.text)
-	for i := 0; i < x.len(); i++ {
-		l := x.line(i)
+	f := newStepFilter(x.Text)
+	for i := 0; i < x.Len(); i++ {
+		l := x.Line(i)
 		if f.mayOpen(l) && stepHeader(l) {
 			if len(steps) > 0 {
 				steps[len(steps)-1].end = i
 			}
-			steps = append(steps, buildStep{start: i, end: x.len(), exit: -1})
+			steps = append(steps, buildStep{start: i, end: x.Len(), exit: -1})
 			continue
 		}
 		if len(steps) == 0 {
@@ -221,7 +223,7 @@ func exitStatus(line string) (code int, ok bool) {
 		}
 		// make: *** [Makefile:12: test] Error 2
 		if i := strings.Index(s, "] Error "); i > 0 && strings.Contains(s[:i], "*** [") {
-			if e := digitRun(s, i+8); e > i+8 && e-i-8 <= 4 {
+			if e := textkit.DigitRun(s, i+8); e > i+8 && e-i-8 <= 4 {
 				return atoiDigits(s[i+8 : e]), true
 			}
 		}
@@ -243,7 +245,7 @@ func exitStatus(line string) (code int, ok bool) {
 		if j < len(s) && s[j] == '\'' {
 			j++ // Azure Pipelines: "Bash exited with code '1'."
 		}
-		e := digitRun(s, j)
+		e := textkit.DigitRun(s, j)
 		if e == j || e-j > 4 {
 			continue
 		}
@@ -254,11 +256,11 @@ func exitStatus(line string) (code int, ok bool) {
 
 // tailStart returns the first line of the last budget characters of lines
 // [start, end), never past the last line.
-func tailStart(x lineIndex, start, end, budget int) int {
+func tailStart(x textkit.LineIndex, start, end, budget int) int {
 	used := 0
 	i := end
 	for i > start {
-		c := Chars(x.line(i-1)) + 1
+		c := Chars(x.Line(i-1)) + 1
 		if used+c > budget && i < end {
 			break
 		}
@@ -276,18 +278,18 @@ func failingTails(text string) byteRanges {
 	if !stepMayFail(text) {
 		return byteRanges{}
 	}
-	return failingTailsOf(newLineIndex(text))
+	return failingTailsOf(textkit.NewLineIndex(text))
 }
 
 // failingTailsOf is failingTails over the lines of x.
-func failingTailsOf(x lineIndex) byteRanges {
+func failingTailsOf(x textkit.LineIndex) byteRanges {
 	var r byteRanges
 	for _, s := range findSteps(x) {
 		if !s.failed() {
 			continue
 		}
 		t := tailStart(x, s.start, s.end, DefaultKeywordsOptions().TailChars)
-		r.r = append(r.r, [2]int{int(x.starts[t]), int(x.starts[s.end]) - 1})
+		r.r = append(r.r, [2]int{int(x.Starts[t]), int(x.Starts[s.end]) - 1})
 	}
 	return r
 }
@@ -327,17 +329,17 @@ func stepMayFail(text string) bool {
 
 // failingTailLines marks the lines of x in failingTails, or is nil when
 // there are none.
-func failingTailLines(x lineIndex) []bool {
-	if !stepMayFail(x.text) {
+func failingTailLines(x textkit.LineIndex) []bool {
+	if !stepMayFail(x.Text) {
 		return nil
 	}
 	r := failingTailsOf(x)
 	if len(r.r) == 0 {
 		return nil
 	}
-	marks := make([]bool, x.len())
+	marks := make([]bool, x.Len())
 	for i := range marks {
-		marks[i] = r.holds(int(x.starts[i]))
+		marks[i] = r.holds(int(x.Starts[i]))
 	}
 	return marks
 }
@@ -361,7 +363,7 @@ func (b *byteRanges) holds(off int) bool {
 // markSteps applies the step structure of a build log to a pass of
 // keywords: the tail of each failing step is kept whole, and the lines of
 // each step that succeeded are folded under its header.
-func (n keywordsNode) markSteps(x lineIndex, score []int8, keep []bool) {
+func (n keywordsNode) markSteps(x textkit.LineIndex, score []int8, keep []bool) {
 	steps := findSteps(x)
 	failed := false
 	for _, s := range steps {
@@ -372,7 +374,7 @@ func (n keywordsNode) markSteps(x lineIndex, score []int8, keep []bool) {
 		case s.failed():
 			for i := tailStart(x, s.start, s.end, n.opt.TailChars); i < s.end; i++ {
 				// Tests that passed are no part of the failure's story.
-				if l := x.line(i); !substantial(l) || !passed(l) {
+				if l := x.Line(i); !substantial(l) || !passed(l) {
 					keep[i] = true
 				}
 			}
@@ -381,7 +383,7 @@ func (n keywordsNode) markSteps(x lineIndex, score []int8, keep []bool) {
 				keep[s.start] = true // the header stands for the folded step
 			}
 			for i := s.start + 1; i < s.end; i++ {
-				if score[i] < 0 || IsProtectedLine(x.line(i)) {
+				if score[i] < 0 || IsProtectedLine(x.Line(i)) {
 					continue
 				}
 				keep[i], score[i] = false, 0
@@ -391,9 +393,9 @@ func (n keywordsNode) markSteps(x lineIndex, score []int8, keep []bool) {
 }
 
 // reportsFailure reports a step that prints a failure among its key lines.
-func (n keywordsNode) reportsFailure(x lineIndex, s buildStep) bool {
+func (n keywordsNode) reportsFailure(x textkit.LineIndex, s buildStep) bool {
 	for i := s.start + 1; i < s.end; i++ {
-		if l := x.line(i); lineSignal(l) >= 3 && reportsFailure(l) {
+		if l := x.Line(i); lineSignal(l) >= 3 && reportsFailure(l) {
 			return true
 		}
 	}
@@ -411,10 +413,10 @@ func atoiDigits(s string) int {
 
 // stepWeight counts the lines a step stands for, its fold markers' counts
 // included, so that a folded step reads the same when folded again.
-func stepWeight(x lineIndex, s buildStep) int {
+func stepWeight(x textkit.LineIndex, s buildStep) int {
 	w := 0
 	for i := s.start; i < s.end; i++ {
-		if m := parseFoldMarker(x.line(i)); m > 0 {
+		if m := textkit.ParseFoldMarker(x.Line(i)); m > 0 {
 			w += m
 		} else {
 			w++

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // TestStepFilterOnlyRejectsNonHeaders checks that the first-byte filter
@@ -82,7 +84,7 @@ func TestStepMayFailGate(t *testing.T) {
 		got := failingTails(text)
 		var want byteRanges
 		if strings.Contains(text, "xit") {
-			want = failingTailsOf(newLineIndex(text))
+			want = failingTailsOf(textkit.NewLineIndex(text))
 		}
 		if len(got.r) != len(want.r) {
 			t.Fatalf("on %q: %v, want %v", text, got.r, want.r)

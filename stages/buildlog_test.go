@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // defaultChain runs every default-on node but the LLM, in pipeline order,
@@ -329,7 +331,7 @@ func TestBuildDialects(t *testing.T) {
 func TestFindSteps(t *testing.T) {
 	for _, d := range buildDialects {
 		in, _ := generatedBuildLog(d, 0, 1)
-		x := newLineIndex(in)
+		x := textkit.NewLineIndex(in)
 		steps := findSteps(x)
 		var passed, failed int
 		for _, s := range steps {

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // The build zoo: failures as the common toolchains print them, in the
@@ -420,7 +422,7 @@ func TestBuildZooSteps(t *testing.T) {
 			continue
 		}
 		in, _ := zooLog(d, zooFailures[0], 1)
-		steps := findSteps(newLineIndex(in))
+		steps := findSteps(textkit.NewLineIndex(in))
 		failed := 0
 		for _, s := range steps {
 			if s.failed() {

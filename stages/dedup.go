@@ -5,6 +5,8 @@ import (
 	"errors"
 	"hash/maphash"
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // DedupOptions are the duplicate-merge node's knobs.
@@ -66,7 +68,7 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		dedupLines:     in.Kind != KindJSON,
 		dedupSentences: in.Kind == KindProse || in.Kind == KindTranscript,
 		codeKept:       in.Kind == KindTranscript || in.Kind == KindProse,
-		w:              lineWriter{},
+		w:              textkit.LineWriter{},
 	}
 
 	// One pass over the text, line by line, without a slice of lines: a
@@ -105,7 +107,7 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			}
 		}
 		if ok {
-			r.w.add(line) // the blank line that ends the paragraph
+			r.w.Add(line) // the blank line that ends the paragraph
 			line, at, ok = it.next()
 		}
 	}
@@ -122,7 +124,7 @@ type dedupRun struct {
 	kind                                 Kind
 	seenPara, seenLine, seenSentence     map[uint64]struct{}
 	dedupLines, dedupSentences, codeKept bool
-	w                                    lineWriter
+	w                                    textkit.LineWriter
 }
 
 // seenParagraph reports a paragraph seen before, outside protected
@@ -147,11 +149,11 @@ func (r *dedupRun) paragraph(cc *canceled, para string, keepAll, userTurn bool) 
 			return err
 		}
 		if r.kept(l, keepAll, userTurn) {
-			r.w.add(l)
+			r.w.Add(l)
 			continue
 		}
 		if l, keep := r.unseen(l); keep {
-			r.w.add(l)
+			r.w.Add(l)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // HeadTailOptions are the head/tail node's knobs.
@@ -80,7 +82,7 @@ func (n headTailNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	}
 	w := newLineWriter(len(in.Text) / 2)
 	if n.opt.HeadLines > 0 {
-		w.add(cut.Head)
+		w.Add(cut.Head)
 	}
 	signals := 0
 	foldedAfter, err := cut.FoldMiddle(ctx, MiddleFold{
@@ -97,19 +99,19 @@ func (n headTailNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		Folded: foldedLines,
 		Kept: func(l string, foldedBefore int) {
 			if foldedBefore > 0 {
-				w.add(foldMarker(foldedBefore, headTailFolded))
+				w.Add(foldMarker(foldedBefore, headTailFolded))
 			}
-			w.add(l)
+			w.Add(l)
 		},
 	})
 	if err != nil {
 		return Outcome{}, err
 	}
 	if foldedAfter > 0 {
-		w.add(foldMarker(foldedAfter, headTailFolded))
+		w.Add(foldMarker(foldedAfter, headTailFolded))
 	}
 	if n.opt.TailLines > 0 {
-		w.add(cut.Tail)
+		w.Add(cut.Tail)
 	}
 	return done(w.String()), nil
 }
@@ -117,7 +119,7 @@ func (n headTailNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 // foldedLines is how many lines a folded line stands for: a fold marker's
 // count, or 1.
 func foldedLines(line string) int {
-	if m := parseFoldMarker(line); m > 0 {
+	if m := textkit.ParseFoldMarker(line); m > 0 {
 		return m
 	}
 	return 1

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jetcompact/jetcompact/stages/logs"
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // KeywordsOptions are the key-line node's knobs.
@@ -94,8 +95,8 @@ func (n keywordsNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 // key lines, their context and the short runs between them are then the
 // same in a second pass, so nothing more folds.
 func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (string, bool, error) {
-	x := newLineIndex(text)
-	nl := x.len()
+	x := textkit.NewLineIndex(text)
+	nl := x.Len()
 	if nl < n.opt.MinFold+2 {
 		return text, true, nil
 	}
@@ -107,10 +108,10 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 		if err := cc.check(); err != nil {
 			return "", false, err
 		}
-		switch l := x.line(i); {
+		switch l := x.Line(i); {
 		case IsProtectedLine(l):
 			score[i] = 3
-		case parseFoldMarker(l) > 0:
+		case textkit.ParseFoldMarker(l) > 0:
 			score[i] = -1
 		default:
 			score[i] = int8(lineSignal(l))
@@ -125,7 +126,7 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 	n.markContext(x, score, keep)
 	n.markSteps(x, score, keep)
 	// Lines [0, same) go out as they are; the writer starts at the first fold.
-	var w *lineWriter
+	var w *textkit.LineWriter
 	same := 0
 	for i := 0; i < nl; {
 		if keep[i] || score[i] > 0 {
@@ -135,7 +136,7 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 		j := i
 		folded := 0
 		for j < nl && !keep[j] && score[j] <= 0 {
-			if m := parseFoldMarker(x.line(j)); m > 0 {
+			if m := textkit.ParseFoldMarker(x.Line(j)); m > 0 {
 				folded += m
 			} else {
 				folded++
@@ -144,14 +145,14 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 		}
 		// A short run stays so that a reason reads on, unless it is long
 		// lines (progress dots, minified blobs) a marker is far shorter than.
-		if j-i >= n.opt.MinFold || (j-i > 1 && folded > j-i) || (folded == j-i && x.starts[j]-x.starts[i] > 2*longContextLine) {
+		if j-i >= n.opt.MinFold || (j-i > 1 && folded > j-i) || (folded == j-i && x.Starts[j]-x.Starts[i] > 2*longContextLine) {
 			if w == nil {
 				w = newLineWriter(len(text))
 			}
 			if same < i {
-				w.add(x.span(same, i))
+				w.Add(x.Span(same, i))
 			}
-			w.add(foldMarker(folded, keywordsFolded))
+			w.Add(foldMarker(folded, keywordsFolded))
 			same = j
 		}
 		i = j
@@ -160,7 +161,7 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 		return text, true, nil
 	}
 	if same < nl {
-		w.add(x.span(same, nl))
+		w.Add(x.Span(same, nl))
 	}
 	return w.String(), !rare, nil
 }
@@ -170,8 +171,8 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 // continuation that follows. Windows are found through the positions of
 // substantial lines and marked as intervals, so the work is linear however
 // many key lines there are (a log of 40,000 short "err" lines).
-func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
-	nl := x.len()
+func (n keywordsNode) markContext(x textkit.LineIndex, score []int8, keep []bool) {
+	nl := x.Len()
 	var sub []int32    // sub[k]: substantial lines among [0, k)
 	var subPos []int32 // positions of the substantial lines
 	var contEnd []int32
@@ -193,7 +194,7 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 			if seenWarnings == nil {
 				seenWarnings = map[string]bool{}
 			}
-			tmpl = appendWarningTemplate(tmpl[:0], x.line(i))
+			tmpl = appendWarningTemplate(tmpl[:0], x.Line(i))
 			if seenWarnings[string(tmpl)] {
 				continue
 			}
@@ -225,7 +226,7 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 		// a warning or a summary keeps its context alone.
 		if c := n.opt.Continuation; c > 0 && hi < nl && score[i] >= 3 {
 			end := continuationEnd(x, contEnd, diff, hi)
-			if strings.HasPrefix(lineHead(x.line(i)), "Traceback (most recent call last)") {
+			if strings.HasPrefix(lineHead(x.Line(i)), "Traceback (most recent call last)") {
 				// A traceback runs to its final exception line, whatever it says.
 				if e := continuationEnd(x, contEnd, diff, i+1); e < nl {
 					end = max(end, e+1)
@@ -254,7 +255,7 @@ func (n keywordsNode) markContext(x lineIndex, score []int8, keep []bool) {
 		open += delta[i]
 		// A very long line is no context: progress dots, a minified
 		// bundle, a command line of every flag. Key lines keep theirs.
-		if open > 0 && (score[i] > 0 || len(x.line(i)) <= longContextLine) {
+		if open > 0 && (score[i] > 0 || len(x.Line(i)) <= longContextLine) {
 			keep[i] = true
 		}
 	}
@@ -292,12 +293,12 @@ const longContextLine = 1000
 
 // substantialIndex counts substantial lines: sub[k] is how many lie in
 // [0, k), pos lists where they are.
-func substantialIndex(x lineIndex) (sub, pos []int32) {
-	nl := x.len()
+func substantialIndex(x textkit.LineIndex) (sub, pos []int32) {
+	nl := x.Len()
 	sub = make([]int32, nl+1)
 	for i := 0; i < nl; i++ {
 		sub[i+1] = sub[i]
-		if substantial(x.line(i)) {
+		if substantial(x.Line(i)) {
 			sub[i+1]++
 			pos = append(pos, int32(i))
 		}
@@ -309,11 +310,11 @@ func substantialIndex(x lineIndex) (sub, pos []int32) {
 // a failure (see continues and endsBlock; also a diff to its last hunk and
 // a Java trace through its "Caused by:" chain), memoized in memo so that
 // runs shared by many key lines are walked once.
-func continuationEnd(x lineIndex, memo []int32, diff []bool, j int) int {
-	nl := x.len()
+func continuationEnd(x textkit.LineIndex, memo []int32, diff []bool, j int) int {
+	nl := x.Len()
 	k := j
 	for k < nl && memo[k] < 0 {
-		l := x.line(k)
+		l := x.Line(k)
 		if !(continues(l) || diff[k] || strings.HasPrefix(lineHead(l), "Caused by: ")) || endsBlock(l) {
 			memo[k] = int32(k)
 			break
@@ -334,11 +335,11 @@ func continuationEnd(x lineIndex, memo []int32, diff []bool, j int) int {
 // --git", "--- a/x" over "+++ b/x", "@@ -1 +1 @@") and the hunk body
 // (" ", "+", "-", "\ No newline") below it, to its last hunk. A dashed list
 // that no diff header opens is not a diff.
-func diffLines(x lineIndex) []bool {
-	in := make([]bool, x.len())
+func diffLines(x textkit.LineIndex) []bool {
+	in := make([]bool, x.Len())
 	inside := false
 	for k := range in {
-		l := x.line(k)
+		l := x.Line(k)
 		switch {
 		case diffHeader(x, k):
 			inside = true
@@ -351,16 +352,16 @@ func diffLines(x lineIndex) []bool {
 	return in
 }
 
-func diffHeader(x lineIndex, k int) bool {
-	l := x.line(k)
+func diffHeader(x textkit.LineIndex, k int) bool {
+	l := x.Line(k)
 	switch {
 	case strings.HasPrefix(l, "diff --git ") || strings.HasPrefix(l, "@@ -"):
 		return true
-	case strings.HasPrefix(l, "index ") && k > 0 && strings.HasPrefix(x.line(k-1), "diff --git "):
+	case strings.HasPrefix(l, "index ") && k > 0 && strings.HasPrefix(x.Line(k-1), "diff --git "):
 		return true
-	case strings.HasPrefix(l, "--- ") && k+1 < x.len() && strings.HasPrefix(x.line(k+1), "+++ "):
+	case strings.HasPrefix(l, "--- ") && k+1 < x.Len() && strings.HasPrefix(x.Line(k+1), "+++ "):
 		return true
-	case strings.HasPrefix(l, "+++ ") && k > 0 && strings.HasPrefix(x.line(k-1), "--- "):
+	case strings.HasPrefix(l, "+++ ") && k > 0 && strings.HasPrefix(x.Line(k-1), "--- "):
 		return true
 	}
 	return false
@@ -382,7 +383,7 @@ func substantial(line string) bool {
 	for i := 0; i < len(line); {
 		c := line[i]
 		if c == 0x1b {
-			i = skipANSI(line, i)
+			i = textkit.SkipANSI(line, i)
 			continue
 		}
 		if c != ' ' && c != '\t' {
@@ -404,7 +405,7 @@ func continues(line string) bool {
 	}
 	c := line[0]
 	if c == 0x1b {
-		i := skipANSI(line, 0)
+		i := textkit.SkipANSI(line, 0)
 		if i >= len(line) {
 			return true
 		}
@@ -463,28 +464,28 @@ type recordKey struct {
 // counted first; up to keptKeysMaxLines lines they are kept for the
 // second pass, beyond that they are computed again, since 24 bytes a line
 // would outweigh a text of short lines.
-func (n keywordsNode) markRare(ctx context.Context, x lineIndex, score []int8, lay logs.Layout) error {
+func (n keywordsNode) markRare(ctx context.Context, x textkit.LineIndex, score []int8, lay logs.Layout) error {
 	cc := canceled{ctx: ctx}
 	counts := map[uint64]int{}
 	var toks []logs.Tok
 	keyOf := func(i int) recordKey {
-		l := x.line(i)
+		l := x.Line(i)
 		if !lay.OpensRecord(l) {
 			return recordKey{}
 		}
-		head, w := splitCount(l)
+		head, w := logs.SplitCount(l)
 		toks = lay.TemplateTokens(head, toks[:0])
-		k := uint64(fnvOffset) ^ uint64(len(toks))
+		k := uint64(textkit.FNVOffset) ^ uint64(len(toks))
 		for _, t := range toks {
-			k = (k ^ logs.TokenID(t)) * fnvPrime
+			k = (k ^ logs.TokenID(t)) * textkit.FNVPrime
 		}
 		return recordKey{key: k, weight: w, record: true}
 	}
 	var kept []recordKey
-	if x.len() <= keptKeysMaxLines {
-		kept = make([]recordKey, x.len())
+	if x.Len() <= keptKeysMaxLines {
+		kept = make([]recordKey, x.Len())
 	}
-	for i := 0; i < x.len(); i++ {
+	for i := 0; i < x.Len(); i++ {
 		if err := cc.check(); err != nil {
 			return err
 		}
@@ -496,7 +497,7 @@ func (n keywordsNode) markRare(ctx context.Context, x lineIndex, score []int8, l
 			kept[i] = r
 		}
 	}
-	for i := 0; i < x.len(); i++ {
+	for i := 0; i < x.Len(); i++ {
 		if err := cc.check(); err != nil {
 			return err
 		}
@@ -827,7 +828,7 @@ func failureTagged(line string) bool {
 	for i := 0; i < len(line); {
 		switch {
 		case isDigit(line[i]):
-			e := digitRun(line, i)
+			e := textkit.DigitRun(line, i)
 			if compilerCode(line, i, e) {
 				return true
 			}
@@ -852,7 +853,7 @@ func rawSignalWith(line string, words, pairs *scoreTable) int {
 	head := lineHead(line)
 	best := headSignal(head)
 	var sc signalScan
-	for i := skipANSI(line, 0); i < len(line); {
+	for i := textkit.SkipANSI(line, 0); i < len(line); {
 		if !isLetter(line[i]) {
 			next, code := sc.nonLetter(line, i)
 			if code {
@@ -933,9 +934,9 @@ func (sc *signalScan) nonLetter(line string, i int) (next int, code bool) {
 	c := line[i]
 	switch {
 	case c == 0x1b:
-		return skipANSI(line, i), false
+		return textkit.SkipANSI(line, i), false
 	case isDigit(c):
-		e := digitRun(line, i)
+		e := textkit.DigitRun(line, i)
 		if compilerCode(line, i, e) {
 			return e, true
 		}
@@ -1165,7 +1166,7 @@ func noBefore(prev []byte) bool { return string(prev) == "no" || string(prev) ==
 
 // numberedItem reports a numbered failure item such as "1) Foo::bar".
 func numberedItem(s string) bool {
-	e := digitRun(s, 0)
+	e := textkit.DigitRun(s, 0)
 	return e > 0 && e <= 4 && e+1 < len(s) && s[e] == ')' && s[e+1] == ' '
 }
 

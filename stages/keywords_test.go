@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 func TestKeywordsGolden(t *testing.T) {
@@ -327,7 +329,7 @@ func pairScore(p, a, b []byte) int8 {
 // into a buffer and looked up in the switches.
 func rawSignalReference(line string) int {
 	best := 0
-	start := skipANSI(line, 0)
+	start := textkit.SkipANSI(line, 0)
 	head := lineHead(line)
 	if strings.HasPrefix(head, "$ ") {
 		best = 1 // a command: a landmark, kept without context
@@ -356,10 +358,10 @@ func rawSignalReference(line string) int {
 		if !isLetter(c) {
 			switch {
 			case c == 0x1b:
-				i = skipANSI(line, i)
+				i = textkit.SkipANSI(line, i)
 				continue
 			case isDigit(c):
-				e := digitRun(line, i)
+				e := textkit.DigitRun(line, i)
 				if compilerCode(line, i, e) {
 					return 3
 				}

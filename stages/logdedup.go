@@ -113,7 +113,7 @@ func (n logdedupNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 
 // passSpans is pass that fills a non-nil spans as mine does.
 func (n logdedupNode) passSpans(ctx context.Context, text string, lay logs.Layout, spans map[int]int) (string, bool, error) {
-	x := newLineIndex(text)
+	x := textkit.NewLineIndex(text)
 	if lay.Records {
 		out, merged, err := n.mine(ctx, x, lay, spans)
 		// Without merged variants, a second pass finds the same
@@ -134,7 +134,7 @@ func recordsDominate(n int, line func(int) string, percent int) bool {
 	inEvent := false
 	for i := 0; i < n; i++ {
 		l := line(i)
-		if l == "" || parseFoldMarker(l) > 0 {
+		if l == "" || textkit.ParseFoldMarker(l) > 0 {
 			continue
 		}
 		switch stamped, level := textkit.RecordStart(l); {
@@ -170,28 +170,28 @@ func recordsDominateLines(lines []string, percent int) bool {
 // mine collapses every template of a record log to its first event. It
 // reports whether variants merged, or a count grew too long to read back.
 // A non-nil spans gets each template's span (see LogTemplateSpans).
-func (n logdedupNode) mine(ctx context.Context, x lineIndex, lay logs.Layout, spans map[int]int) (string, bool, error) {
+func (n logdedupNode) mine(ctx context.Context, x textkit.LineIndex, lay logs.Layout, spans map[int]int) (string, bool, error) {
 	// A build's failure is kept as it was written.
-	m, err := logs.Mine(ctx, x.kit(), lay, n.opt.MinVariants, failingTailLines(x))
+	m, err := logs.Mine(ctx, x, lay, n.opt.MinVariants, failingTailLines(x))
 	if err != nil {
 		return "", false, err
 	}
 	if spans != nil {
 		m.Spans(spans)
 	}
-	out, long := m.Write(x.kit())
+	out, long := m.Write(x)
 	return out, m.Merged || long, nil
 }
 
 // runs collapses runs of consecutive lines that are equal once numbers
 // are masked and that carry no failure signal.
-func (n logdedupNode) runs(ctx context.Context, x lineIndex) (string, error) {
+func (n logdedupNode) runs(ctx context.Context, x textkit.LineIndex) (string, error) {
 	cc := canceled{ctx: ctx}
-	nl := x.len()
-	w := newLineWriter(len(x.text))
+	nl := x.Len()
+	w := newLineWriter(len(x.Text))
 	changed := false
 	tail := failingTailLines(x) // a build's failure is kept as it was written
-	head, weight := splitCount(x.line(0))
+	head, weight := logs.SplitCount(x.Line(0))
 	h := logs.MaskedHash(head)
 	for i := 0; i < nl; {
 		if err := cc.check(); err != nil {
@@ -203,7 +203,7 @@ func (n logdedupNode) runs(ctx context.Context, x lineIndex) (string, error) {
 		var nextWeight int
 		var nextHash uint64
 		for ; j < nl; j++ {
-			nextHead, nextWeight = splitCount(x.line(j))
+			nextHead, nextWeight = logs.SplitCount(x.Line(j))
 			nextHash = logs.MaskedHash(nextHead)
 			if nextHash != h {
 				break
@@ -212,15 +212,15 @@ func (n logdedupNode) runs(ctx context.Context, x lineIndex) (string, error) {
 		}
 		if (j-i >= n.opt.MinRun || (j-i > 1 && weight > 1)) && len(strings.TrimSpace(head)) >= 8 &&
 			!IsProtectedLine(head) && lineSignal(head) == 0 && (tail == nil || !tail[i] && !tail[j-1]) {
-			w.add(withCount(head, total))
+			w.Add(logs.WithCount(head, total))
 			changed = true
 		} else {
-			w.add(x.span(i, j))
+			w.Add(x.Span(i, j))
 		}
 		i, head, weight, h = j, nextHead, nextWeight, nextHash
 	}
 	if !changed {
-		return x.text, nil
+		return x.Text, nil
 	}
 	return w.String(), nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/jetcompact/jetcompact/stages/logs"
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // LogTemplateSpans maps the first line of every template that log_dedup
@@ -47,8 +48,8 @@ func mineLog(text string) *logs.Mined {
 	if !lay.Records {
 		return nil
 	}
-	x := newLineIndex(text)
-	m, err := logs.Mine(context.Background(), x.kit(), lay, DefaultLogDedupOptions().MinVariants, failingTailLines(x))
+	x := textkit.NewLineIndex(text)
+	m, err := logs.Mine(context.Background(), x, lay, DefaultLogDedupOptions().MinVariants, failingTailLines(x))
 	if err != nil {
 		return nil
 	}

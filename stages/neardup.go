@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jetcompact/jetcompact/stages/logs"
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // NearDupOptions are the near-duplicate node's knobs.
@@ -83,7 +84,7 @@ func (n neardupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		}
 		// One pass is a fixed point: a second one meets the records kept,
 		// in order, against the same index, and drops none.
-		out, err = n.records(ctx, newLineIndex(in.Text), lay)
+		out, err = n.records(ctx, textkit.NewLineIndex(in.Text), lay)
 	default:
 		return skip(in, "kind "+string(in.Kind)+" is left to structured"), nil
 	}
@@ -166,8 +167,8 @@ const maxUnitBytes = 64 << 10
 // paragraphs drops near-duplicate paragraphs (blank-line separated
 // blocks; a one-line block is a line) silently.
 func (n neardupNode) paragraphs(ctx context.Context, text string) (string, error) {
-	x := newLineIndex(text)
-	nl := x.len()
+	x := textkit.NewLineIndex(text)
+	nl := x.Len()
 	cc := canceled{ctx: ctx}
 	idx := newSimIndex(n.opt, nl)
 	w := newLineWriter(len(text))
@@ -178,13 +179,13 @@ func (n neardupNode) paragraphs(ctx context.Context, text string) (string, error
 			return "", err
 		}
 		end := start
-		for end < nl && strings.TrimSpace(x.line(end)) != "" {
+		for end < nl && strings.TrimSpace(x.Line(end)) != "" {
 			end++
 		}
-		if end > start && int(x.starts[end]-x.starts[start]) <= maxUnitBytes {
+		if end > start && int(x.Starts[end]-x.Starts[start]) <= maxUnitBytes {
 			unit = unit[:0]
 			for k := start; k < end; k++ {
-				unit = append(unit, x.line(k))
+				unit = append(unit, x.Line(k))
 			}
 			if !hasProtected(unit) {
 				// Who said it is not part of what was said: the same
@@ -204,7 +205,7 @@ func (n neardupNode) paragraphs(ctx context.Context, text string) (string, error
 			}
 		}
 		// The paragraph and the blank line after it.
-		w.add(x.span(start, min(end+1, nl)))
+		w.Add(x.Span(start, min(end+1, nl)))
 		start = end + 1
 	}
 	if !changed {
@@ -225,7 +226,7 @@ func (n neardupNode) paragraphs(ctx context.Context, text string) (string, error
 // headsTurn reports a paragraph holding a speaker label ("Bob: ...",
 // "[12:00 INFO] Bob: ...") whose turn goes on in the lines after it:
 // dropping it would hand those lines to the previous speaker.
-func headsTurn(para []string, x lineIndex, after int) bool {
+func headsTurn(para []string, x textkit.LineIndex, after int) bool {
 	turn := false
 	for _, l := range para {
 		if isTurnStart(l) {
@@ -236,8 +237,8 @@ func headsTurn(para []string, x lineIndex, after int) bool {
 	if !turn {
 		return false
 	}
-	for k := after; k < x.len(); k++ {
-		if l := x.line(k); strings.TrimSpace(l) != "" {
+	for k := after; k < x.Len(); k++ {
+		if l := x.Line(k); strings.TrimSpace(l) != "" {
 			return !isTurnStart(l)
 		}
 	}
@@ -248,7 +249,7 @@ func headsTurn(para []string, x lineIndex, after int) bool {
 // it) from line.
 func withoutSpeaker(line string) string {
 	body := line
-	if line != "" && line[0] == '[' && isLogRecord(line) {
+	if line != "" && line[0] == '[' && textkit.IsLogRecord(line) {
 		if i := strings.IndexByte(line, ']'); i > 0 && i+2 < len(line) {
 			body = line[i+2:]
 		}
@@ -261,7 +262,7 @@ func withoutSpeaker(line string) string {
 
 func isTurnStart(line string) bool {
 	body := line
-	if line != "" && line[0] == '[' && isLogRecord(line) {
+	if line != "" && line[0] == '[' && textkit.IsLogRecord(line) {
 		if i := strings.IndexByte(line, ']'); i > 0 && i+2 < len(line) {
 			body = line[i+2:]
 		}
@@ -271,9 +272,9 @@ func isTurnStart(line string) bool {
 
 // records merges near-duplicate log records into the first one and adds
 // their counts to it. Records with equal masked text share one lookup.
-func (n neardupNode) records(ctx context.Context, x lineIndex, lay logs.Layout) (string, error) {
-	text := x.text
-	nl := x.len()
+func (n neardupNode) records(ctx context.Context, x textkit.LineIndex, lay logs.Layout) (string, error) {
+	text := x.Text
+	nl := x.Len()
 	cc := canceled{ctx: ctx}
 	idx := newSimIndex(n.opt, nl)
 	var lineOf []int32 // unit id -> its line, increasing
@@ -287,17 +288,17 @@ func (n neardupNode) records(ctx context.Context, x lineIndex, lay logs.Layout) 
 		if err := cc.check(); err != nil {
 			return "", err
 		}
-		l := x.line(i)
+		l := x.Line(i)
 		if !lay.OpensRecord(l) {
 			continue
 		}
 		// A record with continuation lines (a stack trace) stays whole.
 		if i+1 < nl {
-			if next := x.line(i + 1); next != "" && !lay.OpensRecord(next) {
+			if next := x.Line(i + 1); next != "" && !lay.OpensRecord(next) {
 				continue
 			}
 		}
-		head, w := splitCount(l)
+		head, w := logs.SplitCount(l)
 		if len(head) > maxUnitBytes {
 			continue
 		}
@@ -310,7 +311,7 @@ func (n neardupNode) records(ctx context.Context, x lineIndex, lay logs.Layout) 
 		if !ok {
 			fp := fingerprint(toks)
 			u = idx.find(fp)
-			if u >= 0 && !sameEvent(x.line(int(lineOf[u])), head, lay, &scratch) {
+			if u >= 0 && !sameEvent(x.Line(int(lineOf[u])), head, lay, &scratch) {
 				u = -1 // close, but a word that names the event differs
 			}
 			if u < 0 {
@@ -335,18 +336,18 @@ func (n neardupNode) records(ctx context.Context, x lineIndex, lay logs.Layout) 
 		if drop[i/64]&(1<<(i%64)) != 0 {
 			continue
 		}
-		l := x.line(i)
+		l := x.Line(i)
 		for u < len(lineOf) && int(lineOf[u]) < i {
 			u++
 		}
 		if u < len(lineOf) && int(lineOf[u]) == i && count[u] > 1 {
 			// A line that took in others gets their count; its summary,
 			// if any, no longer covers them and goes.
-			if head, w := splitCount(l); w != count[u] {
-				l = withCount(head, count[u])
+			if head, w := logs.SplitCount(l); w != count[u] {
+				l = logs.WithCount(head, count[u])
 			}
 		}
-		out.add(l)
+		out.Add(l)
 	}
 	return out.String(), nil
 }
@@ -355,7 +356,7 @@ func (n neardupNode) records(ctx context.Context, x lineIndex, lay logs.Layout) 
 // values that look like data (a digit, a dot, a slash, an @ inside), so
 // that merging them loses no event: user=guest and user=root stay apart.
 func sameEvent(kept, head string, lay logs.Layout, scratch *[2][]logs.Tok) bool {
-	kept, _ = splitCount(kept)
+	kept, _ = logs.SplitCount(kept)
 	a := lay.TemplateTokens(kept, scratch[0][:0])
 	b := lay.TemplateTokens(head, scratch[1][:0])
 	scratch[0], scratch[1] = a, b
@@ -410,9 +411,9 @@ func simTokens(lines []string, all bool, dst []uint64) []uint64 {
 
 // seqKey hashes a token sequence exactly: equal keys, equal masked text.
 func seqKey(toks []uint64) uint64 {
-	k := uint64(fnvOffset) ^ uint64(len(toks))
+	k := uint64(textkit.FNVOffset) ^ uint64(len(toks))
 	for _, t := range toks {
-		k = (k ^ t) * fnvPrime
+		k = (k ^ t) * textkit.FNVPrime
 	}
 	return k
 }
@@ -426,7 +427,7 @@ func fingerprint(toks []uint64) uint64 {
 		votes.add(toks[0])
 	}
 	for i := 1; i < len(toks); i++ {
-		votes.add(toks[i-1]*fnvPrime ^ toks[i])
+		votes.add(toks[i-1]*textkit.FNVPrime ^ toks[i])
 	}
 	return votes.majority()
 }
@@ -505,9 +506,9 @@ func simToken(t string, all bool) uint64 {
 // whether it reads as a time or a date, whose numbers are all masked.
 func simTokenShape(t string) (plain uint64, digits int, stamp bool) {
 	timeLike, dateLike := false, false
-	plain = uint64(fnvOffset)
+	plain = uint64(textkit.FNVOffset)
 	for j := 0; j < len(t); j++ {
-		plain = (plain ^ uint64(t[j])) * fnvPrime
+		plain = (plain ^ uint64(t[j])) * textkit.FNVPrime
 		if isDigit(t[j]) {
 			digits++
 		} else if j > 0 && j+1 < len(t) && isDigit(t[j-1]) && isDigit(t[j+1]) {
@@ -525,27 +526,27 @@ func simTokenShape(t string) (plain uint64, digits int, stamp bool) {
 // maskedSimHash hashes t with hex ids and long digit runs masked, and
 // every digit run when maskAll.
 func maskedSimHash(t string, maskAll bool) uint64 {
-	h := uint64(fnvOffset)
+	h := uint64(textkit.FNVOffset)
 	for j := 0; j < len(t); {
 		c := t[j]
 		if e := hexIDEnd(t, j); e > j {
-			h = (h ^ '#') * fnvPrime
+			h = (h ^ '#') * textkit.FNVPrime
 			j = e
 			continue
 		}
 		if isDigit(c) {
-			e := digitRun(t, j)
+			e := textkit.DigitRun(t, j)
 			if maskAll || e-j >= 5 {
-				h = (h ^ '#') * fnvPrime
+				h = (h ^ '#') * textkit.FNVPrime
 				j = e
 				continue
 			}
 			for ; j < e; j++ {
-				h = (h ^ uint64(t[j])) * fnvPrime
+				h = (h ^ uint64(t[j])) * textkit.FNVPrime
 			}
 			continue
 		}
-		h = (h ^ uint64(c)) * fnvPrime
+		h = (h ^ uint64(c)) * textkit.FNVPrime
 		j++
 	}
 	return h

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jetcompact/jetcompact/stages/logs"
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 func TestNearDupGolden(t *testing.T) {
@@ -222,7 +223,7 @@ func fingerprintReference(toks []uint64) uint64 {
 		vote(toks[0])
 	}
 	for i := 1; i < len(toks); i++ {
-		vote(toks[i-1]*fnvPrime ^ toks[i])
+		vote(toks[i-1]*textkit.FNVPrime ^ toks[i])
 	}
 	var fp uint64
 	for b := 0; b < 64; b++ {
@@ -239,12 +240,12 @@ func FuzzFingerprint(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed []byte, n uint16) {
 		// Expand the seed into up to 1023 token hashes, past a lane flush.
 		toks := make([]uint64, int(n)%1024)
-		h := uint64(fnvOffset)
+		h := uint64(textkit.FNVOffset)
 		for i := range toks {
 			if len(seed) > 0 {
-				h = (h ^ uint64(seed[i%len(seed)])) * fnvPrime
+				h = (h ^ uint64(seed[i%len(seed)])) * textkit.FNVPrime
 			}
-			h = (h ^ uint64(i%7)) * fnvPrime
+			h = (h ^ uint64(i%7)) * textkit.FNVPrime
 			toks[i] = h
 		}
 		if got, want := fingerprint(toks), fingerprintReference(toks); got != want {
@@ -257,9 +258,9 @@ func FuzzFingerprint(f *testing.F) {
 // masked one when the token has digits.
 func simTokenReference(t string, all bool) uint64 {
 	digits, timeLike, dateLike := 0, false, false
-	plain := uint64(fnvOffset) // the hash when there is nothing to mask
+	plain := uint64(textkit.FNVOffset) // the hash when there is nothing to mask
 	for j := 0; j < len(t); j++ {
-		plain = (plain ^ uint64(t[j])) * fnvPrime
+		plain = (plain ^ uint64(t[j])) * textkit.FNVPrime
 		if isDigit(t[j]) {
 			digits++
 		} else if j > 0 && j+1 < len(t) && isDigit(t[j-1]) && isDigit(t[j+1]) {
@@ -275,7 +276,7 @@ func simTokenReference(t string, all bool) uint64 {
 		return plain
 	}
 	maskAll := all || timeLike || (dateLike && digits >= 6)
-	h := uint64(fnvOffset)
+	h := uint64(textkit.FNVOffset)
 	for j := 0; j < len(t); {
 		c := t[j]
 		if isHexDigit(c) && (j == 0 || !isWordByte(t[j-1])) {
@@ -287,24 +288,24 @@ func simTokenReference(t string, all bool) uint64 {
 				e++
 			}
 			if d > 0 && e-j >= 8 && (e == len(t) || !isWordByte(t[e])) {
-				h = (h ^ '#') * fnvPrime
+				h = (h ^ '#') * textkit.FNVPrime
 				j = e
 				continue
 			}
 		}
 		if isDigit(c) {
-			e := digitRun(t, j)
+			e := textkit.DigitRun(t, j)
 			if maskAll || e-j >= 5 {
-				h = (h ^ '#') * fnvPrime
+				h = (h ^ '#') * textkit.FNVPrime
 				j = e
 				continue
 			}
 			for ; j < e; j++ {
-				h = (h ^ uint64(t[j])) * fnvPrime
+				h = (h ^ uint64(t[j])) * textkit.FNVPrime
 			}
 			continue
 		}
-		h = (h ^ uint64(c)) * fnvPrime
+		h = (h ^ uint64(c)) * textkit.FNVPrime
 		j++
 	}
 	return h

@@ -89,7 +89,7 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		line := text[start:end]
 		next := min(end+1, len(text))
 		// A count that log_dedup appended is a fact, not a value.
-		head, _ := splitCount(line)
+		head, _ := logs.SplitCount(line)
 		// A rare record (its template seen once or twice) keeps its full line.
 		rewrite := (in.Kind != KindLog || (lay.OpensRecord(line) && !rare.nextIsRare())) && !tails.holds(start)
 		if rewrite && lineSignal(head) == 0 {
@@ -146,11 +146,11 @@ func countTemplates(ctx context.Context, text string, lay logs.Layout) (rareTemp
 		if !lay.OpensRecord(line) {
 			continue
 		}
-		head, w := splitCount(line)
+		head, w := logs.SplitCount(line)
 		toks = lay.TemplateTokens(head, toks[:0])
-		k := uint64(fnvOffset) ^ uint64(len(toks))
+		k := uint64(textkit.FNVOffset) ^ uint64(len(toks))
 		for _, t := range toks {
-			k = (k ^ logs.TokenID(t)) * fnvPrime
+			k = (k ^ logs.TokenID(t)) * textkit.FNVPrime
 		}
 		r.counts[k] += w
 		r.keys = append(r.keys, k)
@@ -272,7 +272,7 @@ func (s *stampTail) next(t string) bool {
 // 2099 closed by its end or by a field separator ("2005", "2005]", a CSV
 // row's "2005,notice,..."), not by what joins a longer number (. : - /).
 func isYearToken(t string) bool {
-	if len(t) < 4 || digitRun(t, 0) != 4 || !(t[:2] == "19" && t[2] >= '7' || t[:2] == "20") {
+	if len(t) < 4 || textkit.DigitRun(t, 0) != 4 || !(t[:2] == "19" && t[2] >= '7' || t[:2] == "20") {
 		return false
 	}
 	return len(t) == 4 || !isWordByte(t[4]) && strings.IndexByte(".:-/", t[4]) < 0

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jetcompact/jetcompact/stages/b64"
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // foldLines folds the payloads of a text that is neither one JSON document
@@ -15,18 +16,18 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 	cc := canceled{ctx: ctx}
 	// A line index and a lazily written output keep a text of millions of
 	// short lines at a few bytes a line when nothing is folded.
-	x := newLineIndex(in.Text)
-	var w *lineWriter
+	x := textkit.NewLineIndex(in.Text)
+	var w *textkit.LineWriter
 	copied := 0 // lines before this one are written to w (once w exists)
 	emit := func(i, next int, folded []string) {
 		if w == nil {
 			w = newLineWriter(len(in.Text))
 		}
 		if copied < i {
-			w.add(x.span(copied, i))
+			w.Add(x.Span(copied, i))
 		}
 		for _, l := range folded {
-			w.add(l)
+			w.Add(l)
 		}
 		copied = next
 	}
@@ -35,11 +36,11 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 	// In logs, JSON and HTML only a line with a '|' can open a table.
 	strictTables := in.Kind == KindLog || in.Kind == KindJSON || in.Kind == KindHTML
 	pipe := -1 // the first '|' at or after the line, len(text) for none
-	for i := 0; i < x.len(); {
+	for i := 0; i < x.Len(); {
 		if err := cc.check(); err != nil {
 			return "", err
 		}
-		line := x.line(i)
+		line := x.Line(i)
 		if IsProtectedLine(line) {
 			i++
 			continue
@@ -56,7 +57,7 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 			}
 		}
 		if strictTables {
-			start := int(x.starts[i])
+			start := int(x.Starts[i])
 			if pipe < start {
 				pipe = len(in.Text)
 				if k := strings.IndexByte(in.Text[start:], '|'); k >= 0 {
@@ -79,8 +80,8 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 	}
 	text := in.Text
 	if w != nil {
-		if copied < x.len() {
-			w.add(x.span(copied, x.len()))
+		if copied < x.Len() {
+			w.Add(x.Span(copied, x.Len()))
 		}
 		text = w.String()
 	}
@@ -110,8 +111,8 @@ const failKey = "\x00fail"
 // "{" or "[" to the closing line at the same indentation. It returns the
 // folded lines and the next line to look at; next == i means no value
 // starts here or it stays as it is.
-func (n structuredNode) embeddedJSON(ctx context.Context, x lineIndex, i int, closers map[string]closerMemo) ([]string, int, error) {
-	line := x.line(i)
+func (n structuredNode) embeddedJSON(ctx context.Context, x textkit.LineIndex, i int, closers map[string]closerMemo) ([]string, int, error) {
+	line := x.Line(i)
 	body := strings.TrimLeft(line, " \t")
 	if body == "" || (body[0] != '{' && body[0] != '[') {
 		return nil, i, nil
@@ -142,7 +143,7 @@ func (n structuredNode) oneLineJSON(ctx context.Context, body, indent, cr string
 
 // blockJSON folds the block from line i, a lone open bracket, to its
 // closing line at the same indentation.
-func (n structuredNode) blockJSON(ctx context.Context, x lineIndex, i int, open, indent, cr string, closers map[string]closerMemo) ([]string, int, error) {
+func (n structuredNode) blockJSON(ctx context.Context, x textkit.LineIndex, i int, open, indent, cr string, closers map[string]closerMemo) ([]string, int, error) {
 	closeBracket := "}"
 	if open == "[" {
 		closeBracket = "]"
@@ -152,7 +153,7 @@ func (n structuredNode) blockJSON(ctx context.Context, x lineIndex, i int, open,
 	if end < 0 {
 		return nil, i, nil
 	}
-	span := x.span(i, end+1)
+	span := x.Span(i, end+1)
 	if len(span)+1 < n.opt.MinChars {
 		return nil, i, nil
 	}
@@ -187,13 +188,13 @@ func (n structuredNode) blockJSON(ctx context.Context, x lineIndex, i int, open,
 
 // closingLine is the first line after i that is key (indentation and
 // closing bracket), with or without a comma, or -1; closers remembers it.
-func closingLine(x lineIndex, i int, key string, closers map[string]closerMemo) int {
+func closingLine(x textkit.LineIndex, i int, key string, closers map[string]closerMemo) int {
 	if m, ok := closers[key]; ok && m.from <= i && (m.at < 0 || i < m.at) {
 		return m.at
 	}
 	end := -1
-	for j := i + 1; j < x.len(); j++ {
-		l := strings.TrimRight(x.line(j), " \t\r")
+	for j := i + 1; j < x.Len(); j++ {
+		l := strings.TrimRight(x.Line(j), " \t\r")
 		if l == key || l == key+"," {
 			end = j
 			break
@@ -209,20 +210,20 @@ func closingLine(x lineIndex, i int, key string, closers map[string]closerMemo) 
 // same number of commas are common, only Markdown tables with a leading
 // pipe count. next > i means lines[i:next] are one table; rows == nil
 // means it stays.
-func (n structuredNode) foldTable(x lineIndex, i int, kind Kind) ([]string, int) {
+func (n structuredNode) foldTable(x textkit.LineIndex, i int, kind Kind) ([]string, int) {
 	transcript := kind.IsTranscript()
 	strict := kind == KindLog || kind == KindJSON || kind == KindHTML
 	what := " rows folded ..."
 	if transcript {
 		what = "rows folded ..."
 	}
-	if i+1 < x.len() && strings.Contains(x.line(i), "|") && isDelimiterRow(x.line(i+1)) &&
-		(!strict || strings.HasPrefix(strings.TrimSpace(x.line(i)), "|")) {
+	if i+1 < x.Len() && strings.Contains(x.Line(i), "|") && isDelimiterRow(x.Line(i+1)) &&
+		(!strict || strings.HasPrefix(strings.TrimSpace(x.Line(i)), "|")) {
 		j := i + 2
-		for j < x.len() && isTableRow(x.line(j)) {
+		for j < x.Len() && isTableRow(x.Line(j)) {
 			j++
 		}
-		body := x.lines(i+2, j)
+		body := x.Lines(i+2, j)
 		if len(body) <= n.opt.TableMaxRows {
 			return nil, j
 		}
@@ -230,18 +231,18 @@ func (n structuredNode) foldTable(x lineIndex, i int, kind Kind) ([]string, int)
 		if transcript {
 			marker = "| ... " + what + " |"
 		}
-		return n.keepEdges(x.lines(i, i+2), body, marker), j
+		return n.keepEdges(x.Lines(i, i+2), body, marker), j
 	}
 	if strict {
 		return nil, i
 	}
-	sep, fields := delimiterOf(x.line(i))
+	sep, fields := delimiterOf(x.Line(i))
 	if fields < 2 {
 		return nil, i
 	}
 	j := i + 1
-	for j < x.len() && !IsProtectedLine(x.line(j)) {
-		if s, f := delimiterOf(x.line(j)); s != sep || f != fields {
+	for j < x.Len() && !IsProtectedLine(x.Line(j)) {
+		if s, f := delimiterOf(x.Line(j)); s != sep || f != fields {
 			break
 		}
 		j++
@@ -252,12 +253,12 @@ func (n structuredNode) foldTable(x lineIndex, i int, kind Kind) ([]string, int)
 		}
 		return nil, j
 	}
-	body := x.lines(i+1, j)
+	body := x.Lines(i+1, j)
 	marker := "[... " + strconv.Itoa(len(body)-2*n.opt.TableEdgeRows) + what + "]"
 	if transcript {
 		marker = "[... " + what + "]"
 	}
-	return n.keepEdges(x.lines(i, i+1), body, marker), j
+	return n.keepEdges(x.Lines(i, i+1), body, marker), j
 }
 
 func (n structuredNode) keepEdges(head, body []string, marker string) []string {

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jetcompact/jetcompact/stages/logs"
 	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
@@ -17,7 +16,7 @@ func lineHead(line string) string {
 		case c == ' ' || c == '\t':
 			i++
 		case c == 0x1b:
-			i = skipANSI(line, i)
+			i = textkit.SkipANSI(line, i)
 		default:
 			return line[i:]
 		}
@@ -35,7 +34,7 @@ func stripANSI(s string) string {
 	b.Grow(len(s))
 	for i >= 0 {
 		b.WriteString(s[:i])
-		s = s[skipANSI(s, i):]
+		s = s[textkit.SkipANSI(s, i):]
 		i = strings.IndexByte(s, 0x1b)
 	}
 	b.WriteString(s)
@@ -108,68 +107,12 @@ func fixpoint(ctx context.Context, text string, max int, f func(context.Context,
 	return text, nil
 }
 
-// Helpers of textkit and logs under the names the nodes use.
-func skipANSI(s string, i int) int         { return textkit.SkipANSI(s, i) }
-func digitRun(s string, i int) int         { return textkit.DigitRun(s, i) }
-func isLogRecord(line string) bool         { return textkit.IsLogRecord(line) }
-func parseFoldMarker(line string) int      { return textkit.ParseFoldMarker(line) }
-func splitCount(line string) (string, int) { return logs.SplitCount(line) }
-func withCount(line string, n int) string  { return logs.WithCount(line, n) }
-
-const (
-	fnvOffset = textkit.FNVOffset
-	fnvPrime  = textkit.FNVPrime
-)
-
-// lineIndex gives random access to the lines of a text for 4 bytes a line
-// instead of the 16 of a []string: nodes that look around a line (context,
-// events) use it, so a text of millions of short lines stays cheap.
-type lineIndex struct {
-	text   string
-	starts []int32 // start of each line, then len(text)+1
-}
-
-func newLineIndex(text string) lineIndex {
-	k := textkit.NewLineIndex(text)
-	return lineIndex{text: k.Text, starts: k.Starts}
-}
-
-// kit is x as textkit's type, for logs.
-func (x lineIndex) kit() textkit.LineIndex { return textkit.LineIndex{Text: x.text, Starts: x.starts} }
-
-// len is the number of lines, as len(strings.Split(text, "\n")).
-func (x lineIndex) len() int { return len(x.starts) - 1 }
-
-// line returns line i without its line break.
-func (x lineIndex) line(i int) string { return x.text[x.starts[i] : x.starts[i+1]-1] }
-
-// span returns lines [i, j) joined by their line breaks.
-func (x lineIndex) span(i, j int) string {
-	if i >= j {
-		return ""
-	}
-	return x.text[x.starts[i] : x.starts[j]-1]
-}
-
-// lines returns lines [i, j) as a slice (for small spans only).
-func (x lineIndex) lines(i, j int) []string {
-	out := make([]string, 0, max(j-i, 0))
-	for k := i; k < j; k++ {
-		out = append(out, x.line(k))
-	}
-	return out
-}
-
-// lineWriter is textkit.LineWriter under the names the nodes use.
-type lineWriter struct{ textkit.LineWriter }
-
-func newLineWriter(size int) *lineWriter {
-	w := &lineWriter{}
+// newLineWriter returns a textkit.LineWriter with room for size bytes.
+func newLineWriter(size int) *textkit.LineWriter {
+	w := &textkit.LineWriter{}
 	w.Grow(size)
 	return w
 }
-
-func (w *lineWriter) add(line string) { w.Add(line) }
 
 // splitLines splits text on "\n"; joinLines reverses it exactly.
 func splitLines(text string) []string { return strings.Split(text, "\n") }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jetcompact/jetcompact/stages/logs"
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // Helpers shared by the tests of the log-oriented nodes, and the tests of
@@ -224,8 +225,8 @@ func TestIsLogRecord(t *testing.T) {
 		{"error: linker failed", false},
 		{"", false},
 	} {
-		if got := isLogRecord(tc.line); got != tc.want {
-			t.Errorf("isLogRecord(%q) = %v, want %v", tc.line, got, tc.want)
+		if got := textkit.IsLogRecord(tc.line); got != tc.want {
+			t.Errorf("IsLogRecord(%q) = %v, want %v", tc.line, got, tc.want)
 		}
 	}
 }
@@ -243,16 +244,16 @@ func TestCountSuffix(t *testing.T) {
 		{"[×3]", "[×3]", 1},
 		{" [×3]", "", 3},
 	} {
-		head, n := splitCount(tc.line)
+		head, n := logs.SplitCount(tc.line)
 		if head != tc.head || n != tc.n {
-			t.Errorf("splitCount(%q) = %q, %d; want %q, %d", tc.line, head, n, tc.head, tc.n)
+			t.Errorf("SplitCount(%q) = %q, %d; want %q, %d", tc.line, head, n, tc.head, tc.n)
 		}
 	}
-	if got := withCount("x", 12); got != "x [×12]" {
-		t.Errorf("withCount = %q", got)
+	if got := logs.WithCount("x", 12); got != "x [×12]" {
+		t.Errorf("WithCount = %q", got)
 	}
-	if got := withCount("x", 1); got != "x" {
-		t.Errorf("withCount(1) = %q", got)
+	if got := logs.WithCount("x", 1); got != "x" {
+		t.Errorf("WithCount(1) = %q", got)
 	}
 }
 
@@ -266,8 +267,8 @@ func TestParseFoldMarker(t *testing.T) {
 		{"[... many lines ...]", 0},
 		{"text", 0},
 	} {
-		if got := parseFoldMarker(tc.line); got != tc.n {
-			t.Errorf("parseFoldMarker(%q) = %d, want %d", tc.line, got, tc.n)
+		if got := textkit.ParseFoldMarker(tc.line); got != tc.n {
+			t.Errorf("ParseFoldMarker(%q) = %d, want %d", tc.line, got, tc.n)
 		}
 	}
 }
