@@ -232,7 +232,7 @@ func suggestNode(name string) string {
 }
 
 // retiredNodes are the nodes earlier releases had and code no longer has:
-// a config that still names one keeps it, historic (seed 004). Any other
+// a config that still names one keeps it, historic (design.md, Pipeline). Any other
 // unknown node is a mistake. No node has been retired yet.
 var retiredNodes = map[stages.Key]bool{}
 

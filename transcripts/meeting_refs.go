@@ -13,7 +13,7 @@ func ScratchpadText(entries []ScratchpadEntry) string { return formatEntries(ent
 // level 2's "[Earlier discussion, summarised]" and "[Discussion,
 // summarised]" headers carry " · ref R" for the entries they stand for.
 // ref(from, to) writes R for 1-based inclusive lines. No counts: a
-// transcript's markers carry none (seed 002). Entries kept whole are
+// transcript's markers carry none (design.md, Meetings). Entries kept whole are
 // untouched.
 func MeetingRefs(text string, entries []ScratchpadEntry, ref func(from, to int) string) string {
 	if len(entries) == 0 {

@@ -13,8 +13,8 @@ import (
 	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
-// The HTML digest keeps a page's structure and drops its bulk (seed 001:
-// "custom properties, landmarks, recurring class names, headings"):
+// The HTML digest keeps a page's structure and drops its bulk (design.md,
+// Sessions: custom properties, landmarks, recurring class names, headings):
 //
 //	[html digest: 10720 chars]
 //	title: …
