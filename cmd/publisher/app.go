@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/jetcompact/jetcompact/config"
 	"github.com/jetcompact/jetcompact/embedded"
+	"github.com/jetcompact/jetcompact/internal/cli"
 	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
@@ -191,18 +191,18 @@ func (a *app) compactFleet(ctx context.Context, inputs []string) error {
 		return err
 	}
 	defer closeAll()
-	prog := newProgress(a.stderr, len(inputs))
+	prog := cli.NewProgress(a.stderr, len(inputs))
 	for _, name := range inputs {
 		text, err := a.readDoc(name)
 		if err != nil {
 			return err
 		}
-		prog.start(name, len(text))
+		prog.Start(name, len(text))
 		start := time.Now()
 		doc := a.document(text)
 		doc.ID = a.o.id
 		res, err := client.Compact(ctx, doc)
-		prog.done()
+		prog.Done()
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, a.explainStall(ctx, client, a.explain(err)))
 		}
@@ -295,104 +295,10 @@ func (a *app) subcommand(ctx context.Context, cmd string, args []string) error {
 // readDoc reads one document, refusing it before reading when it is above
 // fleet.max_document_bytes (both --local and the fleet).
 func (a *app) readDoc(name string) (string, error) {
-	return readLimited(name, a.stdin, a.file.Fleet.MaxDocumentBytes)
+	return cli.ReadLimited(name, a.stdin, a.file.Fleet.MaxDocumentBytes)
 }
 
 // readInput reads a request file under the default max_document_bytes.
 func readInput(name string, stdin io.Reader) (string, error) {
-	return readLimited(name, stdin, jetstream.DefaultConfig().MaxDocumentBytes)
-}
-
-// errTooLarge: the input is above max_document_bytes.
-var errTooLarge = errors.New("above max_document_bytes")
-
-// readLimited reads name ("-" = stdin) if it holds at most limit bytes: a
-// regular file is checked by its size before it is read, a stream is read
-// through a limit. Memory stays near the document's size.
-func readLimited(name string, stdin io.Reader, limit int64) (string, error) {
-	r := stdin
-	var b strings.Builder
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return "", fmt.Errorf("read %s: %w", name, err)
-		}
-		defer f.Close()
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			if fi.Size() > limit {
-				return "", fmt.Errorf("read %s: %d bytes, %w (%d)", name, fi.Size(), errTooLarge, limit)
-			}
-			b.Grow(int(fi.Size()))
-		}
-		r = f
-	}
-	n, err := io.Copy(&b, io.LimitReader(r, limit+1))
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", name, err)
-	}
-	if n > limit {
-		return "", fmt.Errorf("read %s: more than %d bytes, %w", name, limit, errTooLarge)
-	}
-	return b.String(), nil
-}
-
-// progress shows a one-line status on a terminal for large inputs: the
-// files done so far as a bar, and the time the current one has taken.
-type progress struct {
-	w             io.Writer
-	tty           bool
-	total, idx    int
-	stop, stopped chan struct{}
-}
-
-func newProgress(w io.Writer, total int) *progress {
-	f, ok := w.(*os.File)
-	tty := false
-	if ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			tty = true
-		}
-	}
-	return &progress{w: w, tty: tty, total: total}
-}
-
-const progressMinBytes = 1 << 20
-
-func (p *progress) start(name string, size int) {
-	p.idx++
-	if !p.tty || size < progressMinBytes {
-		return
-	}
-	begin, doneBefore := time.Now(), p.idx-1
-	draw := func() {
-		bar := strings.Repeat("#", doneBefore*20/max(p.total, 1))
-		fmt.Fprintf(p.w, "\r[%-20s] %d/%d done, compacting %s (%.1f MB) %s ", bar, doneBefore, p.total, name, float64(size)/1e6,
-			time.Since(begin).Round(100*time.Millisecond))
-	}
-	draw()
-	p.stop, p.stopped = make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(p.stopped)
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-p.stop:
-				return
-			case <-tick.C:
-				draw()
-			}
-		}
-	}()
-}
-
-func (p *progress) done() {
-	if p.stop != nil {
-		close(p.stop)
-		<-p.stopped
-		p.stop = nil
-	}
-	if p.tty {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
+	return cli.ReadLimited(name, stdin, jetstream.DefaultConfig().MaxDocumentBytes)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"github.com/jetcompact/jetcompact/internal/cli"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -40,7 +41,7 @@ func TestMaxDocumentBytesCheckedBeforeReading(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		_, _, err := runPublisher(t, "", append(mode, "--config", cfg, big)...)
 		runtime.ReadMemStats(&after)
-		if err == nil || !errors.Is(err, errTooLarge) || !strings.Contains(err.Error(), big) || !strings.Contains(err.Error(), "4096") {
+		if err == nil || !errors.Is(err, cli.ErrTooLarge) || !strings.Contains(err.Error(), big) || !strings.Contains(err.Error(), "4096") {
 			t.Errorf("%v: error %v, want one naming the file and the limit", mode, err)
 		}
 		if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
@@ -48,7 +49,7 @@ func TestMaxDocumentBytesCheckedBeforeReading(t *testing.T) {
 		}
 	}
 	// Stdin has no size: it is read through the limit.
-	if _, _, err := runPublisher(t, strings.Repeat("x", 5000), "--local", "--config", cfg, "-"); !errors.Is(err, errTooLarge) {
+	if _, _, err := runPublisher(t, strings.Repeat("x", 5000), "--local", "--config", cfg, "-"); !errors.Is(err, cli.ErrTooLarge) {
 		t.Errorf("stdin above the limit: %v", err)
 	}
 	// At the limit exactly, it is read.

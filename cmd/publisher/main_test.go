@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/jetcompact/jetcompact/embedded"
-	"github.com/jetcompact/jetcompact/internal/poll"
 	"github.com/jetcompact/jetcompact/jetstream"
 	"github.com/jetcompact/jetcompact/pipeline"
 	"github.com/jetcompact/jetcompact/stages"
@@ -243,27 +242,6 @@ func TestPublisherNeverChangesAFleetsTopology(t *testing.T) {
 	defer bare.Shutdown()
 	if _, _, err := runPublisher(t, text, "--nats", bare.ClientURL(), "-"); err == nil || !strings.Contains(err.Error(), "no topology") {
 		t.Errorf("a server without a topology: err = %v, want it named", err)
-	}
-}
-
-func TestProgressOnATerminal(t *testing.T) {
-	var buf lockedBuffer
-	p := &progress{w: &buf, tty: true, total: 2}
-	p.start("small.log", 10) // below the size that shows progress
-	p.done()
-	p.start("big.log", 3<<20)
-	// The line is redrawn every 200 ms: wait for a redraw.
-	poll.Until(5*time.Second, func() bool { return strings.Count(buf.String(), "compacting big.log") >= 2 })
-	p.done()
-	out := buf.String()
-	if strings.Contains(out, "small.log") {
-		t.Errorf("a small input showed progress: %q", out)
-	}
-	if !strings.Contains(out, "[##########          ] 1/2 done, compacting big.log (3.1 MB)") {
-		t.Errorf("no bar for the large input: %q", out)
-	}
-	if strings.Count(out, "compacting big.log") < 2 || !strings.HasSuffix(out, "\r\033[K") {
-		t.Errorf("the line is not redrawn while it runs, or not cleared after: %q", out)
 	}
 }
 

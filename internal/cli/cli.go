@@ -1,4 +1,5 @@
-// Package cli is what the commands do alike with their command line:
+// Package cli is what the commands do alike at the command line and the
+// terminal: reading an input under a size limit, a progress line, and:
 // --help prints the usage and exits 0; a usage error prints one line and
 // a hint and exits 2; any other failure exits 1.
 package cli
