@@ -47,6 +47,41 @@ var eventTemplates = []zooTemplate{
 	{msg: "exception while handling request %s", level: "ERROR", slots: []zooSlot{{"req", zUUID}}, alert: true, trace: true},
 }
 
+// netTemplates are records full of addresses and generated names: a
+// firewall's key=value report with a MAC, Kubernetes pod names, REST paths.
+var netTemplates = []zooTemplate{
+	{msg: "[UFW BLOCK] IN=eth0 OUT= MAC=%s SRC=%s DST=10.0.0.5 LEN=%s TOS=0x00 PREC=0x00 TTL=%s ID=%s PROTO=TCP SPT=%s DPT=%s WINDOW=1024 RES=0x00 SYN URGP=0", level: "INFO",
+		slots: []zooSlot{{"mac", zMAC}, {"src", zIP}, {"len", zNum(40, 60)}, {"ttl", zNum(40, 250)}, {"id", zNum(1, 65535)}, {"spt", zNum(1024, 65535)}, {"dpt", zNum(1, 1024)}}},
+	{msg: "Reconciling pod default/%s", level: "INFO", slots: []zooSlot{{"pod", zPod}}},
+	{msg: "Successfully assigned default/%s to %s", level: "INFO", slots: []zooSlot{{"pod", zPod}, {"node", func(r *rand.Rand) string { return fmt.Sprintf("ip-10-0-%d-%d.ec2.internal", r.IntN(256), r.IntN(256)) }}}},
+	{msg: "GET /api/v1/%s/%s 200 %sms", level: "INFO", slots: []zooSlot{{"res", func(r *rand.Rand) string { return []string{"users", "orders", "items", "carts", "sessions", "invoices"}[r.IntN(6)] }},
+		{"id", zNum(1, 99999)}, {"ms", zNum(1, 900)}}},
+	{msg: "neighbour %s is reachable", level: "DEBUG", slots: []zooSlot{{"ip6", func(r *rand.Rand) string { return fmt.Sprintf("fe80::%x:%x:%x:%x", r.IntN(65536), r.IntN(65536), r.IntN(65536), r.IntN(65536)) }}}},
+	{msg: "cache miss for key user:%s:profile", level: "DEBUG", slots: []zooSlot{{"user", zNum(1, 100000)}}},
+	{msg: "disk quota exceeded for volume %s", level: "ERROR", slots: []zooSlot{{"vol", zPath}}, alert: true},
+	{msg: "certificate for %s expires in 3 days", level: "WARN", slots: []zooSlot{{"host", zIP}}, alert: true},
+}
+
+// zMAC is a MAC address; its groups of hex letters ("fa", "be") are no words.
+func zMAC(r *rand.Rand) string {
+	return fmt.Sprintf("52:54:00:%02x:%02x:%02x:fa:16:3e:%02x:%02x:%02x:08:00", r.IntN(256), r.IntN(256), r.IntN(256), r.IntN(256), r.IntN(256), r.IntN(256))
+}
+
+// zPod is a Deployment's pod name: the pod template's hash (ten
+// characters) and a suffix (five), from Kubernetes' alphabet without
+// vowels; some hashes hold no digit.
+func zPod(r *rand.Rand) string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	rnd := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	return fmt.Sprintf("%s-%s-%s", []string{"web", "api", "worker"}[r.IntN(3)], rnd(10), rnd(5))
+}
+
 // zooOpts are the renderings a metamorphic check varies: host names, the
 // base of sequence ids (across a width boundary), the time stamp layout.
 type zooOpts struct {
@@ -260,6 +295,9 @@ var zoo2Formats = []zoo2Format{
 	{name: "Serilog CLEF", render: func(e zooEvent, o zooOpts) []string {
 		msg, _ := jsonQuote(e.message())
 		return []string{fmt.Sprintf(`{"@t":"%s","@l":"%s","@m":%s,"@i":"%08x","SourceContext":"App.Worker"}`, o.ts(e.at, "2006-01-02T15:04:05.0000000Z"), e.level(), msg, len(e.t.msg)*2654435761%0xffffffff)}
+	}},
+	{name: "syslog with addresses", tpls: netTemplates, render: func(e zooEvent, o zooOpts) []string {
+		return []string{fmt.Sprintf("%s %s %s[%d]: %s", o.ts(e.at, "Jan _2 15:04:05"), o.host(e.seq), tplPick(e, "kernel", "kubelet", "api"), 100+e.seq%50, e.message())}
 	}},
 	{name: "pino", render: func(e zooEvent, o zooOpts) []string {
 		msg, _ := jsonQuote(e.message())

@@ -47,3 +47,45 @@ func TestClockIn(t *testing.T) {
 		}
 	}
 }
+
+// TestHexGroupsEnd: MAC and IPv6 addresses are one token; clock times,
+// words and short ratios are not addresses.
+func TestHexGroupsEnd(t *testing.T) {
+	for in, want := range map[string]int{
+		"52:54:00:16:d5:cd rest":                   17,
+		"52:54:00:16:d5:cd:fa:16:3e:0c:08:00 SRC=": 35,
+		"fe80::1ff:fe23:4567:890a%eth0":            24,
+		"2001:db8:85a3:0:0:8a2e:370:7334]":         31,
+		"10:00:01 INFO":                            0,
+		"10:00:01:243 x":                           0,
+		"fa:ce:be:ad:ed:de":                        0, // no digit: words
+		"12345:1:2:3:4:5":                          0,
+		"::1 loopback":                             0,
+		"52:54:00:16:d5:cdx":                       0,
+	} {
+		if got := hexGroupsEnd(in, 0); got != want {
+			t.Errorf("hexGroupsEnd(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+// TestHasRandomPart: generated names (no vowel in a part of seven letters
+// or more) against written ones.
+func TestHasRandomPart(t *testing.T) {
+	for in, want := range map[string]bool{
+		"web-kgkxttbzrl-sxsxk":   true,
+		"default/web-kgkxttbzrl": true,
+		"api_BCDFGHJK":           true,
+		"web-z8svt58972-2mks6":   false, // digits: masked as an id anyway
+		"cluster-autoscaler":     false,
+		"kube-proxy":             false,
+		"strncmp":                false, // no dash: a name someone wrote
+		"rhythm-section":         false,
+		"node-exporter-prod":     false,
+		"x-frame-options":        false,
+	} {
+		if got := hasRandomPart(in); got != want {
+			t.Errorf("hasRandomPart(%q) = %v, want %v", in, got, want)
+		}
+	}
+}

@@ -236,6 +236,13 @@ func tokenize(line string, dst []Tok) []Tok {
 		if seen&tcSep != 0 {
 			continue
 		}
+		if seen&tcHex != 0 {
+			if e := hexGroupsEnd(line, i); e > 0 {
+				dst = append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), variable: true})
+				i = e - 1
+				continue
+			}
+		}
 		start := i
 		for i++; i < len(line); i++ {
 			cl := tokClass[line[i]]
@@ -247,9 +254,10 @@ func tokenize(line string, dst []Tok) []Tok {
 		t := line[start:i]
 		if seen&(tcDigit|tcSlash) == 0 {
 			// A word, the most common token: a calendar word (letters
-			// only) is a variable, any other its own shape.
+			// only) or a generated name is a variable, any other its own
+			// shape.
 			k := Tok{h: fnvOffset, Start: int32(start), End: int32(i), variable: true}
-			if len(t) != 3 || !textkit.IsCalendarName(t) {
+			if (len(t) != 3 || !textkit.IsCalendarName(t)) && (seen&tcDash == 0 || !hasRandomPart(t)) {
 				k.h, k.variable = wordHash(t), false
 			}
 			dst = append(dst, k)
@@ -281,6 +289,71 @@ func tokenize(line string, dst []Tok) []Tok {
 		dst = append(dst, k)
 	}
 	return dst
+}
+
+// hasRandomPart reports a dashed or underscored name with a part of seven
+// or more letters and no vowel: generated, not written (a Kubernetes pod's
+// "web-kgkxttbzrl-sxsxk", whose alphabet has no vowels; the same name with
+// a digit in its hash is masked like any id). Shorter parts are words
+// ("git-remote-https", "xhtml", "pgsql").
+func hasRandomPart(t string) bool {
+	if strings.IndexByte(t, '-') < 0 && strings.IndexByte(t, '_') < 0 {
+		return false
+	}
+	run, vowel := 0, false // the current part's letters; a vowel or other byte seen
+	for i := 0; i <= len(t); i++ {
+		if i == len(t) || t[i] == '-' || t[i] == '_' || t[i] == '.' {
+			if run >= 7 && !vowel {
+				return true
+			}
+			run, vowel = 0, false
+			continue
+		}
+		switch c := t[i] | 0x20; c {
+		case 'a', 'e', 'i', 'o', 'u', 'y':
+			run, vowel = run+1, true
+		default:
+			if c < 'a' || c > 'z' {
+				vowel = true // not a letter: not a generated word
+			}
+			run++
+		}
+	}
+	return false
+}
+
+// hexGroupsEnd returns the end of a MAC or IPv6 address at i (five or more
+// groups of one to four hex digits joined by ':', one "::" allowed, a
+// digit among them), or 0. ':' splits tokens, so without it the groups
+// of "fa:16:3e:0c" would read as words ("fa") and numbers, and every
+// address would make its own template.
+func hexGroupsEnd(s string, i int) int {
+	groups, digit, gap := 0, false, false
+	j := i
+	for {
+		k := j
+		for k < len(s) && k-j <= 4 && tokClass[s[k]]&tcHex != 0 {
+			digit = digit || textkit.IsDigit(s[k])
+			k++
+		}
+		switch n := k - j; {
+		case n > 4:
+			return 0
+		case n > 0:
+			groups++
+		case gap || j == i:
+			return 0
+		default:
+			gap = true
+		}
+		if k+1 >= len(s) || s[k] != ':' || tokClass[s[k+1]]&tcHex == 0 && s[k+1] != ':' {
+			if groups < 5 || !digit || k < len(s) && tokClass[s[k]]&tcWord != 0 {
+				return 0
+			}
+			return k
+		}
+		j = k + 1
+	}
 }
 
 // wordHash hashes a token without digits, eight bytes a step: words make
@@ -399,7 +472,7 @@ func pathShape(t string) Tok {
 		}
 		segs++
 		var mh uint64
-		if hasDigit(seg) {
+		if hasDigit(seg) || hasRandomPart(seg) {
 			mh = maskToken(seg).h
 		} else {
 			// maskToken without a digit to mask: every byte as it is.
