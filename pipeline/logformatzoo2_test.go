@@ -54,9 +54,13 @@ var netTemplates = []zooTemplate{
 		slots: []zooSlot{{"mac", zMAC}, {"src", zIP}, {"len", zNum(40, 60)}, {"ttl", zNum(40, 250)}, {"id", zNum(1, 65535)}, {"spt", zNum(1024, 65535)}, {"dpt", zNum(1, 1024)}}},
 	{msg: "Reconciling pod default/%s", level: "INFO", slots: []zooSlot{{"pod", zPod}}},
 	{msg: "Successfully assigned default/%s to %s", level: "INFO", slots: []zooSlot{{"pod", zPod}, {"node", func(r *rand.Rand) string { return fmt.Sprintf("ip-10-0-%d-%d.ec2.internal", r.IntN(256), r.IntN(256)) }}}},
-	{msg: "GET /api/v1/%s/%s 200 %sms", level: "INFO", slots: []zooSlot{{"res", func(r *rand.Rand) string { return []string{"users", "orders", "items", "carts", "sessions", "invoices"}[r.IntN(6)] }},
+	{msg: "GET /api/v1/%s/%s 200 %sms", level: "INFO", slots: []zooSlot{{"res", func(r *rand.Rand) string {
+		return []string{"users", "orders", "items", "carts", "sessions", "invoices"}[r.IntN(6)]
+	}},
 		{"id", zNum(1, 99999)}, {"ms", zNum(1, 900)}}},
-	{msg: "neighbour %s is reachable", level: "DEBUG", slots: []zooSlot{{"ip6", func(r *rand.Rand) string { return fmt.Sprintf("fe80::%x:%x:%x:%x", r.IntN(65536), r.IntN(65536), r.IntN(65536), r.IntN(65536)) }}}},
+	{msg: "neighbour %s is reachable", level: "DEBUG", slots: []zooSlot{{"ip6", func(r *rand.Rand) string {
+		return fmt.Sprintf("fe80::%x:%x:%x:%x", r.IntN(65536), r.IntN(65536), r.IntN(65536), r.IntN(65536))
+	}}}},
 	{msg: "cache miss for key user:%s:profile", level: "DEBUG", slots: []zooSlot{{"user", zNum(1, 100000)}}},
 	{msg: "disk quota exceeded for volume %s", level: "ERROR", slots: []zooSlot{{"vol", zPath}}, alert: true},
 	{msg: "certificate for %s expires in 3 days", level: "WARN", slots: []zooSlot{{"host", zIP}}, alert: true},
