@@ -62,8 +62,15 @@ var netTemplates = []zooTemplate{
 		return fmt.Sprintf("fe80::%x:%x:%x:%x", r.IntN(65536), r.IntN(65536), r.IntN(65536), r.IntN(65536))
 	}}}},
 	{msg: "cache miss for key user:%s:profile", level: "DEBUG", slots: []zooSlot{{"user", zNum(1, 100000)}}},
+	{msg: "password reset requested for %s", level: "INFO", slots: []zooSlot{{"email", zPick("alice@example.com", "bob.smith@corp.example.org", "carol@mail.test")}}},
+	{msg: "connected to %s in %sms", level: "INFO", slots: []zooSlot{{"host", zPick("api.example.com", "db.internal", "mirror.cse.cuhk.edu.hk")}, {"ms", zNum(1, 900)}}},
 	{msg: "disk quota exceeded for volume %s", level: "ERROR", slots: []zooSlot{{"vol", zPath}}, alert: true},
 	{msg: "certificate for %s expires in 3 days", level: "WARN", slots: []zooSlot{{"host", zIP}}, alert: true},
+}
+
+// zPick picks one of a few values: too few for variant merging to find.
+func zPick(values ...string) func(r *rand.Rand) string {
+	return func(r *rand.Rand) string { return values[r.IntN(len(values))] }
 }
 
 // zMAC is a MAC address; its groups of hex letters ("fa", "be") are no words.

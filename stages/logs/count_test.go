@@ -89,3 +89,27 @@ func TestHasRandomPart(t *testing.T) {
 		}
 	}
 }
+
+// TestIsNetName: e-mail addresses and host names against file names,
+// loggers and properties.
+func TestIsNetName(t *testing.T) {
+	for in, want := range map[string]bool{
+		"alice@example.com":      true,
+		"root@db":                false,
+		"api.example.com":        true,
+		"db.internal":            true,
+		"mirror.cse.cuhk.edu.hk": true,
+		"www.bbc.co.uk":          true,
+		"config.yaml":            false,
+		"main.go":                false,
+		"org.apache.hadoop.Foo":  false,
+		"mapred.task.id":         false,
+		"app.db":                 false,
+		"Example.COM":            false,
+		"example.com.":           false,
+	} {
+		if got := isNetName(in); got != want {
+			t.Errorf("isNetName(%q) = %v, want %v", in, got, want)
+		}
+	}
+}

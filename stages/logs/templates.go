@@ -236,7 +236,7 @@ func tokenize(line string, dst []Tok) []Tok {
 		if seen&tcSep != 0 {
 			continue
 		}
-		if seen&tcHex != 0 {
+		if seen&tcHex != 0 && mayOpenHexGroups(line, i) {
 			if e := hexGroupsEnd(line, i); e > 0 {
 				dst = append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), variable: true})
 				i = e - 1
@@ -257,7 +257,7 @@ func tokenize(line string, dst []Tok) []Tok {
 			// only) or a generated name is a variable, any other its own
 			// shape.
 			k := Tok{h: fnvOffset, Start: int32(start), End: int32(i), variable: true}
-			if (len(t) != 3 || !textkit.IsCalendarName(t)) && (seen&tcDash == 0 || !hasRandomPart(t)) {
+			if !(len(t) == 3 && textkit.IsCalendarName(t)) && (seen&(tcDash|tcNet) == 0 || !isDataWord(t, seen)) {
 				k.h, k.variable = wordHash(t), false
 			}
 			dst = append(dst, k)
@@ -291,6 +291,47 @@ func tokenize(line string, dst []Tok) []Tok {
 	return dst
 }
 
+// isDataWord reports a word without digits that is data all the same: a
+// host name or an e-mail address, or a generated name.
+func isDataWord(t string, seen uint8) bool {
+	return seen&tcNet != 0 && isNetName(t) || seen&tcDash != 0 && hasRandomPart(t)
+}
+
+// isNetName reports an e-mail address (name@domain.tld) or a host name:
+// lower-case labels joined by '.' that end in a generic top-level domain
+// (api.example.com, db.internal), or in a country's two letters under a
+// generic second level (proxy.cse.cuhk.edu.hk). A file name (config.yaml,
+// main.go), a logger (org.apache.Foo, app.db) or a property
+// (mapred.task.id) is none.
+func isNetName(t string) bool {
+	dom := t
+	if at := strings.IndexByte(t, '@'); at > 0 {
+		dom = t[at+1:]
+		return strings.IndexByte(dom, '.') > 0 && !strings.HasSuffix(dom, ".")
+	}
+	dot := strings.LastIndexByte(dom, '.')
+	if dot <= 0 || dot == len(dom)-1 {
+		return false
+	}
+	for i := 0; i < len(dom); i++ {
+		if c := dom[i]; !(c >= 'a' && c <= 'z' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	switch tld := dom[dot+1:]; tld {
+	case "com", "net", "org", "io", "edu", "gov", "internal", "local", "localdomain", "lan", "corp", "cloud", "test":
+		return true
+	}
+	// A country's domain under its generic second level: cuhk.edu.hk,
+	// bbc.co.uk. Property names end in two letters too (mapred.task.id).
+	rest := dom[:dot]
+	switch rest[strings.LastIndexByte(rest, '.')+1:] {
+	case "com", "co", "edu", "ac", "gov", "net", "org", "or", "ne", "go":
+		return len(dom)-dot-1 == 2 && strings.IndexByte(rest, '.') > 0
+	}
+	return false
+}
+
 // hasRandomPart reports a dashed or underscored name with a part of seven
 // or more letters and no vowel: generated, not written (a Kubernetes pod's
 // "web-kgkxttbzrl-sxsxk", whose alphabet has no vowels; the same name with
@@ -320,6 +361,19 @@ func hasRandomPart(t string) bool {
 		}
 	}
 	return false
+}
+
+// mayOpenHexGroups is a cheap test before hexGroupsEnd: room for five
+// groups, and a ':' where one ends. Two-character groups need their
+// third ':' too, which a clock (10:00:01) has not.
+func mayOpenHexGroups(s string, i int) bool {
+	if i+8 >= len(s) {
+		return false
+	}
+	if s[i+2] == ':' {
+		return s[i+5] == ':' && s[i+8] == ':'
+	}
+	return s[i+1] == ':' || s[i+3] == ':' || s[i+4] == ':'
 }
 
 // hexGroupsEnd returns the end of a MAC or IPv6 address at i (five or more
@@ -566,11 +620,10 @@ const (
 	tcHex                // 0-9, a-f, A-F
 	tcLetter             // a-z, A-Z and every byte of a multi-byte rune
 	tcWord               // isWordByte
-	tcBlank              // space and tab: token separators
+	tcSep                // blanks and | , ; = : [ ] ( ) { } ": token separators
 	tcSlash              // '/': a token of three or more with one is a path
-	tcDelim              // | , ; = : [ ] ( ) { } ": field delimiters
 	tcDash               // '-': dashed hex ids have one
-	tcSep    = tcBlank | tcDelim
+	tcNet                // '.' and '@': host names and e-mail addresses have them
 )
 
 var tokClass = func() (t [256]uint8) {
@@ -589,7 +642,7 @@ var tokClass = func() (t [256]uint8) {
 			t[c] |= tcWord
 		}
 		if b == ' ' || b == '\t' || b == '\n' { // '\n' joins a message's lines (eventMessage)
-			t[c] |= tcBlank
+			t[c] |= tcSep
 		}
 		if b == '/' {
 			t[c] |= tcSlash
@@ -597,8 +650,11 @@ var tokClass = func() (t [256]uint8) {
 		if b == '-' {
 			t[c] |= tcDash
 		}
+		if b == '.' || b == '@' {
+			t[c] |= tcNet
+		}
 		if strings.IndexByte(`|,;=:[](){}"`, b) >= 0 {
-			t[c] |= tcDelim
+			t[c] |= tcSep
 		}
 	}
 	return t
