@@ -26,7 +26,7 @@ func pathShapeReference(t string) Tok {
 			segs = append(segs, s)
 		}
 	}
-	if len(segs) < 2 || strings.ContainsAny(segs[0]+segs[1], "0123456789") ||
+	if len(segs) < 2 || strings.ContainsAny(segs[0]+segs[1], "0123456789") || hasRandomPart(segs[0]) || hasRandomPart(segs[1]) ||
 		maskTokenReference(segs[0]).variable || maskTokenReference(segs[1]).variable {
 		return Tok{h: fnvOffset, variable: true}
 	}
@@ -106,10 +106,35 @@ func maskTokenReference(t string) Tok {
 
 // tokenizeReference splits on blanks and field delimiters first, then
 // masks each token.
+// A MAC or IPv6 address (hexGroupsEnd, where mayOpenHexGroups lets it
+// be tried) is one variable; a word that is a host name, an e-mail
+// address or a generated name (isNetName, hasRandomPart: tested on their
+// own) is a variable.
 func tokenizeReference(line string) []Tok {
 	var out []Tok
-	for _, t := range strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' || strings.ContainsRune(`|,;=:[](){}"`, r) }) {
+	sep := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || strings.IndexByte(`|,;=:[](){}"`, c) >= 0 }
+	for i := 0; i < len(line); {
+		if sep(line[i]) {
+			i++
+			continue
+		}
+		if mayOpenHexGroups(line, i) {
+			if e := hexGroupsEnd(line, i); e > 0 {
+				out, i = append(out, Tok{h: fnvOffset, variable: true}), e
+				continue
+			}
+		}
+		j := i
+		for j < len(line) && !sep(line[j]) {
+			j++
+		}
+		t := line[i:j]
+		i = j
 		if !isCalendarWord(t) && !(len(t) >= 3 && strings.Contains(t, "/")) && !strings.ContainsAny(t, "0123456789") {
+			if strings.ContainsAny(t, ".@") && isNetName(t) || strings.Contains(t, "-") && hasRandomPart(t) {
+				out = append(out, Tok{h: fnvOffset, variable: true})
+				continue
+			}
 			out = append(out, Tok{h: wordHash(t)}) // a word is its own shape
 			continue
 		}
@@ -125,7 +150,8 @@ func tokenizeReference(line string) []Tok {
 // FuzzTokenize checks tokenize against splitting first and masking each
 // token, as templates see tokens.
 func FuzzTokenize(f *testing.F) {
-	for _, s := range []string{"blk_-4242 sshd[1234]: 0xdeadbeef", "ab12cd\ta-1 _-9 /var/log Dec", "user_0  façade-3\tcafe12 -5 x-7", "Jan 2 /a b/c d/"} {
+	for _, s := range []string{"blk_-4242 sshd[1234]: 0xdeadbeef", "ab12cd\ta-1 _-9 /var/log Dec", "user_0  façade-3\tcafe12 -5 x-7", "Jan 2 /a b/c d/",
+		"MAC=52:54:00:16:d5:cd:fa:16 SRC=10.0.0.1:80 at 10:00:01", "fe80::1ff:fe23:4567:890a%eth0 2001:db8::7", "a@b.com to api.example.org web-bcdfghjkl-x2 default/api-bcdfghjklm-x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
