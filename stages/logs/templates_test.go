@@ -112,7 +112,9 @@ func maskTokenReference(t string) Tok {
 // own) is a variable.
 func tokenizeReference(line string) []Tok {
 	var out []Tok
-	sep := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || strings.IndexByte(`|,;=:[](){}"`, c) >= 0 }
+	sep := func(c byte) bool {
+		return c == ' ' || c == '\t' || c == '\n' || strings.IndexByte(`|,;=:[](){}"`, c) >= 0
+	}
 	for i := 0; i < len(line); {
 		if sep(line[i]) {
 			i++
