@@ -81,10 +81,7 @@ func openReport(t *testing.T, inputs []htmlreport.Input, opt htmlreport.Options)
 	p.root = root
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
 		chromedp.WindowSize(1100, 1300), chromedp.Flag("disable-dev-shm-usage", true))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancelAlloc)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(cancel)
+	ctx := startBrowser(t, opts)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
 	t.Cleanup(cancelTimeout)
 	p.ctx = ctx
@@ -109,6 +106,29 @@ func openReport(t *testing.T, inputs []htmlreport.Input, opt htmlreport.Options)
 		t.Fatal(err)
 	}
 	return p
+}
+
+// startBrowser starts Chromium, up to three times on a loaded box. Each
+// try has its own allocator and context: chromedp must not allocate twice
+// for one context (the second browser's exit closes a closed channel).
+func startBrowser(t *testing.T, opts []chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancel := chromedp.NewContext(actx)
+		err := chromedp.Do(ctx) // no actions: starts the browser and its tab
+		if err == nil {
+			t.Cleanup(cancelAlloc)
+			t.Cleanup(cancel)
+			return ctx
+		}
+		cancel()
+		cancelAlloc()
+		if attempt == 3 {
+			t.Fatalf("Chromium did not start: %v", err)
+		}
+		t.Logf("Chromium did not start (try %d): %v", attempt, err)
+	}
 }
 
 func (p *browserPage) folds() []*html.Node {
