@@ -105,6 +105,18 @@ func benchPipeline(b *testing.B, data []byte) {
 // Compare with BenchmarkBytesCountLog, one bytes.Count pass over the same input.
 func BenchmarkPipelineLog(b *testing.B) { benchPipeline(b, benchLog(b)) }
 
+// BenchmarkPipelineLogSize is issue 12's linearity bar: the generated
+// service log at 1, 2, 4 and 8 MiB. Doubling the input may cost at most
+// 2.2x the time: compare ns/op of neighbouring sizes (MB/s should stay flat).
+func BenchmarkPipelineLogSize(b *testing.B) {
+	for _, mib := range []int{1, 2, 4, 8} {
+		data := syntheticLog(mib << 20)
+		b.Run(fmt.Sprintf("%dMiB", mib), func(b *testing.B) {
+			benchPipeline(b, data)
+		})
+	}
+}
+
 // BenchmarkPipelineJSON runs the whole algorithmic pipeline on a JSON payload.
 // Profile (callgrind, 370M instructions/op, Dec 2026; 701M before the
 // fold read a long array once): simdjson-go validating for Detect ~39%,
