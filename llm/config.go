@@ -20,29 +20,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The values of Config.APIType.
-const (
-	APITypeOpenAI  = "openai"
-	APITypeAzure   = "azure"
-	APITypeAzureAD = "azure_ad"
-)
-
-// Environment variables New reads.
-const (
-	EnvAPIKey  = "OPENAI_API_KEY"
-	EnvBaseURL = "OPENAI_BASE_URL"
-	// EnvModel names the default chat model when the config names none, as
-	// OpenAI-compatible tools do.
-	EnvModel = "OPENAI_MODEL"
-)
-
-// DefaultBaseURL is used when neither base_url nor $OPENAI_BASE_URL is set.
-const DefaultBaseURL = "https://api.openai.com/v1"
-
-// DefaultAzureAPIVersion is used for api_type azure and azure_ad when
-// api_version is empty.
-const DefaultAzureAPIVersion = "2024-10-21"
-
 // Config is the llm section of the worker's configuration. Start from
 // DefaultConfig; a zero Config does not validate.
 type Config struct {
@@ -127,6 +104,31 @@ type BreakerConfig struct {
 	// Default: 1.
 	HalfOpenProbes int `yaml:"half_open_probes"`
 }
+
+// The values of Config.APIType.
+const (
+	APITypeOpenAI  = "openai"
+	APITypeAzure   = "azure"
+	APITypeAzureAD = "azure_ad"
+)
+
+// Environment variables New reads.
+const (
+	EnvAPIKey  = "OPENAI_API_KEY"
+	EnvBaseURL = "OPENAI_BASE_URL"
+	// EnvModel names the default chat model when the config names none, as
+	// OpenAI-compatible tools do.
+	EnvModel = "OPENAI_MODEL"
+)
+
+// Defaults for the endpoint fields left empty.
+const (
+	// DefaultBaseURL is used when neither base_url nor $OPENAI_BASE_URL is set.
+	DefaultBaseURL = "https://api.openai.com/v1"
+	// DefaultAzureAPIVersion is used for api_type azure and azure_ad when
+	// api_version is empty.
+	DefaultAzureAPIVersion = "2024-10-21"
+)
 
 // DefaultConfig returns the shipped defaults. No model is set: gate 4 stays
 // closed until one is configured.

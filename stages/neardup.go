@@ -11,6 +11,11 @@ import (
 	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
+// simBands is how many 16-bit bands of a 64-bit SimHash every fingerprint
+// is filed under. Two fingerprints within simBands-1 bits agree on at least
+// one band (pigeonhole), which bounds NearDupOptions.MaxDistance.
+const simBands = 4
+
 // NearDupOptions are the near-duplicate node's knobs.
 type NearDupOptions struct {
 	// MaxDistance is the largest Hamming distance between two 64-bit
@@ -59,8 +64,6 @@ type neardupNode struct{ opt NearDupOptions }
 func NewNearDup(o NearDupOptions) Node { return neardupNode{o} }
 
 func (neardupNode) Key() Key { return KeyNearDup }
-
-const simBands = 4
 
 func (n neardupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if err := ctx.Err(); err != nil {

@@ -67,33 +67,28 @@ type Deps struct {
 	Summarizer Summarizer
 }
 
+// constructors builds each node from its options, by key.
+var constructors = map[Key]func(Options, Deps) Node{
+	KeyStructured:      func(o Options, _ Deps) Node { return NewStructured(o.Structured) },
+	KeyDedup:           func(o Options, _ Deps) Node { return NewDedup(o.Dedup) },
+	KeyWhitespace:      func(o Options, _ Deps) Node { return NewWhitespace(o.Whitespace) },
+	KeyLogDedup:        func(o Options, _ Deps) Node { return NewLogDedup(o.LogDedup) },
+	KeyNearDup:         func(o Options, _ Deps) Node { return NewNearDup(o.NearDup) },
+	KeyNumberNormalize: func(o Options, _ Deps) Node { return NewNumberNormalize(o.NumberNormalize) },
+	KeyStopwords:       func(o Options, _ Deps) Node { return NewStopwords(o.Stopwords) },
+	KeyKeywords:        func(o Options, _ Deps) Node { return NewKeywords(o.Keywords) },
+	KeyHeadTail:        func(o Options, _ Deps) Node { return NewHeadTail(o.HeadTail) },
+	KeyRedact:          func(o Options, _ Deps) Node { return NewRedact(o.Redact) },
+	KeyLLMSummary:      func(o Options, d Deps) Node { return NewLLMSummary(o.LLMSummary, d.Summarizer) },
+}
+
 // New builds the node named k from its options.
 func New(k Key, o Options, d Deps) (Node, error) {
-	switch k {
-	case KeyStructured:
-		return NewStructured(o.Structured), nil
-	case KeyDedup:
-		return NewDedup(o.Dedup), nil
-	case KeyWhitespace:
-		return NewWhitespace(o.Whitespace), nil
-	case KeyLogDedup:
-		return NewLogDedup(o.LogDedup), nil
-	case KeyNearDup:
-		return NewNearDup(o.NearDup), nil
-	case KeyNumberNormalize:
-		return NewNumberNormalize(o.NumberNormalize), nil
-	case KeyStopwords:
-		return NewStopwords(o.Stopwords), nil
-	case KeyKeywords:
-		return NewKeywords(o.Keywords), nil
-	case KeyHeadTail:
-		return NewHeadTail(o.HeadTail), nil
-	case KeyRedact:
-		return NewRedact(o.Redact), nil
-	case KeyLLMSummary:
-		return NewLLMSummary(o.LLMSummary, d.Summarizer), nil
+	build, ok := constructors[k]
+	if !ok {
+		return nil, fmt.Errorf("unknown node %q", k)
 	}
-	return nil, fmt.Errorf("unknown node %q", k)
+	return build(o, d), nil
 }
 
 // fieldError names the option field that is wrong.

@@ -2,91 +2,12 @@ package transcripts
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
 	"github.com/jetcompact/jetcompact/stages"
 )
-
-// DebateConfig holds the knobs of CompressDebate. Every default comes from
-// design.md, Debate, and is set by DefaultDebateConfig.
-type DebateConfig struct {
-	// WindowChars is the chairman's context window in characters. Default 100000.
-	WindowChars int `yaml:"window_chars" json:"window_chars"`
-	// GateRatio is the share of the window the answers may fill before they
-	// are compressed. Default 0.6, so the gate is 60,000 characters and 40%
-	// of the window stays free for the chairman's own answer.
-	GateRatio float64 `yaml:"gate_ratio" json:"gate_ratio"`
-	// KeepVerbatim is how many best-seated answers are never compressed. Default 2.
-	KeepVerbatim int `yaml:"keep_verbatim" json:"keep_verbatim"`
-	// HeadLines and TailLines are kept around the folded middle. Defaults 15 and 10.
-	HeadLines int `yaml:"head_lines" json:"head_lines"`
-	TailLines int `yaml:"tail_lines" json:"tail_lines"`
-	// KeyPoints is how many key lines of the middle go into the marker, each
-	// cut to KeyPointChars characters. Defaults 3 and 60.
-	KeyPoints     int `yaml:"key_points" json:"key_points"`
-	KeyPointChars int `yaml:"key_point_chars" json:"key_point_chars"`
-	// Mode and AllowLLM are the first two gates of the LLM path: the entry
-	// point must allow a model call and the mode must be llm or hybrid. The
-	// third gate is a model for the answer's name. Defaults: algorithmic, false.
-	Mode     stages.Mode `yaml:"mode" json:"mode"`
-	AllowLLM bool        `yaml:"allow_llm" json:"allow_llm"`
-	// LLMMaxTokens bounds the model's summary; 0 derives it from the answer
-	// with stages.MaxSummaryTokens. Default 0.
-	LLMMaxTokens int `yaml:"llm_max_tokens" json:"llm_max_tokens"`
-}
-
-// DefaultDebateConfig returns the numbers of design.md, Debate.
-func DefaultDebateConfig() DebateConfig {
-	return DebateConfig{
-		WindowChars:   100000,
-		GateRatio:     0.6,
-		KeepVerbatim:  2,
-		HeadLines:     15,
-		TailLines:     10,
-		KeyPoints:     3,
-		KeyPointChars: 60,
-		Mode:          stages.ModeAlgorithmic,
-	}
-}
-
-// Validate reports every knob that is out of range.
-func (c DebateConfig) Validate() error {
-	var errs []error
-	bad := func(field, why string, v any) {
-		errs = append(errs, fmt.Errorf("%w: debate.%s %s, got %v", ErrInvalid, field, why, v))
-	}
-	if c.WindowChars <= 0 {
-		bad("window_chars", "must be > 0", c.WindowChars)
-	}
-	if !(c.GateRatio > 0 && c.GateRatio <= 1) {
-		bad("gate_ratio", "must be in (0, 1]", c.GateRatio)
-	}
-	for _, f := range []struct {
-		name string
-		v    int
-	}{{"keep_verbatim", c.KeepVerbatim}, {"head_lines", c.HeadLines}, {"tail_lines", c.TailLines}, {"key_points", c.KeyPoints}, {"llm_max_tokens", c.LLMMaxTokens}} {
-		if f.v < 0 {
-			bad(f.name, "must be >= 0", f.v)
-		}
-	}
-	if c.KeyPointChars <= 0 {
-		bad("key_point_chars", "must be > 0", c.KeyPointChars)
-	}
-	if c.Mode != "" && !c.Mode.Valid() {
-		bad("mode", "must be algorithmic, llm or hybrid", c.Mode)
-	}
-	return errors.Join(errs...)
-}
-
-// GateChars is the compression gate in characters: WindowChars × GateRatio,
-// rounded to the nearest character (100000 × 0.6 = 60000).
-func (c DebateConfig) GateChars() int {
-	return int(math.Round(float64(c.WindowChars) * c.GateRatio))
-}
 
 // GateDecision records whether a debate crossed the gate. The rule is
 // "compress when TotalChars >= GateChars": 59,999 characters pass through,

@@ -11,46 +11,6 @@ import (
 	"github.com/jetcompact/jetcompact/stages"
 )
 
-// EvidenceConfig holds the summarizer's levers (design.md, Evidence).
-type EvidenceConfig struct {
-	// StrictInconvenientFacts strengthens the rule that facts against an
-	// option weigh the same as facts for it. Use it for hiring, procurement
-	// and legal decisions. Default false.
-	StrictInconvenientFacts bool `yaml:"strict_inconvenient_facts" json:"strict_inconvenient_facts"`
-	// Table asks for, and the validator requires, a closing
-	// option | for | against table. Default true; drop it for simple tasks.
-	Table bool `yaml:"table" json:"table"`
-	// MaxSummaryChars limits the summary; 0 means no limit, which is what
-	// critical decisions want: every cut risks losing a needed fact. Default 0.
-	MaxSummaryChars int `yaml:"max_summary_chars" json:"max_summary_chars"`
-	// Retries is how many more times a rejected or failed summary is asked
-	// for before the extractive fallback. Default 2.
-	Retries int `yaml:"retries" json:"retries"`
-	// MaxTokens bounds the model's answer; 0 derives it from the transcript
-	// with stages.MaxSummaryTokens. Default 0.
-	MaxTokens int `yaml:"max_tokens" json:"max_tokens"`
-}
-
-// DefaultEvidenceConfig returns the shipped levers.
-func DefaultEvidenceConfig() EvidenceConfig {
-	return EvidenceConfig{Table: true, Retries: 2}
-}
-
-// Validate reports every lever that is out of range.
-func (c EvidenceConfig) Validate() error {
-	var errs []error
-	if c.MaxSummaryChars < 0 {
-		errs = append(errs, fmt.Errorf("%w: evidence.max_summary_chars must be >= 0, got %d", ErrInvalid, c.MaxSummaryChars))
-	}
-	if c.Retries < 0 {
-		errs = append(errs, fmt.Errorf("%w: evidence.retries must be >= 0, got %d", ErrInvalid, c.Retries))
-	}
-	if c.MaxTokens < 0 {
-		errs = append(errs, fmt.Errorf("%w: evidence.max_tokens must be >= 0, got %d", ErrInvalid, c.MaxTokens))
-	}
-	return errors.Join(errs...)
-}
-
 // The rules a Violation can name.
 const (
 	RuleEmpty  = "empty"

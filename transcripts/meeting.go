@@ -2,7 +2,6 @@ package transcripts
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -42,56 +41,6 @@ type MeetingState struct {
 	BackgroundSummary string            `json:"background_summary,omitempty"`
 	Round             int               `json:"round"` // 0 is the first round
 	Scratchpad        []ScratchpadEntry `json:"scratchpad"`
-}
-
-// MeetingConfig holds the context manager's knobs (design.md, Meetings).
-type MeetingConfig struct {
-	// BudgetTokens bounds the whiteboard. Default 6000.
-	BudgetTokens int `yaml:"budget_tokens" json:"budget_tokens"`
-	// RecentEntries stay whole at levels 1 and 2. Default 2; with that many
-	// entries or fewer, only the last one does.
-	RecentEntries int `yaml:"recent_entries" json:"recent_entries"`
-	// TruncateChars is what level 1 keeps of each earlier entry. Default 200.
-	TruncateChars int `yaml:"truncate_chars" json:"truncate_chars"`
-	// BackgroundTokens: background material above it gets its own summary. Default 3000.
-	BackgroundTokens int `yaml:"background_tokens" json:"background_tokens"`
-	// ScratchpadSummaryTokens and BackgroundSummaryTokens bound the two
-	// summaries. Defaults 800 and 1500.
-	ScratchpadSummaryTokens int `yaml:"scratchpad_summary_tokens" json:"scratchpad_summary_tokens"`
-	BackgroundSummaryTokens int `yaml:"background_summary_tokens" json:"background_summary_tokens"`
-}
-
-// DefaultMeetingConfig returns the numbers of design.md, Meetings.
-func DefaultMeetingConfig() MeetingConfig {
-	return MeetingConfig{
-		BudgetTokens:            6000,
-		RecentEntries:           2,
-		TruncateChars:           200,
-		BackgroundTokens:        3000,
-		ScratchpadSummaryTokens: 800,
-		BackgroundSummaryTokens: 1500,
-	}
-}
-
-// Validate reports every knob that is out of range.
-func (c MeetingConfig) Validate() error {
-	var errs []error
-	for _, f := range []struct {
-		name string
-		v    int
-	}{
-		{"budget_tokens", c.BudgetTokens}, {"truncate_chars", c.TruncateChars},
-		{"background_tokens", c.BackgroundTokens}, {"scratchpad_summary_tokens", c.ScratchpadSummaryTokens},
-		{"background_summary_tokens", c.BackgroundSummaryTokens},
-	} {
-		if f.v <= 0 {
-			errs = append(errs, fmt.Errorf("%w: meeting.%s must be > 0, got %d", ErrInvalid, f.name, f.v))
-		}
-	}
-	if c.RecentEntries < 0 {
-		errs = append(errs, fmt.Errorf("%w: meeting.recent_entries must be >= 0, got %d", ErrInvalid, c.RecentEntries))
-	}
-	return errors.Join(errs...)
 }
 
 // Whiteboard is a scratchpad made to fit the budget.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/jetcompact/jetcompact/stages"
@@ -212,50 +211,6 @@ func RenderMessages(ms []Message) string {
 		b.WriteString(m.Text)
 	}
 	return b.String()
-}
-
-// CompactionConfig holds the session compactor's knobs (design.md, Sessions and Pipeline).
-type CompactionConfig struct {
-	// WindowTokens is the model's context window. Default 128000; set it to
-	// the model's.
-	WindowTokens int `yaml:"window_tokens" json:"window_tokens"`
-	// AutoRatio: compaction starts when the history in the compacted view
-	// (prose and summary; state is not counted) reaches this share of the
-	// window. Default 0.8.
-	AutoRatio float64 `yaml:"auto_ratio" json:"auto_ratio"`
-	// KeepRecent messages are never summarised. Default 6.
-	KeepRecent int `yaml:"keep_recent" json:"keep_recent"`
-	// SummaryMaxTokens bounds the summary; 0 derives it from its input with
-	// stages.MaxSummaryTokens. Default 0.
-	SummaryMaxTokens int `yaml:"summary_max_tokens" json:"summary_max_tokens"`
-}
-
-// DefaultCompactionConfig returns the shipped knobs.
-func DefaultCompactionConfig() CompactionConfig {
-	return CompactionConfig{WindowTokens: 128000, AutoRatio: 0.8, KeepRecent: 6}
-}
-
-// Validate reports every knob that is out of range.
-func (c CompactionConfig) Validate() error {
-	var errs []error
-	if c.WindowTokens <= 0 {
-		errs = append(errs, fmt.Errorf("%w: session.window_tokens must be > 0, got %d", ErrInvalid, c.WindowTokens))
-	}
-	if !(c.AutoRatio > 0 && c.AutoRatio <= 1) {
-		errs = append(errs, fmt.Errorf("%w: session.auto_ratio must be in (0, 1], got %v", ErrInvalid, c.AutoRatio))
-	}
-	if c.KeepRecent < 0 {
-		errs = append(errs, fmt.Errorf("%w: session.keep_recent must be >= 0, got %d", ErrInvalid, c.KeepRecent))
-	}
-	if c.SummaryMaxTokens < 0 {
-		errs = append(errs, fmt.Errorf("%w: session.summary_max_tokens must be >= 0, got %d", ErrInvalid, c.SummaryMaxTokens))
-	}
-	return errors.Join(errs...)
-}
-
-// ThresholdTokens is AutoRatio × WindowTokens, rounded up.
-func (c CompactionConfig) ThresholdTokens() int {
-	return int(math.Ceil(c.AutoRatio*float64(c.WindowTokens) - 1e-9))
 }
 
 // The outcomes of a compaction. A model that produces nothing is "no
