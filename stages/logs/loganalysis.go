@@ -387,7 +387,10 @@ func shapeOf(line string) shapeKey {
 // hex ids and dates alike), a placeholder such as <N> is 'd', and other
 // bytes stay. "2024-03-01" is "d-d-d", "[Sun" is "[a", "web-1" is "a-d".
 func appendShape(dst []byte, line string) []byte {
-	s := line[textkit.SkipANSI(line, 0):]
+	s := line
+	if s != "" && s[0] == 0x1b {
+		s = s[textkit.SkipANSI(s, 0):]
+	}
 	for i := 0; i < len(s) && len(dst) < shapeMax; {
 		c := s[i]
 		if c == ' ' || c == '\t' || c == '\r' {
@@ -399,13 +402,15 @@ func appendShape(dst []byte, line string) []byte {
 			i += j + 1
 			continue
 		}
-		if tokClass[c]&(tcLetter|tcDigit) != 0 {
-			digit := false
-			for i < len(s) && tokClass[s[i]]&(tcLetter|tcDigit) != 0 {
-				digit = digit || textkit.IsDigit(s[i])
-				i++
+		if seen := tokClass[c]; seen&(tcLetter|tcDigit) != 0 {
+			for i++; i < len(s); i++ {
+				cl := tokClass[s[i]]
+				if cl&(tcLetter|tcDigit) == 0 {
+					break
+				}
+				seen |= cl
 			}
-			if digit {
+			if seen&tcDigit != 0 {
 				dst = append(dst, 'd')
 			} else {
 				dst = append(dst, 'a')

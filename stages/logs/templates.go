@@ -510,21 +510,21 @@ func pathShape(t string) Tok {
 			}
 		}
 	}
-	for i := 0; i < len(t); i++ {
-		if t[i] == '?' || t[i] == '#' {
-			t = t[:i]
-			break
-		}
-	}
 	h := uint64(fnvOffset) ^ '/'
 	segs, words := 0, 0
 	for len(t) > 0 && segs < 2 {
-		seg := t
-		if i := strings.IndexByte(t, '/'); i >= 0 {
-			seg, t = t[:i], t[i+1:]
-		} else {
-			t = ""
+		// The next segment; a query or fragment ends the path.
+		seg, rest := t, ""
+		for i := 0; i < len(t); i++ {
+			if c := t[i]; c == '/' || c == '?' || c == '#' {
+				seg = t[:i]
+				if c == '/' {
+					rest = t[i+1:]
+				}
+				break
+			}
 		}
+		t = rest
 		if seg == "" {
 			continue
 		}
