@@ -263,30 +263,44 @@ func (n keywordsNode) markContext(x textkit.LineIndex, score []int8, keep []bool
 
 // appendWarningTemplate appends line with its digit runs and quoted names
 // masked: the warnings of one kind share it ("unused variable 'tmp'" at
-// any place).
+// any place). Plain runs are copied whole.
 func appendWarningTemplate(b []byte, line string) []byte {
-	quote := byte(0)
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-				b = append(b, c)
-			}
-		case c == '\'' || c == '`' || c == '"':
-			quote = c
-			b = append(b, c)
-		case isDigit(c):
+	for i := 0; i < len(line); {
+		j := i
+		for j < len(line) && !warningMasked[line[j]] {
+			j++
+		}
+		b = append(b, line[i:j]...)
+		if j == len(line) {
+			break
+		}
+		c := line[j]
+		if isDigit(c) {
 			if len(b) == 0 || b[len(b)-1] != '0' {
 				b = append(b, '0')
 			}
-		default:
-			b = append(b, c)
+			i = j + 1
+			continue
 		}
+		b = append(b, c) // a quote: what it holds is masked, an unclosed one to the end
+		k := strings.IndexByte(line[j+1:], c)
+		if k < 0 {
+			break
+		}
+		b = append(b, c)
+		i = j + k + 2
 	}
 	return b
 }
+
+// warningMasked marks the bytes appendWarningTemplate masks: digits, and
+// the quotes around names.
+var warningMasked = func() (t [256]bool) {
+	for _, c := range "0123456789'`\"" {
+		t[c] = true
+	}
+	return t
+}()
 
 // longContextLine is the longest line, in bytes, kept as context.
 const longContextLine = 1000

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -468,4 +469,45 @@ func FuzzRawSignal(f *testing.F) {
 			t.Fatalf("rawSignal(%q) = %d, want %d", line, got, want)
 		}
 	})
+}
+
+// TestAppendWarningTemplate checks the run-copying template against the
+// byte-at-a-time statement of the rule, on generated warning lines.
+func TestAppendWarningTemplate(t *testing.T) {
+	plain := func(line string) string {
+		var b []byte
+		quote := byte(0)
+		for i := 0; i < len(line); i++ {
+			switch c := line[i]; {
+			case quote != 0:
+				if c == quote {
+					quote = 0
+					b = append(b, c)
+				}
+			case c == '\'' || c == '`' || c == '"':
+				quote = c
+				b = append(b, c)
+			case c >= '0' && c <= '9':
+				if len(b) == 0 || b[len(b)-1] != '0' {
+					b = append(b, '0')
+				}
+			default:
+				b = append(b, c)
+			}
+		}
+		return string(b)
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for n := 0; n < 5000; n++ {
+		b := make([]byte, r.IntN(60))
+		for i := range b {
+			b[i] = "ab 0912'`\"x:\xff"[r.IntN(13)]
+		}
+		if got, want := string(appendWarningTemplate(nil, string(b))), plain(string(b)); got != want {
+			t.Fatalf("appendWarningTemplate(%q) = %q, want %q", b, got, want)
+		}
+	}
+	if got := string(appendWarningTemplate(nil, "main.c:12:5: warning: unused variable 'tmp' [-Wunused]")); got != "main.c:0:0: warning: unused variable '' [-Wunused]" {
+		t.Errorf("compiler warning template = %q", got)
+	}
 }
