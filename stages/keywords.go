@@ -1027,7 +1027,8 @@ func (e *expectation) see(word string) {
 	if len(word) < 3 || len(word) > 9 || !signalOn(signalAssertionReport) {
 		return
 	}
-	switch strings.ToLower(word) {
+	var low [9]byte
+	switch string(low[:lowerInto(low[:], word)]) {
 	case "expected", "expecting", "expect":
 		e.expected = true
 	case "actual", "got", "received", "differ", "differs", "but":
