@@ -113,23 +113,3 @@ func TestIsNetName(t *testing.T) {
 		}
 	}
 }
-
-// TestPathShapeDataSegments: a path whose leading segments hold a host
-// name, an e-mail address or a generated name is data, whatever those
-// names are; a route of two words stays a constant shape.
-func TestPathShapeDataSegments(t *testing.T) {
-	for _, name := range []string{"api.example.com", "mirror.cs.uni.edu", "www.bbc.co.uk", "alice@example.org", "web-kgkxttbzrl-sxsxk"} {
-		for _, p := range []string{"/srv/" + name + "/pool", "/" + name + "/srv", "https://cdn.example.net/" + name + "/x"} {
-			if k := pathShape(p); !k.variable {
-				t.Errorf("pathShape(%q) is a constant shape, want a variable", p)
-			}
-		}
-	}
-	a, b := pathShape("/api/orders/123"), pathShape("/api/orders/9?x=1")
-	if a.variable || a.h != b.h {
-		t.Errorf("route /api/orders/…: variable=%v, same shape=%v; want a constant, one shape", a.variable, a.h == b.h)
-	}
-	if k := pathShape("/etc/config.yaml"); k.variable {
-		t.Error("/etc/config.yaml: a file name read as a host name")
-	}
-}

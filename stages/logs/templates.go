@@ -297,10 +297,6 @@ func isDataWord(t string, seen uint8) bool {
 	return seen&tcNet != 0 && isNetName(t) || seen&tcDash != 0 && hasRandomPart(t)
 }
 
-// isDataName is isDataWord for a word whose byte classes are not at hand
-// (a path segment).
-func isDataName(t string) bool { return isNetName(t) || hasRandomPart(t) }
-
 // isNetName reports an e-mail address (name@domain.tld) or a host name:
 // lower-case labels joined by '.' that end in a generic top-level domain
 // (api.example.com, db.internal), or in a country's two letters under a
@@ -530,7 +526,7 @@ func pathShape(t string) Tok {
 		}
 		segs++
 		var mh uint64
-		if hasDigit(seg) || isDataName(seg) {
+		if hasDigit(seg) || hasRandomPart(seg) {
 			mh = maskToken(seg).h
 		} else {
 			// maskToken without a digit to mask: every byte as it is.

@@ -26,7 +26,7 @@ func pathShapeReference(t string) Tok {
 			segs = append(segs, s)
 		}
 	}
-	if len(segs) < 2 || strings.ContainsAny(segs[0]+segs[1], "0123456789") || isDataName(segs[0]) || isDataName(segs[1]) ||
+	if len(segs) < 2 || strings.ContainsAny(segs[0]+segs[1], "0123456789") || hasRandomPart(segs[0]) || hasRandomPart(segs[1]) ||
 		maskTokenReference(segs[0]).variable || maskTokenReference(segs[1]).variable {
 		return Tok{h: fnvOffset, variable: true}
 	}
