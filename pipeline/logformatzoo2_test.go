@@ -590,3 +590,40 @@ func TestLoghubBeatsBaseline(t *testing.T) {
 		}
 	}
 }
+
+// TestAccessLogOneWordRoutes: in an access log, each endpoint is an event,
+// also when its route is one word (/login, /health, /robots.txt): every
+// endpoint keeps a line of its own, rare ones included, however the query
+// strings, clients and sizes vary.
+func TestAccessLogOneWordRoutes(t *testing.T) {
+	common := []string{"/health", "/login", "/logout", "/search", "/cart", "/checkout", "/metrics", "/favicon.ico", "/robots.txt", "/signup", "/webhook", "/status"}
+	rare := []string{"/debug", "/.env"}
+	r := rand.New(rand.NewPCG(11, 12))
+	zipf := rand.NewZipf(r, 1.3, 1, uint64(len(common)-1))
+	at := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
+	var b strings.Builder
+	for i := range 3000 {
+		route := common[zipf.Uint64()]
+		switch i {
+		case 1200:
+			route = rare[0]
+		case 2500:
+			route = rare[1]
+		}
+		at = at.Add(time.Duration(1+r.IntN(500)) * time.Millisecond)
+		fmt.Fprintf(&b, "10.%d.%d.%d - - [%s] \"GET %s?session=%08x&t=%d HTTP/1.1\" %d %d \"-\" \"Mozilla/5.0 (X11; Linux x86_64)\"\n",
+			r.IntN(256), r.IntN(256), r.IntN(256), at.Format("02/Jan/2006:15:04:05 -0700"), route, r.Uint32(), at.Unix(), []int{200, 200, 304, 404}[r.IntN(4)], 100+r.IntN(9000))
+	}
+	out, ratio := compactLog(t, b.String())
+	for _, route := range append(common, rare...) {
+		if !strings.Contains(out, "\"GET "+route+"?") {
+			t.Errorf("endpoint %s has no line of its own", route)
+		}
+	}
+	if lines := strings.Count(out, "\n"); lines > 2*(len(common)+len(rare)) {
+		t.Errorf("%d lines for %d endpoints", lines, len(common)+len(rare))
+	}
+	if t.Failed() {
+		t.Logf("ratio %.4f, output:\n%s", ratio, clipZoo(out))
+	}
+}

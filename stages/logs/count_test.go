@@ -113,3 +113,27 @@ func TestIsNetName(t *testing.T) {
 		}
 	}
 }
+
+// TestPathShapeRoutes: an access log's endpoints are events. A route of
+// one word (/login, /health, /favicon.ico) or two is a constant shape of
+// its own, whatever follows it; a path whose leading segments are ids is
+// data.
+func TestPathShapeRoutes(t *testing.T) {
+	shape := func(p string) Tok { return pathShape(p) }
+	for _, p := range []string{"/login", "/health", "/favicon.ico", "/api/orders/1", "http://example.com/login?next=/x"} {
+		if shape(p).variable {
+			t.Errorf("pathShape(%q) is a variable, want a route", p)
+		}
+	}
+	if shape("/login").h == shape("/logout").h {
+		t.Error("/login and /logout share a shape")
+	}
+	if shape("/login?a=1").h != shape("/login#top").h || shape("/api/orders/1").h != shape("/api/orders/2/items").h {
+		t.Error("a route's shape depends on its query or on its deeper segments")
+	}
+	for _, p := range []string{"/123", "/blk_123", "/api/123", "/10.0.0.1", "/"} {
+		if !shape(p).variable {
+			t.Errorf("pathShape(%q) is a route, want a variable", p)
+		}
+	}
+}

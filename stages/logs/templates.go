@@ -494,7 +494,8 @@ func hexIDPrefix(t string) int {
 // after the scheme and host, numbers masked. REST routes and file trees
 // name what happened by their leading segments (GET /api/orders/…,
 // /var/log/…); deeper segments are ids and names, variables. A path
-// without two word segments is a variable.
+// without two word segments is a variable, but for a route of one word
+// (an access log's /login, /health, /favicon.ico).
 func pathShape(t string) Tok {
 	if strings.IndexByte(t, ':') >= 0 { // tokenize splits at ':': rarely here
 		if i := strings.Index(t, "://"); i >= 0 {
@@ -540,7 +541,7 @@ func pathShape(t string) Tok {
 		}
 		h = (h ^ mh) * fnvPrime
 	}
-	if words < 2 {
+	if segs == 0 || words < min(segs, 2) {
 		return Tok{h: fnvOffset, variable: true}
 	}
 	return Tok{h: h | 2}
