@@ -138,7 +138,9 @@ func eventEnd(x textkit.LineIndex, opens, tail []bool, i int) int {
 
 // continuationHash hashes lines [from, end), an event's continuation,
 // masked like a head: a host or a node (dn228) in a continuation line is
-// a value, not a different trace. It returns ctoks for reuse.
+// a value, not a different trace, and so is whatever follows a key's '='
+// ("  node=worker-a"): continuation lines are not merged by variants, so
+// their values must not tell records apart. It returns ctoks for reuse.
 func continuationHash(x textkit.LineIndex, from, end int, ctoks []Tok) (uint64, []Tok) {
 	cont := uint64(fnvOffset)
 	for k := from; k < end; k++ {
@@ -151,7 +153,11 @@ func continuationHash(x textkit.LineIndex, from, end int, ctoks []Tok) (uint64, 
 		}
 		ctoks = tokenize(l, ctoks[:0])
 		for _, c := range ctoks {
-			cont = (cont ^ TokenID(c)) * fnvPrime
+			id := TokenID(c)
+			if c.Start > 0 && l[c.Start-1] == '=' {
+				id = varToken
+			}
+			cont = (cont ^ id) * fnvPrime
 		}
 		cont = (cont ^ '\n') * fnvPrime
 	}
