@@ -137,3 +137,31 @@ func TestPathShapeRoutes(t *testing.T) {
 		}
 	}
 }
+
+// TestListEnd: a bracketed list of two items or more is one value; a
+// bracketed time, level, thread or a nested structure is not.
+func TestListEnd(t *testing.T) {
+	for in, want := range map[string]int{
+		"[auth, cache, gzip] loaded": 19,
+		"[1,2,3]":                    7,
+		"['a', 'b']":                 10,
+		`["x","y"]`:                  9,
+		"[orders-0, orders-3]":       20,
+		"[main]":                     0,
+		"[INFO] x, y":                0,
+		"[10:00:01,123]":             0,
+		"[2024-03-01 10:00:00,123]":  0,
+		"[a, b c]":                   0,
+		"[a,  b]":                    0,
+		"[{a, b}]":                   0,
+		"[a, b":                      0,
+	} {
+		if got := listEnd(in, 0); got != want {
+			t.Errorf("listEnd(%q) = %d, want %d", in, got, want)
+		}
+	}
+	long := "[" + strings.Repeat("a,", maxListBytes) + "a]"
+	if listEnd(long, 0) != 0 {
+		t.Error("a list longer than maxListBytes is read as one value")
+	}
+}

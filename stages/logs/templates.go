@@ -240,6 +240,12 @@ func tokenize(line string, dst []Tok) []Tok {
 	for i := 0; i < len(line); i++ {
 		seen := tokClass[line[i]] // the classes of the token's bytes
 		if seen&tcSep != 0 {
+			if line[i] == '[' {
+				if e := listEnd(line, i); e > 0 {
+					dst = append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), variable: true})
+					i = e - 1
+				}
+			}
 			continue
 		}
 		if seen&tcHex != 0 && mayOpenHexGroups(line, i) {
@@ -296,6 +302,55 @@ func tokenize(line string, dst []Tok) []Tok {
 	}
 	return dst
 }
+
+// maxListBytes bounds a list that listEnd reads as one value.
+const maxListBytes = 1024
+
+// listEnd returns the end of a list that opens at line[i] == '[': two
+// items or more, each without blanks, colons or brackets, joined by ','
+// and perhaps one blank ("[auth, cache, gzip]", "[1,2,3]", ['a', 'b']).
+// A list's length and items vary from record to record (plugins loaded,
+// partitions assigned), so it is one value; token by token it made a
+// template for every combination. A bracketed time, level or thread
+// ("[10:00:01,123]", "[INFO]", "[main]") is no list, nor are brackets
+// right after a word (sshd[1234]): tokenize looks for lists only after a
+// separator. 0 when there is none.
+func listEnd(line string, i int) int {
+	commas := 0
+	lim := min(len(line), i+maxListBytes)
+	for j := i + 1; j < lim; j++ {
+		for j < lim && !listByte[line[j]] {
+			j++
+		}
+		if j == lim {
+			break
+		}
+		switch line[j] {
+		case ']':
+			if commas == 0 {
+				return 0
+			}
+			return j + 1
+		case ',':
+			commas++
+			if j+1 < lim && line[j+1] == ' ' {
+				j++
+			}
+		default:
+			return 0 // a blank, a colon or a bracket
+		}
+	}
+	return 0
+}
+
+// listByte marks the bytes that end a list item: ',' and ']', and those
+// no item holds (blanks, colons, brackets).
+var listByte = func() (t [256]bool) {
+	for _, c := range []byte(",] \t\n\r\v\f:[{()}") {
+		t[c] = true
+	}
+	return t
+}()
 
 // isDataWord reports a word without digits that is data all the same: a
 // host name or an e-mail address, or a generated name.

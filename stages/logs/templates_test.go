@@ -3,6 +3,7 @@ package logs
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -26,12 +27,15 @@ func pathShapeReference(t string) Tok {
 			segs = append(segs, s)
 		}
 	}
-	if len(segs) < 2 || strings.ContainsAny(segs[0]+segs[1], "0123456789") || hasRandomPart(segs[0]) || hasRandomPart(segs[1]) ||
-		maskTokenReference(segs[0]).variable || maskTokenReference(segs[1]).variable {
+	if len(segs) == 0 {
 		return Tok{h: fnvOffset, variable: true}
 	}
+	route := segs[:min(len(segs), 2)] // one word or two
 	h := uint64(fnvOffset) ^ '/'
-	for _, s := range segs[:2] {
+	for _, s := range route {
+		if strings.ContainsAny(s, "0123456789") || hasRandomPart(s) || maskTokenReference(s).variable {
+			return Tok{h: fnvOffset, variable: true}
+		}
 		h = (h ^ maskTokenReference(s).h) * fnvPrime
 	}
 	return Tok{h: h | 2}
@@ -104,8 +108,12 @@ func maskTokenReference(t string) Tok {
 	return Tok{h: h, variable: digits > 0 && word < 3}
 }
 
+// listReference is listEnd's list: two items or more in brackets.
+var listReference = regexp.MustCompile(`^\[[^ \t\n\r\v\f:\[\]{}(),]*(?:, ?[^ \t\n\r\v\f:\[\]{}(),]*)+\]`)
+
 // tokenizeReference splits on blanks and field delimiters first, then
-// masks each token.
+// masks each token. A bracketed list (listReference) after a separator
+// is one variable.
 // A MAC or IPv6 address (hexGroupsEnd, where mayOpenHexGroups lets it
 // be tried) is one variable; a word that is a host name, an e-mail
 // address or a generated name (isNetName, hasRandomPart: tested on their
@@ -116,6 +124,10 @@ func tokenizeReference(line string) []Tok {
 		return c == ' ' || c == '\t' || c == '\n' || strings.IndexByte(`|,;=:[](){}"`, c) >= 0
 	}
 	for i := 0; i < len(line); {
+		if m := listReference.FindString(line[i:]); m != "" && len(m) <= maxListBytes && (i == 0 || sep(line[i-1])) {
+			out, i = append(out, Tok{h: fnvOffset, variable: true}), i+len(m)
+			continue
+		}
 		if sep(line[i]) {
 			i++
 			continue
@@ -153,7 +165,8 @@ func tokenizeReference(line string) []Tok {
 // token, as templates see tokens.
 func FuzzTokenize(f *testing.F) {
 	for _, s := range []string{"blk_-4242 sshd[1234]: 0xdeadbeef", "ab12cd\ta-1 _-9 /var/log Dec", "user_0  façade-3\tcafe12 -5 x-7", "Jan 2 /a b/c d/",
-		"MAC=52:54:00:16:d5:cd:fa:16 SRC=10.0.0.1:80 at 10:00:01", "fe80::1ff:fe23:4567:890a%eth0 2001:db8::7", "a@b.com to api.example.org web-bcdfghjkl-x2 default/api-bcdfghjklm-x"} {
+		"MAC=52:54:00:16:d5:cd:fa:16 SRC=10.0.0.1:80 at 10:00:01", "fe80::1ff:fe23:4567:890a%eth0 2001:db8::7", "a@b.com to api.example.org web-bcdfghjkl-x2 default/api-bcdfghjklm-x",
+		"loaded [auth, cache] and [1,2,3] not [main] [10:00:01,123] [a, b c] ['x', 'y'] [,]"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
