@@ -664,3 +664,47 @@ func TestAccessLogOneWordRoutes(t *testing.T) {
 		t.Logf("ratio %.4f, output:\n%s", ratio, clipZoo(out))
 	}
 }
+
+// TestAccessLogClientsVary: in the combined log format, the referrer and
+// the user agent come with every request: each route keeps one line per
+// outcome however many clients call it, and a rare server error keeps a
+// line of its own.
+func TestAccessLogClientsVary(t *testing.T) {
+	agents := []string{
+		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
+		"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15",
+		"Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0",
+		"curl/8.4.0", "Go-http-client/1.1", "python-requests/2.31.0", "kube-probe/1.28",
+		"Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)",
+	}
+	referrers := []string{"-", "https://www.example.com/", "https://www.example.com/search?q=shoes", "https://example.com/cart?step=2"}
+	routes := []string{"/api/orders/%d", "/api/users/%d/profile", "/health", "/login", "/search?q=item%d", "/static/app.%x.js"}
+	r := rand.New(rand.NewPCG(21, 22))
+	zipf := rand.NewZipf(r, 1.2, 1, uint64(len(agents)-1))
+	at := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
+	var b strings.Builder
+	for i := range 3000 {
+		at = at.Add(time.Duration(1+r.IntN(400)) * time.Millisecond)
+		route, status := routes[r.IntN(len(routes))], []int{200, 200, 200, 304}[r.IntN(4)]
+		if strings.Contains(route, "%") {
+			route = fmt.Sprintf(route, 1+r.IntN(100000))
+		}
+		if i == 1777 {
+			route, status = "/api/orders/77", 503
+		}
+		fmt.Fprintf(&b, "10.%d.%d.%d - - [%s] \"GET %s HTTP/1.1\" %d %d \"%s\" \"%s\"\n", r.IntN(256), r.IntN(256), 1+r.IntN(254),
+			at.Format("02/Jan/2006:15:04:05 -0700"), route, status, 100+r.IntN(50000), referrers[r.IntN(len(referrers))], agents[zipf.Uint64()])
+	}
+	out, ratio := compactLog(t, b.String())
+	for _, want := range []string{"GET /api/orders/", "GET /api/users/", "GET /health ", "GET /login ", "GET /search?", "GET /static/", "GET /api/orders/77 HTTP/1.1\" 503 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no line for %q", want)
+		}
+	}
+	if lines := strings.Count(out, "\n"); lines > 2*len(routes)+1 {
+		t.Errorf("%d lines for %d routes: clients or referrers make templates", lines, len(routes))
+	}
+	if t.Failed() {
+		t.Logf("ratio %.4f, output:\n%s", ratio, clipZoo(out))
+	}
+}

@@ -42,6 +42,7 @@ type Layout struct {
 const (
 	FieldsJSON   = "json"   // JSON lines: zap, logrus, bunyan, pino, slog, Docker json-file
 	FieldsLogfmt = "logfmt" // key=value pairs: slog text, logrus text, Heroku
+	FieldsAccess = "access" // the NCSA common or combined log format: Apache, nginx, proxies, CDNs
 )
 
 // String encodes the layout for an envelope header; ParseLayout reads it.
@@ -91,7 +92,7 @@ func ParseLayout(s string) (Layout, error) {
 		l.HeaderCols = n
 	}
 	switch l.Fields {
-	case "", FieldsJSON, FieldsLogfmt:
+	case "", FieldsJSON, FieldsLogfmt, FieldsAccess:
 	default:
 		return Layout{}, errors.New("log layout: unknown field syntax")
 	}
@@ -154,6 +155,7 @@ type logAnalysis struct {
 	stamped int // lines a known time stamp opens
 	json    int // lines holding one JSON object, maybe after a prefix
 	logfmt  int // lines of key=value pairs
+	access  int // lines of the NCSA common or combined log format
 	escapes int // lines with ANSI escapes
 }
 
@@ -227,6 +229,8 @@ func (a *logAnalysis) scan(s string, max int) {
 		}
 		if jsonPayloadStart(line) >= 0 {
 			a.json++
+		} else if _, end := accessRecord(line); end > 0 {
+			a.access++
 		} else if logfmtPairs(line) >= 3 {
 			a.logfmt++
 		}
@@ -273,6 +277,8 @@ func (a *logAnalysis) layout() Layout {
 		l.Fields = FieldsJSON
 	case a.logfmt*10 >= heads*6:
 		l.Fields = FieldsLogfmt
+	case a.access*10 >= heads*6:
+		l.Fields = FieldsAccess
 	}
 	// At most maxOpeners keys: a scan beats a map's hashing.
 	openerKeys := make([]shapeKey, 0, maxOpeners)

@@ -57,6 +57,7 @@ func TestLogLayoutRoundTrip(t *testing.T) {
 		{Analyzed: true, Records: true, Fields: FieldsJSON, Openers: []string{`{"a":`}},
 		{Analyzed: true, Records: true, Openers: []string{"[a", "d-d-d", "a&b=c;", "é"}, HeaderCols: 5},
 		{Analyzed: true, Records: true, ByRepeats: true},
+		{Analyzed: true, Records: true, Fields: FieldsAccess, Openers: []string{"d.d.d.d"}},
 	} {
 		got, err := ParseLayout(l.String())
 		if err != nil {
@@ -71,5 +72,39 @@ func TestLogLayoutRoundTrip(t *testing.T) {
 		if _, err := ParseLayout(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
+	}
+}
+
+// TestAccessRecord: the NCSA common and combined formats, with a virtual
+// host or a user in front and fields after, are access records; lines
+// that only look alike are not.
+func TestAccessRecord(t *testing.T) {
+	const req = `[01/Mar/2024:10:00:00 +0000] "GET /x?a=1 HTTP/1.1" `
+	for line, size := range map[string]string{
+		`10.0.0.1 - - ` + req + `200 512`:                                                              "512",
+		`10.0.0.1 - - ` + req + `304 - "-" "curl/8.4.0"`:                                               "-",
+		`example.com:443 10.0.0.1 - alice ` + req + `404 0 "https://e.com/" "Mozilla/5.0 (X11)" 0.012`: "0",
+		`::1 - - ` + req + `503 19`:                                                                    "19",
+	} {
+		status, end := accessRecord(line)
+		if end == 0 || line[status:status+3] != strings.Fields(line[status:])[0] || line[end-len(size):end] != size {
+			t.Errorf("accessRecord(%q) = %d, %d", line, status, end)
+		}
+	}
+	for _, line := range []string{
+		`2024-03-01 10:00:00 [main] INFO "quoted" 200 things`,
+		`10.0.0.1 - - ` + req + `OK 512`,
+		`10.0.0.1 - - ` + req + `2000 512`,
+		`10.0.0.1 - - ` + req + `200 5k`,
+		`10.0.0.1 - - [01/Mar/2024:10:00:00 +0000] GET /x 200 512`,
+		`[main] "unterminated 200 1`,
+	} {
+		if _, end := accessRecord(line); end != 0 {
+			t.Errorf("accessRecord(%q) found a record", line)
+		}
+	}
+	lay := Analyze(strings.Repeat(`10.0.0.1 - - `+req+`200 512 "-" "curl/8.4.0"`+"\n", 50))
+	if lay.Fields != FieldsAccess || !lay.Records {
+		t.Errorf("an access log is analysed as %+v", lay)
 	}
 }

@@ -2,6 +2,7 @@ package logs
 
 import (
 	"math/bits"
+	"strings"
 
 	"github.com/jetcompact/jetcompact/stages/textkit"
 )
@@ -94,6 +95,8 @@ func fieldTokens(syntax, line string, dst []Tok) (_ []Tok, ok bool) {
 		if !scanLogfmt(line, visit) {
 			return dst[:at], false
 		}
+	case FieldsAccess:
+		return accessTokens(line, dst)
 	default:
 		return dst, false
 	}
@@ -258,4 +261,93 @@ func scanLogfmt(line string, visit func(k, v string, at int)) bool {
 		i = e
 	}
 	return n >= 2
+}
+
+// accessRecord finds the core of a record in the NCSA common or combined
+// log format: a bracketed time, the quoted request line, a three-digit
+// status and a size ("[01/Mar/2024:10:00:00 +0000] \"GET /x HTTP/1.1\" 200
+// 512"), after a few fields (client, ident, user; a virtual host). status
+// is where the status stands and end where the size ends; end is 0 when
+// line holds no such record.
+func accessRecord(line string) (status, end int) {
+	// The line's first quote opens the request, right after the time's
+	// closing bracket.
+	rb := strings.IndexByte(line, '"') - 2
+	if rb < 1 || rb > 600 || line[rb] != ']' || line[rb+1] != ' ' {
+		return 0, 0
+	}
+	if lb := strings.LastIndexByte(line[:rb], '['); lb < 1 || line[lb-1] != ' ' {
+		return 0, 0
+	}
+	i := rb + 1
+	q := strings.IndexByte(line[i+2:], '"')
+	if q < 0 {
+		return 0, 0
+	}
+	i += 2 + q + 1 // past the request line's closing quote
+	if i+4 > len(line) || line[i] != ' ' || !textkit.IsDigit(line[i+1]) || !textkit.IsDigit(line[i+2]) || !textkit.IsDigit(line[i+3]) ||
+		i+4 < len(line) && line[i+4] != ' ' {
+		return 0, 0
+	}
+	status = i + 1
+	i += 4
+	if i == len(line) {
+		return status, i
+	}
+	j := i + 1
+	for j < len(line) && line[j] != ' ' {
+		j++
+	}
+	if size := line[i+1 : j]; size != "-" && (size == "" || textkit.DigitRun(size, 0) != len(size)) {
+		return 0, 0
+	}
+	return status, j
+}
+
+// accessTokens appends the template tokens of an access record: its
+// client, time and request line as free text; an error status (4xx,
+// 5xx) as a constant, since a route's 200s and 503s are different events,
+// and a success or redirect as a value; and past the size,
+// each quoted field (referrer, user agent) as one value, whatever its
+// words: clients and referrers come with every request.
+func accessTokens(line string, dst []Tok) (_ []Tok, ok bool) {
+	status, end := accessRecord(line)
+	if end == 0 {
+		return dst, false
+	}
+	at := len(dst)
+	dst = tokenize(line[:end], dst)
+	for k := at; k < len(dst) && line[status] >= '4'; k++ {
+		if int(dst[k].Start) == status {
+			dst[k].h, dst[k].variable = wordHash(line[status:status+3])^'S', false
+		}
+	}
+	for i := end; i < len(line); {
+		switch c := line[i]; {
+		case c == ' ' || c == '\t':
+			i++
+		case c == '"':
+			e := strings.IndexByte(line[i+1:], '"')
+			if e < 0 {
+				e = len(line)
+			} else {
+				e += i + 2
+			}
+			dst = append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), variable: true})
+			i = e
+		default:
+			e := i
+			for e < len(line) && line[e] != ' ' && line[e] != '\t' {
+				e++
+			}
+			from := len(dst)
+			dst = tokenize(line[i:e], dst)
+			for k := from; k < len(dst); k++ {
+				dst[k].Start += int32(i)
+				dst[k].End += int32(i)
+			}
+			i = e
+		}
+	}
+	return dst, true
 }

@@ -981,6 +981,9 @@ func (t *templates) mergeVariants() (merged bool) {
 			if distinctAt(t.groups, b, p) < t.minVariants || !t.variesWidely(b, p) {
 				continue
 			}
+			if b = t.withoutRecurring(b, p); len(b) < 2 {
+				continue
+			}
 			root := b[0]
 			for _, i := range b {
 				if t.groups[i].first < t.groups[root].first {
@@ -1341,6 +1344,34 @@ func (t *templates) variesWidely(b []int, p int) bool {
 		}
 	}
 	return seen > 0 && 2*data >= seen
+}
+
+// withoutRecurring drops from bucket b, which varies widely at p, the
+// groups whose word there recurs: seen ten times at least and twice as
+// often as the bucket's groups on average. A long tail of one-off values
+// (scanned URLs, once-seen users) merges; the routes or event names that
+// stand out of it stay apart. Data (host names, addresses) merges
+// however often it recurs.
+func (t *templates) withoutRecurring(b []int, p int) []int {
+	total := 0
+	for _, i := range b {
+		total += t.groups[i].count
+	}
+	var toks []Tok
+	out := b[:0:0]
+	for _, i := range b {
+		g := &t.groups[i]
+		if g.count >= 10 && g.count*len(b) >= 2*total {
+			toks = g.firstTokens(toks[:0])
+			if p < len(toks) {
+				if v := g.head[toks[p].Start:toks[p].End]; !strings.ContainsAny(v, ".@") || strings.Contains(v, "/") {
+					continue
+				}
+			}
+		}
+		out = append(out, i)
+	}
+	return out
 }
 
 // distinctAt counts the different tokens the groups b hold at position p.
