@@ -270,6 +270,16 @@ func logDocs64KiB(n int) []string {
 // document. Top self costs now (callgrind): tokenize 13.6%, readColumn
 // 5%, indexbytebody 4.4%, maskToken 3.2%, appendShape 2.6%,
 // templates.add 2.1%, wordHash 1.9%, controlBytes 1.8%.
+//
+// Then (30d1e8c -> 50a1fb6): appendShape, pathShape, the warning template
+// and the assertion words got cheaper (8.23M -> 8.03M instructions per
+// document, 512 -> 393 allocations); fidelity rules for bracketed lists,
+// one-word routes and access logs spent 1.4% of it again (8.15M). Wall
+// clock, interleaved (scripts/benchcmp.sh -n 6 -t 2s), on a slow spell of
+// this VM: 91.8 -> 92.5 MB/s, within noise; on quiet spells the same
+// binary ran 96-104 MB/s. Top self costs (callgrind): tokenize 15%,
+// readColumn 5.5%, indexbytebody 4.8%, maskToken 3.5%, templates.add
+// 2.4%, appendShape 2.2%, wordHash 2.1%, controlBytes 2%.
 func BenchmarkPipelineLog64KiB(b *testing.B) {
 	p, err := New(DefaultConfig(), stages.Deps{})
 	if err != nil {
