@@ -272,14 +272,7 @@ func (a *logAnalysis) layout() Layout {
 		}
 	}
 	slices.Sort(l.Openers)
-	switch {
-	case a.json*10 >= heads*6:
-		l.Fields = FieldsJSON
-	case a.logfmt*10 >= heads*6:
-		l.Fields = FieldsLogfmt
-	case a.access*10 >= heads*6:
-		l.Fields = FieldsAccess
-	}
+	l.Fields = a.fieldSyntax(heads)
 	// At most maxOpeners keys: a scan beats a map's hashing.
 	openerKeys := make([]shapeKey, 0, maxOpeners)
 	for _, s := range all {
@@ -311,6 +304,19 @@ func (a *logAnalysis) layout() Layout {
 		l.Records, l.ByRepeats = true, true
 	}
 	return l
+}
+
+// fieldSyntax names the field syntax that six heads in ten share, if any.
+func (a *logAnalysis) fieldSyntax(heads int) string {
+	switch {
+	case a.json*10 >= heads*6:
+		return FieldsJSON
+	case a.logfmt*10 >= heads*6:
+		return FieldsLogfmt
+	case a.access*10 >= heads*6:
+		return FieldsAccess
+	}
+	return ""
 }
 
 // OpensRecord reports whether line opens a record: not a continuation
