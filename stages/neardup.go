@@ -532,10 +532,12 @@ func maskedSimHash(t string, maskAll bool) uint64 {
 	h := uint64(textkit.FNVOffset)
 	for j := 0; j < len(t); {
 		c := t[j]
-		if e := hexIDEnd(t, j); e > j {
-			h = (h ^ '#') * textkit.FNVPrime
-			j = e
-			continue
+		if isHexDigit(c) && (j == 0 || !isWordByte(t[j-1])) {
+			if e := hexIDEnd(t, j); e > j {
+				h = (h ^ '#') * textkit.FNVPrime
+				j = e
+				continue
+			}
 		}
 		if isDigit(c) {
 			e := textkit.DigitRun(t, j)
