@@ -162,6 +162,21 @@ var valueTemplates = []zooTemplate{
 	{msg: "thread pool exhausted, rejecting task %s", level: "ERROR", slots: []zooSlot{{"task", zUUID}}, alert: true},
 }
 
+// phraseTemplates add to valueTemplates a quoted search phrase of two to
+// four words inside the message. Quotes escaped in a JSON or logfmt value
+// (\"red shoes\") are not read as a phrase yet, so only plain formats use
+// these.
+var phraseTemplates = append([]zooTemplate{
+	{msg: "search for \"%s\" returned %s results", level: "INFO", slots: []zooSlot{{"q", func(r *rand.Rand) string {
+		words := []string{"red", "shoes", "blue", "running", "size", "cheap", "leather", "boots", "summer", "dress", "kids", "jacket"}
+		q := words[r.IntN(len(words))]
+		for range 1 + r.IntN(3) {
+			q += " " + words[r.IntN(len(words))]
+		}
+		return q
+	}}, {"n", zNum(0, 500)}}},
+}, valueTemplates...)
+
 var zoo2Formats = []zoo2Format{
 	{name: "Zookeeper", render: func(e zooEvent, o zooOpts) []string {
 		thread := tplPick(e, "QuorumPeer[myid=1]/0:0:0:0:0:0:0:0:2181", "NIOServerCxn.Factory:0.0.0.0/0.0.0.0:2181", "SyncThread:1", "WorkerReceiver[myid=3]")
@@ -343,6 +358,9 @@ var zoo2Formats = []zoo2Format{
 	}},
 	{name: "values: plain ISO", tpls: valueTemplates, render: func(e zooEvent, o zooOpts) []string {
 		return withTrace(e, fmt.Sprintf("%s %-5s %s", o.ts(e.at, time.RFC3339Nano), e.level(), e.message()), goTrace)
+	}},
+	{name: "values: quoted phrases", tpls: phraseTemplates, render: func(e zooEvent, o zooOpts) []string {
+		return []string{fmt.Sprintf("%s [%s] %s", o.ts(e.at, "2006-01-02 15:04:05.000"), e.level(), e.message())}
 	}},
 	{name: "values: logfmt", tpls: valueTemplates, render: func(e zooEvent, o zooOpts) []string {
 		msg, _ := jsonQuote(e.message())

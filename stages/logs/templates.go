@@ -240,10 +240,18 @@ func tokenize(line string, dst []Tok) []Tok {
 	for i := 0; i < len(line); i++ {
 		seen := tokClass[line[i]] // the classes of the token's bytes
 		if seen&tcSep != 0 {
-			if line[i] == '[' {
+			switch line[i] {
+			case '[':
 				if e := listEnd(line, i); e > 0 {
 					dst = append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), variable: true})
 					i = e - 1
+				}
+			case '"':
+				if e := phraseEnd(line, i); e > 0 {
+					var ok bool
+					if dst, ok = appendPhrase(line, i, e, dst); ok {
+						i = e - 1
+					}
 				}
 			}
 			continue
@@ -301,6 +309,47 @@ func tokenize(line string, dst []Tok) []Tok {
 		dst = append(dst, k)
 	}
 	return dst
+}
+
+// phraseEnd returns the end of a quoted phrase inside a sentence that
+// opens at line[i] == '"': after a blank, words with blanks between them,
+// closed on the line, and more words after it (search for "red running
+// shoes" returned 12 results). A quoted cell (after ',': CSV), a quoted
+// value (after '=') and a quote that ends the line are none: there the
+// quotes may hold the record's message. 0 when there is none.
+func phraseEnd(line string, i int) int {
+	if i == 0 || line[i-1] != ' ' {
+		return 0
+	}
+	j := strings.IndexByte(line[i+1:], '"')
+	if j < 0 || j > maxListBytes || strings.IndexByte(line[i+1:i+1+j], ' ') < 0 {
+		return 0
+	}
+	e := i + j + 2
+	if e+1 >= len(line) || line[e] != ' ' || !textkit.IsWordByte(line[e+1]) {
+		return 0
+	}
+	return e
+}
+
+// appendPhrase appends the quoted phrase line[i:e] as one token when it
+// is words only: a search query, a name with blanks. Such phrases vary in
+// their number of words from record to record, which token by token made
+// a template of every phrase; as one token, a position holding many
+// phrases merges like any other. A phrase with a value in it (a number,
+// an id, a path) is read token by token (ok false): its words keep their
+// count, and its values their summary.
+func appendPhrase(line string, i, e int, dst []Tok) (_ []Tok, ok bool) {
+	at := len(dst)
+	dst = tokenize(line[i+1:e-1], dst)
+	h := uint64(fnvOffset) ^ 'Q'
+	for _, t := range dst[at:] {
+		if t.variable {
+			return dst[:at], false
+		}
+		h = (h ^ TokenID(t)) * fnvPrime
+	}
+	return append(dst[:at], Tok{h: h | 2, Start: int32(i), End: int32(e)}), true
 }
 
 // maxListBytes bounds a list that listEnd reads as one value.

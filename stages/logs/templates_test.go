@@ -111,9 +111,14 @@ func maskTokenReference(t string) Tok {
 // listReference is listEnd's list: two items or more in brackets.
 var listReference = regexp.MustCompile(`^\[[^ \t\n\r\v\f:\[\]{}(),]*(?:, ?[^ \t\n\r\v\f:\[\]{}(),]*)+\]`)
 
+// phraseReference is phraseEnd's phrase: quoted words with a blank among
+// them, then a blank and a word byte.
+var phraseReference = regexp.MustCompile(`^"([^"]* [^"]*)" [A-Za-z0-9_]`)
+
 // tokenizeReference splits on blanks and field delimiters first, then
 // masks each token. A bracketed list (listReference) after a separator
-// is one variable.
+// is one variable, a quoted phrase of words only inside a sentence one
+// token.
 // A MAC or IPv6 address (hexGroupsEnd, where mayOpenHexGroups lets it
 // be tried) is one variable; a word that is a host name, an e-mail
 // address or a generated name (isNetName, hasRandomPart: tested on their
@@ -123,11 +128,24 @@ func tokenizeReference(line string) []Tok {
 	sep := func(c byte) bool {
 		return c == ' ' || c == '\t' || c == '\n' || strings.IndexByte(`|,;=:[](){}"`, c) >= 0
 	}
+	afterWord := false // a word ended at i: its separator is passed
 	for i := 0; i < len(line); {
-		if m := listReference.FindString(line[i:]); m != "" && len(m) <= maxListBytes && (i == 0 || sep(line[i-1])) {
+		if m := listReference.FindString(line[i:]); m != "" && len(m) <= maxListBytes && !afterWord {
 			out, i = append(out, Tok{h: fnvOffset, variable: true}), i+len(m)
 			continue
 		}
+		if m := phraseReference.FindStringSubmatch(line[i:]); m != nil && !afterWord && i > 0 && line[i-1] == ' ' && len(m[1]) <= maxListBytes {
+			h, words := uint64(fnvOffset)^'Q', true
+			for _, t := range tokenizeReference(m[1]) {
+				h = (h ^ TokenID(t)) * fnvPrime
+				words = words && !t.variable
+			}
+			if words {
+				out, i = append(out, Tok{h: h | 2}), i+len(m[1])+2
+				continue
+			}
+		}
+		afterWord = false
 		if sep(line[i]) {
 			i++
 			continue
@@ -138,6 +156,7 @@ func tokenizeReference(line string) []Tok {
 				continue
 			}
 		}
+		afterWord = true
 		j := i
 		for j < len(line) && !sep(line[j]) {
 			j++
@@ -166,7 +185,8 @@ func tokenizeReference(line string) []Tok {
 func FuzzTokenize(f *testing.F) {
 	for _, s := range []string{"blk_-4242 sshd[1234]: 0xdeadbeef", "ab12cd\ta-1 _-9 /var/log Dec", "user_0  façade-3\tcafe12 -5 x-7", "Jan 2 /a b/c d/",
 		"MAC=52:54:00:16:d5:cd:fa:16 SRC=10.0.0.1:80 at 10:00:01", "fe80::1ff:fe23:4567:890a%eth0 2001:db8::7", "a@b.com to api.example.org web-bcdfghjkl-x2 default/api-bcdfghjklm-x",
-		"loaded [auth, cache] and [1,2,3] not [main] [10:00:01,123] [a, b c] ['x', 'y'] [,]"} {
+		"loaded [auth, cache] and [1,2,3] not [main] [10:00:01,123] [a, b c] ['x', 'y'] [,]",
+		`search "red shoes" got q="a b" x "one" x"y z" w "took 12 ms" z fe80::1:2:3:4 "a b" c,"x y" d "end here"`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
