@@ -19,7 +19,7 @@ import (
 // multi-line messages) and application loggers (Go, Ruby, Heroku, hclog,
 // Java's Date, Elixir, gunicorn, Tomcat, .NET's console, epoch stamps,
 // Python's basicConfig, java.util.logging, AWS Lambda, JSON from GCP, ECS,
-// Serilog and pino), and two formats whose messages carry values of other
+// Serilog and pino), and four formats whose messages carry values of other
 // kinds (valueTemplates). Each is measured against the "ten-line script"
 // baseline: keep the first line of each digit-masked pattern. We must beat
 // it on coverage and on ratio. Nothing here comes from a real log.
@@ -135,7 +135,8 @@ func sqlLines() []string {
 // valueTemplates carry values of other kinds than eventTemplates':
 // durations like 6m31.0s, URLs with queries, bracketed lists of varying
 // length, embedded JSON, sizes and percentages, versions, non-ASCII units,
-// fractions, quoted SQL, signed decimals, ratios, and long hex digests.
+// fractions, quoted SQL, signed decimals, ratios, quoted search phrases
+// of two to four words, and long hex digests.
 var valueTemplates = []zooTemplate{
 	{msg: "job %s finished in %s with exit code 0", level: "INFO", slots: []zooSlot{{"job", zNum(1000, 99999)}, {"dur", func(r *rand.Rand) string { return fmt.Sprintf("%dm%d.%ds", r.IntN(9), r.IntN(60), r.IntN(10)) }}}},
 	{msg: "GET %s returned %s in %sms", level: "INFO", slots: []zooSlot{{"url", func(r *rand.Rand) string {
@@ -156,17 +157,6 @@ var valueTemplates = []zooTemplate{
 	{msg: "query \"%s\" returned %s rows", level: "DEBUG", slots: []zooSlot{{"sql", func(r *rand.Rand) string { return fmt.Sprintf("SELECT * FROM orders WHERE id = %d", r.IntN(1e6)) }}, {"rows", zNum(0, 500)}}},
 	{msg: "balance for account %s is %s", level: "INFO", slots: []zooSlot{{"acct", func(r *rand.Rand) string { return fmt.Sprintf("ACC-%06d", r.IntN(1e6)) }}, {"bal", func(r *rand.Rand) string { return fmt.Sprintf("%d.%02d", r.IntN(20000)-10000, r.IntN(100)) }}}},
 	{msg: "cache hit ratio %s over last %s requests", level: "DEBUG", slots: []zooSlot{{"ratio", func(r *rand.Rand) string { return fmt.Sprintf("0.%03d", r.IntN(1000)) }}, {"n", zNum(100, 10000)}}},
-	// Rare alerts.
-	{msg: "checksum mismatch for %s: expected %s got %s", level: "ERROR", slots: []zooSlot{{"file", zPath}, {"exp", func(r *rand.Rand) string { return fmt.Sprintf("%016x%016x", r.Uint64(), r.Uint64()) }}, {"got", func(r *rand.Rand) string { return fmt.Sprintf("%016x%016x", r.Uint64(), r.Uint64()) }}}, alert: true},
-	{msg: "pointer 0x%s freed twice", level: "FATAL", slots: []zooSlot{{"ptr", zHex}}, alert: true, trace: true},
-	{msg: "thread pool exhausted, rejecting task %s", level: "ERROR", slots: []zooSlot{{"task", zUUID}}, alert: true},
-}
-
-// phraseTemplates add to valueTemplates a quoted search phrase of two to
-// four words inside the message. Quotes escaped in a JSON or logfmt value
-// (\"red shoes\") are not read as a phrase yet, so only plain formats use
-// these.
-var phraseTemplates = append([]zooTemplate{
 	{msg: "search for \"%s\" returned %s results", level: "INFO", slots: []zooSlot{{"q", func(r *rand.Rand) string {
 		words := []string{"red", "shoes", "blue", "running", "size", "cheap", "leather", "boots", "summer", "dress", "kids", "jacket"}
 		q := words[r.IntN(len(words))]
@@ -175,7 +165,11 @@ var phraseTemplates = append([]zooTemplate{
 		}
 		return q
 	}}, {"n", zNum(0, 500)}}},
-}, valueTemplates...)
+	// Rare alerts.
+	{msg: "checksum mismatch for %s: expected %s got %s", level: "ERROR", slots: []zooSlot{{"file", zPath}, {"exp", func(r *rand.Rand) string { return fmt.Sprintf("%016x%016x", r.Uint64(), r.Uint64()) }}, {"got", func(r *rand.Rand) string { return fmt.Sprintf("%016x%016x", r.Uint64(), r.Uint64()) }}}, alert: true},
+	{msg: "pointer 0x%s freed twice", level: "FATAL", slots: []zooSlot{{"ptr", zHex}}, alert: true, trace: true},
+	{msg: "thread pool exhausted, rejecting task %s", level: "ERROR", slots: []zooSlot{{"task", zUUID}}, alert: true},
+}
 
 var zoo2Formats = []zoo2Format{
 	{name: "Zookeeper", render: func(e zooEvent, o zooOpts) []string {
@@ -359,8 +353,12 @@ var zoo2Formats = []zoo2Format{
 	{name: "values: plain ISO", tpls: valueTemplates, render: func(e zooEvent, o zooOpts) []string {
 		return withTrace(e, fmt.Sprintf("%s %-5s %s", o.ts(e.at, time.RFC3339Nano), e.level(), e.message()), goTrace)
 	}},
-	{name: "values: quoted phrases", tpls: phraseTemplates, render: func(e zooEvent, o zooOpts) []string {
+	{name: "values: bracketed", tpls: valueTemplates, render: func(e zooEvent, o zooOpts) []string {
 		return []string{fmt.Sprintf("%s [%s] %s", o.ts(e.at, "2006-01-02 15:04:05.000"), e.level(), e.message())}
+	}},
+	{name: "values: JSON", tpls: valueTemplates, render: func(e zooEvent, o zooOpts) []string {
+		msg, _ := jsonQuote(e.message())
+		return []string{fmt.Sprintf(`{"time":"%s","level":"%s","msg":%s,"host":"%s"}`, o.ts(e.at, time.RFC3339Nano), strings.ToLower(e.level()), msg, o.host(e.seq))}
 	}},
 	{name: "values: logfmt", tpls: valueTemplates, render: func(e zooEvent, o zooOpts) []string {
 		msg, _ := jsonQuote(e.message())

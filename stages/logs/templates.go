@@ -240,21 +240,16 @@ func tokenize(line string, dst []Tok) []Tok {
 	for i := 0; i < len(line); i++ {
 		seen := tokClass[line[i]] // the classes of the token's bytes
 		if seen&tcSep != 0 {
-			switch line[i] {
-			case '[':
-				if e := listEnd(line, i); e > 0 {
-					dst = append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), variable: true})
-					i = e - 1
-				}
-			case '"':
-				if e := phraseEnd(line, i); e > 0 {
-					var ok bool
-					if dst, ok = appendPhrase(line, i, e, dst); ok {
-						i = e - 1
-					}
-				}
+			if opensValue[line[i]] {
+				dst, i = bracketedValue(line, i, dst)
 			}
 			continue
+		}
+		if line[i] == '\\' {
+			if d, last := escapedPhrase(line, i, dst); last > i {
+				dst, i = d, last
+				continue
+			}
 		}
 		if seen&tcHex != 0 && mayOpenHexGroups(line, i) {
 			if e := hexGroupsEnd(line, i); e > 0 {
@@ -332,16 +327,74 @@ func phraseEnd(line string, i int) int {
 	return e
 }
 
-// appendPhrase appends the quoted phrase line[i:e] as one token when it
+// opensValue marks the separators that may open a value of several
+// words: '[' a list, '"' a phrase.
+var opensValue = [256]bool{'[': true, '"': true}
+
+// bracketedValue reads a list or a quoted phrase that opens at the
+// separator line[i] as one token. It returns dst and the index of the
+// value's last byte, or i when none opens there.
+func bracketedValue(line string, i int, dst []Tok) ([]Tok, int) {
+	switch line[i] {
+	case '[':
+		if e := listEnd(line, i); e > 0 {
+			return append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), variable: true}), e - 1
+		}
+	case '"':
+		if e := phraseEnd(line, i); e > 0 {
+			if d, ok := appendPhrase(line, i, e, 1, dst); ok {
+				return d, e - 1
+			}
+		}
+	}
+	return dst, i
+}
+
+// escapedPhrase is bracketedValue for a phrase whose quotes are escaped,
+// at the backslash line[i].
+func escapedPhrase(line string, i int, dst []Tok) ([]Tok, int) {
+	if e := escapedPhraseEnd(line, i); e > 0 {
+		if d, ok := appendPhrase(line, i, e, 2, dst); ok {
+			return d, e - 1
+		}
+	}
+	return dst, i
+}
+
+// escapedPhraseEnd is phraseEnd for quotes escaped inside a JSON or
+// logfmt string (msg="search for \\"red shoes\\" returned 3 results"):
+// line[i:] opens with a backslash and a quote, and the phrase holds
+// neither.
+func escapedPhraseEnd(line string, i int) int {
+	if i == 0 || line[i-1] != ' ' || i+2 >= len(line) || line[i+1] != '"' {
+		return 0
+	}
+	k := strings.IndexByte(line[i+2:], '"')
+	if k < 1 || k > maxListBytes || line[i+1+k] != '\\' {
+		return 0
+	}
+	inner := line[i+2 : i+1+k]
+	if strings.IndexByte(inner, '\\') >= 0 || strings.IndexByte(inner, ' ') < 0 {
+		return 0
+	}
+	e := i + k + 3
+	if e+1 >= len(line) || line[e] != ' ' || !textkit.IsWordByte(line[e+1]) {
+		return 0
+	}
+	return e
+}
+
+// appendPhrase appends the quoted phrase line[i:e], its quotes q bytes
+// wide, as one token when it
 // is words only: a search query, a name with blanks. Such phrases vary in
 // their number of words from record to record, which token by token made
 // a template of every phrase; as one token, a position holding many
 // phrases merges like any other. A phrase with a value in it (a number,
 // an id, a path) is read token by token (ok false): its words keep their
 // count, and its values their summary.
-func appendPhrase(line string, i, e int, dst []Tok) (_ []Tok, ok bool) {
+func appendPhrase(line string, i, e, q int, dst []Tok) (_ []Tok, ok bool) {
 	at := len(dst)
-	dst = tokenize(line[i+1:e-1], dst)
+	dst = tokenize(line[i+q:e-q], dst)
 	h := uint64(fnvOffset) ^ 'Q'
 	for _, t := range dst[at:] {
 		if t.variable {

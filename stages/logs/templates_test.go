@@ -115,6 +115,9 @@ var listReference = regexp.MustCompile(`^\[[^ \t\n\r\v\f:\[\]{}(),]*(?:, ?[^ \t\
 // them, then a blank and a word byte.
 var phraseReference = regexp.MustCompile(`^"([^"]* [^"]*)" [A-Za-z0-9_]`)
 
+// escapedPhraseReference is escapedPhraseEnd's phrase, its quotes escaped.
+var escapedPhraseReference = regexp.MustCompile(`^\\"([^"\\]* [^"\\]*)\\" [A-Za-z0-9_]`)
+
 // tokenizeReference splits on blanks and field delimiters first, then
 // masks each token. A bracketed list (listReference) after a separator
 // is one variable, a quoted phrase of words only inside a sentence one
@@ -142,6 +145,17 @@ func tokenizeReference(line string) []Tok {
 			}
 			if words {
 				out, i = append(out, Tok{h: h | 2}), i+len(m[1])+2
+				continue
+			}
+		}
+		if m := escapedPhraseReference.FindStringSubmatch(line[i:]); m != nil && !afterWord && i > 0 && line[i-1] == ' ' && len(m[1])+1 <= maxListBytes {
+			h, words := uint64(fnvOffset)^'Q', true
+			for _, t := range tokenizeReference(m[1]) {
+				h = (h ^ TokenID(t)) * fnvPrime
+				words = words && !t.variable
+			}
+			if words {
+				out, i = append(out, Tok{h: h | 2}), i+len(m[1])+4
 				continue
 			}
 		}
@@ -186,7 +200,8 @@ func FuzzTokenize(f *testing.F) {
 	for _, s := range []string{"blk_-4242 sshd[1234]: 0xdeadbeef", "ab12cd\ta-1 _-9 /var/log Dec", "user_0  façade-3\tcafe12 -5 x-7", "Jan 2 /a b/c d/",
 		"MAC=52:54:00:16:d5:cd:fa:16 SRC=10.0.0.1:80 at 10:00:01", "fe80::1ff:fe23:4567:890a%eth0 2001:db8::7", "a@b.com to api.example.org web-bcdfghjkl-x2 default/api-bcdfghjklm-x",
 		"loaded [auth, cache] and [1,2,3] not [main] [10:00:01,123] [a, b c] ['x', 'y'] [,]",
-		`search "red shoes" got q="a b" x "one" x"y z" w "took 12 ms" z fe80::1:2:3:4 "a b" c,"x y" d "end here"`} {
+		`search "red shoes" got q="a b" x "one" x"y z" w "took 12 ms" z fe80::1:2:3:4 "a b" c,"x y" d "end here"`,
+		`msg="search for \"red shoes\" returned 3" x \"a\b c\" d \"e f\"`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
