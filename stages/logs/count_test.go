@@ -160,8 +160,8 @@ func TestListEnd(t *testing.T) {
 			t.Errorf("listEnd(%q) = %d, want %d", in, got, want)
 		}
 	}
-	long := "[" + strings.Repeat("a,", maxListBytes) + "a]"
+	long := "[" + strings.Repeat("a,", maxValueBytes) + "a]"
 	if listEnd(long, 0) != 0 {
-		t.Error("a list longer than maxListBytes is read as one value")
+		t.Error("a list longer than maxValueBytes is read as one value")
 	}
 }

@@ -73,12 +73,7 @@ func fieldTokens(syntax, line string, dst []Tok) (_ []Tok, ok bool) {
 			dst = append(dst, Tok{h: h})
 			return
 		}
-		from := len(dst)
-		dst = tokenize(v, dst)
-		for i := from; i < len(dst); i++ {
-			dst[i].Start += int32(base + off)
-			dst[i].End += int32(base + off)
-		}
+		dst = tokenizeAt(v, base+off, dst)
 	}
 	switch syntax {
 	case FieldsJSON:
@@ -307,9 +302,9 @@ func accessRecord(line string) (status, end int) {
 // accessTokens appends the template tokens of an access record: its
 // client, time and request line as free text; an error status (4xx,
 // 5xx) as a constant, since a route's 200s and 503s are different events,
-// and a success or redirect as a value; and past the size,
-// each quoted field (referrer, user agent) as one value, whatever its
-// words: clients and referrers come with every request.
+// and a success or redirect as a value; and past the size, each quoted
+// field (referrer, user agent) as one value, whatever its words: clients
+// and referrers come with every request.
 func accessTokens(line string, dst []Tok) (_ []Tok, ok bool) {
 	status, end := accessRecord(line)
 	if end == 0 {
@@ -317,37 +312,38 @@ func accessTokens(line string, dst []Tok) (_ []Tok, ok bool) {
 	}
 	at := len(dst)
 	dst = tokenize(line[:end], dst)
-	for k := at; k < len(dst) && line[status] >= '4'; k++ {
-		if int(dst[k].Start) == status {
-			dst[k].h, dst[k].variable = wordHash(line[status:status+3])^'S', false
+	if line[status] >= '4' {
+		for k := at; k < len(dst); k++ {
+			if int(dst[k].Start) == status {
+				dst[k].h, dst[k].variable = wordHash(line[status:status+3])^'S', false
+			}
 		}
 	}
 	for i := end; i < len(line); {
-		switch c := line[i]; {
-		case c == ' ' || c == '\t':
-			i++
-		case c == '"':
-			e := strings.IndexByte(line[i+1:], '"')
-			if e < 0 {
-				e = len(line)
-			} else {
-				e += i + 2
-			}
-			dst = append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), variable: true})
-			i = e
-		default:
-			e := i
-			for e < len(line) && line[e] != ' ' && line[e] != '\t' {
-				e++
-			}
-			from := len(dst)
-			dst = tokenize(line[i:e], dst)
-			for k := from; k < len(dst); k++ {
-				dst[k].Start += int32(i)
-				dst[k].End += int32(i)
-			}
-			i = e
+		q := strings.IndexByte(line[i:], '"')
+		if q < 0 {
+			return tokenizeAt(line[i:], i, dst), true
 		}
+		dst = tokenizeAt(line[i:i+q], i, dst)
+		i += q
+		e := len(line) // an unclosed quote runs to the end
+		if c := strings.IndexByte(line[i+1:], '"'); c >= 0 {
+			e = i + c + 2
+		}
+		dst = append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), variable: true})
+		i = e
 	}
 	return dst, true
+}
+
+// tokenizeAt tokenizes s, which stands at off in its line, with the
+// tokens' offsets in that line.
+func tokenizeAt(s string, off int, dst []Tok) []Tok {
+	from := len(dst)
+	dst = tokenize(s, dst)
+	for k := from; k < len(dst); k++ {
+		dst[k].Start += int32(off)
+		dst[k].End += int32(off)
+	}
+	return dst
 }

@@ -246,7 +246,7 @@ func tokenize(line string, dst []Tok) []Tok {
 			continue
 		}
 		if line[i] == '\\' {
-			if d, last := escapedPhrase(line, i, dst); last > i {
+			if d, last := quotedPhrase(line, i, 2, dst); last > i {
 				dst, i = d, last
 				continue
 			}
@@ -306,27 +306,6 @@ func tokenize(line string, dst []Tok) []Tok {
 	return dst
 }
 
-// phraseEnd returns the end of a quoted phrase inside a sentence that
-// opens at line[i] == '"': after a blank, words with blanks between them,
-// closed on the line, and more words after it (search for "red running
-// shoes" returned 12 results). A quoted cell (after ',': CSV), a quoted
-// value (after '=') and a quote that ends the line are none: there the
-// quotes may hold the record's message. 0 when there is none.
-func phraseEnd(line string, i int) int {
-	if i == 0 || line[i-1] != ' ' {
-		return 0
-	}
-	j := strings.IndexByte(line[i+1:], '"')
-	if j < 0 || j > maxListBytes || strings.IndexByte(line[i+1:i+1+j], ' ') < 0 {
-		return 0
-	}
-	e := i + j + 2
-	if e+1 >= len(line) || line[e] != ' ' || !textkit.IsWordByte(line[e+1]) {
-		return 0
-	}
-	return e
-}
-
 // opensValue marks the separators that may open a value of several
 // words: '[' a list, '"' a phrase.
 var opensValue = [256]bool{'[': true, '"': true}
@@ -341,47 +320,41 @@ func bracketedValue(line string, i int, dst []Tok) ([]Tok, int) {
 			return append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), variable: true}), e - 1
 		}
 	case '"':
-		if e := phraseEnd(line, i); e > 0 {
-			if d, ok := appendPhrase(line, i, e, 1, dst); ok {
-				return d, e - 1
-			}
-		}
+		return quotedPhrase(line, i, 1, dst)
 	}
 	return dst, i
 }
 
-// escapedPhrase is bracketedValue for a phrase whose quotes are escaped,
-// at the backslash line[i].
-func escapedPhrase(line string, i int, dst []Tok) ([]Tok, int) {
-	if e := escapedPhraseEnd(line, i); e > 0 {
-		if d, ok := appendPhrase(line, i, e, 2, dst); ok {
-			return d, e - 1
-		}
+// quotedPhrase reads a quoted phrase inside a sentence that opens at
+// line[i] as one token: its quotes are q bytes wide, '"' or, escaped in a
+// JSON or logfmt string, '\\"' (msg="search for \\"red shoes\\" returned
+// 3"). A phrase stands after a blank, holds words with blanks between
+// them and no quote or backslash, closes on the line and has more words
+// after it (search for "red running shoes" returned 12 results). A quoted
+// cell (after ',': CSV), a quoted value (after '=') and a quote that ends
+// the line are none: there the quotes may hold the record's message. It
+// returns dst and the index of the phrase's last byte, or i when none
+// opens there.
+func quotedPhrase(line string, i, q int, dst []Tok) ([]Tok, int) {
+	if i == 0 || line[i-1] != ' ' || i+q >= len(line) || line[i+q-1] != '"' {
+		return dst, i
 	}
-	return dst, i
-}
-
-// escapedPhraseEnd is phraseEnd for quotes escaped inside a JSON or
-// logfmt string (msg="search for \\"red shoes\\" returned 3 results"):
-// line[i:] opens with a backslash and a quote, and the phrase holds
-// neither.
-func escapedPhraseEnd(line string, i int) int {
-	if i == 0 || line[i-1] != ' ' || i+2 >= len(line) || line[i+1] != '"' {
-		return 0
+	k := strings.IndexByte(line[i+q:], '"') - (q - 1) // the inner phrase's length
+	if k < 1 || k+q-1 > maxValueBytes || q == 2 && line[i+q+k] != '\\' {
+		return dst, i
 	}
-	k := strings.IndexByte(line[i+2:], '"')
-	if k < 1 || k > maxListBytes || line[i+1+k] != '\\' {
-		return 0
+	inner := line[i+q : i+q+k]
+	if q == 2 && strings.IndexByte(inner, '\\') >= 0 || strings.IndexByte(inner, ' ') < 0 {
+		return dst, i
 	}
-	inner := line[i+2 : i+1+k]
-	if strings.IndexByte(inner, '\\') >= 0 || strings.IndexByte(inner, ' ') < 0 {
-		return 0
-	}
-	e := i + k + 3
+	e := i + 2*q + k
 	if e+1 >= len(line) || line[e] != ' ' || !textkit.IsWordByte(line[e+1]) {
-		return 0
+		return dst, i
 	}
-	return e
+	if d, ok := appendPhrase(line, i, e, q, dst); ok {
+		return d, e - 1
+	}
+	return dst, i
 }
 
 // appendPhrase appends the quoted phrase line[i:e], its quotes q bytes
@@ -405,8 +378,8 @@ func appendPhrase(line string, i, e, q int, dst []Tok) (_ []Tok, ok bool) {
 	return append(dst[:at], Tok{h: h | 2, Start: int32(i), End: int32(e)}), true
 }
 
-// maxListBytes bounds a list that listEnd reads as one value.
-const maxListBytes = 1024
+// maxValueBytes bounds a list or a quoted phrase read as one value.
+const maxValueBytes = 1024
 
 // listEnd returns the end of a list that opens at line[i] == '[': two
 // items or more, each without blanks, colons or brackets, joined by ','
@@ -419,7 +392,7 @@ const maxListBytes = 1024
 // separator. 0 when there is none.
 func listEnd(line string, i int) int {
 	commas := 0
-	lim := min(len(line), i+maxListBytes)
+	lim := min(len(line), i+maxValueBytes)
 	for j := i + 1; j < lim; j++ {
 		for j < lim && !listByte[line[j]] {
 			j++
@@ -1441,7 +1414,7 @@ func (t *templates) variesWidely(b []int, p int) bool {
 			continue
 		}
 		seen++
-		if v := g.head[toks[p].Start:toks[p].End]; strings.ContainsAny(v, ".@") && !strings.Contains(v, "/") {
+		if looksLikeData(g.head[toks[p].Start:toks[p].End]) {
 			data++
 		}
 	}
@@ -1466,7 +1439,7 @@ func (t *templates) withoutRecurring(b []int, p int) []int {
 		if g.count >= 10 && g.count*len(b) >= 2*total {
 			toks = g.firstTokens(toks[:0])
 			if p < len(toks) {
-				if v := g.head[toks[p].Start:toks[p].End]; !strings.ContainsAny(v, ".@") || strings.Contains(v, "/") {
+				if !looksLikeData(g.head[toks[p].Start:toks[p].End]) {
 					continue
 				}
 			}
@@ -1474,6 +1447,13 @@ func (t *templates) withoutRecurring(b []int, p int) []int {
 		out = append(out, i)
 	}
 	return out
+}
+
+// looksLikeData reports a value that variant merging reads as data: a
+// host name or an address (a '.' or '@'), not a path (whose route names
+// what happened).
+func looksLikeData(v string) bool {
+	return strings.ContainsAny(v, ".@") && !strings.Contains(v, "/")
 }
 
 // distinctAt counts the different tokens the groups b hold at position p.

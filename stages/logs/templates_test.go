@@ -133,11 +133,11 @@ func tokenizeReference(line string) []Tok {
 	}
 	afterWord := false // a word ended at i: its separator is passed
 	for i := 0; i < len(line); {
-		if m := listReference.FindString(line[i:]); m != "" && len(m) <= maxListBytes && !afterWord {
+		if m := listReference.FindString(line[i:]); m != "" && len(m) <= maxValueBytes && !afterWord {
 			out, i = append(out, Tok{h: fnvOffset, variable: true}), i+len(m)
 			continue
 		}
-		if m := phraseReference.FindStringSubmatch(line[i:]); m != nil && !afterWord && i > 0 && line[i-1] == ' ' && len(m[1]) <= maxListBytes {
+		if m := phraseReference.FindStringSubmatch(line[i:]); m != nil && !afterWord && i > 0 && line[i-1] == ' ' && len(m[1]) <= maxValueBytes {
 			h, words := uint64(fnvOffset)^'Q', true
 			for _, t := range tokenizeReference(m[1]) {
 				h = (h ^ TokenID(t)) * fnvPrime
@@ -148,7 +148,7 @@ func tokenizeReference(line string) []Tok {
 				continue
 			}
 		}
-		if m := escapedPhraseReference.FindStringSubmatch(line[i:]); m != nil && !afterWord && i > 0 && line[i-1] == ' ' && len(m[1])+1 <= maxListBytes {
+		if m := escapedPhraseReference.FindStringSubmatch(line[i:]); m != nil && !afterWord && i > 0 && line[i-1] == ' ' && len(m[1])+1 <= maxValueBytes {
 			h, words := uint64(fnvOffset)^'Q', true
 			for _, t := range tokenizeReference(m[1]) {
 				h = (h ^ TokenID(t)) * fnvPrime
