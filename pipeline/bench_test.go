@@ -224,7 +224,7 @@ func logDocs64KiB(n int) []string {
 //
 // Then (c33a2ec -> speedlog, GOGC=off scripts/benchinstr.sh): a slot's
 // distinct values in an open-addressing hash set, not a map; a run's
-// fence memo (stages.WithFenceMemo) spares Protect's scan when a node
+// fence memo (stages.WithRunMemo) spares Protect's scan when a node
 // left a region-free text unchanged; Markdown-chat detection skips its
 // line read without a line opening with '#' or '*'; the layout counts
 // head shapes and picks opener heads by a short scan, not maps;

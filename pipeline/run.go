@@ -230,7 +230,10 @@ func (p *Pipeline) prepare(req Request) (stages.Input, Decoded, string) {
 	}
 	in.Text = dec.Text
 	if in.Kind == "" {
-		in.Kind = stages.Detect(in.Text)
+		var lay logs.Layout
+		if in.Kind, lay = stages.DetectLayout(in.Text); lay.Analyzed && !in.Log.Analyzed {
+			in.Log = lay // Detect analysed the original already
+		}
 	}
 	if in.Kind == stages.KindLog && !in.Log.Analyzed {
 		// Once per document, on the original: every node works with it.
@@ -261,8 +264,8 @@ func (p *Pipeline) RunSegment(ctx context.Context, keys []stages.Key, in stages.
 func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.Input, chars int) (string, []NodeReport, error) {
 	first := in.Text
 	reports := make([]NodeReport, 0, len(keys))
-	// Nodes that leave the text as it was spare the next its region scan.
-	ctx = stages.WithFenceMemo(ctx)
+	// Later nodes reuse what earlier ones found on the same bytes.
+	ctx = stages.WithRunMemo(ctx)
 	lines := -1 // the segment input's line count, once log_dedup needs it
 	for _, k := range keys {
 		node, on := p.nodes[k]

@@ -466,13 +466,6 @@ func hasFileLine(tok string) bool {
 // between its passes.
 const keptKeysMaxLines = 1 << 16
 
-// recordKey is a line's template key and weight, for a record line.
-type recordKey struct {
-	key    uint64
-	weight int
-	record bool
-}
-
 // markRare raises to 2 the score of record lines whose template is rare.
 // It is called when most of the text is records. Template keys are
 // counted first; up to keptKeysMaxLines lines they are kept for the
@@ -481,20 +474,8 @@ type recordKey struct {
 func (n keywordsNode) markRare(ctx context.Context, x textkit.LineIndex, score []int8, lay logs.Layout) error {
 	cc := canceled{ctx: ctx}
 	counts := map[uint64]int{}
-	var toks []logs.Tok
-	keyOf := func(i int) recordKey {
-		l := x.Line(i)
-		if !lay.OpensRecord(l) {
-			return recordKey{}
-		}
-		head, w := logs.SplitCount(l)
-		toks = lay.TemplateTokens(head, toks[:0])
-		k := uint64(textkit.FNVOffset) ^ uint64(len(toks))
-		for _, t := range toks {
-			k = (k ^ logs.TokenID(t)) * textkit.FNVPrime
-		}
-		return recordKey{key: k, weight: w, record: true}
-	}
+	keyer := newRecordKeyer(ctx, lay)
+	keyOf := func(i int) recordKey { return keyer.key(x.Line(i)) }
 	var kept []recordKey
 	if x.Len() <= keptKeysMaxLines {
 		kept = make([]recordKey, x.Len())

@@ -45,27 +45,36 @@ var (
 // Fenced code blocks are skipped: they are protected from every node, so
 // they say nothing about how the text around them should be treated.
 func Detect(text string) Kind {
+	k, _ := DetectLayout(text)
+	return k
+}
+
+// DetectLayout is Detect, and the log analysis of text (logs.Analyze) when
+// Detect needed it to decide: a log whose records no known time stamp
+// opens is then analysed once, not again by the caller. The layout is the
+// zero value when Detect did not analyse.
+func DetectLayout(text string) (Kind, logs.Layout) {
 	trimmed := strings.TrimLeft(text, " \t\r\n\ufeff")
 	if trimmed == "" {
-		return KindProse
+		return KindProse, logs.Layout{}
 	}
 	if isAgentTranscript(text) {
-		return KindTranscript // before logs: see transcriptdetect.go
+		return KindTranscript, logs.Layout{} // before logs: see transcriptdetect.go
 	}
 	switch trimmed[0] {
 	case '{', '[':
 		if trimmed[0] == '{' && logs.JSONLines(trimmed) {
 			// One object a line: a structured log, not a JSON document.
-			return KindLog
+			return KindLog, logs.Layout{}
 		}
 		if looksJSON(trimmed[0], text) && jsonfold.Valid(trimmed) {
 			// One whole JSON value; text that merely opens and closes with
 			// brackets (a log, code, JSON with comments) is read by its lines.
-			return KindJSON
+			return KindJSON, logs.Layout{}
 		}
 	case '<':
 		if htmlStart.MatchString(trimmed) {
-			return KindHTML
+			return KindHTML, logs.Layout{}
 		}
 	}
 	var st kindStats
@@ -87,10 +96,10 @@ func Detect(text string) Kind {
 		// Records with a header of any shape (see logs.Analyze); repetition
 		// alone does not make prose or a chat a log.
 		if l := logs.Analyze(text); l.Records && !l.ByRepeats {
-			return KindLog
+			return KindLog, l
 		}
 	}
-	return k
+	return k, logs.Layout{}
 }
 
 // dropPartialLine is textkit.DropPartialLine.

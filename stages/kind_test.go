@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jetcompact/jetcompact/stages/logs"
 	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
@@ -175,4 +176,32 @@ func FuzzDetectScan(f *testing.F) {
 			t.Fatalf("scan(%q, %d) sampled %q, want %q", s, max, got.sample, want.sample)
 		}
 	})
+}
+
+// TestDetectLayoutOnce checks that DetectLayout hands over the analysis
+// Detect made to decide, equal to a fresh one, so that the caller need
+// not analyse the text again; and that it hands over none when it made
+// none (a time-stamped log, prose).
+func TestDetectLayoutOnce(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("LineId,EventId\n")
+	for i := 1; i <= 500; i++ {
+		fmt.Fprintf(&b, "%d,E%d\n", i, 1+i*7%13)
+	}
+	idsOnly := b.String()
+	k, lay := DetectLayout(idsOnly)
+	if k != KindLog || !lay.Analyzed {
+		t.Fatalf("numbered rows: kind %s, analysed %v; want a log analysed by Detect", k, lay.Analyzed)
+	}
+	if want := logs.Analyze(idsOnly); lay.String() != want.String() {
+		t.Fatalf("Detect's layout %q, a fresh analysis %q", lay.String(), want.String())
+	}
+	for _, text := range []string{
+		strings.Repeat("2024-05-01T10:00:00Z INFO served\n", 50),
+		strings.Repeat("The quick brown fox jumps over the lazy dog.\n", 50),
+	} {
+		if k, lay := DetectLayout(text); lay.Analyzed || k != Detect(text) {
+			t.Fatalf("%.30q: kind %s, analysed %v; want Detect's kind and no layout", text, k, lay.Analyzed)
+		}
+	}
 }

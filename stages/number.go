@@ -138,22 +138,15 @@ type rareTemplates struct {
 func countTemplates(ctx context.Context, text string, lay logs.Layout) (rareTemplates, error) {
 	r := rareTemplates{counts: map[uint64]int{}}
 	cc := canceled{ctx: ctx}
-	var toks []logs.Tok
+	keyer := newRecordKeyer(ctx, lay)
 	for line := range strings.SplitSeq(text, "\n") {
 		if err := cc.check(); err != nil {
 			return r, err
 		}
-		if !lay.OpensRecord(line) {
-			continue
+		if k := keyer.key(line); k.record {
+			r.counts[k.key] += k.weight
+			r.keys = append(r.keys, k.key)
 		}
-		head, w := logs.SplitCount(line)
-		toks = lay.TemplateTokens(head, toks[:0])
-		k := uint64(textkit.FNVOffset) ^ uint64(len(toks))
-		for _, t := range toks {
-			k = (k ^ logs.TokenID(t)) * textkit.FNVPrime
-		}
-		r.counts[k] += w
-		r.keys = append(r.keys, k)
 	}
 	return r, nil
 }

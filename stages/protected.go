@@ -29,13 +29,28 @@ type fenceMemo struct {
 	known bool
 }
 
-type fenceMemoKey struct{}
+// runMemo is what the nodes of one run over one document remember of the
+// texts they read, for the nodes after them. Every answer is a function
+// of the bytes it is keyed by, so a run with the memo gives what a run
+// without it does.
+type runMemo struct {
+	fence   fenceMemo
+	records recordMemo
+}
 
-// WithFenceMemo returns ctx carrying a memo for one run of nodes over one
-// document (see fenceMemo); Protected nodes use it when it is there. The
-// answer never changes: the memo holds a text, compared by its bytes.
-func WithFenceMemo(ctx context.Context) context.Context {
-	return context.WithValue(ctx, fenceMemoKey{}, &fenceMemo{})
+type runMemoKey struct{}
+
+// WithRunMemo returns ctx carrying a memo for one run of nodes over one
+// document (see runMemo). Protected nodes and the nodes that count
+// templates use it when it is there.
+func WithRunMemo(ctx context.Context) context.Context {
+	return context.WithValue(ctx, runMemoKey{}, &runMemo{})
+}
+
+// runMemoOf returns ctx's run memo, or nil.
+func runMemoOf(ctx context.Context) *runMemo {
+	m, _ := ctx.Value(runMemoKey{}).(*runMemo)
+	return m
 }
 
 func (p protectedNode) Key() Key { return p.node.Key() }
@@ -43,7 +58,10 @@ func (p protectedNode) Key() Key { return p.node.Key() }
 func (p protectedNode) Apply(ctx context.Context, in Input) (out Outcome, err error) {
 	orig := in.Text
 	var stash *Stash
-	memo, _ := ctx.Value(fenceMemoKey{}).(*fenceMemo)
+	var memo *fenceMemo
+	if m := runMemoOf(ctx); m != nil {
+		memo = &m.fence
+	}
 	if memo != nil && memo.known && memo.free == orig {
 		stash = &Stash{} // nothing to protect: an earlier node's input, unchanged
 	} else {

@@ -72,7 +72,7 @@ func TestFenceMemoSameOutcomes(t *testing.T) {
 			}
 			return seen, outs
 		}
-		seenA, outsA := run(WithFenceMemo(context.Background()))
+		seenA, outsA := run(WithRunMemo(context.Background()))
 		seenB, outsB := run(context.Background())
 		if !reflect.DeepEqual(seenA, seenB) || !reflect.DeepEqual(outsA, outsB) {
 			t.Fatalf("input %q: with the memo the nodes saw %q and gave %+v; without, %q and %+v", in, seenA, outsA, seenB, outsB)
