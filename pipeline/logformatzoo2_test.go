@@ -136,7 +136,8 @@ func sqlLines() []string {
 // durations like 6m31.0s, URLs with queries, bracketed lists of varying
 // length, embedded JSON, sizes and percentages, versions, non-ASCII units,
 // fractions, quoted SQL, signed decimals, ratios, quoted search phrases
-// of two to four words, and long hex digests.
+// of two to four words, quoted words from a small vocabulary, each
+// recurring (commands, users), and long hex digests.
 var valueTemplates = []zooTemplate{
 	{msg: "job %s finished in %s with exit code 0", level: "INFO", slots: []zooSlot{{"job", zNum(1000, 99999)}, {"dur", func(r *rand.Rand) string { return fmt.Sprintf("%dm%d.%ds", r.IntN(9), r.IntN(60), r.IntN(10)) }}}},
 	{msg: "GET %s returned %s in %sms", level: "INFO", slots: []zooSlot{{"url", func(r *rand.Rand) string {
@@ -165,6 +166,8 @@ var valueTemplates = []zooTemplate{
 		}
 		return q
 	}}, {"n", zNum(0, 500)}}},
+	{msg: "unknown command '%s' from client %s", level: "WARN", slots: []zooSlot{{"cmd", zPick("stat", "flush", "dump", "reload", "peek", "drain", "sync", "trace")}, {"client", zNum(1, 500)}}},
+	{msg: "cart restored for \"%s\" with %s items", level: "INFO", slots: []zooSlot{{"user", zPick("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy")}, {"n", zNum(1, 30)}}},
 	// Rare alerts.
 	{msg: "checksum mismatch for %s: expected %s got %s", level: "ERROR", slots: []zooSlot{{"file", zPath}, {"exp", func(r *rand.Rand) string { return fmt.Sprintf("%016x%016x", r.Uint64(), r.Uint64()) }}, {"got", func(r *rand.Rand) string { return fmt.Sprintf("%016x%016x", r.Uint64(), r.Uint64()) }}}, alert: true},
 	{msg: "pointer 0x%s freed twice", level: "FATAL", slots: []zooSlot{{"ptr", zHex}}, alert: true, trace: true},

@@ -165,3 +165,35 @@ func TestListEnd(t *testing.T) {
 		t.Error("a list longer than maxValueBytes is read as one value")
 	}
 }
+
+// TestValueAt: a quoted word and data are values however often they
+// recur; a bare word, a path and half-quoted text are not.
+func TestValueAt(t *testing.T) {
+	for _, c := range []struct {
+		head, tok string
+		want      bool
+	}{
+		{`unknown command 'flush' from client 7`, `'flush'`, true},
+		{`cart restored for "alice" with 3 items`, `alice`, true},
+		{`request from db.internal accepted`, `db.internal`, true},
+		{`drawer openDrawer done`, `openDrawer`, false},
+		{`GET /login served`, `/login`, false},
+		{`open "half quoted`, `half`, false},
+		{`it's 'x' here`, `'x'`, true},
+		{`quote ' alone`, `'`, false},
+	} {
+		toks := tokenize(c.head, nil)
+		found := false
+		for _, tk := range toks {
+			if c.head[tk.Start:tk.End] == c.tok {
+				found = true
+				if got := valueAt(c.head, tk); got != c.want {
+					t.Errorf("valueAt(%q, %q) = %v, want %v", c.head, c.tok, got, c.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%q: no token %q in %d tokens", c.head, c.tok, len(toks))
+		}
+	}
+}

@@ -1414,7 +1414,7 @@ func (t *templates) variesWidely(b []int, p int) bool {
 			continue
 		}
 		seen++
-		if looksLikeData(g.head[toks[p].Start:toks[p].End]) {
+		if valueAt(g.head, toks[p]) {
 			data++
 		}
 	}
@@ -1438,10 +1438,8 @@ func (t *templates) withoutRecurring(b []int, p int) []int {
 		g := &t.groups[i]
 		if g.count >= 10 && g.count*len(b) >= 2*total {
 			toks = g.firstTokens(toks[:0])
-			if p < len(toks) {
-				if !looksLikeData(g.head[toks[p].Start:toks[p].End]) {
-					continue
-				}
+			if p < len(toks) && !valueAt(g.head, toks[p]) {
+				continue
 			}
 		}
 		out = append(out, i)
@@ -1454,6 +1452,21 @@ func (t *templates) withoutRecurring(b []int, p int) []int {
 // what happened).
 func looksLikeData(v string) bool {
 	return strings.ContainsAny(v, ".@") && !strings.Contains(v, "/")
+}
+
+// valueAt reports a token of head that variant merging reads as a value
+// however often it recurs: data (looksLikeData), or a word someone put in
+// quotes, "name" or 'name' (a search term, a command, a user): quotes set
+// a value apart from the sentence that names the event.
+func valueAt(head string, t Tok) bool {
+	s, e := int(t.Start), int(t.End)
+	if looksLikeData(head[s:e]) {
+		return true
+	}
+	if e-s >= 3 && head[s] == '\'' && head[e-1] == '\'' {
+		return true // ' is no separator: the token holds its quotes
+	}
+	return s > 0 && e < len(head) && head[s-1] == '"' && head[e] == '"'
 }
 
 // distinctAt counts the different tokens the groups b hold at position p.
