@@ -367,11 +367,34 @@ var zoo2Formats = []zoo2Format{
 		msg, _ := jsonQuote(e.message())
 		return []string{fmt.Sprintf(`time=%s level=%s msg=%s host=%s`, o.ts(e.at, time.RFC3339Nano), strings.ToLower(e.level()), msg, o.host(e.seq))}
 	}},
+	// A tracing bridge (OpenTelemetry, Datadog) adds the correlation ids
+	// of the active span to the records logged inside one only.
+	{name: "trace ids: plain", render: func(e zooEvent, o zooOpts) []string {
+		return withTrace(e, fmt.Sprintf("%s %-5s %s%s", o.ts(e.at, time.RFC3339Nano), e.level(), e.message(), zooSpan(e, " trace_id=%s span_id=%s")), goTrace)
+	}},
+	{name: "trace ids: JSON", render: func(e zooEvent, o zooOpts) []string {
+		msg, _ := jsonQuote(e.message())
+		return []string{fmt.Sprintf(`{"time":"%s","level":"%s","msg":%s%s}`, o.ts(e.at, time.RFC3339Nano), strings.ToLower(e.level()), msg, zooSpan(e, `,"trace_id":"%s","span_id":"%s"`))}
+	}},
+	{name: "trace ids: logfmt", render: func(e zooEvent, o zooOpts) []string {
+		msg, _ := jsonQuote(e.message())
+		return []string{fmt.Sprintf(`time=%s level=%s msg=%s%s`, o.ts(e.at, time.RFC3339Nano), strings.ToLower(e.level()), msg, zooSpan(e, " dd.trace_id=%s dd.span_id=%s"))}
+	}},
 	{name: "pino", render: func(e zooEvent, o zooOpts) []string {
 		msg, _ := jsonQuote(e.message())
 		lv := map[string]int{"DEBUG": 20, "INFO": 30, "WARN": 40, "ERROR": 50, "FATAL": 60}[e.level()]
 		return []string{fmt.Sprintf(`{"level":%d,"time":%d,"pid":%d,"hostname":"%s","reqId":"req-%d","msg":%s}`, lv, e.at.UnixMilli(), 4000+e.seq%3, o.host(e.seq), e.seq, msg)}
 	}},
+}
+
+// zooSpan renders a record's trace and span ids with format, for one
+// record in three (those logged inside a span); the ids are hex of any
+// length, as exporters trim or pad them.
+func zooSpan(e zooEvent, format string) string {
+	if e.seq%3 != 0 {
+		return ""
+	}
+	return fmt.Sprintf(format, strconv.FormatUint(uint64(e.seq)*0x9E3779B97F4A7C15>>uint(e.seq%40), 16), strconv.FormatUint(uint64(e.seq)*2654435761%(1<<uint(8+e.seq%24)), 16))
 }
 
 func jsonQuote(s string) (string, error) {

@@ -3,6 +3,7 @@ package logs
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -195,5 +196,55 @@ func TestValueAt(t *testing.T) {
 		if !found {
 			t.Errorf("%q: no token %q in %d tokens", c.head, c.tok, len(toks))
 		}
+	}
+}
+
+// TestCorrelationKey: trace, span and request ids in their usual
+// spellings; other keys ending in "id" are not.
+func TestCorrelationKey(t *testing.T) {
+	for k, want := range map[string]bool{
+		"trace_id": true, "traceId": true, "dd.trace_id": true, "otel.span_id": true, "SpanID": true,
+		"x-request-id": true, "correlation_id": true, "trace_flags": true, "parent_span_id": true,
+		"user_id": false, "id": false, "trace": false, "pid": false, "thread_id": false, "tracer": false,
+	} {
+		if got := CorrelationKey(k); got != want {
+			t.Errorf("CorrelationKey(%q) = %v, want %v", k, got, want)
+		}
+	}
+}
+
+// TestDropCorrelation: trailing correlation pairs leave a free-text
+// record's template, wherever they do not end it they stay, and a record
+// of nothing else keeps them.
+func TestDropCorrelation(t *testing.T) {
+	var lay Layout
+	ids := func(s string) []uint64 {
+		var out []uint64
+		for _, tk := range lay.TemplateTokens(s, nil) {
+			out = append(out, TokenID(tk))
+		}
+		return out
+	}
+	plain := ids("10:00:01 INFO cache flushed in 12ms")
+	for _, s := range []string{
+		"10:00:01 INFO cache flushed in 12ms trace_id=4bf92f3577b34da6 span_id=00f067aa0ba902b7",
+		"10:00:01 INFO cache flushed in 12ms span_id=5ccd  ",
+		"10:00:01 INFO cache flushed in 12ms dd.trace_id=123 dd.span_id=456",
+	} {
+		if got := ids(s); !slices.Equal(got, plain) {
+			t.Errorf("%q: template %v, want the plain record's %v", s, got, plain)
+		}
+	}
+	for _, s := range []string{
+		"10:00:01 INFO cache flushed in 12ms trace_id=4bf92f3577b34da6 for a",
+		"10:00:01 INFO cache flushed in 12ms user_id=42",
+		`10:00:01 INFO cache flushed in 12ms trace_id="4bf92f"`,
+	} {
+		if got := ids(s); slices.Equal(got, plain) {
+			t.Errorf("%q: template equals the plain record's", s)
+		}
+	}
+	if got := ids("trace_id=4bf92f"); len(got) != 2 {
+		t.Errorf("a record of one pair: %d tokens, want both kept", len(got))
 	}
 }

@@ -45,7 +45,54 @@ func (l Layout) TemplateTokens(head string, dst []Tok) []Tok {
 		}
 		dst = dst[:at]
 	}
-	return tokenize(head, dst)
+	at := len(dst)
+	dst = tokenize(head, dst)
+	return dropCorrelation(head, dst, at)
+}
+
+// dropCorrelation drops from toks[at:], the tokens of head, the pairs
+// key=value that end it when their keys name correlation ids: a tracing
+// bridge (OpenTelemetry, Datadog) appends trace_id=... span_id=... to the
+// records logged inside a span only, and a template is the same event
+// with or without them.
+func dropCorrelation(head string, toks []Tok, at int) []Tok {
+	for n := len(toks); n-at >= 3; n -= 2 {
+		k, v := toks[n-2], toks[n-1]
+		if v.Start != k.End+1 || head[k.End] != '=' || strings.TrimRight(head[v.End:], " \t") != "" ||
+			!CorrelationKey(head[k.Start:k.End]) {
+			return toks[:n]
+		}
+		head = head[:k.Start]
+		toks = toks[:n-2]
+	}
+	return toks
+}
+
+// CorrelationKey reports a field key that names a correlation id: a
+// trace, span or request id in any spelling (trace_id, traceId,
+// dd.trace_id, otel.span_id, x-request-id, correlation_id). Its value
+// ties a record to a request, not to an event.
+func CorrelationKey(k string) bool {
+	if len(k) < 6 || len(k) > 32 {
+		return false
+	}
+	var b [32]byte
+	n := 0
+	for i := 0; i < len(k); i++ {
+		switch c := k[i]; c {
+		case '_', '-', '.':
+		default:
+			b[n] = textkit.Lower(c)
+			n++
+		}
+	}
+	w := string(b[:n])
+	for _, suf := range [...]string{"traceid", "spanid", "traceflags", "requestid", "correlationid"} {
+		if strings.HasSuffix(w, suf) {
+			return true
+		}
+	}
+	return false
 }
 
 // keyDomain sets a field key's hash apart from a word's of the same bytes.
@@ -62,6 +109,9 @@ func fieldTokens(syntax, line string, dst []Tok) (_ []Tok, ok bool) {
 	base := 0 // where the scanned text starts in line
 	levelSeen := false
 	visit := func(k, v string, off int) {
+		if CorrelationKey(k) {
+			return // see dropCorrelation: present on some records only
+		}
 		// A key: a word hash set apart from the value words' (keyDomain).
 		dst = append(dst, Tok{h: wordHash(k) ^ keyDomain})
 		if !levelSeen && isLevelKey(k) {

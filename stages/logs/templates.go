@@ -291,6 +291,9 @@ func tokenize(line string, dst []Tok) []Tok {
 			// variable, whose hash no one reads (see TokenID).
 		case seen&tcDash != 0 && isHexID(t):
 			// A UUID or a dashed hex id, whatever letters it spells.
+		case start > 0 && line[start-1] == '=' && isHexWord(t):
+			// A hex value after '=' (trace_id=5ccd, commit=3fa9e): an id
+			// however short, where maskToken keeps short ones' letters.
 		default:
 			if n := dashedIDName(t, seen); n > 0 {
 				// A named id (OpenStack req-<uuid>, span_<uuid>): its
@@ -601,6 +604,20 @@ func isHexID(t string) bool {
 		}
 	}
 	return hex >= 8 && digit && dash
+}
+
+// isHexWord reports a token of hex digits only, a letter among them
+// (tokenize calls it on tokens that hold a digit).
+func isHexWord(t string) bool {
+	letter := false
+	for i := 0; i < len(t); i++ {
+		cl := tokClass[t[i]]
+		if cl&tcHex == 0 {
+			return false
+		}
+		letter = letter || cl&tcDigit == 0
+	}
+	return letter
 }
 
 // dashedIDName is hexIDPrefix for a token whose byte classes are seen:

@@ -175,8 +175,13 @@ func tokenizeReference(line string) []Tok {
 		for j < len(line) && !sep(line[j]) {
 			j++
 		}
-		t := line[i:j]
+		t, at := line[i:j], i
 		i = j
+		if at > 0 && line[at-1] == '=' && strings.Trim(t, "0123456789abcdefABCDEF") == "" &&
+			strings.ContainsAny(t, "0123456789") && strings.ContainsAny(t, "abcdefABCDEF") && !isCalendarWord(t) {
+			out = append(out, Tok{h: fnvOffset, variable: true}) // a hex value after '='
+			continue
+		}
 		if !isCalendarWord(t) && !(len(t) >= 3 && strings.Contains(t, "/")) && !strings.ContainsAny(t, "0123456789") {
 			if strings.ContainsAny(t, ".@") && isNetName(t) || strings.Contains(t, "-") && hasRandomPart(t) {
 				out = append(out, Tok{h: fnvOffset, variable: true})
@@ -201,7 +206,8 @@ func FuzzTokenize(f *testing.F) {
 		"MAC=52:54:00:16:d5:cd:fa:16 SRC=10.0.0.1:80 at 10:00:01", "fe80::1ff:fe23:4567:890a%eth0 2001:db8::7", "a@b.com to api.example.org web-bcdfghjkl-x2 default/api-bcdfghjklm-x",
 		"loaded [auth, cache] and [1,2,3] not [main] [10:00:01,123] [a, b c] ['x', 'y'] [,]",
 		`search "red shoes" got q="a b" x "one" x"y z" w "took 12 ms" z fe80::1:2:3:4 "a b" c,"x y" d "end here"`,
-		`msg="search for \"red shoes\" returned 3" x \"a\b c\" d \"e f\"`} {
+		`msg="search for \"red shoes\" returned 3" x \"a\b c\" d \"e f\"`,
+		"trace_id=5ccd span=ab12 x=12 y=cafe z=Dec1 commit=3FA9e q==9a"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
