@@ -137,7 +137,8 @@ func sqlLines() []string {
 // length, embedded JSON, sizes and percentages, versions, non-ASCII units,
 // fractions, quoted SQL, signed decimals, ratios, quoted search phrases
 // of two to four words, quoted words from a small vocabulary, each
-// recurring (commands, users), and long hex digests.
+// recurring (commands, users), lists written out in the sentence ("keys
+// cart, token"), one item or several, and long hex digests.
 var valueTemplates = []zooTemplate{
 	{msg: "job %s finished in %s with exit code 0", level: "INFO", slots: []zooSlot{{"job", zNum(1000, 99999)}, {"dur", func(r *rand.Rand) string { return fmt.Sprintf("%dm%d.%ds", r.IntN(9), r.IntN(60), r.IntN(10)) }}}},
 	{msg: "GET %s returned %s in %sms", level: "INFO", slots: []zooSlot{{"url", func(r *rand.Rand) string {
@@ -166,6 +167,11 @@ var valueTemplates = []zooTemplate{
 		}
 		return q
 	}}, {"n", zNum(0, 500)}}},
+	{msg: "evicted keys %s from cache", level: "DEBUG", slots: []zooSlot{{"keys", func(r *rand.Rand) string {
+		all := []string{"session", "profile", "cart", "token", "avatar", "quota"}
+		r.Shuffle(len(all), func(a, b int) { all[a], all[b] = all[b], all[a] })
+		return strings.Join(all[:1+r.IntN(4)], ", ")
+	}}}},
 	{msg: "unknown command '%s' from client %s", level: "WARN", slots: []zooSlot{{"cmd", zPick("stat", "flush", "dump", "reload", "peek", "drain", "sync", "trace")}, {"client", zNum(1, 500)}}},
 	{msg: "cart restored for \"%s\" with %s items", level: "INFO", slots: []zooSlot{{"user", zPick("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy")}, {"n", zNum(1, 30)}}},
 	// Rare alerts.

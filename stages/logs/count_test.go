@@ -248,3 +248,33 @@ func TestDropCorrelation(t *testing.T) {
 		t.Errorf("a record of one pair: %d tokens, want both kept", len(got))
 	}
 }
+
+// TestJoinLists: a list written out in a sentence is one token, words
+// with words and values with values; a value then a word is two.
+func TestJoinLists(t *testing.T) {
+	var lay Layout
+	texts := func(s string) []string {
+		var out []string
+		for _, tk := range lay.TemplateTokens(s, nil) {
+			out = append(out, s[tk.Start:tk.End])
+		}
+		return out
+	}
+	for s, want := range map[string][]string{
+		"evicted keys cart, token, quota from cache": {"evicted", "keys", "cart, token, quota", "from", "cache"},
+		"enabled features: auth":                     {"enabled", "features", "auth"},
+		"listening on ports 80, 443, 8080":           {"listening", "on", "ports", "80, 443, 8080"},
+		"session 0x3f2a, timeout of 5000ms exceeded": {"session", "0x3f2a", "timeout", "of", "5000ms", "exceeded"},
+		"a,b c ,d": {"a", "b", "c", "d"},
+	} {
+		if got := texts(s); !slices.Equal(got, want) {
+			t.Errorf("%q: tokens %q, want %q", s, got, want)
+		}
+	}
+	// Lists of any length and items are one position; variables join as
+	// a variable.
+	a, b := lay.TemplateTokens("ports 80, 443", nil), lay.TemplateTokens("ports 8080", nil)
+	if len(a) != len(b) || TokenID(a[1]) != TokenID(b[1]) {
+		t.Errorf("ports 80, 443 and ports 8080 differ: %v %v", a, b)
+	}
+}

@@ -46,8 +46,41 @@ func (l Layout) TemplateTokens(head string, dst []Tok) []Tok {
 		dst = dst[:at]
 	}
 	at := len(dst)
-	dst = tokenize(head, dst)
+	dst = joinLists(head, tokenize(head, dst), at)
 	return dropCorrelation(head, dst, at)
+}
+
+// joinLists joins in toks[at:], the tokens of s, each run of tokens
+// separated by ", " into one: a list written out in a sentence (evicted
+// keys alpha, beta, gamma; enabled features: a, b). Its items and their
+// number vary from record to record, and one token lets variant merging
+// weigh the lists at one position, as it weighs any value there: many
+// different lists merge, a fixed phrase ("closed, retrying") is a
+// constant. A list of variables only (ports 80, 443) is one variable, so
+// its length does not split the template. Items are of one kind: a value
+// then a word ("session 0x3f, timeout of") ends a clause, not a list.
+func joinLists(s string, toks []Tok, at int) []Tok {
+	out := at
+	for k := at; k < len(toks); {
+		t := toks[k]
+		e := k + 1
+		for e < len(toks) && toks[e].Start == toks[e-1].End+2 && s[toks[e-1].End] == ',' && s[toks[e-1].End+1] == ' ' &&
+			toks[e].variable == t.variable {
+			e++
+		}
+		if e-k > 1 {
+			h, variable := uint64(fnvOffset)^'L', true
+			for _, x := range toks[k:e] {
+				h = (h ^ TokenID(x)) * fnvPrime
+				variable = variable && x.variable
+			}
+			t = Tok{h: h, Start: t.Start, End: toks[e-1].End, variable: variable}
+		}
+		toks[out] = t
+		out++
+		k = e
+	}
+	return toks[:out]
 }
 
 // dropCorrelation drops from toks[at:], the tokens of head, the pairs
@@ -390,7 +423,7 @@ func accessTokens(line string, dst []Tok) (_ []Tok, ok bool) {
 // tokens' offsets in that line.
 func tokenizeAt(s string, off int, dst []Tok) []Tok {
 	from := len(dst)
-	dst = tokenize(s, dst)
+	dst = joinLists(s, tokenize(s, dst), from)
 	for k := from; k < len(dst); k++ {
 		dst[k].Start += int32(off)
 		dst[k].End += int32(off)

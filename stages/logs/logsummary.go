@@ -67,7 +67,11 @@ func newGroupSummary(head string, toks []Tok, ids []uint64, lay Layout) *groupSu
 		}
 		name := ""
 		if p > 0 && ids[p-1] > varToken {
-			if w := head[toks[p-1].Start:toks[p-1].End]; len(w) <= 12 && isPlainName(w) {
+			w := head[toks[p-1].Start:toks[p-1].End]
+			if i := strings.LastIndex(w, ", "); i >= 0 {
+				w = w[i+2:] // a list's last item (see joinLists) names what follows
+			}
+			if len(w) <= 12 && isPlainName(w) {
 				name = w
 			}
 		}
@@ -431,6 +435,8 @@ func clipValue(v string) string {
 	if i := strings.IndexAny(v, "[];\n"); i >= 0 {
 		v = v[:i] // brackets and ';' would end the summary early
 	}
+	// A list (see joinLists) reads as one example among the others.
+	v = strings.ReplaceAll(v, ", ", ",")
 	if len(v) <= summaryValueMax {
 		return v
 	}

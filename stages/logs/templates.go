@@ -289,11 +289,7 @@ func tokenize(line string, dst []Tok) []Tok {
 		case seen&tcLetter == 0:
 			// Numbers and punctuation only (dates, times, addresses): a
 			// variable, whose hash no one reads (see TokenID).
-		case seen&tcDash != 0 && isHexID(t):
-			// A UUID or a dashed hex id, whatever letters it spells.
-		case start > 0 && line[start-1] == '=' && isHexWord(t):
-			// A hex value after '=' (trace_id=5ccd, commit=3fa9e): an id
-			// however short, where maskToken keeps short ones' letters.
+		case hexValue(line, start, t, seen):
 		default:
 			if n := dashedIDName(t, seen); n > 0 {
 				// A named id (OpenStack req-<uuid>, span_<uuid>): its
@@ -604,6 +600,18 @@ func isHexID(t string) bool {
 		}
 	}
 	return hex >= 8 && digit && dash
+}
+
+// hexValue reports a token t at line[start:], with a digit, whose bytes
+// are of classes seen, that is a hex id whatever letters it spells: a
+// UUID or a dashed hex id, or a hex value after '=' (trace_id=5ccd,
+// commit=3fa9e), an id however short where maskToken would keep the
+// letters of one under six bytes.
+func hexValue(line string, start int, t string, seen uint8) bool {
+	if seen&tcDash != 0 {
+		return isHexID(t)
+	}
+	return start > 0 && line[start-1] == '=' && isHexWord(t)
 }
 
 // isHexWord reports a token of hex digits only, a letter among them
@@ -1450,18 +1458,45 @@ func (t *templates) withoutRecurring(b []int, p int) []int {
 		total += t.groups[i].count
 	}
 	var toks []Tok
+	var items map[string]bool // the items of the lists at p (see joinLists)
 	out := b[:0:0]
 	for _, i := range b {
 		g := &t.groups[i]
 		if g.count >= 10 && g.count*len(b) >= 2*total {
 			toks = g.firstTokens(toks[:0])
 			if p < len(toks) && !valueAt(g.head, toks[p]) {
-				continue
+				if items == nil {
+					items = t.listItemsAt(b, p)
+				}
+				if !items[g.head[toks[p].Start:toks[p].End]] {
+					continue
+				}
 			}
 		}
 		out = append(out, i)
 	}
 	return out
+}
+
+// listItemsAt returns the items of the lists that groups b hold at p: a
+// word the same position also lists among others is one item of a list,
+// not the name of an event (enabled features: auth; enabled features:
+// auth, cache).
+func (t *templates) listItemsAt(b []int, p int) map[string]bool {
+	items := map[string]bool{}
+	var toks []Tok
+	for _, i := range b {
+		g := &t.groups[i]
+		if toks = g.firstTokens(toks[:0]); p >= len(toks) {
+			continue
+		}
+		if v := g.head[toks[p].Start:toks[p].End]; strings.Contains(v, ", ") {
+			for item := range strings.SplitSeq(v, ", ") {
+				items[item] = true
+			}
+		}
+	}
+	return items
 }
 
 // looksLikeData reports a value that variant merging reads as data: a
