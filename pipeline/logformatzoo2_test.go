@@ -138,7 +138,8 @@ func sqlLines() []string {
 // fractions, quoted SQL, signed decimals, ratios, quoted search phrases
 // of two to four words, quoted words from a small vocabulary, each
 // recurring (commands, users), lists written out in the sentence ("keys
-// cart, token"), one item or several, and long hex digests.
+// cart, token"), one item or several, counts with thousands separators
+// (1,234,567) and without, and long hex digests.
 var valueTemplates = []zooTemplate{
 	{msg: "job %s finished in %s with exit code 0", level: "INFO", slots: []zooSlot{{"job", zNum(1000, 99999)}, {"dur", func(r *rand.Rand) string { return fmt.Sprintf("%dm%d.%ds", r.IntN(9), r.IntN(60), r.IntN(10)) }}}},
 	{msg: "GET %s returned %s in %sms", level: "INFO", slots: []zooSlot{{"url", func(r *rand.Rand) string {
@@ -172,6 +173,13 @@ var valueTemplates = []zooTemplate{
 		r.Shuffle(len(all), func(a, b int) { all[a], all[b] = all[b], all[a] })
 		return strings.Join(all[:1+r.IntN(4)], ", ")
 	}}}},
+	{msg: "imported %s rows from %s", level: "INFO", slots: []zooSlot{{"rows", func(r *rand.Rand) string {
+		s := strconv.Itoa(r.IntN(5_000_000) >> uint(r.IntN(20)))
+		for i := len(s) - 3; i > 0; i -= 3 {
+			s = s[:i] + "," + s[i:]
+		}
+		return s
+	}}, {"file", zPath}}},
 	{msg: "unknown command '%s' from client %s", level: "WARN", slots: []zooSlot{{"cmd", zPick("stat", "flush", "dump", "reload", "peek", "drain", "sync", "trace")}, {"client", zNum(1, 500)}}},
 	{msg: "cart restored for \"%s\" with %s items", level: "INFO", slots: []zooSlot{{"user", zPick("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy")}, {"n", zNum(1, 30)}}},
 	// Rare alerts.

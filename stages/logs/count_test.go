@@ -265,7 +265,10 @@ func TestJoinLists(t *testing.T) {
 		"enabled features: auth":                     {"enabled", "features", "auth"},
 		"listening on ports 80, 443, 8080":           {"listening", "on", "ports", "80, 443, 8080"},
 		"session 0x3f2a, timeout of 5000ms exceeded": {"session", "0x3f2a", "timeout", "of", "5000ms", "exceeded"},
-		"a,b c ,d": {"a", "b", "c", "d"},
+		"a,b c ,d":                              {"a", "b", "c", "d"},
+		"processed 1,234,567 rows (12,345 new)": {"processed", "1,234,567", "rows", "12,345", "new"},
+		"row 12,143,INFO":                       {"row", "12", "143", "INFO"},
+		"got 1,23 and 1,2345":                   {"got", "1", "23", "and", "1", "2345"},
 	} {
 		if got := texts(s); !slices.Equal(got, want) {
 			t.Errorf("%q: tokens %q, want %q", s, got, want)

@@ -62,8 +62,10 @@ func (l Layout) TemplateTokens(head string, dst []Tok) []Tok {
 func joinLists(s string, toks []Tok, at int) []Tok {
 	out := at
 	for k := at; k < len(toks); {
-		t := toks[k]
-		e := k + 1
+		t, e := toks[k], k+1
+		if g := groupedNumberEnd(s, toks, k); g > e {
+			t.End, t.variable, e = toks[g-1].End, true, g
+		}
 		for e < len(toks) && toks[e].Start == toks[e-1].End+2 && s[toks[e-1].End] == ',' && s[toks[e-1].End+1] == ' ' &&
 			toks[e].variable == t.variable {
 			e++
@@ -99,6 +101,30 @@ func dropCorrelation(head string, toks []Tok, at int) []Tok {
 		toks = toks[:n-2]
 	}
 	return toks
+}
+
+// groupedNumberEnd returns the end of the number with thousands
+// separators (1,234,567) whose first group is toks[k], or k+1. ',' splits
+// tokens, so without it "processed 1,234 rows" and "processed 999 rows"
+// would make two templates. The number stands alone between blanks: in a
+// CSV row (12,143,INFO) the cells are not one number.
+func groupedNumberEnd(s string, toks []Tok, k int) int {
+	digits := func(t Tok, min int) bool {
+		n := int(t.End - t.Start)
+		return n >= min && n <= 3 && textkit.DigitRun(s, int(t.Start)) == int(t.End)
+	}
+	t := toks[k]
+	if !digits(t, 1) || (t.Start > 0 && s[t.Start-1] != ' ' && s[t.Start-1] != '(') {
+		return k + 1
+	}
+	e := k + 1
+	for e < len(toks) && toks[e].Start == toks[e-1].End+1 && s[toks[e-1].End] == ',' && digits(toks[e], 3) {
+		e++
+	}
+	if end := int(toks[e-1].End); end < len(s) && s[end] == ',' {
+		return k + 1
+	}
+	return e
 }
 
 // CorrelationKey reports a field key that names a correlation id: a
