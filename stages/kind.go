@@ -360,7 +360,14 @@ func turnLabelFirst(c byte) bool {
 // at least three plain words, not a progress counter or a value.
 func saysSomething(s string) bool {
 	words := 0
-	for _, tok := range strings.Fields(s) {
+	fields := strings.Fields(s)
+	if len(fields) > 0 && opensWithID(fields[0]) {
+		// A labelled record of a log (AWS Lambda's "REPORT RequestId:
+		// 8f5e... Duration: 2.02 ms"): the label names a field, not a
+		// speaker, whose value comes first.
+		return false
+	}
+	for _, tok := range fields {
 		if isPlainWord(tok) {
 			words++
 			if words >= 3 {
@@ -369,6 +376,24 @@ func saysSomething(s string) bool {
 		}
 	}
 	return false
+}
+
+// opensWithID reports a token that is an id or a number, not a word nor
+// the number of a list item (1., 2)): someone speaking begins with words.
+func opensWithID(tok string) bool {
+	digits := 0
+	for i := 0; i < len(tok); i++ {
+		if isDigit(tok[i]) {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if n := len(tok); digits == n-1 && (tok[n-1] == '.' || tok[n-1] == ')') {
+		return false // a list item's number
+	}
+	return true
 }
 
 // isConsoleLine reports terminal output that is not a log record: ANSI

@@ -205,3 +205,29 @@ func TestDetectLayoutOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelledRecordsAreNoTurns: a log whose lines carry a label before
+// an id (AWS Lambda's START, END and REPORT lines around each request's
+// records) is a log, not a transcript of one speaker; a chat whose turns
+// open with a list item's number is still a transcript.
+func TestLabelledRecordsAreNoTurns(t *testing.T) {
+	var b strings.Builder
+	for i := range 300 {
+		id := fmt.Sprintf("%08x-%04x-4%03x-a%03x-%012x", uint32(i*2654435761), i%65536, i%4096, i*7%4096, i*1000003)
+		fmt.Fprintf(&b, "START RequestId: %s Version: $LATEST\n", id)
+		fmt.Fprintf(&b, "2024-03-01T10:%02d:%02d.%03dZ\t%s\tINFO\tfetched %d rows from the orders table\n", i/60%60, i%60, i%1000, id, i*7%500)
+		fmt.Fprintf(&b, "END RequestId: %s\n", id)
+		fmt.Fprintf(&b, "REPORT RequestId: %s\tDuration: %d.%02d ms\tBilled Duration: %d ms\tMemory Size: 128 MB\tMax Memory Used: %d MB\t\n", id, i%900, i%100, 1+i%900, 60+i%40)
+	}
+	if k := Detect(b.String()); k != KindLog {
+		t.Errorf("Lambda log: kind %s, want log", k)
+	}
+	var c strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&c, "User: how do I rotate the keys of service %c without downtime?\n\n", 'a'+i)
+		c.WriteString("Assistant: 1. Create the new key first and deploy it next to the old one.\n2. Switch the readers over, then retire the old key.\n\n")
+	}
+	if k := Detect(c.String()); k != KindTranscript {
+		t.Errorf("chat with numbered answers: kind %s, want transcript", k)
+	}
+}
