@@ -30,6 +30,9 @@ type Decoded struct {
 	// Chars is Text's character count when Decode counted it while
 	// checking the input (valid UTF-8 as given), else 0.
 	Chars int
+	// Form is Report.Form: set by the pipeline when it read the text in
+	// another form than given.
+	Form string
 }
 
 // Binary input thresholds. Text, even text with NUL-separated records

@@ -106,6 +106,11 @@ func (r Report) WriteText(w io.Writer) error {
 			return err
 		}
 	}
+	if r.Form != "" {
+		if _, err := fmt.Fprintf(w, "input read as %s\n", r.Form); err != nil {
+			return err
+		}
+	}
 	if r.Encoding != "" || r.Replaced > 0 {
 		_, err := fmt.Fprintf(w, "input %s, %d invalid bytes replaced by U+FFFD\n", cmp.Or(r.Encoding, "utf-8"), r.Replaced)
 		return err

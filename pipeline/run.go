@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jetcompact/jetcompact/stages"
+	"github.com/jetcompact/jetcompact/stages/jsonfold"
 	"github.com/jetcompact/jetcompact/stages/logs"
 )
 
@@ -31,6 +32,9 @@ type Report struct {
 	Encoding string `json:"encoding,omitempty"`
 	// Replaced counts invalid bytes that became U+FFFD (see Decode).
 	Replaced int `json:"replaced,omitempty"`
+	// Form says how the input was read when not line by line as given:
+	// FormJSONStream.
+	Form string `json:"form,omitempty"`
 	// Budget is what FitBudget folded, when the request had a budget.
 	Budget *BudgetReport `json:"budget,omitempty"`
 	// Spans is log_dedup's template spans over the original's lines, for
@@ -145,7 +149,7 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (Result, error) {
 	if origChars == 0 || dec.Text != req.Text {
 		origChars = stages.Chars(req.Text)
 	}
-	rep := Report{Kind: in.Kind, Mode: in.Mode, CharsIn: origChars, Replaced: dec.Replaced}
+	rep := Report{Kind: in.Kind, Mode: in.Mode, CharsIn: origChars, Replaced: dec.Replaced, Form: dec.Form}
 	if dec.Encoding != "utf-8" {
 		rep.Encoding = dec.Encoding
 	}
@@ -206,6 +210,10 @@ func (p *Pipeline) Prepare(req Request) (stages.Input, string) {
 	return in, reason
 }
 
+// FormJSONStream is Report.Form for a stream of indented JSON objects,
+// compacted to one a line before the nodes ran.
+const FormJSONStream = "json objects as lines"
+
 // PassBinary starts the pass-through reason of binary input.
 const PassBinary = "passthrough: binary input"
 
@@ -230,6 +238,11 @@ func (p *Pipeline) prepare(req Request) (stages.Input, Decoded, string) {
 	}
 	in.Text = dec.Text
 	if in.Kind == "" {
+		// Indented JSON records (jq's output over a log, loggers that
+		// indent) are read as the JSON lines they are.
+		if lines, ok := jsonfold.StreamLines(in.Text); ok {
+			in.Text, dec.Form = lines, FormJSONStream
+		}
 		var lay logs.Layout
 		if in.Kind, lay = stages.DetectLayout(in.Text); lay.Analyzed && !in.Log.Analyzed {
 			in.Log = lay // Detect analysed the original already

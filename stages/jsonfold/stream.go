@@ -1,0 +1,45 @@
+package jsonfold
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+)
+
+// StreamLines rewrites a stream of pretty-printed JSON objects (jq's
+// output over a log, loggers that indent their JSON records) as JSON
+// lines, one compact object a line, so that the stream is read as the
+// structured log it is. ok is false, and text untouched, unless text is
+// two or more objects and nothing else, the first opening on a line of
+// its own.
+func StreamLines(text string) (lines string, ok bool) {
+	trimmed := strings.TrimLeft(text, " \t\r\n\ufeff")
+	if !strings.HasPrefix(trimmed, "{") || strings.TrimRight(trimmed[:strings.IndexByte(trimmed+"\n", '\n')], " \t\r") != "{" {
+		return text, false
+	}
+	dec := json.NewDecoder(strings.NewReader(trimmed))
+	dec.UseNumber()
+	var out bytes.Buffer
+	out.Grow(len(trimmed) / 2)
+	objects := 0
+	for {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			break
+		}
+		if err != nil || len(raw) == 0 || raw[0] != '{' {
+			return text, false
+		}
+		if err := json.Compact(&out, raw); err != nil {
+			return text, false
+		}
+		out.WriteByte('\n')
+		objects++
+	}
+	if objects < 2 {
+		return text, false
+	}
+	return out.String(), true
+}
