@@ -1,11 +1,14 @@
 package logs
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // TestLastCountOpenIsLastIndex: the shortcut finds what a plain backward
@@ -279,5 +282,29 @@ func TestJoinLists(t *testing.T) {
 	a, b := lay.TemplateTokens("ports 80, 443", nil), lay.TemplateTokens("ports 8080", nil)
 	if len(a) != len(b) || TokenID(a[1]) != TokenID(b[1]) {
 		t.Errorf("ports 80, 443 and ports 8080 differ: %v %v", a, b)
+	}
+}
+
+// TestSummaryExamplesDiffer: examples that share a long opening are
+// shown by their ends, so the two read apart.
+func TestSummaryExamplesDiffer(t *testing.T) {
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, "2024-03-01 10:00:%02d INFO pulled image for pod/web-7d9f8b6c5-%c%c%c%c%c\n", i, 'b'+i%20, 'c'+i*7%20, 'd'+i*3%20, 'f'+i*11%20, 'g'+i%19)
+	}
+	text := b.String()
+	x := textkit.NewLineIndex(text)
+	m, err := Mine(context.Background(), x, Analyze(text), 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := m.Write(x)
+	open := strings.Index(out, "distinct (")
+	if open < 0 {
+		t.Fatalf("no examples in %q", out)
+	}
+	ex := strings.Split(strings.TrimSuffix(out[open+len("distinct ("):strings.LastIndexByte(out, ')')], ", …"), ", ")
+	if len(ex) != 2 || ex[0] == ex[1] || !strings.HasPrefix(ex[0], "…") {
+		t.Errorf("examples %q: want two tails that differ", ex)
 	}
 }

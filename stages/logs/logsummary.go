@@ -399,7 +399,13 @@ func (s *groupSummary) suffix(count int) string {
 		if n == summaryDistinct {
 			b.WriteByte('+')
 		}
-		b.WriteString(" distinct (" + clipValue(sl.ex[0]) + ", " + clipValue(sl.ex[1]))
+		x, y := clipValue(sl.ex[0]), clipValue(sl.ex[1])
+		if x == y {
+			// Values that share a long opening (pod/web-7d9f8b6c5-dz4hj)
+			// differ at their end: show that.
+			x, y = clipValueTail(sl.ex[0]), clipValueTail(sl.ex[1])
+		}
+		b.WriteString(" distinct (" + x + ", " + y)
 		if n > 2 {
 			b.WriteString(", …")
 		}
@@ -445,6 +451,22 @@ func clipValue(v string) string {
 		cut--
 	}
 	return v[:cut] + "…"
+}
+
+// clipValueTail is clipValue keeping the value's last bytes.
+func clipValueTail(v string) string {
+	if i := strings.LastIndexAny(v, "[];\n"); i >= 0 {
+		v = v[i+1:]
+	}
+	v = strings.ReplaceAll(v, ", ", ",")
+	if len(v) <= summaryValueMax {
+		return v
+	}
+	cut := len(v) - summaryValueMax
+	for cut < len(v) && v[cut]&0xc0 == 0x80 {
+		cut++
+	}
+	return "…" + v[cut:]
 }
 
 // clockIn finds the first clock time (7:04:05, 10:00:01) in the first
