@@ -60,11 +60,24 @@ func (l Layout) TemplateTokens(head string, dst []Tok) []Tok {
 // its length does not split the template. Items are of one kind: a value
 // then a word ("session 0x3f, timeout of") ends a clause, not a list.
 func joinLists(s string, toks []Tok, at int) []Tok {
-	out := at
-	for k := at; k < len(toks); {
+	out, k := at, at
+	for k < len(toks) {
+		g := commaGap(s, toks, k)
+		if g < 0 {
+			g = len(toks)
+		}
+		if out != k {
+			copy(toks[out:], toks[k:g])
+		}
+		out += g - k
+		if k = g; k == len(toks) {
+			break
+		}
 		t, e := toks[k], k+1
-		if g := groupedNumberEnd(s, toks, k); g > e {
-			t.End, t.variable, e = toks[g-1].End, true, g
+		if t.variable && toks[e].Start == t.End+1 {
+			if g := groupedNumberEnd(s, toks, k); g > e {
+				t.End, e = toks[g-1].End, g
+			}
 		}
 		for e < len(toks) && toks[e].Start == toks[e-1].End+2 && s[toks[e-1].End] == ',' && s[toks[e-1].End+1] == ' ' &&
 			toks[e].variable == t.variable {
@@ -83,6 +96,30 @@ func joinLists(s string, toks []Tok, at int) []Tok {
 		k = e
 	}
 	return toks[:out]
+}
+
+// commaGap returns the first j >= k where a comma, maybe with a blank
+// after it, stands between toks[j] and toks[j+1], or -1. It visits the
+// commas of s, not the tokens: most records have none or a few.
+func commaGap(s string, toks []Tok, k int) int {
+	from := int(toks[k].End)
+	for {
+		c := strings.IndexByte(s[from:], ',')
+		if c < 0 {
+			return -1
+		}
+		c += from
+		for k < len(toks) && int(toks[k].End) < c {
+			k++
+		}
+		if k+1 >= len(toks) {
+			return -1
+		}
+		if int(toks[k].End) == c && (int(toks[k+1].Start) == c+1 || int(toks[k+1].Start) == c+2) {
+			return k
+		}
+		from = c + 1
+	}
 }
 
 // dropCorrelation drops from toks[at:], the tokens of head, the pairs
@@ -109,22 +146,24 @@ func dropCorrelation(head string, toks []Tok, at int) []Tok {
 // would make two templates. The number stands alone between blanks: in a
 // CSV row (12,143,INFO) the cells are not one number.
 func groupedNumberEnd(s string, toks []Tok, k int) int {
-	digits := func(t Tok, min int) bool {
-		n := int(t.End - t.Start)
-		return n >= min && n <= 3 && textkit.DigitRun(s, int(t.Start)) == int(t.End)
-	}
 	t := toks[k]
-	if !digits(t, 1) || (t.Start > 0 && s[t.Start-1] != ' ' && s[t.Start-1] != '(') {
+	if !digitGroup(s, t, 1) || (t.Start > 0 && s[t.Start-1] != ' ' && s[t.Start-1] != '(') {
 		return k + 1
 	}
 	e := k + 1
-	for e < len(toks) && toks[e].Start == toks[e-1].End+1 && s[toks[e-1].End] == ',' && digits(toks[e], 3) {
+	for e < len(toks) && toks[e].Start == toks[e-1].End+1 && s[toks[e-1].End] == ',' && digitGroup(s, toks[e], 3) {
 		e++
 	}
 	if end := int(toks[e-1].End); end < len(s) && s[end] == ',' {
 		return k + 1
 	}
 	return e
+}
+
+// digitGroup reports a token of min to three digits.
+func digitGroup(s string, t Tok, min int) bool {
+	n := int(t.End - t.Start)
+	return n >= min && n <= 3 && textkit.DigitRun(s, int(t.Start)) == int(t.End)
 }
 
 // CorrelationKey reports a field key that names a correlation id: a
