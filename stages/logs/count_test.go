@@ -185,6 +185,9 @@ func TestValueAt(t *testing.T) {
 		{`open "half quoted`, `half`, false},
 		{`it's 'x' here`, `'x'`, true},
 		{`quote ' alone`, `'`, false},
+		{`I0301 10:00:00.000 1 main.go:42] "openDrawer" pod="x"`, `openDrawer`, false},
+		{`{"msg":"openDrawer","level":"info"}`, `openDrawer`, false},
+		{`msg="openDrawer" level=info`, `openDrawer`, false},
 	} {
 		toks := tokenize(c.head, nil)
 		found := false

@@ -327,15 +327,16 @@ func bracketedValue(line string, i int, dst []Tok) ([]Tok, int) {
 // quotedPhrase reads a quoted phrase inside a sentence that opens at
 // line[i] as one token: its quotes are q bytes wide, '"' or, escaped in a
 // JSON or logfmt string, '\\"' (msg="search for \\"red shoes\\" returned
-// 3"). A phrase stands after a blank, holds words with blanks between
-// them and no quote or backslash, closes on the line and has more words
-// after it (search for "red running shoes" returned 12 results). A quoted
-// cell (after ',': CSV), a quoted value (after '=') and a quote that ends
-// the line are none: there the quotes may hold the record's message. It
+// 3"). A phrase stands after a word and a blank, holds words with blanks
+// between them and no quote or backslash, closes on the line and has more
+// words after it (search for "red running shoes" returned 12 results). A
+// quoted cell (after ',': CSV), a quoted value (after '='), a quoted
+// message after a header (klog's 1 main.go:42] "msg" key="v") and a quote
+// that ends the line are none: there the quotes hold the message. It
 // returns dst and the index of the phrase's last byte, or i when none
 // opens there.
 func quotedPhrase(line string, i, q int, dst []Tok) ([]Tok, int) {
-	if i == 0 || line[i-1] != ' ' || i+q >= len(line) || line[i+q-1] != '"' {
+	if !afterWord(line, i) || i+q >= len(line) || line[i+q-1] != '"' {
 		return dst, i
 	}
 	k := strings.IndexByte(line[i+q:], '"') - (q - 1) // the inner phrase's length
@@ -1508,17 +1509,32 @@ func looksLikeData(v string) bool {
 
 // valueAt reports a token of head that variant merging reads as a value
 // however often it recurs: data (looksLikeData), or a word someone put in
-// quotes, "name" or 'name' (a search term, a command, a user): quotes set
-// a value apart from the sentence that names the event.
+// quotes inside a sentence, "name" or 'name' (a search term, a command, a
+// user): quotes set a value apart from the sentence that names the event.
+// Quotes around a whole message or a field's value are syntax.
 func valueAt(head string, t Tok) bool {
 	s, e := int(t.Start), int(t.End)
 	if looksLikeData(head[s:e]) {
 		return true
 	}
 	if e-s >= 3 && head[s] == '\'' && head[e-1] == '\'' {
-		return true // ' is no separator: the token holds its quotes
+		return afterWord(head, s) // ' is no separator: the token holds its quotes
 	}
-	return s > 0 && e < len(head) && head[s-1] == '"' && head[e] == '"'
+	if s == 0 || e >= len(head) || head[s-1] != '"' || head[e] != '"' {
+		return false
+	}
+	open := s - 1
+	if open > 0 && head[open-1] == '\\' {
+		open-- // escaped in a JSON or logfmt string: \"alice\"
+	}
+	return afterWord(head, open)
+}
+
+// afterWord reports a quote at line[i] that stands inside a sentence: a
+// word and a blank before it. A quote after a separator or a header
+// opens a field's value or a quoted message, not a value in a sentence.
+func afterWord(line string, i int) bool {
+	return i >= 2 && line[i-1] == ' ' && textkit.IsWordByte(line[i-2])
 }
 
 // distinctAt counts the different tokens the groups b hold at position p.

@@ -137,7 +137,7 @@ func tokenizeReference(line string) []Tok {
 			out, i = append(out, Tok{h: fnvOffset, variable: true}), i+len(m)
 			continue
 		}
-		if m := phraseReference.FindStringSubmatch(line[i:]); m != nil && !afterWord && i > 0 && line[i-1] == ' ' && len(m[1]) <= maxValueBytes {
+		if m := phraseReference.FindStringSubmatch(line[i:]); m != nil && !afterWord && i > 1 && line[i-1] == ' ' && textkit.IsWordByte(line[i-2]) && len(m[1]) <= maxValueBytes {
 			h, words := uint64(fnvOffset)^'Q', true
 			for _, t := range tokenizeReference(m[1]) {
 				h = (h ^ TokenID(t)) * fnvPrime
@@ -148,7 +148,7 @@ func tokenizeReference(line string) []Tok {
 				continue
 			}
 		}
-		if m := escapedPhraseReference.FindStringSubmatch(line[i:]); m != nil && !afterWord && i > 0 && line[i-1] == ' ' && len(m[1])+1 <= maxValueBytes {
+		if m := escapedPhraseReference.FindStringSubmatch(line[i:]); m != nil && !afterWord && i > 1 && line[i-1] == ' ' && textkit.IsWordByte(line[i-2]) && len(m[1])+1 <= maxValueBytes {
 			h, words := uint64(fnvOffset)^'Q', true
 			for _, t := range tokenizeReference(m[1]) {
 				h = (h ^ TokenID(t)) * fnvPrime
