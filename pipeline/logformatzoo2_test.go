@@ -381,6 +381,13 @@ var zoo2Formats = []zoo2Format{
 		msg, _ := jsonQuote(e.message())
 		return []string{fmt.Sprintf(`time=%s level=%s msg=%s host=%s`, o.ts(e.at, time.RFC3339Nano), strings.ToLower(e.level()), msg, o.host(e.seq))}
 	}},
+	// JSON records with a nested object and an array whose length varies
+	// from record to record (tags, ids).
+	{name: "JSON nested", render: func(e zooEvent, o zooOpts) []string {
+		msg, _ := jsonQuote(e.message())
+		tags := []string{`["edge"]`, `["edge","canary"]`, `[]`, `["edge","canary","eu-west-1"]`}[e.seq*7%4]
+		return []string{fmt.Sprintf(`{"ts":"%s","level":"%s","msg":%s,"http":{"method":"GET","status":%d},"tags":%s}`, o.ts(e.at, time.RFC3339Nano), strings.ToLower(e.level()), msg, 200+e.seq%3, tags)}
+	}},
 	// klog's structured form: the message in quotes after the header,
 	// then key="value" pairs. The quotes are syntax: a one-word message
 	// ("openDrawer") names its event.

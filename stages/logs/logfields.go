@@ -212,6 +212,11 @@ func fieldTokens(syntax, line string, dst []Tok) (_ []Tok, ok bool) {
 		}
 		// A key: a word hash set apart from the value words' (keyDomain).
 		dst = append(dst, Tok{h: wordHash(k) ^ keyDomain})
+		if syntax == FieldsJSON && len(v) > 0 && v[0] == '[' {
+			// An array (tags, ids, hosts) is one value, whatever its length.
+			dst = append(dst, Tok{h: fnvOffset, Start: int32(base + off), End: int32(base + off + len(v)), variable: true})
+			return
+		}
 		if !levelSeen && isLevelKey(k) {
 			levelSeen = true
 			h := uint64(fnvOffset) ^ 'L'
