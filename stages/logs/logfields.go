@@ -60,6 +60,9 @@ func (l Layout) TemplateTokens(head string, dst []Tok) []Tok {
 // its length does not split the template. Items are of one kind: a value
 // then a word ("session 0x3f, timeout of") ends a clause, not a list.
 func joinLists(s string, toks []Tok, at int) []Tok {
+	if len(toks)-at < 2 || strings.IndexByte(s, ',') < 0 {
+		return toks // one token (most field values), or no comma: nothing joins
+	}
 	out, k := at, at
 	for k < len(toks) {
 		g := commaGap(s, toks, k)
@@ -99,27 +102,14 @@ func joinLists(s string, toks []Tok, at int) []Tok {
 }
 
 // commaGap returns the first j >= k where a comma, maybe with a blank
-// after it, stands between toks[j] and toks[j+1], or -1. It visits the
-// commas of s, not the tokens: most records have none or a few.
+// after it, stands between toks[j] and toks[j+1], or -1.
 func commaGap(s string, toks []Tok, k int) int {
-	from := int(toks[k].End)
-	for {
-		c := strings.IndexByte(s[from:], ',')
-		if c < 0 {
-			return -1
+	for j := k; j+1 < len(toks); j++ {
+		if e := toks[j].End; (toks[j+1].Start-e == 1 || toks[j+1].Start-e == 2) && s[e] == ',' {
+			return j
 		}
-		c += from
-		for k < len(toks) && int(toks[k].End) < c {
-			k++
-		}
-		if k+1 >= len(toks) {
-			return -1
-		}
-		if int(toks[k].End) == c && (int(toks[k+1].Start) == c+1 || int(toks[k+1].Start) == c+2) {
-			return k
-		}
-		from = c + 1
 	}
+	return -1
 }
 
 // dropCorrelation drops from toks[at:], the tokens of head, the pairs
@@ -174,23 +164,42 @@ func CorrelationKey(k string) bool {
 	if len(k) < 6 || len(k) > 32 {
 		return false
 	}
-	var b [32]byte
-	n := 0
-	for i := 0; i < len(k); i++ {
-		switch c := k[i]; c {
-		case '_', '-', '.':
-		default:
-			b[n] = textkit.Lower(c)
-			n++
+	switch k[len(k)-2:] {
+	case "id", "Id", "ID":
+		// The letter before "id", separators skipped, picks the candidate.
+		i := len(k) - 3
+		for i > 0 && (k[i] == '_' || k[i] == '-' || k[i] == '.') {
+			i--
 		}
-	}
-	w := string(b[:n])
-	for _, suf := range [...]string{"traceid", "spanid", "traceflags", "requestid", "correlationid"} {
-		if strings.HasSuffix(w, suf) {
-			return true
+		switch textkit.Lower(k[i]) {
+		case 'e':
+			return foldedSuffix(k, "traceid")
+		case 't':
+			return foldedSuffix(k, "requestid")
+		case 'n':
+			return foldedSuffix(k, "spanid") || foldedSuffix(k, "correlationid")
 		}
+		return false
+	case "gs", "GS":
+		return foldedSuffix(k, "traceflags")
 	}
-	return false
+	return false // neither an id nor trace flags: most keys
+}
+
+// foldedSuffix reports whether k ends in suf (lower case), letters
+// compared without case and '_', '-' and '.' in k skipped.
+func foldedSuffix(k, suf string) bool {
+	i := len(k) - 1
+	for j := len(suf) - 1; j >= 0; j-- {
+		for i >= 0 && (k[i] == '_' || k[i] == '-' || k[i] == '.') {
+			i--
+		}
+		if i < 0 || textkit.Lower(k[i]) != suf[j] {
+			return false
+		}
+		i--
+	}
+	return true
 }
 
 // keyDomain sets a field key's hash apart from a word's of the same bytes.
