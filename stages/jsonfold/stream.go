@@ -18,6 +18,11 @@ func StreamLines(text string) (lines string, ok bool) {
 	if !strings.HasPrefix(trimmed, "{") || strings.TrimRight(trimmed[:strings.IndexByte(trimmed+"\n", '\n')], " \t\r") != "{" {
 		return text, false
 	}
+	// One object closes at the start of a line where the next opens: an
+	// indented document (one object) is not decoded twice.
+	if !hasObjectBoundary(trimmed) {
+		return text, false
+	}
 	dec := json.NewDecoder(strings.NewReader(trimmed))
 	dec.UseNumber()
 	var out bytes.Buffer
@@ -42,4 +47,19 @@ func StreamLines(text string) (lines string, ok bool) {
 		return text, false
 	}
 	return out.String(), true
+}
+
+// hasObjectBoundary reports a line "}" followed, blank lines aside, by a
+// line that opens with '{'.
+func hasObjectBoundary(s string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], "\n}")
+		if j < 0 {
+			return false
+		}
+		i += j + 2
+		if rest := strings.TrimLeft(s[i:], " \t\r\n"); strings.HasPrefix(rest, "{") && strings.IndexByte(strings.TrimRight(s[i:len(s)-len(rest)], " \t\r"), '\n') >= 0 {
+			return true
+		}
+	}
 }

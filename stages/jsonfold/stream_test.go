@@ -20,6 +20,9 @@ func TestStreamLines(t *testing.T) {
 		b.Write(j)
 		b.WriteByte('\n')
 	}
+	if _, ok := StreamLines(strings.ReplaceAll(b.String(), "}\n", "}\n\n")); !ok {
+		t.Error("objects with blank lines between them were not read")
+	}
 	got, ok := StreamLines(b.String())
 	if !ok {
 		t.Fatalf("a stream of %d indented objects was not read", len(records))
