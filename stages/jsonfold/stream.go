@@ -15,7 +15,8 @@ import (
 // its own.
 func StreamLines(text string) (lines string, ok bool) {
 	trimmed := strings.TrimLeft(text, " \t\r\n\ufeff")
-	if !strings.HasPrefix(trimmed, "{") || strings.TrimRight(trimmed[:strings.IndexByte(trimmed+"\n", '\n')], " \t\r") != "{" {
+	first, _, _ := strings.Cut(trimmed, "\n")
+	if strings.TrimRight(first, " \t\r") != "{" {
 		return text, false
 	}
 	// One object closes at the start of a line where the next opens: an
