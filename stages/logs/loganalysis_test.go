@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -106,5 +107,62 @@ func TestAccessRecord(t *testing.T) {
 	lay := Analyze(strings.Repeat(`10.0.0.1 - - `+req+`200 512 "-" "curl/8.4.0"`+"\n", 50))
 	if lay.Fields != FieldsAccess || !lay.Records {
 		t.Errorf("an access log is analysed as %+v", lay)
+	}
+}
+
+// TestHeaderStatsStopsEarlyAlike: headerStats, which stops reading a
+// column once its answer is settled, decides as a full read does, on
+// heads of random columns (times, numbers, counters that change every few
+// heads, words, pipes, blank runs, empty heads) in random proportions.
+func TestHeaderStatsStopsEarlyAlike(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var runs int
+	cell := func(kind int, i int) string {
+		switch kind {
+		case 0:
+			return fmt.Sprintf("10:%02d:%02d", i/60%60, i%60)
+		case 1:
+			return strconv.Itoa(r.IntN(100))
+		case 2:
+			return []string{"INFO", "WARN", "main", "worker"}[r.IntN(4)]
+		case 3:
+			return fmt.Sprintf("[%d]", 1000+r.IntN(3))
+		case 5:
+			return strconv.Itoa(1000 + i/runs) // changes every runs heads
+		default:
+			return "x" + strconv.Itoa(r.IntN(10))
+		}
+	}
+	for range 3000 {
+		runs = 1 + r.IntN(6)
+		n := 1 + r.IntN(450)
+		cols := 1 + r.IntN(9)
+		kinds := make([]int, cols)
+		noise := make([]int, cols)
+		for c := range kinds {
+			kinds[c], noise[c] = r.IntN(6), r.IntN(40)
+		}
+		heads := make([]string, n)
+		for i := range heads {
+			if r.IntN(50) == 0 {
+				continue // an empty head
+			}
+			var b strings.Builder
+			for c := range cols {
+				k := kinds[c]
+				if r.IntN(100) < noise[c] {
+					k = r.IntN(6)
+				}
+				b.WriteString(cell(k, i))
+				b.WriteString([]string{" ", "  ", " | ", "\t"}[r.IntN(4)])
+			}
+			b.WriteString("message text follows here")
+			heads[i] = b.String()
+		}
+		gv, gh := headerStats(heads)
+		wv, wh := headerStatsReference(heads)
+		if gv != wv || gh != wh {
+			t.Fatalf("heads %q...: headerStats (%v, %d), a full read (%v, %d)", heads[:min(3, n)], gv, gh, wv, wh)
+		}
 	}
 }
