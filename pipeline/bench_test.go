@@ -280,6 +280,21 @@ func logDocs64KiB(n int) []string {
 // binary ran 96-104 MB/s. Top self costs (callgrind): tokenize 15%,
 // readColumn 5.5%, indexbytebody 4.8%, maskToken 3.5%, templates.add
 // 2.4%, appendShape 2.2%, wordHash 2.1%, controlBytes 2%.
+//
+// Then (33cfb4f -> e1fe598): keywords reads the record keys
+// number_normalize counted (stages.WithRunMemo) and headerStats stops a
+// column once it is decided, -2.9%; the fidelity rules for lists,
+// grouped numbers, trace ids and quoted words cost +2.3% on this log,
+// +5.8% on BenchmarkPipelineLog (commas on every line), +1.2% on
+// JSONLines. GOGC=off scripts/benchinstr.sh: Log64KiB 8.12M -> 8.06M,
+// Log 206.7M -> 218.7M, JSONLines 283.6M -> 287.0M, JSON 369.1M ->
+// 370.3M. Wall clock, interleaved, GOMAXPROCS=1 (scripts/benchcmp.sh -n
+// 6 -t 2s), on a slow spell: Log64KiB 87.0 -> 87.0 MiB/s, Log 126 -> 120
+// (+-6-8%), JSONLines 180 -> 187, JSON 182 -> 184; on a quicker one,
+// before the headerStats change, Log64KiB 96.7 -> 94.1 (+-6-9%). Wall
+// profile (cumulative):
+// log_dedup 42%, keywords 9.7%, Analyze 9.5%, number_normalize 7.7%,
+// whitespace 5.8%, near_dup 4.8%, structured 4.5%, Detect 4%.
 func BenchmarkPipelineLog64KiB(b *testing.B) {
 	p, err := New(DefaultConfig(), stages.Deps{})
 	if err != nil {
