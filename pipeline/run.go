@@ -245,7 +245,7 @@ func (p *Pipeline) prepare(req Request) (stages.Input, Decoded, string) {
 		}
 		var lay logs.Layout
 		if in.Kind, lay = stages.DetectLayout(in.Text); lay.Analyzed && !in.Log.Analyzed {
-			in.Log = lay // Detect analysed the original already
+			in.Log = lay // Detect analysed this text already: once is enough
 		}
 	}
 	if in.Kind == stages.KindLog && !in.Log.Analyzed {

@@ -378,22 +378,31 @@ func saysSomething(s string) bool {
 	return false
 }
 
-// opensWithID reports a token that is an id or a number, not a word nor
-// the number of a list item (1., 2)): someone speaking begins with words.
+// opensWithID reports a token that is an id or a number: a run of eight
+// or more hex digits and dashes with a digit among them (a UUID, a hash),
+// or mostly digits (404, 12:30, 2024-01-01). Not a word with a digit in
+// it (2FA, 5G, i18n) nor a list item's number (1., 2)): someone speaking
+// begins with words.
 func opensWithID(tok string) bool {
-	digits := 0
+	digits, hex := 0, true
 	for i := 0; i < len(tok); i++ {
-		if isDigit(tok[i]) {
+		c := tok[i]
+		if isDigit(c) {
 			digits++
+		} else if !isHexDigit(c) && c != '-' {
+			hex = false
 		}
 	}
-	if digits == 0 {
+	n := len(tok)
+	switch {
+	case digits == 0:
 		return false
-	}
-	if n := len(tok); digits == n-1 && (tok[n-1] == '.' || tok[n-1] == ')') {
+	case digits == n-1 && (tok[n-1] == '.' || tok[n-1] == ')'):
 		return false // a list item's number
+	case hex && n >= 8:
+		return true
 	}
-	return true
+	return digits*2 > n
 }
 
 // isConsoleLine reports terminal output that is not a log record: ANSI

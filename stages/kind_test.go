@@ -230,4 +230,12 @@ func TestLabelledRecordsAreNoTurns(t *testing.T) {
 	if k := Detect(c.String()); k != KindTranscript {
 		t.Errorf("chat with numbered answers: kind %s, want transcript", k)
 	}
+	for tok, want := range map[string]bool{
+		"9e3779b1-0001-4001-a007-0000000f4243": true, "404": true, "12:30": true, "2024-01-01": true, "deadbeef42": true,
+		"2FA": false, "5G": false, "i18n": false, "1.": false, "12)": false, "hello": false, "abcdef": false,
+	} {
+		if got := opensWithID(tok); got != want {
+			t.Errorf("opensWithID(%q) = %v, want %v", tok, got, want)
+		}
+	}
 }
