@@ -399,11 +399,9 @@ func (s *groupSummary) suffix(count int) string {
 		if n == summaryDistinct {
 			b.WriteByte('+')
 		}
-		x, y := clipValue(sl.ex[0]), clipValue(sl.ex[1])
-		if x == y {
-			// Values that share a long opening (pod/web-7d9f8b6c5-dz4hj)
-			// differ at their end: show that.
-			x, y = clipValueTail(sl.ex[0]), clipValueTail(sl.ex[1])
+		x, y := clipValue(sl.ex[0], false), clipValue(sl.ex[1], false)
+		if x == y { // a long shared opening (pod/web-7d9f8b6c5-dz4hj)
+			x, y = clipValue(sl.ex[0], true), clipValue(sl.ex[1], true)
 		}
 		b.WriteString(" distinct (" + x + ", " + y)
 		if n > 2 {
@@ -436,37 +434,33 @@ func quantity(v string) (float64, string, error) {
 	return f, v[e:], err
 }
 
-// clipValue cuts an example value to summaryValueMax bytes, on a rune.
-func clipValue(v string) string {
-	if i := strings.IndexAny(v, "[];\n"); i >= 0 {
-		v = v[:i] // brackets and ';' would end the summary early
+// clipValue cuts an example value to summaryValueMax bytes, on a rune,
+// keeping its first bytes, or with tail its last: values that share a
+// long opening differ at their end.
+func clipValue(v string, tail bool) string {
+	// Brackets and ';' would end the summary early.
+	if i := strings.LastIndexAny(v, "[];\n"); tail && i >= 0 {
+		v = v[i+1:]
+	} else if i := strings.IndexAny(v, "[];\n"); !tail && i >= 0 {
+		v = v[:i]
 	}
 	// A list (see joinLists) reads as one example among the others.
 	v = strings.ReplaceAll(v, ", ", ",")
 	if len(v) <= summaryValueMax {
 		return v
 	}
+	if tail {
+		cut := len(v) - summaryValueMax
+		for cut < len(v) && v[cut]&0xc0 == 0x80 {
+			cut++
+		}
+		return "…" + v[cut:]
+	}
 	cut := summaryValueMax
 	for cut > 0 && v[cut]&0xc0 == 0x80 {
 		cut--
 	}
 	return v[:cut] + "…"
-}
-
-// clipValueTail is clipValue keeping the value's last bytes.
-func clipValueTail(v string) string {
-	if i := strings.LastIndexAny(v, "[];\n"); i >= 0 {
-		v = v[i+1:]
-	}
-	v = strings.ReplaceAll(v, ", ", ",")
-	if len(v) <= summaryValueMax {
-		return v
-	}
-	cut := len(v) - summaryValueMax
-	for cut < len(v) && v[cut]&0xc0 == 0x80 {
-		cut++
-	}
-	return "…" + v[cut:]
 }
 
 // clockIn finds the first clock time (7:04:05, 10:00:01) in the first

@@ -131,13 +131,13 @@ func tokenizeReference(line string) []Tok {
 	sep := func(c byte) bool {
 		return c == ' ' || c == '\t' || c == '\n' || strings.IndexByte(`|,;=:[](){}"`, c) >= 0
 	}
-	afterWord := false // a word ended at i: its separator is passed
+	wordEnded := false // a word ended at i: its separator is passed
 	for i := 0; i < len(line); {
-		if m := listReference.FindString(line[i:]); m != "" && len(m) <= maxValueBytes && !afterWord {
+		if m := listReference.FindString(line[i:]); m != "" && len(m) <= maxValueBytes && !wordEnded {
 			out, i = append(out, Tok{h: fnvOffset, variable: true}), i+len(m)
 			continue
 		}
-		if m := phraseReference.FindStringSubmatch(line[i:]); m != nil && !afterWord && i > 1 && line[i-1] == ' ' && textkit.IsWordByte(line[i-2]) && len(m[1]) <= maxValueBytes {
+		if m := phraseReference.FindStringSubmatch(line[i:]); m != nil && !wordEnded && i > 1 && line[i-1] == ' ' && textkit.IsWordByte(line[i-2]) && len(m[1]) <= maxValueBytes {
 			h, words := uint64(fnvOffset)^'Q', true
 			for _, t := range tokenizeReference(m[1]) {
 				h = (h ^ TokenID(t)) * fnvPrime
@@ -148,7 +148,7 @@ func tokenizeReference(line string) []Tok {
 				continue
 			}
 		}
-		if m := escapedPhraseReference.FindStringSubmatch(line[i:]); m != nil && !afterWord && i > 1 && line[i-1] == ' ' && textkit.IsWordByte(line[i-2]) && len(m[1])+1 <= maxValueBytes {
+		if m := escapedPhraseReference.FindStringSubmatch(line[i:]); m != nil && !wordEnded && i > 1 && line[i-1] == ' ' && textkit.IsWordByte(line[i-2]) && len(m[1])+1 <= maxValueBytes {
 			h, words := uint64(fnvOffset)^'Q', true
 			for _, t := range tokenizeReference(m[1]) {
 				h = (h ^ TokenID(t)) * fnvPrime
@@ -159,7 +159,7 @@ func tokenizeReference(line string) []Tok {
 				continue
 			}
 		}
-		afterWord = false
+		wordEnded = false
 		if sep(line[i]) {
 			i++
 			continue
@@ -170,7 +170,7 @@ func tokenizeReference(line string) []Tok {
 				continue
 			}
 		}
-		afterWord = true
+		wordEnded = true
 		j := i
 		for j < len(line) && !sep(line[j]) {
 			j++
