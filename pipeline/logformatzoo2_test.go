@@ -364,6 +364,27 @@ var zoo2Formats = []zoo2Format{
 		msg, _ := jsonQuote(e.message())
 		return []string{fmt.Sprintf(`{"@t":"%s","@l":"%s","@m":%s,"@i":"%08x","SourceContext":"App.Worker"}`, o.ts(e.at, "2006-01-02T15:04:05.0000000Z"), e.level(), msg, len(e.t.msg)*2654435761%0xffffffff)}
 	}},
+	// A value written twice in one record: in the message and again in a
+	// context map (PHP's Monolog line format), or in a rendered message
+	// beside the properties it was rendered from (.NET's JSON loggers).
+	{name: "Monolog context", render: func(e zooEvent, o zooOpts) []string {
+		ctx := "[]"
+		if len(e.values) > 0 {
+			v, _ := jsonQuote(e.values[0])
+			ctx = fmt.Sprintf(`{"%s":%s}`, e.t.slots[0].key, v)
+		}
+		return []string{fmt.Sprintf("[%s] %s.%s: %s %s []", o.ts(e.at, "2006-01-02T15:04:05.000000-07:00"), tplPick(e, "app", "request", "security"), e.level(), e.message(), ctx)}
+	}},
+	{name: "rendered message and properties", render: func(e zooEvent, o zooOpts) []string {
+		tpl, _ := jsonQuote(e.t.template())
+		msg, _ := jsonQuote(e.message())
+		props := []string{fmt.Sprintf(`"MachineName":"%s"`, o.host(e.seq))}
+		for i, v := range e.values {
+			q, _ := jsonQuote(v)
+			props = append(props, fmt.Sprintf(`"%s":%s`, e.t.slots[i].key, q))
+		}
+		return []string{fmt.Sprintf(`{"Timestamp":"%s","Level":"%s","MessageTemplate":%s,"RenderedMessage":%s,"Properties":{%s}}`, o.ts(e.at, "2006-01-02T15:04:05.0000000Z07:00"), e.level(), tpl, msg, strings.Join(props, ","))}
+	}},
 	{name: "syslog with addresses", tpls: netTemplates, render: func(e zooEvent, o zooOpts) []string {
 		return []string{fmt.Sprintf("%s %s %s[%d]: %s", o.ts(e.at, "Jan _2 15:04:05"), o.host(e.seq), tplPick(e, "kernel", "kubelet", "api"), 100+e.seq%50, e.message())}
 	}},

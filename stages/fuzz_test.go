@@ -39,6 +39,7 @@ var fuzzSeeds = []string{
 	"value 123456789 at 0xdeadbeef, 3.14159 and 1.2.3.4 on 2024-01-01T10:00:00Z\r\nnext\r\n",
 	"[... 3 lines folded ...]\nsame line [×3]\n\uE000\uE010\uE001\n",
 	strings.Repeat("GET /api/v1/items/1 200 3ms\n", 30) + "POST /api/v1/login 500 1200ms\n",
+	"{\"level\":\"info\",\"msg\":\"hi alice\",\"p\":{\"user\":\"alice\",\"q\":{\"n\":1}}}\n{\"level\":\"info\",\"msg\":\"hi bob\",\"p\":{\"user\":\"bob\",\"q\":{\"n\":2}}}\n",
 }
 
 func fuzzNode(f *testing.F, node Node, extraSeeds ...string) {

@@ -311,3 +311,47 @@ func TestSummaryExamplesDiffer(t *testing.T) {
 		t.Errorf("examples %q: want two tails that differ", ex)
 	}
 }
+
+// TestTieRepeats: a value written twice in a record (in the message and
+// in a context map or a nested field) varies at one position of the
+// template only; short words, numbers and distinct words stay as they are.
+func TestTieRepeats(t *testing.T) {
+	differing := func(lay Layout, a, b string) []int {
+		ta, tb := lay.TemplateTokens(a, nil), lay.TemplateTokens(b, nil)
+		if len(ta) != len(tb) {
+			t.Fatalf("%q and %q: %d and %d tokens", a, b, len(ta), len(tb))
+		}
+		var at []int
+		for i := range ta {
+			if TokenID(ta[i]) != TokenID(tb[i]) {
+				at = append(at, i)
+			}
+		}
+		return at
+	}
+	for _, c := range []struct {
+		lay  Layout
+		a, b string
+		want int // positions where the two records' templates differ
+	}{
+		{Layout{}, `[10:00:01] app.INFO: session opened for alice {"user":"alice"} []`,
+			`[10:00:02] app.INFO: session opened for carol {"user":"carol"} []`, 1},
+		{Layout{}, "host web-a: disk of web-a full", "host db-b: disk of db-b full", 1},
+		{Layout{Fields: FieldsJSON}, `{"level":"info","msg":"session opened for alice","props":{"user":"alice","node":"n1"}}`,
+			`{"level":"info","msg":"session opened for carol","props":{"user":"carol","node":"n1"}}`, 1},
+		// Two different words, and words of two bytes: no tie.
+		{Layout{}, "moved alice to carol", "moved bob to dave", 2},
+		{Layout{}, "moved ab to ab", "moved cd to cd", 2},
+	} {
+		if got := differing(c.lay, c.a, c.b); len(got) != c.want {
+			t.Errorf("%q / %q: templates differ at %v, want %d positions", c.a, c.b, got, c.want)
+		}
+	}
+	// A nested object's members are fields: its keys are no words.
+	var lay = Layout{Fields: FieldsJSON}
+	nested := lay.TemplateTokens(`{"msg":"x","props":{"host":"a1"}}`, nil)
+	flat := lay.TemplateTokens(`{"msg":"x","host":"a1"}`, nil)
+	if len(nested) != len(flat)+1 || TokenID(nested[len(nested)-2]) != TokenID(flat[len(flat)-2]) {
+		t.Errorf("nested member: tokens %v, want the flat record's %v after the object's key", nested, flat)
+	}
+}

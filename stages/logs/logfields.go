@@ -41,14 +41,47 @@ func (l Layout) TemplateTokens(head string, dst []Tok) []Tok {
 	if l.Fields != "" {
 		at := len(dst)
 		if out, ok := fieldTokens(l.Fields, head, dst); ok {
-			return out
+			return tieRepeats(out, at)
 		}
 		dst = dst[:at]
 	}
 	at := len(dst)
 	dst = joinLists(head, tokenize(head, dst), at)
-	return dropCorrelation(head, dst, at)
+	return tieRepeats(dropCorrelation(head, dst, at), at)
 }
+
+// tieRepeats makes each word of toks[at:] that repeats an earlier word of
+// the record a reference to that first one. The class: a value written
+// twice in one record, in the message and again in a context map or a
+// field ("session opened for alice {"user":"alice"}", PHP's and Python's
+// context dicts, a rendered message beside its properties). Tied, the
+// value varies at one position, where variant merging weighs it like any
+// other. Words of one or two bytes are left alone: they are mostly
+// constants, and a short value equal to one would split its record off.
+func tieRepeats(toks []Tok, at int) []Tok {
+	var seen uint64 // one bit per word hash class met so far
+	for k := at; k < len(toks); k++ {
+		if !tieable(toks[k]) {
+			continue
+		}
+		bit := uint64(1) << (toks[k].h & 63)
+		if seen&bit != 0 {
+			for j := at; j < k; j++ {
+				if toks[j].h == toks[k].h && tieable(toks[j]) {
+					toks[k].h = repeatOf(j - at)
+					break
+				}
+			}
+		}
+		seen |= bit
+	}
+	return toks
+}
+
+func tieable(t Tok) bool { return !t.variable && t.End-t.Start >= 3 }
+
+// repeatOf is the token of a repeat of the record's token i.
+func repeatOf(i int) uint64 { return (uint64(i) + 0x5245504541) * 0x9E3779B97F4A7C15 }
 
 // joinLists joins in toks[at:], the tokens of s, each run of tokens
 // separated by ", " into one: a list written out in a sentence (evicted
@@ -202,6 +235,10 @@ func foldedSuffix(k, suf string) bool {
 	return true
 }
 
+// maxFieldDepth bounds the nesting of objects read as fields; deeper
+// ones are read as text.
+const maxFieldDepth = 4
+
 // keyDomain sets a field key's hash apart from a word's of the same bytes.
 const keyDomain = 0x4B65794B65794B65
 
@@ -215,7 +252,9 @@ func fieldTokens(syntax, line string, dst []Tok) (_ []Tok, ok bool) {
 	at := len(dst)
 	base := 0 // where the scanned text starts in line
 	levelSeen := false
-	visit := func(k, v string, off int) {
+	depth := 0 // of the object whose members visit sees
+	var visit func(k, v string, off int)
+	visit = func(k, v string, off int) {
 		if CorrelationKey(k) {
 			return // see dropCorrelation: present on some records only
 		}
@@ -226,7 +265,19 @@ func fieldTokens(syntax, line string, dst []Tok) (_ []Tok, ok bool) {
 			dst = append(dst, Tok{h: fnvOffset, Start: int32(base + off), End: int32(base + off + len(v)), variable: true})
 			return
 		}
-		if !levelSeen && isLevelKey(k) {
+		if syntax == FieldsJSON && len(v) > 0 && v[0] == '{' && depth < maxFieldDepth {
+			// A nested object (properties, attributes, a request) holds
+			// fields too: a host or an id in it is a field's value.
+			n, outer := len(dst), base
+			depth, base = depth+1, base+off
+			ok := scanJSONObject(v, visit)
+			depth, base = depth-1, outer
+			if ok {
+				return
+			}
+			dst = dst[:n]
+		}
+		if !levelSeen && depth == 0 && isLevelKey(k) {
 			levelSeen = true
 			h := uint64(fnvOffset) ^ 'L'
 			for i := 0; i < len(v); i++ {
