@@ -180,6 +180,7 @@ func (n logdedupNode) mine(ctx context.Context, x textkit.LineIndex, lay logs.La
 		m.Spans(spans)
 	}
 	out, long := m.Write(x)
+	seedRecordKeys(ctx, lay, out, m.HeadKeys())
 	return out, m.Merged || long, nil
 }
 

@@ -3,9 +3,9 @@ package stages
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/jetcompact/jetcompact/stages/logs"
-	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // recordKey is a line's template key and the records it stands for (its
@@ -68,14 +68,31 @@ func (k *recordKeyer) key(l string) recordKey {
 	if k.lay.OpensRecord(l) {
 		head, w := logs.SplitCount(l)
 		k.toks = k.lay.TemplateTokens(head, k.toks[:0])
-		h := uint64(textkit.FNVOffset) ^ uint64(len(k.toks))
-		for _, t := range k.toks {
-			h = (h ^ logs.TokenID(t)) * textkit.FNVPrime
-		}
-		r = recordKey{key: h, weight: w, record: true}
+		r = recordKey{key: logs.LineKey(k.toks), weight: w, record: true}
 	}
+	k.remember(l, r)
+	return r
+}
+
+func (k *recordKeyer) remember(l string, r recordKey) {
 	if k.memo != nil && len(k.memo.keys) < recordMemoMaxLines {
 		k.memo.keys[l] = r
 	}
-	return r
+}
+
+// seedRecordKeys tells ctx's run memo the record keys of the record lines
+// of text whose heads are in heads (a head line and its LineKey, as
+// mining found them), so that the nodes after log_dedup do not tokenize
+// its templates again.
+func seedRecordKeys(ctx context.Context, lay logs.Layout, text string, heads map[string]uint64) {
+	k := newRecordKeyer(ctx, lay)
+	if k.memo == nil {
+		return
+	}
+	for l := range strings.SplitSeq(text, "\n") {
+		head, w := logs.SplitCount(l)
+		if key, ok := heads[head]; ok && lay.OpensRecord(l) {
+			k.remember(l, recordKey{key: key, weight: w, record: true})
+		}
+	}
 }

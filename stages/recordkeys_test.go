@@ -95,3 +95,51 @@ func TestRecordKeyerLayouts(t *testing.T) {
 		t.Fatalf("key under another layout = %+v, want %+v", got, want)
 	}
 }
+
+// TestLogDedupSeedsRecordKeys checks that the record keys log_dedup
+// leaves in the run memo for its output lines are the keys a keyer
+// computes from those lines, on plain, JSON and two-line records.
+func TestLogDedupSeedsRecordKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	render := []func(i, tpl int, user string) string{
+		func(i, tpl int, user string) string {
+			return fmt.Sprintf("2024-05-01 10:%02d:%02d INFO job %d of kind%d ran for %s {\"user\":\"%s\"}", i/60%60, i%60, r.IntN(900), tpl, user, user)
+		},
+		func(i, tpl int, user string) string {
+			return fmt.Sprintf(`{"ts":"2024-05-01T10:%02d:%02dZ","level":"info","msg":"job of kind%d ran","user":"%s","n":%d}`, i/60%60, i%60, tpl, user, r.IntN(900))
+		},
+		func(i, tpl int, user string) string {
+			return fmt.Sprintf("info: App.Worker%d[0]\n      job ran for %s in %dms", tpl, user, r.IntN(900))
+		},
+	}
+	seeded := make([]int, len(render))
+	for round := range 60 {
+		var b strings.Builder
+		for i := range 30 + r.IntN(300) {
+			tpl := min(r.IntN(12), r.IntN(12))
+			b.WriteString(render[round%len(render)](i, tpl, fmt.Sprintf("user%c%c", 'a'+r.IntN(26), 'a'+r.IntN(26))))
+			b.WriteByte('\n')
+		}
+		text := b.String()
+		lay := logs.Analyze(text)
+		ctx := WithRunMemo(context.Background())
+		out, err := NewLogDedup(DefaultLogDedupOptions()).Apply(ctx, Input{Text: text, Kind: KindLog, Log: lay})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh := &recordKeyer{lay: lay}
+		for l, got := range runMemoOf(ctx).records.keys {
+			if want := fresh.key(l); got != want {
+				t.Fatalf("seeded key of %q = %+v, computed %+v", l, got, want)
+			}
+			seeded[round%len(render)]++
+		}
+		if out.Skipped && round%len(render) < 2 {
+			t.Fatalf("log_dedup left the log as it was: %s", out.Reason)
+		}
+	}
+	// Two-line records are mined by both lines: their keys are not seeded.
+	if seeded[0] == 0 || seeded[1] == 0 {
+		t.Fatalf("record keys seeded per kind of record: %v, want some for plain and JSON lines", seeded)
+	}
+}

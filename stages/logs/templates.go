@@ -47,6 +47,18 @@ func (m *Mined) Members() map[int][]int {
 	return members
 }
 
+// HeadKeys maps the head line each template is written with to its
+// LineKey, which log_dedup's readers would compute again from that line.
+func (m *Mined) HeadKeys() map[string]uint64 {
+	keys := map[string]uint64{}
+	for i := range m.t.groups {
+		if g := &m.t.groups[i]; g.parent == i {
+			keys[g.head] = g.lineKey
+		}
+	}
+	return keys
+}
+
 // Write writes each template at its first event, saying what varies
 // among the records it stands for; the other lines of x pass. long
 // reports a count too long to read back.
@@ -910,6 +922,18 @@ type tgroup struct {
 	// spans are the bytes of head's tokens, start<<32 | end, when toks
 	// is set.
 	spans []uint64
+	// lineKey is LineKey of head's tokens, before any merge.
+	lineKey uint64
+}
+
+// LineKey is the key of one record's own template tokens (no
+// continuation, no merge): what counts a record's template after mining.
+func LineKey(toks []Tok) uint64 {
+	h := uint64(fnvOffset) ^ uint64(len(toks))
+	for _, t := range toks {
+		h = (h ^ TokenID(t)) * fnvPrime
+	}
+	return h
 }
 
 // firstTokens appends the tokens of the group's first record, their
@@ -965,7 +989,7 @@ func (t *templates) add(toks []Tok, cont uint64, ev, weight int, head string) in
 		return g
 	}
 	g := tgroup{cont: cont, first: ev, head: head, count: weight, parent: len(t.groups),
-		events: 1, last: ev, lastHead: head}
+		events: 1, last: ev, lastHead: head, lineKey: LineKey(toks)}
 	if len(toks) <= maxTemplateTokens {
 		// The ids, then the spans of the first record's tokens, so that
 		// it is never tokenized again; cut from a shared block.
