@@ -313,42 +313,53 @@ func TestSummaryExamplesDiffer(t *testing.T) {
 }
 
 // TestTieRepeats: a value written twice in a record (in the message and
-// in a context map or a nested field) varies at one position of the
-// template only; short words, numbers and distinct words stay as they are.
+// in a context map or a nested field) merges like a value written once:
+// one template for many users. Two different words, or words of two
+// bytes, are no repeat.
 func TestTieRepeats(t *testing.T) {
-	differing := func(lay Layout, a, b string) []int {
-		ta, tb := lay.TemplateTokens(a, nil), lay.TemplateTokens(b, nil)
-		if len(ta) != len(tb) {
-			t.Fatalf("%q and %q: %d and %d tokens", a, b, len(ta), len(tb))
+	templates := func(line func(i int, user string) string) int {
+		var b strings.Builder
+		for i := range 60 {
+			b.WriteString(line(i, fmt.Sprintf("user%c%c", 'a'+i%12, 'a'+i*7%5)))
+			b.WriteByte('\n')
 		}
-		var at []int
-		for i := range ta {
-			if TokenID(ta[i]) != TokenID(tb[i]) {
-				at = append(at, i)
-			}
+		text := b.String()
+		m, err := Mine(context.Background(), textkit.NewLineIndex(text), Analyze(text), 5, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return at
+		return len(m.Members())
 	}
 	for _, c := range []struct {
-		lay  Layout
-		a, b string
-		want int // positions where the two records' templates differ
+		name string
+		line func(i int, user string) string
+		want int
 	}{
-		{Layout{}, `[10:00:01] app.INFO: session opened for alice {"user":"alice"} []`,
-			`[10:00:02] app.INFO: session opened for carol {"user":"carol"} []`, 1},
-		{Layout{}, "host web-a: disk of web-a full", "host db-b: disk of db-b full", 1},
-		{Layout{Fields: FieldsJSON}, `{"level":"info","msg":"session opened for alice","props":{"user":"alice","node":"n1"}}`,
-			`{"level":"info","msg":"session opened for carol","props":{"user":"carol","node":"n1"}}`, 1},
-		// Two different words, and words of two bytes: no tie.
-		{Layout{}, "moved alice to carol", "moved bob to dave", 2},
-		{Layout{}, "moved ab to ab", "moved cd to cd", 2},
+		{"context map", func(i int, u string) string {
+			return fmt.Sprintf(`[2024-05-01 10:00:%02d] app.INFO: session opened for %s {"user":"%s"} []`, i, u, u)
+		}, 1},
+		{"nested field", func(i int, u string) string {
+			return fmt.Sprintf(`{"ts":"10:00:%02d","level":"info","msg":"session opened for %s","props":{"user":"%s","n":%d}}`, i, u, u, i)
+		}, 1},
+		{"twice in a sentence", func(i int, u string) string {
+			return fmt.Sprintf("2024-05-01 10:00:%02d INFO host %s: disk of %s full", i, u, u)
+		}, 1},
 	} {
-		if got := differing(c.lay, c.a, c.b); len(got) != c.want {
-			t.Errorf("%q / %q: templates differ at %v, want %d positions", c.a, c.b, got, c.want)
+		if got := templates(c.line); got != c.want {
+			t.Errorf("%s: %d templates, want %d", c.name, got, c.want)
+		}
+	}
+	var lay Layout
+	toks := lay.TemplateTokens("moved ab to ab, alice to carol", nil)
+	ids := make([]uint64, len(toks))
+	tieRepeats(toks, ids)
+	for i, tk := range toks {
+		if ids[i] != TokenID(tk) {
+			t.Errorf("token %d tied: short words and different words are no repeats", i)
 		}
 	}
 	// A nested object's members are fields: its keys are no words.
-	var lay = Layout{Fields: FieldsJSON}
+	lay = Layout{Fields: FieldsJSON}
 	nested := lay.TemplateTokens(`{"msg":"x","props":{"host":"a1"}}`, nil)
 	flat := lay.TemplateTokens(`{"msg":"x","host":"a1"}`, nil)
 	if len(nested) != len(flat)+1 || TokenID(nested[len(nested)-2]) != TokenID(flat[len(flat)-2]) {

@@ -41,47 +41,14 @@ func (l Layout) TemplateTokens(head string, dst []Tok) []Tok {
 	if l.Fields != "" {
 		at := len(dst)
 		if out, ok := fieldTokens(l.Fields, head, dst); ok {
-			return tieRepeats(out, at)
+			return out
 		}
 		dst = dst[:at]
 	}
 	at := len(dst)
 	dst = joinLists(head, tokenize(head, dst), at)
-	return tieRepeats(dropCorrelation(head, dst, at), at)
+	return dropCorrelation(head, dst, at)
 }
-
-// tieRepeats makes each word of toks[at:] that repeats an earlier word of
-// the record a reference to that first one. The class: a value written
-// twice in one record, in the message and again in a context map or a
-// field ("session opened for alice {"user":"alice"}", PHP's and Python's
-// context dicts, a rendered message beside its properties). Tied, the
-// value varies at one position, where variant merging weighs it like any
-// other. Words of one or two bytes are left alone: they are mostly
-// constants, and a short value equal to one would split its record off.
-func tieRepeats(toks []Tok, at int) []Tok {
-	var seen uint64 // one bit per word hash class met so far
-	for k := at; k < len(toks); k++ {
-		if !tieable(toks[k]) {
-			continue
-		}
-		bit := uint64(1) << (toks[k].h & 63)
-		if seen&bit != 0 {
-			for j := at; j < k; j++ {
-				if toks[j].h == toks[k].h && tieable(toks[j]) {
-					toks[k].h = repeatOf(j - at)
-					break
-				}
-			}
-		}
-		seen |= bit
-	}
-	return toks
-}
-
-func tieable(t Tok) bool { return !t.variable && t.End-t.Start >= 3 }
-
-// repeatOf is the token of a repeat of the record's token i.
-func repeatOf(i int) uint64 { return (uint64(i) + 0x5245504541) * 0x9E3779B97F4A7C15 }
 
 // joinLists joins in toks[at:], the tokens of s, each run of tokens
 // separated by ", " into one: a list written out in a sentence (evicted

@@ -995,9 +995,9 @@ func (t *templates) add(toks []Tok, cont uint64, ev, weight int, head string) in
 		// it is never tokenized again; cut from a shared block.
 		buf := t.words(2 * len(toks))
 		g.toks, g.spans = buf[:len(toks):len(toks)], buf[len(toks):]
+		tieRepeats(toks, g.toks)
 		for i, x := range toks {
 			g.spans[i] = uint64(uint32(x.Start))<<32 | uint64(uint32(x.End))
-			g.toks[i] = TokenID(x)
 			g.sum += mix(i, g.toks[i])
 		}
 	}
@@ -1005,6 +1005,41 @@ func (t *templates) add(toks []Tok, cont uint64, ev, weight int, head string) in
 	t.byKey[key] = len(t.groups) - 1
 	return len(t.groups) - 1
 }
+
+// tieRepeats writes the ids of a template's tokens to ids, each word that
+// repeats an earlier word of the record as a reference to that first one.
+// The class: a value written twice in one record, in the message and
+// again in a context map or a field ("session opened for alice
+// {"user":"alice"}", PHP's and Python's context dicts, a rendered message
+// beside its properties). Tied, the value varies at one position, where
+// variant merging weighs it like any other. Words of one or two bytes are
+// left alone: they are mostly constants, and a short value equal to one
+// would split its template off. It runs once a template, not a record.
+func tieRepeats(toks []Tok, ids []uint64) {
+	var seen uint64 // one bit per word hash class met so far
+	for k, t := range toks {
+		ids[k] = TokenID(t)
+		if !tieable(t) {
+			continue
+		}
+		bit := uint64(1) << (t.h & 63)
+		if seen&bit != 0 {
+			for j := range k {
+				if toks[j].h == t.h && tieable(toks[j]) {
+					ids[k] = repeatOf(j)
+					break
+				}
+			}
+		}
+		seen |= bit
+	}
+}
+
+func tieable(t Tok) bool { return !t.variable && t.End-t.Start >= 3 }
+
+// repeatOf is the id of a repeat of the record's token i: never
+// wildcard or varToken, like TokenID's.
+func repeatOf(i int) uint64 { return (uint64(i)+0x5245504541)*0x9E3779B97F4A7C15 | 2 }
 
 // summaries returns the summary of every template that stands for more
 // than one record, by root group. Merged groups add what they counted,
