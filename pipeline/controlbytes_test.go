@@ -5,18 +5,22 @@ import (
 	"testing"
 )
 
-// TestControlBytesMatchesByteLoop checks the eight-bytes-a-step count
-// against a byte loop, on texts of every length around a word and on
-// random bytes biased to controls, tabs and newlines.
+// TestControlBytesMatchesByteLoop checks the word-at-a-time count against
+// a byte loop, on texts of every length around two words, on random bytes
+// biased to controls, tabs and newlines, and on letters with a rare one.
 func TestControlBytesMatchesByteLoop(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 9))
 	alphabet := []byte{0, 1, '\t', '\n', '\v', '\f', '\r', 0x1b, 0x1f, ' ', 'a', 0x7f, 0x80, 0xff}
 	for n := 0; n < 2000; n++ {
 		b := make([]byte, n%67+n/40)
+		sparse := n%2 == 1 // mostly letters: most words hold no control
 		for i := range b {
-			if r.IntN(3) == 0 {
+			switch {
+			case sparse && r.IntN(40) != 0:
+				b[i] = 'a' + byte(r.IntN(26))
+			case sparse || r.IntN(3) == 0:
 				b[i] = alphabet[r.IntN(len(alphabet))]
-			} else {
+			default:
 				b[i] = byte(r.IntN(256))
 			}
 		}

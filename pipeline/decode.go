@@ -114,20 +114,39 @@ var oddControl = func() (t [256]bool) {
 func controlBytes(s string) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	n := 0
-	for ; len(s) >= 8; s = s[8:] {
-		b := s[:8]
-		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		// The high bit of every byte below 0x20 is set, and perhaps of a
-		// byte a borrow reached: the table decides.
-		for low := (w - 0x20*ones) &^ w & highs; low != 0; low &= low - 1 {
-			if oddControl[byte(w>>(bits.TrailingZeros64(low)&^7))] {
-				n++
-			}
+	for ; len(s) >= 16; s = s[16:] {
+		// Two words a step: the rare word with a byte below 0x20 is
+		// looked at again alone.
+		a, b := le64(s[:8]), le64(s[8:16])
+		if ((a-0x20*ones)&^a|(b-0x20*ones)&^b)&highs != 0 {
+			n += lowControl(a) + lowControl(b)
 		}
+	}
+	for ; len(s) >= 8; s = s[8:] {
+		n += lowControl(le64(s[:8]))
 	}
 	for i := 0; i < len(s); i++ {
 		if oddControl[s[i]] {
+			n++
+		}
+	}
+	return n
+}
+
+// le64 reads the eight bytes of b as a little-endian word.
+func le64(b string) uint64 {
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// lowControl counts the odd control bytes of the word w.
+func lowControl(w uint64) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	n := 0
+	// The high bit of every byte below 0x20 is set, and perhaps of a byte
+	// a borrow reached: the table decides.
+	for low := (w - 0x20*ones) &^ w & highs; low != 0; low &= low - 1 {
+		if oddControl[byte(w>>(bits.TrailingZeros64(low)&^7))] {
 			n++
 		}
 	}
