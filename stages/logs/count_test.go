@@ -366,3 +366,42 @@ func TestTieRepeats(t *testing.T) {
 		t.Errorf("nested member: tokens %v, want the flat record's %v after the object's key", nested, flat)
 	}
 }
+
+// TestPairColumns: the value of a key=value pair after the message is a
+// column like a header's: a node that logs every kind of event merges
+// away, however few nodes there are; a value that comes with its message
+// (a state) stays.
+func TestPairColumns(t *testing.T) {
+	nodes := []string{"x", "worker-a", "storage", "edge"}
+	msgs := []string{"openDrawer", "closeDrawer", "syncing volumes", "pulled image", "probe ok"}
+	var b strings.Builder
+	for i := range 400 {
+		m := i * 7 % len(msgs)
+		fmt.Fprintf(&b, "I0301 10:%02d:%02d.%06d 1 ctl.go:%d] %q node=%q state=%s\n", i/60%60, i%60, i*7919%1000000, 40+m, msgs[m], nodes[i*3%len(nodes)], []string{"ready", "busy"}[m%2])
+	}
+	text := b.String()
+	m, err := Mine(context.Background(), textkit.NewLineIndex(text), Analyze(text), 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(m.Members()); got != len(msgs) {
+		t.Errorf("%d templates, want one a message (%d)", got, len(msgs))
+	}
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{`x] "m" node="a1" k=v`, true},
+		{`x] "m" node=a1`, true},
+		{`x] "m" node="a1 b"`, false},
+		{`x] "m" node:a1`, false},
+		{`x] "m" node=a1,b2`, false},
+	} {
+		var lay Layout
+		toks := lay.TemplateTokens(c.line, nil)
+		k := slices.IndexFunc(toks, func(tk Tok) bool { return c.line[tk.Start:tk.End] == "node" })
+		if got := k >= 0 && k+1 < len(toks) && pairValue(c.line, toks[k], toks[k+1]); got != c.want {
+			t.Errorf("pairValue on %q = %v, want %v", c.line, got, c.want)
+		}
+	}
+}

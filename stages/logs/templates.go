@@ -1300,7 +1300,8 @@ func (t *templates) markFieldCells(hc *headerCells, i int, toks []Tok) {
 	}
 }
 
-// markHeaderCells marks group i's first token after each header column.
+// markHeaderCells marks group i's first token after each header column,
+// and the values of the key=value pairs in its message.
 func (t *templates) markHeaderCells(hc *headerCells, i int, toks []Tok) {
 	g := &t.groups[i]
 	for c := 0; c <= t.lay.HeaderCols; c++ {
@@ -1313,6 +1314,40 @@ func (t *templates) markHeaderCells(hc *headerCells, i int, toks []Tok) {
 			hc.mark(g, i, uint64(c), p, g.head[toks[p].Start:toks[p].End])
 		}
 	}
+	// A pair's value is a column too, by its key: klog's structured
+	// records and text loggers write the host, the pod or the node that
+	// logged an event as a pair after its message (node="worker-a").
+	from := HeaderEnd(g.head, t.lay.HeaderCols)
+	for p := 1; p < len(toks); p++ {
+		if k := toks[p-1]; int(k.Start) >= from && pairValue(g.head, k, toks[p]) {
+			hc.mark(g, i, g.toks[p-1]^pairColumn, p, g.head[toks[p].Start:toks[p].End])
+		}
+	}
+}
+
+// pairColumn sets a pair's column, its key's token, apart from the
+// header's, which are numbered.
+const pairColumn = 0x5061697200000000
+
+// pairValue reports whether v is the whole value of a key=value pair
+// whose key is k, bare or quoted, in line.
+func pairValue(line string, k, v Tok) bool {
+	e := int(k.End)
+	if e >= len(line) || line[e] != '=' {
+		return false
+	}
+	end := int(v.End)
+	switch int(v.Start) {
+	case e + 1:
+	case e + 2:
+		if line[e+1] != '"' || end >= len(line) || line[end] != '"' {
+			return false
+		}
+		end++
+	default:
+		return false
+	}
+	return end == len(line) || line[end] == ' ' || line[end] == '\t'
 }
 
 // messageKeys returns the message of each group: its tokens but the
