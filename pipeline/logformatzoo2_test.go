@@ -371,7 +371,7 @@ var zoo2Formats = []zoo2Format{
 		ctx := "[]"
 		if len(e.values) > 0 {
 			v, _ := jsonQuote(e.values[0])
-			ctx = fmt.Sprintf(`{"%s":%s}`, e.t.slots[0].key, v)
+			ctx = fmt.Sprintf(`{"%s":%s,"host":"%s"}`, e.t.slots[0].key, v, o.host(e.seq))
 		}
 		return []string{fmt.Sprintf("[%s] %s.%s: %s %s []", o.ts(e.at, "2006-01-02T15:04:05.000000-07:00"), tplPick(e, "app", "request", "security"), e.level(), e.message(), ctx)}
 	}},

@@ -396,6 +396,11 @@ func TestPairColumns(t *testing.T) {
 		{`x] "m" node="a1 b"`, false},
 		{`x] "m" node:a1`, false},
 		{`x] "m" node=a1,b2`, false},
+		{`x] m {"node":"a1","k":1}`, true},
+		{`x] m {"node": "a1"}`, true},
+		{`x] m {"node":12}`, true},
+		{`x] m {"node":"a1 b"}`, false},
+		{`x] m node":"a1"`, false},
 	} {
 		var lay Layout
 		toks := lay.TemplateTokens(c.line, nil)

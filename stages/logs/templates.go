@@ -1329,25 +1329,38 @@ func (t *templates) markHeaderCells(hc *headerCells, i int, toks []Tok) {
 // header's, which are numbered.
 const pairColumn = 0x5061697200000000
 
-// pairValue reports whether v is the whole value of a key=value pair
-// whose key is k, bare or quoted, in line.
+// pairValue reports whether v is the whole value of a pair whose key is
+// k in line: key=value or key="value" (logfmt, klog), or "key":"value",
+// "key": value (a JSON context map after a message).
 func pairValue(line string, k, v Tok) bool {
-	e := int(k.End)
-	if e >= len(line) || line[e] != '=' {
+	e, end := int(k.End), int(v.End)
+	if e >= len(line) {
 		return false
 	}
-	end := int(v.End)
+	closers := " \t" // what may follow a pair
+	switch {
+	case line[e] == '=':
+		e++
+	case line[e] == '"' && k.Start > 0 && line[k.Start-1] == '"' && e+1 < len(line) && line[e+1] == ':':
+		e += 2
+		if e < len(line) && line[e] == ' ' {
+			e++
+		}
+		closers = ",}"
+	default:
+		return false
+	}
 	switch int(v.Start) {
+	case e:
 	case e + 1:
-	case e + 2:
-		if line[e+1] != '"' || end >= len(line) || line[end] != '"' {
+		if line[e] != '"' || end >= len(line) || line[end] != '"' {
 			return false
 		}
 		end++
 	default:
 		return false
 	}
-	return end == len(line) || line[end] == ' ' || line[end] == '\t'
+	return end == len(line) || strings.IndexByte(closers, line[end]) >= 0
 }
 
 // messageKeys returns the message of each group: its tokens but the
