@@ -385,6 +385,10 @@ var zoo2Formats = []zoo2Format{
 		}
 		return []string{fmt.Sprintf(`{"Timestamp":"%s","Level":"%s","MessageTemplate":%s,"RenderedMessage":%s,"Properties":{%s}}`, o.ts(e.at, "2006-01-02T15:04:05.0000000Z07:00"), e.level(), tpl, msg, strings.Join(props, ","))}
 	}},
+	// A level right after a bracketed stamp, then a label: no chat.
+	{name: "PHP-FPM", render: func(e zooEvent, o zooOpts) []string {
+		return []string{fmt.Sprintf(`[%s] %s: [pool www] child %d said into stderr: "%s"`, o.ts(e.at, "02-Jan-2006 15:04:05"), e.level(), 1000+o.id(e.seq)%500, e.message())}
+	}},
 	{name: "syslog with addresses", tpls: netTemplates, render: func(e zooEvent, o zooOpts) []string {
 		return []string{fmt.Sprintf("%s %s %s[%d]: %s", o.ts(e.at, "Jan _2 15:04:05"), o.host(e.seq), tplPick(e, "kernel", "kubelet", "api"), 100+e.seq%50, e.message())}
 	}},

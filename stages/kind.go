@@ -175,8 +175,9 @@ func (st *kindStats) add(line string) {
 		}
 	}
 	// A level first ("INFO: ...", "WARNING: ...": java.util.logging, bare
-	// loggers) names no speaker.
-	if m := turnStartIndex(body); m != nil && !console && !level && saysSomething(body[m[1]:]) {
+	// loggers), or right after the stamp ("[01-Mar-2024 10:00:00] NOTICE:
+	// ...": PHP-FPM and others), names no speaker.
+	if m := turnStartIndex(body); m != nil && !console && !level && !textkit.UpperLevelAt(body[m[2]:m[3]]) && saysSomething(body[m[1]:]) {
 		st.turns++
 		st.speakers[strings.ToLower(body[m[2]:m[3]])]++
 	}

@@ -222,6 +222,15 @@ func TestLabelledRecordsAreNoTurns(t *testing.T) {
 	if k := Detect(b.String()); k != KindLog {
 		t.Errorf("Lambda log: kind %s, want log", k)
 	}
+	// A level right after a bracketed stamp (PHP-FPM) is no speaker.
+	var f strings.Builder
+	for i := range 300 {
+		level := []string{"NOTICE", "WARNING", "ERROR", "INFO", "DEBUG"}[i*7%5]
+		fmt.Fprintf(&f, "[01-Mar-2024 10:%02d:%02d] %s: [pool www] child %d said into stderr: \"request %d done\"\n", i/60%60, i%60, level, 1000+i, i)
+	}
+	if k := Detect(f.String()); k != KindLog {
+		t.Errorf("PHP-FPM log: kind %s, want log", k)
+	}
 	var c strings.Builder
 	for i := range 20 {
 		fmt.Fprintf(&c, "User: how do I rotate the keys of service %c without downtime?\n\n", 'a'+i)
