@@ -389,6 +389,14 @@ var zoo2Formats = []zoo2Format{
 	{name: "PHP-FPM", render: func(e zooEvent, o zooOpts) []string {
 		return []string{fmt.Sprintf(`[%s] %s: [pool www] child %d said into stderr: "%s"`, o.ts(e.at, "02-Jan-2006 15:04:05"), e.level(), 1000+o.id(e.seq)%500, e.message())}
 	}},
+	// No time stamp, a label per service: a multiplexed dev or CI log
+	// (concurrently, turborepo, a Procfile runner).
+	{name: "service labels", render: func(e zooEvent, o zooOpts) []string {
+		if e.seq%2 == 0 {
+			return []string{fmt.Sprintf("[%s] %s", []string{"web", "api", "jobs"}[e.seq/2%3], e.message())}
+		}
+		return []string{fmt.Sprintf("%s: %s", []string{"web", "api", "jobs"}[e.seq/2%3], e.message())}
+	}},
 	{name: "syslog with addresses", tpls: netTemplates, render: func(e zooEvent, o zooOpts) []string {
 		return []string{fmt.Sprintf("%s %s %s[%d]: %s", o.ts(e.at, "Jan _2 15:04:05"), o.host(e.seq), tplPick(e, "kernel", "kubelet", "api"), 100+e.seq%50, e.message())}
 	}},

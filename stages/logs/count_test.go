@@ -410,3 +410,33 @@ func TestPairColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelColumn: without a header, a label first ("[web] ", "api: ")
+// is a column like a header's; a message's first word is not.
+func TestLabelColumn(t *testing.T) {
+	templates := func(line func(i int) string) int {
+		var b strings.Builder
+		for i := range 300 {
+			b.WriteString(line(i))
+			b.WriteByte('\n')
+		}
+		text := b.String()
+		m, err := Mine(context.Background(), textkit.NewLineIndex(text), Analyze(text), 5, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(m.Members())
+	}
+	msgs := []string{"cache warmed", "request served", "job queued", "job done"}
+	labels := []string{"web", "api", "jobs"}
+	if got := templates(func(i int) string { return fmt.Sprintf("[%s] %s in %dms", labels[i%3], msgs[i/3%4], i) }); got != len(msgs) {
+		t.Errorf("[label] lines: %d templates, want %d", got, len(msgs))
+	}
+	if got := templates(func(i int) string { return fmt.Sprintf("%s: %s in %dms", labels[i%3], msgs[i/3%4], i) }); got != len(msgs) {
+		t.Errorf("label: lines: %d templates, want %d", got, len(msgs))
+	}
+	verbs := []string{"GET", "POST", "DELETE"}
+	if got := templates(func(i int) string { return fmt.Sprintf("%s %s in %dms", verbs[i%3], msgs[i/3%4], i) }); got != len(verbs)*len(msgs) {
+		t.Errorf("first words: %d templates, want %d", got, len(verbs)*len(msgs))
+	}
+}

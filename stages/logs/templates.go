@@ -1217,9 +1217,6 @@ func tokenHalves(g *tgroup) (uint64, uint64) {
 // together (a node's name and id) are judged on the message alone. Levels
 // never merge. It reports whether any templates merged.
 func (t *templates) mergeHeaderColumns() bool {
-	if t.lay.Fields == "" && t.lay.HeaderCols == 0 {
-		return false
-	}
 	hc := headerCells{cells: make([][]cell, len(t.groups)), names: map[uint64]int{}}
 	var toks []Tok
 	for i := range t.groups {
@@ -1310,7 +1307,10 @@ func (t *templates) markHeaderCells(hc *headerCells, i int, toks []Tok) {
 		for p < len(toks) && int(toks[p].Start) < he {
 			p++
 		}
-		if p < len(toks) {
+		// Without a header, only a label opens a column: the service
+		// of a multiplexed log ("web: ...", "[api] ...", "web.1 | ..."),
+		// not the first word of a message.
+		if p < len(toks) && (t.lay.HeaderCols > 0 || labelAt(g.head, toks[p])) {
 			hc.mark(g, i, uint64(c), p, g.head[toks[p].Start:toks[p].End])
 		}
 	}
@@ -1323,6 +1323,22 @@ func (t *templates) markHeaderCells(hc *headerCells, i int, toks []Tok) {
 			hc.mark(g, i, g.toks[p-1]^pairColumn, p, g.head[toks[p].Start:toks[p].End])
 		}
 	}
+}
+
+// labelAt reports whether the first token tk of line is a label: followed
+// by ": ", closing a bracket it opens, or followed by blanks and '|'.
+func labelAt(line string, tk Tok) bool {
+	e := int(tk.End)
+	switch {
+	case e+1 < len(line) && line[e] == ':' && line[e+1] == ' ':
+		return true
+	case tk.Start == 1 && line[0] == '[' && e < len(line) && line[e] == ']':
+		return true
+	}
+	for e < len(line) && line[e] == ' ' {
+		e++
+	}
+	return e > int(tk.End) && e < len(line) && line[e] == '|'
 }
 
 // pairColumn sets a pair's column, its key's token, apart from the
