@@ -397,6 +397,11 @@ var zoo2Formats = []zoo2Format{
 		}
 		return []string{fmt.Sprintf("%s: %s", []string{"web", "api", "jobs"}[e.seq/2%3], e.message())}
 	}},
+	// macOS's unified log: thread ids in hex (0x1aaa spells a word), an
+	// activity, a pid, a TTL, then process: (library) message.
+	{name: "macOS unified", render: func(e zooEvent, o zooOpts) []string {
+		return []string{fmt.Sprintf("%s 0x%-6x %-11s 0x0                  %-6d 0    %s: (%s) %s", o.ts(e.at, "2006-01-02 15:04:05.000000-0700"), 0x1a2b+o.id(e.seq)%300, tplPick(e, "Default", "Info", "Error"), 100+o.id(e.seq)%50, tplPick(e, "kernel", "mDNSResponder", "WindowServer"), tplPick(e, "AppleACPI", "libsystem"), e.message())}
+	}},
 	{name: "syslog with addresses", tpls: netTemplates, render: func(e zooEvent, o zooOpts) []string {
 		return []string{fmt.Sprintf("%s %s %s[%d]: %s", o.ts(e.at, "Jan _2 15:04:05"), o.host(e.seq), tplPick(e, "kernel", "kubelet", "api"), 100+e.seq%50, e.message())}
 	}},

@@ -440,3 +440,25 @@ func TestLabelColumn(t *testing.T) {
 		t.Errorf("first words: %d templates, want %d", got, len(verbs)*len(msgs))
 	}
 }
+
+// TestHexLiteral: a 0x number is a value whatever letters its digits
+// spell (a thread id 0x1aaa beside 0x1a30); a word after 0x is not.
+func TestHexLiteral(t *testing.T) {
+	var lay Layout
+	ids := func(s string) []uint64 {
+		var out []uint64
+		for _, tk := range lay.TemplateTokens(s, nil) {
+			out = append(out, TokenID(tk))
+		}
+		return out
+	}
+	base := ids("thread 0x1a30 woke")
+	for _, s := range []string{"thread 0x1aaa woke", "thread 0XBEEF woke", "thread 0x7f woke"} {
+		if got := ids(s); !slices.Equal(got, base) {
+			t.Errorf("%q: template %v, want %v", s, got, base)
+		}
+	}
+	if got := ids("thread 0xgood woke"); slices.Equal(got, base) {
+		t.Errorf("0xgood read as a hex number")
+	}
+}

@@ -617,14 +617,28 @@ func isHexID(t string) bool {
 
 // hexValue reports a token t at line[start:], with a digit, whose bytes
 // are of classes seen, that is a hex id whatever letters it spells: a
-// UUID or a dashed hex id, or a hex value after '=' (trace_id=5ccd,
-// commit=3fa9e), an id however short where maskToken would keep the
-// letters of one under six bytes.
+// UUID or a dashed hex id, a hex value after '=' (trace_id=5ccd,
+// commit=3fa9e) or a hex literal (0x1aaa), an id however short where
+// maskToken would keep the letters of one under six bytes.
 func hexValue(line string, start int, t string, seen uint8) bool {
 	if seen&tcDash != 0 {
 		return isHexID(t)
 	}
-	return start > 0 && line[start-1] == '=' && isHexWord(t)
+	return start > 0 && line[start-1] == '=' && isHexWord(t) || hexLiteral(t)
+}
+
+// hexLiteral reports a C-style hex number (0x1aaa, 0XFF): a value
+// whatever letters its digits spell.
+func hexLiteral(t string) bool {
+	if len(t) < 3 || t[0] != '0' || t[1] != 'x' && t[1] != 'X' {
+		return false
+	}
+	for i := 2; i < len(t); i++ {
+		if tokClass[t[i]]&tcHex == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // isHexWord reports a token of hex digits only, a letter among them

@@ -177,6 +177,10 @@ func tokenizeReference(line string) []Tok {
 		}
 		t, at := line[i:j], i
 		i = j
+		if len(t) > 2 && (strings.HasPrefix(t, "0x") || strings.HasPrefix(t, "0X")) && strings.Trim(t[2:], "0123456789abcdefABCDEF") == "" {
+			out = append(out, Tok{h: fnvOffset, variable: true}) // a hex literal
+			continue
+		}
 		if at > 0 && line[at-1] == '=' && strings.Trim(t, "0123456789abcdefABCDEF") == "" &&
 			strings.ContainsAny(t, "0123456789") && strings.ContainsAny(t, "abcdefABCDEF") && !isCalendarWord(t) {
 			out = append(out, Tok{h: fnvOffset, variable: true}) // a hex value after '='
