@@ -124,8 +124,11 @@ type zoo2Format struct {
 	name string
 	// sections: lines before the record are structure (CI sections).
 	sections bool
-	tpls     []zooTemplate
-	render   func(e zooEvent, o zooOpts) []string
+	// whole: a record's continuation lines (fields, details) are part of
+	// it, and the oracle keeps each template's first record whole.
+	whole  bool
+	tpls   []zooTemplate
+	render func(e zooEvent, o zooOpts) []string
 }
 
 func sqlLines() []string {
@@ -286,7 +289,7 @@ var zoo2Formats = []zoo2Format{
 		}
 		return []string{line}
 	}},
-	{name: "multi-line messages", render: func(e zooEvent, o zooOpts) []string {
+	{name: "multi-line messages", whole: true, render: func(e zooEvent, o zooOpts) []string {
 		head := fmt.Sprintf("%s %s [%s] %s", o.ts(e.at, "2006-01-02 15:04:05,000"), e.level(), tplPick(e, "db", "web", "auth"), e.message())
 		if e.t.trace {
 			return append([]string{head + ":"}, "query was:", "  INSERT INTO blocks (id, path)", "  VALUES ($1, $2)", "hint: free some space")
@@ -401,6 +404,21 @@ var zoo2Formats = []zoo2Format{
 	// activity, a pid, a TTL, then process: (library) message.
 	{name: "macOS unified", render: func(e zooEvent, o zooOpts) []string {
 		return []string{fmt.Sprintf("%s 0x%-6x %-11s 0x0                  %-6d 0    %s: (%s) %s", o.ts(e.at, "2006-01-02 15:04:05.000000-0700"), 0x1a2b+o.id(e.seq)%300, tplPick(e, "Default", "Info", "Error"), 100+o.id(e.seq)%50, tplPick(e, "kernel", "mDNSResponder", "WindowServer"), tplPick(e, "AppleACPI", "libsystem"), e.message())}
+	}},
+	// Records written as indented fields, the message among them.
+	{name: "journalctl verbose", whole: true, render: func(e zooEvent, o zooOpts) []string {
+		pri := map[string]int{"DEBUG": 7, "INFO": 6, "WARN": 4, "ERROR": 3, "FATAL": 2}[e.level()]
+		return []string{
+			fmt.Sprintf("%s [s=4a1b2c3d;i=%x;b=9f8e7d6c;m=%x;t=%x;x=%x]", o.ts(e.at, "Mon 2006-01-02 15:04:05.000000 MST"), 0x1000+o.id(e.seq), e.seq*977, e.at.UnixMicro(), uint64(e.seq)*0x9E3779B97F4A7C15),
+			"    _TRANSPORT=journal",
+			fmt.Sprintf("    PRIORITY=%d", pri),
+			fmt.Sprintf("    _PID=%d", 100+o.id(e.seq)%50),
+			"    _HOSTNAME=" + o.host(e.seq),
+			"    MESSAGE=" + e.message(),
+		}
+	}},
+	{name: "YAML records", whole: true, render: func(e zooEvent, o zooOpts) []string {
+		return []string{"- time: " + o.ts(e.at, time.RFC3339), "  level: " + e.level(), "  msg: " + e.message()}
 	}},
 	{name: "syslog with addresses", tpls: netTemplates, render: func(e zooEvent, o zooOpts) []string {
 		return []string{fmt.Sprintf("%s %s %s[%d]: %s", o.ts(e.at, "Jan _2 15:04:05"), o.host(e.seq), tplPick(e, "kernel", "kubelet", "api"), 100+e.seq%50, e.message())}
@@ -534,6 +552,11 @@ func zoo2Render(f zoo2Format, events []zooEvent, o zooOpts) (text string, templa
 		if !first[e.t] {
 			first[e.t] = true
 			oracle += len([]rune(lines[rec]))
+			if f.whole {
+				for _, l := range lines[rec+1:] {
+					oracle += 1 + len([]rune(l))
+				}
+			}
 			templates = append(templates, e.t.template())
 			if e.t.alert {
 				alerts = append(alerts, e.t.template())

@@ -318,3 +318,28 @@ func TestLogDedupSettledPass(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldRecordsKeepEvents: records written as indented fields keep
+// every event through log_dedup's passes; its second pass reads the
+// count its first one added and must not merge one-word events there.
+func TestFieldRecordsKeepEvents(t *testing.T) {
+	events := []string{"openDrawer", "closeDrawer", "flushCache", "rotateKeys", "syncClock", "pingPeer"}
+	var b strings.Builder
+	for i := range 600 {
+		fmt.Fprintf(&b, "Fri 2024-03-01 10:%02d:%02d.%06d UTC [s=4a1b;i=%x]\n    PRIORITY=%d\n    _PID=%d\n    MESSAGE=%s\n",
+			i/60%60, i%60, i*7919%1000000, 0x1000+i, 6+i%2, 100+i%50, events[i*7%len(events)])
+	}
+	text := b.String()
+	out, err := NewLogDedup(DefaultLogDedupOptions()).Apply(context.Background(), Input{Text: text, Kind: KindLog, Log: logs.Analyze(text)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Skipped || len(out.Text) >= len(text)/4 {
+		t.Fatalf("records not mined: %d of %d bytes (%s)", len(out.Text), len(text), out.Reason)
+	}
+	for _, ev := range events {
+		if !strings.Contains(out.Text, "MESSAGE="+ev+"\n") {
+			t.Errorf("event %s lost:\n%s", ev, out.Text)
+		}
+	}
+}

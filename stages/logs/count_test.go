@@ -462,3 +462,35 @@ func TestHexLiteral(t *testing.T) {
 		t.Errorf("0xgood read as a hex number")
 	}
 }
+
+// TestFieldLineRecords: a record written as indented fields has its
+// message among them: one-word events stay apart, users merge, and
+// fieldLine tells fields from a trace or a sentence.
+func TestFieldLineRecords(t *testing.T) {
+	events := []string{"openDrawer", "closeDrawer", "flushCache", "session opened for %s"}
+	var b strings.Builder
+	for i := range 400 {
+		ev := events[i*7%len(events)]
+		if strings.Contains(ev, "%s") {
+			ev = fmt.Sprintf(ev, fmt.Sprintf("user%c%c", 'a'+i%9, 'a'+i%7))
+		}
+		fmt.Fprintf(&b, "Fri 2024-03-01 10:%02d:%02d.%06d UTC [s=4a1b;i=%x]\n    PRIORITY=6\n    _PID=%d\n    MESSAGE=%s\n", i/60%60, i%60, i*7919%1000000, 0x1000+i, 100+i%50, ev)
+	}
+	text := b.String()
+	m, err := Mine(context.Background(), textkit.NewLineIndex(text), Analyze(text), 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(m.Members()); got != len(events) {
+		t.Errorf("%d templates, want one an event (%d)", got, len(events))
+	}
+	for l, want := range map[string]bool{
+		"    MESSAGE=x": true, "  level: INFO": true, "\t_PID=1": true, "  msg:": true,
+		"MESSAGE=x": false, "    at com.acme.Foo.bar(Foo.java:1)": false, "  File \"x.py\", line 3": false,
+		"    see: the docs": true, "    12=x": false, "  a sentence with no key": false,
+	} {
+		if got := fieldLine(l); got != want {
+			t.Errorf("fieldLine(%q) = %v, want %v", l, got, want)
+		}
+	}
+}

@@ -114,9 +114,19 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 // message (.NET's console logger: "info: App.Worker[0]" then
 // "      session opened for user bob"; a message's first detail line):
 // its words are slots that vary and summarise like the record line's.
+//
+// A record written as indented fields under its head line (journalctl's
+// verbose output, YAML records: "    MESSAGE=...", "  msg: ...") has its
+// message among them: all its lines make the message.
 func eventMessage(x textkit.LineIndex, lay Layout, head string, i, end int) (string, int) {
 	if lay.Fields != "" || end <= i+1 {
 		return head, i + 1
+	}
+	if fieldLines(x, i+1, end) {
+		if len(head) == len(x.Line(i)) {
+			return x.Span(i, end), end
+		}
+		return head + "\n" + x.Span(i+1, end), end // a count removed: as log_dedup read it first
 	}
 	next := x.Line(i + 1)
 	if next == "" || (next[0] != ' ' && next[0] != '\t') || len(head)+len(next) >= maxTemplateBytes {
@@ -126,6 +136,40 @@ func eventMessage(x textkit.LineIndex, lay Layout, head string, i, end int) (str
 		return x.Span(i, i+2), i + 2 // no count suffix: the two lines stand together
 	}
 	return head + "\n" + next, i + 2
+}
+
+// maxFieldLines bounds the field lines of a record read as its message.
+const maxFieldLines = 32
+
+// fieldLines reports whether lines [from, end) are a record's fields: at
+// most maxFieldLines indented "key=value" or "key: value" lines, within
+// maxTemplateBytes together. A stack trace's lines are no fields.
+func fieldLines(x textkit.LineIndex, from, end int) bool {
+	if end-from > maxFieldLines || int(x.Starts[end]-x.Starts[from]) >= maxTemplateBytes {
+		return false
+	}
+	for k := from; k < end; k++ {
+		if !fieldLine(x.Line(k)) {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldLine reports an indented key=value or key: value line, the key a
+// name (letters, digits, _ . -, a letter or _ first).
+func fieldLine(l string) bool {
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+		i++
+	}
+	if i == 0 || i == len(l) || !(textkit.IsLetter(l[i]) || l[i] == '_') {
+		return false
+	}
+	for i < len(l) && (textkit.IsWordByte(l[i]) || l[i] == '.' || l[i] == '-') {
+		i++
+	}
+	return i < len(l) && (l[i] == '=' || l[i] == ':' && (i+1 == len(l) || l[i+1] == ' '))
 }
 
 // logEvent is a record line and the non-record lines after it: lines
@@ -1330,13 +1374,25 @@ func (t *templates) markHeaderCells(hc *headerCells, i int, toks []Tok) {
 	}
 	// A pair's value is a column too, by its key: klog's structured
 	// records and text loggers write the host, the pod or the node that
-	// logged an event as a pair after its message (node="worker-a").
+	// logged an event as a pair after its message (node="worker-a"), or
+	// in a field line under it (_HOSTNAME=). A message key's value is
+	// what happened (journalctl's MESSAGE=).
 	from := HeaderEnd(g.head, t.lay.HeaderCols)
 	for p := 1; p < len(toks); p++ {
-		if k := toks[p-1]; int(k.Start) >= from && pairValue(g.head, k, toks[p]) {
+		if k := toks[p-1]; int(k.Start) >= from && pairValue(g.head, k, toks[p]) && !messageKey(g.head[k.Start:k.End]) {
 			hc.mark(g, i, g.toks[p-1]^pairColumn, p, g.head[toks[p].Start:toks[p].End])
 		}
 	}
+}
+
+// messageKey reports a key that names the message (msg, message, event,
+// log, in any case): its value is what happened, never a column.
+func messageKey(k string) bool {
+	switch strings.ToLower(k) {
+	case "msg", "message", "event", "log":
+		return true
+	}
+	return false
 }
 
 // labelAt reports whether the first token tk of line is a label: followed
@@ -1367,7 +1423,7 @@ func pairValue(line string, k, v Tok) bool {
 	if e >= len(line) {
 		return false
 	}
-	closers := " \t" // what may follow a pair
+	closers := " \t\n" // what may follow a pair
 	switch {
 	case line[e] == '=':
 		e++
@@ -1376,7 +1432,7 @@ func pairValue(line string, k, v Tok) bool {
 		if e < len(line) && line[e] == ' ' {
 			e++
 		}
-		closers = ",}"
+		closers = ",}\n"
 	default:
 		return false
 	}
