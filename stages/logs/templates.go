@@ -1388,9 +1388,10 @@ func (t *templates) markHeaderCells(hc *headerCells, i int, toks []Tok) {
 // messageKey reports a key that names the message (msg, message, event,
 // log, in any case): its value is what happened, never a column.
 func messageKey(k string) bool {
-	switch strings.ToLower(k) {
-	case "msg", "message", "event", "log":
-		return true
+	for _, m := range [...]string{"msg", "message", "event", "log"} {
+		if strings.EqualFold(k, m) {
+			return true
+		}
 	}
 	return false
 }
