@@ -343,3 +343,31 @@ func TestFieldRecordsKeepEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestBlankLinesBetweenRemovedRecords: records separated by blank lines
+// (Rails' requests) leave one blank line where the records between them
+// are folded into their templates, not one a record.
+func TestBlankLinesBetweenRemovedRecords(t *testing.T) {
+	routes := []string{"UsersController#show", "OrdersController#create", "CartsController#update"}
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "Started GET \"/x/%d\" for 10.0.0.%d at 2024-03-01 10:%02d:%02d +0000\n", i, i%250, i/60%60, i%60)
+		fmt.Fprintf(&b, "Processing by %s as HTML\n  Parameters: {\"id\"=>\"%d\"}\nCompleted 200 OK in %dms\n\n", routes[i*7%3], i, i%90)
+	}
+	text := b.String()
+	out, err := NewLogDedup(DefaultLogDedupOptions()).Apply(context.Background(), Input{Text: text, Kind: KindLog, Log: logs.Analyze(text)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Text, "\n\n\n") {
+		t.Errorf("blank lines pile up where records were folded:\n%q", out.Text)
+	}
+	for _, r := range routes {
+		if !strings.Contains(out.Text, r) {
+			t.Errorf("%s lost:\n%s", r, out.Text)
+		}
+	}
+	if !strings.HasSuffix(out.Text, "\n") {
+		t.Errorf("the final line break is gone: %q", out.Text[max(0, len(out.Text)-40):])
+	}
+}

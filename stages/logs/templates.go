@@ -242,17 +242,27 @@ func (t *templates) writeEvents(x textkit.LineIndex, events []logEvent) (out str
 	sums := t.summaries()
 	var w textkit.LineWriter
 	w.Grow(len(t.groups)*128 + 1024)
-	done := 0 // lines written or skipped so far
+	done := 0          // lines written or skipped so far
+	blankEnd := false // the last line written is blank
 	for ei, e := range events {
 		start, end := int(e.start), int(e.end)
+		if blankEnd {
+			// The blank lines that separated records (Rails' requests,
+			// traces) stay one where the records between are gone.
+			for done < start && x.Line(done) == "" {
+				done++
+			}
+		}
 		if done < start {
 			w.Add(x.Span(done, start))
+			blankEnd = x.Line(start-1) == ""
 		}
 		done = end
 		root := t.find(int(e.group))
 		if t.groups[root].first != ei {
 			continue
 		}
+		blankEnd = false
 		head, _ := SplitCount(x.Line(start))
 		count := t.groups[root].count
 		if count >= 1e12 {
@@ -271,6 +281,9 @@ func (t *templates) writeEvents(x textkit.LineIndex, events []logEvent) (out str
 		}
 	}
 	if nl := x.Len(); done < nl {
+		for blankEnd && done < nl-1 && x.Line(done) == "" {
+			done++ // the last line stays: it may end the text with a line break
+		}
 		w.Add(x.Span(done, nl))
 	}
 	return w.String(), long
