@@ -242,7 +242,7 @@ func (t *templates) writeEvents(x textkit.LineIndex, events []logEvent) (out str
 	sums := t.summaries()
 	var w textkit.LineWriter
 	w.Grow(len(t.groups)*128 + 1024)
-	done := 0          // lines written or skipped so far
+	done := 0         // lines written or skipped so far
 	blankEnd := false // the last line written is blank
 	for ei, e := range events {
 		start, end := int(e.start), int(e.end)
