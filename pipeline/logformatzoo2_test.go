@@ -69,6 +69,25 @@ var netTemplates = []zooTemplate{
 	{msg: "certificate for %s expires in 3 days", level: "WARN", slots: []zooSlot{{"host", zIP}}, alert: true},
 }
 
+// poolTemplates draw their names from pools where every name recurs.
+var poolTemplates = []zooTemplate{
+	{msg: "session opened for user %s", level: "INFO", slots: []zooSlot{{"user", zPool("user", 24)}}},
+	{msg: "vacuum of table %s took %sms", level: "INFO", slots: []zooSlot{{"table", zPool("tbl", 20)}, {"ms", zNum(1, 900)}}},
+	{msg: "user %s logged out", level: "INFO", slots: []zooSlot{{"user", zPool("user", 24)}}},
+	{msg: "openDrawer", level: "INFO"},
+	{msg: "closeDrawer", level: "INFO"},
+	{msg: "flushQueue", level: "DEBUG"},
+	{msg: "disk full on %s", level: "ERROR", slots: []zooSlot{{"path", zPath}}, alert: true},
+}
+
+// zPool picks one of n names made of letters, all of which recur.
+func zPool(prefix string, n int) func(r *rand.Rand) string {
+	return func(r *rand.Rand) string {
+		k := r.IntN(n)
+		return fmt.Sprintf("%s%c%c", prefix, 'a'+k%26, 'a'+k/26*3+k%7)
+	}
+}
+
 // zPick picks one of a few values: too few for variant merging to find.
 func zPick(values ...string) func(r *rand.Rand) string {
 	return func(r *rand.Rand) string { return values[r.IntN(len(values))] }
@@ -419,6 +438,11 @@ var zoo2Formats = []zoo2Format{
 	}},
 	{name: "YAML records", whole: true, render: func(e zooEvent, o zooOpts) []string {
 		return []string{"- time: " + o.ts(e.at, time.RFC3339), "  level: " + e.level(), "  msg: " + e.message()}
+	}},
+	// Names from a pool that all recur: 24 users, 20 tables, each seen
+	// some fifty times, beside a handful of one-word events.
+	{name: "recurring pools", tpls: poolTemplates, render: func(e zooEvent, o zooOpts) []string {
+		return []string{fmt.Sprintf("%s %-5s [%s] %s", o.ts(e.at, time.RFC3339Nano), e.level(), o.host(e.seq), e.message())}
 	}},
 	{name: "syslog with addresses", tpls: netTemplates, render: func(e zooEvent, o zooOpts) []string {
 		return []string{fmt.Sprintf("%s %s %s[%d]: %s", o.ts(e.at, "Jan _2 15:04:05"), o.host(e.seq), tplPick(e, "kernel", "kubelet", "api"), 100+e.seq%50, e.message())}

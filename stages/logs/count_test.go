@@ -494,3 +494,53 @@ func TestFieldLineRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolOfNamesMerges: a position that takes many words, each of them
+// recurring (a pool of users), is a parameter; a handful of recurring
+// one-word events under one header stay apart.
+func TestPoolOfNamesMerges(t *testing.T) {
+	templates := func(values []string, line func(i int, v string) string) int {
+		var b strings.Builder
+		for i := range 1200 {
+			b.WriteString(line(i, values[i*7%len(values)]))
+			b.WriteByte('\n')
+		}
+		text := b.String()
+		m, err := Mine(context.Background(), textkit.NewLineIndex(text), Analyze(text), 5, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(m.Members())
+	}
+	var users []string
+	for i := range 24 {
+		users = append(users, fmt.Sprintf("%c%c%cuser", 'a'+i%7, 'a'+i%5, 'a'+i%3))
+	}
+	stamp := func(i int) string { return fmt.Sprintf("2024-03-01 10:%02d:%02d INFO", i/60%60, i%60) }
+	if got := templates(users, func(i int, u string) string { return stamp(i) + " session opened for " + u }); got != 1 {
+		t.Errorf("a pool of %d users, each seen 50 times: %d templates, want 1", len(users), got)
+	}
+	events := []string{"onCreate", "onStart", "onResume", "onPause", "onStop", "onDestroy", "onRestart", "onSaveState"}
+	if got := templates(events, func(i int, e string) string { return stamp(i) + " Activity: " + e }); got != len(events) {
+		t.Errorf("%d one-word events: %d templates, want one each", len(events), got)
+	}
+}
+
+// TestColumnAfterLevel: after a level that ends the header, the next
+// column may be a host's: four hosts that log every event merge.
+func TestColumnAfterLevel(t *testing.T) {
+	hosts := []string{"worker-a", "x", "storage", "edge"}
+	msgs := []string{"cache warmed in %dms", "request served in %dms", "job queued after %dms", "job done in %dms", "lease renewed in %dms"}
+	var b strings.Builder
+	for i := range 600 {
+		fmt.Fprintf(&b, "2024-03-01T10:%02d:%02d.%03dZ INFO [%s] %s\n", i/60%60, i%60, i, hosts[i*3%4], fmt.Sprintf(msgs[i*7%5], i%90))
+	}
+	text := b.String()
+	m, err := Mine(context.Background(), textkit.NewLineIndex(text), Analyze(text), 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(m.Members()); got != len(msgs) {
+		t.Errorf("%d templates, want one a message (%d)", got, len(msgs))
+	}
+}

@@ -1383,6 +1383,11 @@ func (t *templates) markHeaderCells(hc *headerCells, i int, toks []Tok) {
 		// not the first word of a message.
 		if p < len(toks) && (t.lay.HeaderCols > 0 || labelAt(g.head, toks[p])) {
 			hc.mark(g, i, uint64(c), p, g.head[toks[p].Start:toks[p].End])
+			// A level after the header leaves the column after it a
+			// header's too: "10:00:01 INFO [worker-a] ...".
+			if c == t.lay.HeaderCols && p+1 < len(toks) && textkit.UpperLevelAt(g.head[toks[p].Start:toks[p].End]) {
+				hc.mark(g, i, uint64(c+1), p+1, g.head[toks[p+1].Start:toks[p+1].End])
+			}
 		}
 	}
 	// A pair's value is a column too, by its key: klog's structured
@@ -1621,12 +1626,18 @@ func boolOrder(b bool) int {
 	return 0
 }
 
+// poolValues: a position that takes this many different words, each of
+// them recurring, holds a pool of names (users, hosts, tables, queues),
+// not the events of one call site, which are a handful.
+const poolValues = 16
+
 // variesWidely reports a position whose values look like a parameter's,
 // not like names of events: most values are new (the groups of bucket b,
 // one value each, stand for at most twice as many records), half of them
-// occur once (a long tail of users), or most look like data (host names,
-// addresses, paths). Words that name events (openDrawer, closeDrawer)
-// recur, each of them, and stay apart.
+// occur once (a long tail of users), there are poolValues of them at
+// least (a pool of users that all recur), or most look like data (host
+// names, addresses, paths). Words that name events (openDrawer,
+// closeDrawer) recur, each of them, and are few: they stay apart.
 func (t *templates) variesWidely(b []int, p int) bool {
 	total, once := 0, 0
 	for _, i := range b {
@@ -1635,7 +1646,7 @@ func (t *templates) variesWidely(b []int, p int) bool {
 			once++
 		}
 	}
-	if 2*len(b) >= total || 2*once >= len(b) {
+	if 2*len(b) >= total || 2*once >= len(b) || len(b) >= poolValues {
 		return true
 	}
 	data, seen := 0, 0
