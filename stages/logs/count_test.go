@@ -520,6 +520,24 @@ func TestPoolOfNamesMerges(t *testing.T) {
 	if got := templates(users, func(i int, u string) string { return stamp(i) + " session opened for " + u }); got != 1 {
 		t.Errorf("a pool of %d users, each seen 50 times: %d templates, want 1", len(users), got)
 	}
+	// A token that holds a name and an event word together (CJK text has
+	// no blank between them) is no pool: its events must not merge.
+	var fused strings.Builder
+	for i := range 1200 {
+		fmt.Fprintf(&fused, "%s 用户%s登录成功：%s\n", stamp(i), users[i*7%len(users)], []string{"openDrawer", "closeDrawer"}[i%2])
+	}
+	x := textkit.NewLineIndex(fused.String())
+	m, err := Mine(context.Background(), x, Analyze(fused.String()), 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for first, members := range m.Members() {
+		for _, l := range members {
+			if strings.HasSuffix(x.Line(l), "openDrawer") != strings.HasSuffix(x.Line(first), "openDrawer") {
+				t.Fatalf("%q and %q merged", x.Line(first), x.Line(l))
+			}
+		}
+	}
 	events := []string{"onCreate", "onStart", "onResume", "onPause", "onStop", "onDestroy", "onRestart", "onSaveState"}
 	if got := templates(events, func(i int, e string) string { return stamp(i) + " Activity: " + e }); got != len(events) {
 		t.Errorf("%d one-word events: %d templates, want one each", len(events), got)

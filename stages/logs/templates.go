@@ -1634,9 +1634,9 @@ const poolValues = 16
 // variesWidely reports a position whose values look like a parameter's,
 // not like names of events: most values are new (the groups of bucket b,
 // one value each, stand for at most twice as many records), half of them
-// occur once (a long tail of users), there are poolValues of them at
-// least (a pool of users that all recur), or most look like data (host
-// names, addresses, paths). Words that name events (openDrawer,
+// occur once (a long tail of users), they are poolValues names at least
+// (a pool of users that all recur; not a phrase that holds one), or most
+// look like data (host names, addresses, paths). Words that name events (openDrawer,
 // closeDrawer) recur, each of them, and are few: they stay apart.
 func (t *templates) variesWidely(b []int, p int) bool {
 	total, once := 0, 0
@@ -1646,10 +1646,10 @@ func (t *templates) variesWidely(b []int, p int) bool {
 			once++
 		}
 	}
-	if 2*len(b) >= total || 2*once >= len(b) || len(b) >= poolValues {
+	if 2*len(b) >= total || 2*once >= len(b) {
 		return true
 	}
-	data, seen := 0, 0
+	data, names, seen := 0, 0, 0
 	var toks []Tok
 	for _, i := range b[:min(len(b), 64)] {
 		g := &t.groups[i]
@@ -1661,8 +1661,11 @@ func (t *templates) variesWidely(b []int, p int) bool {
 		if valueAt(g.head, toks[p]) {
 			data++
 		}
+		if isPlainName(g.head[toks[p].Start:toks[p].End]) {
+			names++
+		}
 	}
-	return seen > 0 && 2*data >= seen
+	return seen > 0 && (2*data >= seen || len(b) >= poolValues && 2*names >= seen)
 }
 
 // withoutRecurring drops from bucket b, which varies widely at p, the
