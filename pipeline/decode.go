@@ -111,14 +111,16 @@ var oddControl = func() (t [256]bool) {
 // controlBytes counts the odd control bytes of s. It runs on every input,
 // so it reads eight bytes at a time and looks up only the bytes below
 // 0x20 there (a log has one a line, its newline).
+// byteLows and byteHighs are the low and high bit of every byte of a word.
+const byteLows, byteHighs = 0x0101010101010101, 0x8080808080808080
+
 func controlBytes(s string) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	n := 0
 	for ; len(s) >= 16; s = s[16:] {
 		// Two words a step: the rare word with a byte below 0x20 is
 		// looked at again alone.
 		a, b := le64(s[:8]), le64(s[8:16])
-		if ((a-0x20*ones)&^a|(b-0x20*ones)&^b)&highs != 0 {
+		if ((a-0x20*byteLows)&^a|(b-0x20*byteLows)&^b)&byteHighs != 0 {
 			n += lowControl(a) + lowControl(b)
 		}
 	}
@@ -141,11 +143,10 @@ func le64(b string) uint64 {
 
 // lowControl counts the odd control bytes of the word w.
 func lowControl(w uint64) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	n := 0
 	// The high bit of every byte below 0x20 is set, and perhaps of a byte
 	// a borrow reached: the table decides.
-	for low := (w - 0x20*ones) &^ w & highs; low != 0; low &= low - 1 {
+	for low := (w - 0x20*byteLows) &^ w & byteHighs; low != 0; low &= low - 1 {
 		if oddControl[byte(w>>(bits.TrailingZeros64(low)&^7))] {
 			n++
 		}

@@ -249,9 +249,7 @@ func (t *templates) writeEvents(x textkit.LineIndex, events []logEvent) (out str
 		if blankEnd {
 			// The blank lines that separated records (Rails' requests,
 			// traces) stay one where the records between are gone.
-			for done < start && x.Line(done) == "" {
-				done++
-			}
+			done = pastBlanks(x, done, start)
 		}
 		if done < start {
 			w.Add(x.Span(done, start))
@@ -281,12 +279,21 @@ func (t *templates) writeEvents(x textkit.LineIndex, events []logEvent) (out str
 		}
 	}
 	if nl := x.Len(); done < nl {
-		for blankEnd && done < nl-1 && x.Line(done) == "" {
-			done++ // the last line stays: it may end the text with a line break
+		if blankEnd {
+			done = pastBlanks(x, done, nl-1) // the last line may end the text with a line break
 		}
 		w.Add(x.Span(done, nl))
 	}
 	return w.String(), long
+}
+
+// pastBlanks returns the first line at or after i, and before end, that
+// is not blank, or end.
+func pastBlanks(x textkit.LineIndex, i, end int) int {
+	for i < end && x.Line(i) == "" {
+		i++
+	}
+	return i
 }
 
 // Tok is one whitespace-separated token, hashed after masking.
@@ -1661,7 +1668,7 @@ func (t *templates) variesWidely(b []int, p int) bool {
 		if valueAt(g.head, toks[p]) {
 			data++
 		}
-		if isPlainName(g.head[toks[p].Start:toks[p].End]) {
+		if len(b) >= poolValues && isPlainName(g.head[toks[p].Start:toks[p].End]) {
 			names++
 		}
 	}
