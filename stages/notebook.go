@@ -61,7 +61,24 @@ func (t *nbText) UnmarshalJSON(b []byte) error {
 // looksNotebook is a cheap test before decoding: both keys nbformat
 // requires at the top level.
 func looksNotebook(text string) bool {
-	return strings.HasPrefix(text, "{") && strings.Contains(text, `"nbformat"`) && strings.Contains(text, `"cells"`)
+	return strings.HasPrefix(text, "{") && hasNbformatKey(text) && strings.Contains(text, `"cells"`)
+}
+
+// hasNbformatKey is strings.Contains(text, `"nbformat"`), searched from
+// its 'b': quotes are everywhere in JSON, where strings.Index stops at
+// each one, and a 'b' is rare enough for IndexByte to skip ahead.
+func hasNbformatKey(text string) bool {
+	const key = `"nbformat"`
+	for i := 2; i < len(text); i++ {
+		j := strings.Index(text[i:], key[2:])
+		if j < 0 {
+			return false
+		}
+		if i += j; text[i-2:i] == key[:2] {
+			return true
+		}
+	}
+	return false
 }
 
 // renderNotebook returns the notebook as Markdown, or false when text is

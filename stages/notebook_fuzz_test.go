@@ -152,3 +152,16 @@ func TestStripANSIKeepsRuneAfterLoneEscape(t *testing.T) {
 		t.Fatalf("renderNotebook = %q, %v", out, ok)
 	}
 }
+
+// FuzzHasNbformatKey: the search from the key's 'b' finds what
+// strings.Contains finds.
+func FuzzHasNbformatKey(f *testing.F) {
+	for _, s := range []string{`{"nbformat": 4}`, `"nbformat"`, `nbformat"`, `"n"nbformat"`, `{"bformat": "nb", "xnbformat"}`, `""nbformat""`, `{"a":"b"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := hasNbformatKey(s), strings.Contains(s, `"nbformat"`); got != want {
+			t.Fatalf("hasNbformatKey(%q) = %v, strings.Contains says %v", s, got, want)
+		}
+	})
+}

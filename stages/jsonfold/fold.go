@@ -717,8 +717,8 @@ func (f *jsonFolder) foldItem(text string, t jsonTok, depth int) (*jnode, error)
 // fieldStats summarizes the values of one field of an array's items.
 type fieldStats struct {
 	present  int
-	distinct map[string]int // literal → items
-	overflow bool           // more than maxDistinct literals
+	distinct map[string]int // literal → items, until overflow
+	overflow bool           // more than maxDistinct literals: counts no longer kept
 	nums     int
 	mean, m2 float64 // Welford's running mean and squared deviations
 	min, max float64
@@ -740,15 +740,20 @@ func (st *fieldStats) statusField(name string) bool {
 }
 
 func (st *fieldStats) add(t jsonTok, lit string) {
-	if st.distinct == nil {
-		st.distinct = map[string]int{}
-	}
-	if len(st.distinct) < maxDistinct {
+	switch {
+	case st.overflow:
+		// Past maxDistinct only the count of literals is read: their
+		// counts are no longer kept.
+	case st.distinct == nil:
+		st.distinct = map[string]int{lit: 1}
+	case len(st.distinct) < maxDistinct:
 		st.distinct[lit]++
-	} else if c, ok := st.distinct[lit]; ok {
-		st.distinct[lit] = c + 1
-	} else {
-		st.overflow = true
+	default:
+		if c, ok := st.distinct[lit]; ok {
+			st.distinct[lit] = c + 1
+		} else {
+			st.overflow = true
+		}
 	}
 	if t != tokInt && t != tokFloat {
 		return
