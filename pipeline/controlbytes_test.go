@@ -24,14 +24,15 @@ func TestControlBytesMatchesByteLoop(t *testing.T) {
 				b[i] = byte(r.IntN(256))
 			}
 		}
-		want := 0
+		want, wantASCII := 0, true
 		for _, c := range b {
 			if oddControl[c] {
 				want++
 			}
+			wantASCII = wantASCII && c < 0x80
 		}
-		if got := controlBytes(string(b)); got != want {
-			t.Fatalf("controlBytes(%q) = %d, want %d", b, got, want)
+		if got, ascii := controlBytes(string(b)); got != want || ascii != wantASCII {
+			t.Fatalf("controlBytes(%q) = %d, %v; want %d, %v", b, got, ascii, want, wantASCII)
 		}
 	}
 }

@@ -55,7 +55,10 @@ func Decode(raw string) Decoded {
 	case strings.HasPrefix(raw, "\xff\xfe"):
 		return checkWide(decodeUTF16(raw[2:], true), raw)
 	}
-	ctrl := controlBytes(raw)
+	ctrl, ascii := controlBytes(raw)
+	if ctrl == 0 && ascii {
+		return Decoded{Text: raw, Encoding: "utf-8", Chars: len(raw)} // one character a byte
+	}
 	if ctrl == 0 {
 		if chars, valid := textkit.CharsValid(raw); valid {
 			return Decoded{Text: raw, Encoding: "utf-8", Chars: chars}
@@ -108,31 +111,36 @@ var oddControl = func() (t [256]bool) {
 	return t
 }()
 
-// controlBytes counts the odd control bytes of s. It runs on every input,
-// so it reads eight bytes at a time and looks up only the bytes below
-// 0x20 there (a log has one a line, its newline).
 // byteLows and byteHighs are the low and high bit of every byte of a word.
 const byteLows, byteHighs = 0x0101010101010101, 0x8080808080808080
 
-func controlBytes(s string) int {
-	n := 0
+// controlBytes counts the odd control bytes of s, and reports whether s
+// is ASCII: then its characters need no second count. It runs on every
+// input, so it reads eight bytes at a time and looks up only the bytes
+// below 0x20 there (a log has one a line, its newline).
+func controlBytes(s string) (n int, ascii bool) {
+	var all uint64 // every word ORed: its high bits are the bytes >= 0x80
 	for ; len(s) >= 16; s = s[16:] {
 		// Two words a step: the rare word with a byte below 0x20 is
 		// looked at again alone.
 		a, b := le64(s[:8]), le64(s[8:16])
+		all |= a | b
 		if ((a-0x20*byteLows)&^a|(b-0x20*byteLows)&^b)&byteHighs != 0 {
 			n += lowControl(a) + lowControl(b)
 		}
 	}
 	for ; len(s) >= 8; s = s[8:] {
-		n += lowControl(le64(s[:8]))
+		w := le64(s[:8])
+		all |= w
+		n += lowControl(w)
 	}
 	for i := 0; i < len(s); i++ {
+		all |= uint64(s[i])
 		if oddControl[s[i]] {
 			n++
 		}
 	}
-	return n
+	return n, all&byteHighs == 0
 }
 
 // le64 reads the eight bytes of b as a little-endian word.

@@ -15,8 +15,7 @@ import (
 // its own.
 func StreamLines(text string) (lines string, ok bool) {
 	trimmed := strings.TrimLeft(text, " \t\r\n\ufeff")
-	first, _, _ := strings.Cut(trimmed, "\n")
-	if strings.TrimRight(first, " \t\r") != "{" {
+	if !braceLineFirst(trimmed) {
 		return text, false
 	}
 	// One object closes at the start of a line where the next opens: an
@@ -63,4 +62,18 @@ func hasObjectBoundary(s string) bool {
 			return true
 		}
 	}
+}
+
+// braceLineFirst reports a text whose first line is "{" alone, blanks
+// after it aside. It reads no further than that line's brace and blanks:
+// a minified document is one long line.
+func braceLineFirst(s string) bool {
+	if s == "" || s[0] != '{' {
+		return false
+	}
+	i := 1
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') {
+		i++
+	}
+	return i == len(s) || s[i] == '\n'
 }

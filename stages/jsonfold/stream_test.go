@@ -55,3 +55,14 @@ func TestStreamLines(t *testing.T) {
 		}
 	}
 }
+
+// TestBraceLineFirst: the first-line test reads what cutting the first
+// line and trimming its blanks reads.
+func TestBraceLineFirst(t *testing.T) {
+	for _, s := range []string{"", "{", "{\n", "{ \t\r\n\"a\":1}", "{\"a\":1}", "{ x\n", "{\r", "[\n", " {\n", "{ \n{", "{}\n"} {
+		first, _, _ := strings.Cut(s, "\n")
+		if got, want := braceLineFirst(s), strings.TrimRight(first, " \t\r") == "{"; got != want {
+			t.Errorf("braceLineFirst(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
