@@ -36,6 +36,10 @@ type Layout struct {
 	// Openers are the shapes (see appendShape) of the first token of the
 	// lines that open a record; other lines continue the record above.
 	Openers []string
+	// Status is how many fields from its quoted request line an access
+	// record holds its status, before (< 0) or after (see statusField);
+	// 0 when the records hold none.
+	Status int
 }
 
 // The field syntaxes a log's records may use.
@@ -67,6 +71,9 @@ func (l Layout) String() string {
 	if len(l.Openers) > 0 {
 		v["o"] = l.Openers
 	}
+	if l.Status != 0 {
+		v.Set("s", strconv.Itoa(l.Status))
+	}
 	return v.Encode()
 }
 
@@ -90,6 +97,13 @@ func ParseLayout(s string) (Layout, error) {
 			return Layout{}, errors.New("log layout: bad header columns")
 		}
 		l.HeaderCols = n
+	}
+	if st := v.Get("s"); st != "" {
+		n, err := strconv.Atoi(st)
+		if err != nil || n == 0 || n < -maxStatusDistance || n > maxStatusDistance {
+			return Layout{}, errors.New("log layout: bad status field")
+		}
+		l.Status = n
 	}
 	switch l.Fields {
 	case "", FieldsJSON, FieldsLogfmt, FieldsAccess:
@@ -289,6 +303,7 @@ func (a *logAnalysis) layout() Layout {
 	varying, header := headerStats(openers)
 	if l.Fields == "" {
 		l.HeaderCols = header
+		l.Status = statusField(openers)
 	}
 	// Records must make up most of the text's lines, continuations aside.
 	mostly := len(openers)*10 >= (heads-exceptions)*6 && len(openers) >= 1

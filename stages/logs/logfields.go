@@ -47,6 +47,9 @@ func (l Layout) TemplateTokens(head string, dst []Tok) []Tok {
 	}
 	at := len(dst)
 	dst = joinLists(head, tokenize(head, dst), at)
+	if l.Status != 0 {
+		markErrorStatus(head, l.Status, dst, at)
+	}
 	return dropCorrelation(head, dst, at)
 }
 

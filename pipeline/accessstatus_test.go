@@ -1,0 +1,77 @@
+package pipeline
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestAccessErrorsAwayFromRequest: access logs whose status stands away
+// from the request line (a load balancer's, before it; HAProxy's, seven
+// fields before) keep every route's failures through the whole pipeline,
+// while the route's successes still fold. Before the status field was
+// read from the records, a route's 502s folded into its 200s (ALB,
+// summarised as a range "200–502") or vanished (HAProxy, merged by
+// near_dup).
+func TestAccessErrorsAwayFromRequest(t *testing.T) {
+	formats := map[string]func(r *rand.Rand, i, status int, req string) string{
+		"balancer": func(r *rand.Rand, i, status int, req string) string {
+			return fmt.Sprintf(`https 2024-03-01T10:%02d:%02d.%06dZ app/lb/50dc6c49 10.0.%d.%d:%d 10.1.0.%d:80 0.00%d 0.0%02d 0.000 %d %d %d %d "%s" "Mozilla/5.0 (X11; Linux x86_64)" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 arn:aws:elasticloadbalancing:us-east-2:1234:targetgroup/web/73e2d6bc "Root=1-%08x-%024x" "www.example.com" "-" 0`,
+				i/60%60, i%60, r.IntN(1e6), r.IntN(250), r.IntN(250), 1024+r.IntN(60000), r.IntN(8), r.IntN(9), r.IntN(99), status, status, r.IntN(9000), r.IntN(90000), req, r.Uint32(), r.Uint64())
+		},
+		"haproxy": func(r *rand.Rand, i, status int, req string) string {
+			return fmt.Sprintf(`Mar 1 10:%02d:%02d lb1 haproxy[%d]: 10.0.%d.%d:%d [01/Mar/2024:10:%02d:%02d.%03d] http-in app/srv%d 0/0/%d/%d/%d %d %d - - ---- 1/1/1/1/0 0/0 "%s"`,
+				i/60%60, i%60, 1000+r.IntN(50), r.IntN(250), r.IntN(250), 1024+r.IntN(60000), i/60%60, i%60, r.IntN(1000), 1+r.IntN(3), r.IntN(30), r.IntN(90), r.IntN(120), status, r.IntN(90000), req)
+		},
+	}
+	routes := []string{"GET /api/users/%d HTTP/1.1", "POST /api/orders HTTP/1.1", "GET /health HTTP/1.1", "POST /api/login HTTP/1.1", "GET /static/app.js HTTP/1.1"}
+	// Each failure once or twice, on one route, among 3000 records.
+	failures := map[string][]int{"POST /api/orders": {502, 503}, "GET /api/users/": {500}, "POST /api/login": {401}}
+	for name, line := range formats {
+		r := rand.New(rand.NewPCG(3, 4))
+		type failure struct {
+			route string
+			code  int
+		}
+		at := map[int]failure{}
+		for route, codes := range failures {
+			for _, c := range codes {
+				for range 1 + r.IntN(2) {
+					at[r.IntN(3000)] = failure{route, c}
+				}
+			}
+		}
+		var b strings.Builder
+		for i := range 3000 {
+			req, status := routes[r.IntN(len(routes))], 200
+			if f, ok := at[i]; ok {
+				status = f.code
+				for _, rt := range routes {
+					if strings.HasPrefix(rt, f.route) {
+						req = rt
+					}
+				}
+			}
+			if strings.Contains(req, "%d") {
+				req = fmt.Sprintf(req, r.IntN(99999))
+			}
+			b.WriteString(line(r, i, status, req) + "\n")
+		}
+		out, ratio := compactLog(t, b.String())
+		for _, f := range at {
+			found := false
+			for l := range strings.SplitSeq(out, "\n") {
+				if strings.Contains(l, fmt.Sprintf(" %d ", f.code)) && strings.Contains(l, f.route) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: the %d of %s is lost:\n%s", name, f.code, f.route, clipZoo(out))
+			}
+		}
+		if ratio > 0.01 {
+			t.Errorf("%s: ratio %.4f, the successes no longer fold:\n%s", name, ratio, clipZoo(out))
+		}
+	}
+}

@@ -1,0 +1,199 @@
+package logs
+
+import "strings"
+
+// HTTP access records in formats other than NCSA's carry the status away
+// from the request line. Load balancers write it before: "... 0.000 502
+// - 34 366 \"GET http://host/api HTTP/1.1\" ..." (AWS ALB and ELB), "...
+// 0/0/3/5/8 503 212 - - ---- 1/1/1/1/0 0/0 \"GET /x HTTP/1.1\"" (HAProxy).
+// Others write it after a few fields. As a number the status is a value, so a
+// route's 502s fold into its 200s and the failures vanish. statusField
+// finds, from the records, the field that holds the status: a field at
+// a fixed distance (in blank-separated fields) from the quoted request
+// line that nearly always holds a three-digit code 100–599. Its error
+// codes (4xx, 5xx) are then constants, as accessTokens makes them in the
+// NCSA format.
+
+// maxStatusDistance bounds how many fields away from the request line the
+// status may stand (ALB: 4 before, HAProxy: 7 before).
+const maxStatusDistance = 12
+
+// httpMethods are the request methods a request line opens with.
+var httpMethods = [...]string{"GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH", "CONNECT", "TRACE"}
+
+// requestLine returns the quotes around the first quoted HTTP request line
+// of line ("GET /x HTTP/1.1"), or -1, -1.
+func requestLine(line string) (open, close int) {
+	for from := 0; from < len(line); {
+		q := strings.IndexByte(line[from:], '"')
+		if q < 0 {
+			return -1, -1
+		}
+		open = from + q
+		end := strings.IndexByte(line[open+1:], '"')
+		if end < 0 {
+			return -1, -1
+		}
+		close = open + 1 + end
+		if isRequestLine(line[open+1 : close]) {
+			return open, close
+		}
+		from = close + 1
+	}
+	return -1, -1
+}
+
+// isRequestLine reports "METHOD target HTTP/d.d".
+func isRequestLine(s string) bool {
+	sp := strings.IndexByte(s, ' ')
+	if sp < 3 || !isHTTPMethod(s[:sp]) {
+		return false
+	}
+	last := strings.LastIndexByte(s, ' ')
+	return last > sp+1 && strings.HasPrefix(s[last+1:], "HTTP/")
+}
+
+func isHTTPMethod(s string) bool {
+	for _, m := range httpMethods {
+		if s == m {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldAt returns the start and end of the field d fields from the
+// request line quoted at line[open:close+1]: d < 0 counts blank-separated
+// fields back from the opening quote, d > 0 forward from the closing
+// one. start is -1 when there is no such field.
+func fieldAt(line string, open, close, d int) (start, end int) {
+	if d < 0 {
+		for end = open; ; end = start {
+			end = skipBlanksBack(line, end)
+			start = strings.LastIndexByte(line[:end], ' ') + 1
+			if start == end {
+				return -1, -1
+			}
+			if d++; d == 0 {
+				return start, end
+			}
+		}
+	}
+	for start = close + 1; ; start = end {
+		start = skipBlanks(line, start)
+		if end = strings.IndexByte(line[start:], ' '); end < 0 {
+			end = len(line)
+		} else {
+			end += start
+		}
+		if start == end {
+			return -1, -1
+		}
+		if d--; d == 0 {
+			return start, end
+		}
+	}
+}
+
+func skipBlanks(s string, i int) int {
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	return i
+}
+
+func skipBlanksBack(s string, i int) int {
+	for i > 0 && s[i-1] == ' ' {
+		i--
+	}
+	return i
+}
+
+// isStatusCode reports three digits, the first 1 to 5.
+func isStatusCode(s string) bool {
+	return len(s) == 3 && s[0] >= '1' && s[0] <= '5' && isDigitByte(s[1]) && isDigitByte(s[2])
+}
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+// statusField returns the distance of the status field from the request
+// line of the records among heads, or 0: most heads (six in ten) hold a
+// request line, and the field holds a status code in nine records in ten
+// of those. Of two such fields (a balancer's status and its target's),
+// the one that holds a code more often wins, then the nearer one.
+func statusField(heads []string) int {
+	var codes [2*maxStatusDistance + 1]int
+	requests := 0
+	for _, h := range heads {
+		open, close := requestLine(h)
+		if open < 0 {
+			continue
+		}
+		requests++
+		for d := -maxStatusDistance; d <= maxStatusDistance; d++ {
+			if d == 0 {
+				continue
+			}
+			if s, e := fieldAt(h, open, close, d); s >= 0 && isStatusCode(h[s:e]) {
+				codes[d+maxStatusDistance]++
+			}
+		}
+	}
+	if requests < 2 || requests*10 < len(heads)*6 {
+		return 0
+	}
+	best, bestN := 0, 0
+	for dist := 1; dist <= maxStatusDistance; dist++ {
+		for _, d := range [2]int{-dist, dist} {
+			if n := codes[d+maxStatusDistance]; n > bestN {
+				best, bestN = d, n
+			}
+		}
+	}
+	if bestN*10 < requests*9 {
+		return 0
+	}
+	return best
+}
+
+// markErrorStatus makes the error status of head (a 4xx or 5xx code in
+// the field d fields from its request line) a constant among its tokens
+// toks[at:]: a route's failures are events of their own.
+func markErrorStatus(head string, d int, toks []Tok, at int) {
+	s := errorStatusAt(head, d)
+	if s < 0 {
+		return
+	}
+	for k := at; k < len(toks); k++ {
+		if int(toks[k].Start) == s && int(toks[k].End) == s+3 {
+			toks[k].h, toks[k].variable = wordHash(head[s:s+3])^'S', false
+			return
+		}
+	}
+}
+
+// ErrorStatus returns the error status (4xx, 5xx) of an access record's
+// head under l, or "": the code l.Status fields from its request line.
+func (l Layout) ErrorStatus(head string) string {
+	if l.Status == 0 {
+		return ""
+	}
+	if s := errorStatusAt(head, l.Status); s >= 0 {
+		return head[s : s+3]
+	}
+	return ""
+}
+
+// errorStatusAt returns where the error status d fields from head's
+// request line starts, or -1.
+func errorStatusAt(head string, d int) int {
+	open, close := requestLine(head)
+	if open < 0 {
+		return -1
+	}
+	s, e := fieldAt(head, open, close, d)
+	if s < 0 || !isStatusCode(head[s:e]) || head[s] < '4' {
+		return -1
+	}
+	return s
+}
