@@ -3,13 +3,15 @@ package pipeline
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // TestAccessErrorsAwayFromRequest: access logs whose status stands away
 // from the request line (a load balancer's, before it; HAProxy's, seven
-// fields before) keep every route's failures through the whole pipeline,
+// fields before) keep every route's failures through the whole pipeline
+// (a balancer's own 504 too, whose target status is "-"),
 // while the route's successes still fold. Before the status field was
 // read from the records, a route's 502s folded into its 200s (ALB,
 // summarised as a range "200–502") or vanished (HAProxy, merged by
@@ -17,8 +19,12 @@ import (
 func TestAccessErrorsAwayFromRequest(t *testing.T) {
 	formats := map[string]func(r *rand.Rand, i, status int, req string) string{
 		"balancer": func(r *rand.Rand, i, status int, req string) string {
-			return fmt.Sprintf(`https 2024-03-01T10:%02d:%02d.%06dZ app/lb/50dc6c49 10.0.%d.%d:%d 10.1.0.%d:80 0.00%d 0.0%02d 0.000 %d %d %d %d "%s" "Mozilla/5.0 (X11; Linux x86_64)" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 arn:aws:elasticloadbalancing:us-east-2:1234:targetgroup/web/73e2d6bc "Root=1-%08x-%024x" "www.example.com" "-" 0`,
-				i/60%60, i%60, r.IntN(1e6), r.IntN(250), r.IntN(250), 1024+r.IntN(60000), r.IntN(8), r.IntN(9), r.IntN(99), status, status, r.IntN(9000), r.IntN(90000), req, r.Uint32(), r.Uint64())
+			target := strconv.Itoa(status)
+			if status == 504 {
+				target = "-" // the balancer's own failure: the target never answered
+			}
+			return fmt.Sprintf(`https 2024-03-01T10:%02d:%02d.%06dZ app/lb/50dc6c49 10.0.%d.%d:%d 10.1.0.%d:80 0.00%d 0.0%02d 0.000 %d %s %d %d "%s" "Mozilla/5.0 (X11; Linux x86_64)" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 arn:aws:elasticloadbalancing:us-east-2:1234:targetgroup/web/73e2d6bc "Root=1-%08x-%024x" "www.example.com" "-" 0`,
+				i/60%60, i%60, r.IntN(1e6), r.IntN(250), r.IntN(250), 1024+r.IntN(60000), r.IntN(8), r.IntN(9), r.IntN(99), status, target, r.IntN(9000), r.IntN(90000), req, r.Uint32(), r.Uint64())
 		},
 		"haproxy": func(r *rand.Rand, i, status int, req string) string {
 			return fmt.Sprintf(`Mar 1 10:%02d:%02d lb1 haproxy[%d]: 10.0.%d.%d:%d [01/Mar/2024:10:%02d:%02d.%03d] http-in app/srv%d 0/0/%d/%d/%d %d %d - - ---- 1/1/1/1/0 0/0 "%s"`,
@@ -27,7 +33,7 @@ func TestAccessErrorsAwayFromRequest(t *testing.T) {
 	}
 	routes := []string{"GET /api/users/%d HTTP/1.1", "POST /api/orders HTTP/1.1", "GET /health HTTP/1.1", "POST /api/login HTTP/1.1", "GET /static/app.js HTTP/1.1"}
 	// Each failure once or twice, on one route, among 3000 records.
-	failures := map[string][]int{"POST /api/orders": {502, 503}, "GET /api/users/": {500}, "POST /api/login": {401}}
+	failures := map[string][]int{"POST /api/orders": {502, 503}, "GET /api/users/": {500}, "POST /api/login": {401}, "GET /health": {504}}
 	for name, line := range formats {
 		r := rand.New(rand.NewPCG(3, 4))
 		type failure struct {

@@ -54,7 +54,7 @@ func newRecordKeyer(ctx context.Context, lay logs.Layout) *recordKeyer {
 
 func sameLayout(a, b logs.Layout) bool {
 	return a.Analyzed == b.Analyzed && a.Records == b.Records && a.Fields == b.Fields &&
-		a.ByRepeats == b.ByRepeats && a.HeaderCols == b.HeaderCols && a.Status == b.Status && slices.Equal(a.Openers, b.Openers)
+		a.ByRepeats == b.ByRepeats && a.HeaderCols == b.HeaderCols && slices.Equal(a.StatusFields, b.StatusFields) && slices.Equal(a.Openers, b.Openers)
 }
 
 // key returns line l's record key: the hash of its template tokens.

@@ -36,10 +36,10 @@ type Layout struct {
 	// Openers are the shapes (see appendShape) of the first token of the
 	// lines that open a record; other lines continue the record above.
 	Openers []string
-	// Status is how many fields from its quoted request line an access
-	// record holds its status, before (< 0) or after (see statusField);
-	// 0 when the records hold none.
-	Status int
+	// StatusFields are how many fields from its quoted request line an
+	// access record holds a status, before (< 0) or after: at most two
+	// (a balancer's and its target's), see statusFields.
+	StatusFields []int
 }
 
 // The field syntaxes a log's records may use.
@@ -71,8 +71,8 @@ func (l Layout) String() string {
 	if len(l.Openers) > 0 {
 		v["o"] = l.Openers
 	}
-	if l.Status != 0 {
-		v.Set("s", strconv.Itoa(l.Status))
+	for _, d := range l.StatusFields {
+		v.Add("s", strconv.Itoa(d))
 	}
 	return v.Encode()
 }
@@ -98,12 +98,15 @@ func ParseLayout(s string) (Layout, error) {
 		}
 		l.HeaderCols = n
 	}
-	if st := v.Get("s"); st != "" {
+	if len(v["s"]) > maxStatusFields {
+		return Layout{}, errors.New("log layout: too many status fields")
+	}
+	for _, st := range v["s"] {
 		n, err := strconv.Atoi(st)
 		if err != nil || n == 0 || n < -maxStatusDistance || n > maxStatusDistance {
 			return Layout{}, errors.New("log layout: bad status field")
 		}
-		l.Status = n
+		l.StatusFields = append(l.StatusFields, n)
 	}
 	switch l.Fields {
 	case "", FieldsJSON, FieldsLogfmt, FieldsAccess:
@@ -303,7 +306,7 @@ func (a *logAnalysis) layout() Layout {
 	varying, header := headerStats(openers)
 	if l.Fields == "" {
 		l.HeaderCols = header
-		l.Status = statusField(openers)
+		l.StatusFields = statusFields(openers)
 	}
 	// Records must make up most of the text's lines, continuations aside.
 	mostly := len(openers)*10 >= (heads-exceptions)*6 && len(openers) >= 1

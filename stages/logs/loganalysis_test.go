@@ -59,8 +59,8 @@ func TestLogLayoutRoundTrip(t *testing.T) {
 		{Analyzed: true, Records: true, Openers: []string{"[a", "d-d-d", "a&b=c;", "é"}, HeaderCols: 5},
 		{Analyzed: true, Records: true, ByRepeats: true},
 		{Analyzed: true, Records: true, Fields: FieldsAccess, Openers: []string{"d.d.d.d"}},
-		{Analyzed: true, Records: true, Openers: []string{"a"}, HeaderCols: 8, Status: -3},
-		{Analyzed: true, Records: true, Openers: []string{"a"}, Status: 2},
+		{Analyzed: true, Records: true, Openers: []string{"a"}, HeaderCols: 8, StatusFields: []int{-3, -4}},
+		{Analyzed: true, Records: true, Openers: []string{"a"}, StatusFields: []int{2}},
 	} {
 		got, err := ParseLayout(l.String())
 		if err != nil {
@@ -71,7 +71,7 @@ func TestLogLayoutRoundTrip(t *testing.T) {
 			t.Errorf("round trip %+v -> %q -> %+v", l, l.String(), got)
 		}
 	}
-	for _, bad := range []string{"v=2", "v=1&f=xml", "%zz", "v=1&s=0", "v=1&s=x", "v=1&s=-13"} {
+	for _, bad := range []string{"v=2", "v=1&f=xml", "%zz", "v=1&s=0", "v=1&s=x", "v=1&s=-13", "v=1&s=1&s=2&s=3"} {
 		if _, err := ParseLayout(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}

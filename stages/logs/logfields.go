@@ -47,8 +47,8 @@ func (l Layout) TemplateTokens(head string, dst []Tok) []Tok {
 	}
 	at := len(dst)
 	dst = joinLists(head, tokenize(head, dst), at)
-	if l.Status != 0 {
-		markErrorStatus(head, l.Status, dst, at)
+	for _, d := range l.StatusFields {
+		markErrorStatus(head, d, dst, at)
 	}
 	return dropCorrelation(head, dst, at)
 }

@@ -1,18 +1,21 @@
 package logs
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // HTTP access records in formats other than NCSA's carry the status away
 // from the request line. Load balancers write it before: "... 0.000 502
-// - 34 366 \"GET http://host/api HTTP/1.1\" ..." (AWS ALB and ELB), "...
-// 0/0/3/5/8 503 212 - - ---- 1/1/1/1/0 0/0 \"GET /x HTTP/1.1\"" (HAProxy).
-// Others write it after a few fields. As a number the status is a value, so a
-// route's 502s fold into its 200s and the failures vanish. statusField
-// finds, from the records, the field that holds the status: a field at
-// a fixed distance (in blank-separated fields) from the quoted request
-// line that nearly always holds a three-digit code 100–599. Its error
-// codes (4xx, 5xx) are then constants, as accessTokens makes them in the
-// NCSA format.
+// - 34 366 \"GET http://host/api HTTP/1.1\" ..." (AWS ALB and ELB: the
+// balancer's status, then its target's), "... 0/0/3/5/8 503 212 - - ----
+// 1/1/1/1/0 0/0 \"GET /x HTTP/1.1\"" (HAProxy). Others write it after a
+// few fields. As a number the status is a value, so a route's 502s fold
+// into its 200s and the failures vanish. statusFields finds, from the
+// records, the fields that hold a status: each at a fixed distance (in
+// blank-separated fields) from the quoted request line, nearly always a
+// three-digit code 100–599. Their error codes (4xx, 5xx) are then
+// constants, as accessTokens makes them in the NCSA format.
 
 // maxStatusDistance bounds how many fields away from the request line the
 // status may stand (ALB: 4 before, HAProxy: 7 before).
@@ -116,12 +119,17 @@ func isStatusCode(s string) bool {
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
-// statusField returns the distance of the status field from the request
-// line of the records among heads, or 0: most heads (six in ten) hold a
-// request line, and the field holds a status code in nine records in ten
-// of those. Of two such fields (a balancer's status and its target's),
-// the one that holds a code more often wins, then the nearer one.
-func statusField(heads []string) int {
+// maxStatusFields bounds the status fields a layout keeps: a balancer's
+// own and its target's.
+const maxStatusFields = 2
+
+// statusFields returns the distances of the status fields from the
+// request line of the records among heads, or nil: most heads (six in
+// ten) hold a request line, and a status field holds a code in nine
+// records in ten of those. Of more such fields (a balancer's status and
+// its target's, which is "-" when the target never answered), the two
+// that hold a code most often are kept, the nearer first of equals.
+func statusFields(heads []string) []int {
 	var codes [2*maxStatusDistance + 1]int
 	requests := 0
 	for _, h := range heads {
@@ -140,20 +148,18 @@ func statusField(heads []string) int {
 		}
 	}
 	if requests < 2 || requests*10 < len(heads)*6 {
-		return 0
+		return nil
 	}
-	best, bestN := 0, 0
+	var found []int
 	for dist := 1; dist <= maxStatusDistance; dist++ {
 		for _, d := range [2]int{-dist, dist} {
-			if n := codes[d+maxStatusDistance]; n > bestN {
-				best, bestN = d, n
+			if codes[d+maxStatusDistance]*10 >= requests*9 {
+				found = append(found, d)
 			}
 		}
 	}
-	if bestN*10 < requests*9 {
-		return 0
-	}
-	return best
+	slices.SortStableFunc(found, func(a, b int) int { return codes[b+maxStatusDistance] - codes[a+maxStatusDistance] })
+	return found[:min(len(found), maxStatusFields)]
 }
 
 // markErrorStatus makes the error status of head (a 4xx or 5xx code in
@@ -173,13 +179,12 @@ func markErrorStatus(head string, d int, toks []Tok, at int) {
 }
 
 // ErrorStatus returns the error status (4xx, 5xx) of an access record's
-// head under l, or "": the code l.Status fields from its request line.
+// head under l, or "": a code in one of its status fields.
 func (l Layout) ErrorStatus(head string) string {
-	if l.Status == 0 {
-		return ""
-	}
-	if s := errorStatusAt(head, l.Status); s >= 0 {
-		return head[s : s+3]
+	for _, d := range l.StatusFields {
+		if s := errorStatusAt(head, d); s >= 0 {
+			return head[s : s+3]
+		}
 	}
 	return ""
 }

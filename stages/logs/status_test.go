@@ -3,6 +3,7 @@ package logs
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -11,19 +12,19 @@ import (
 // request line, or right after it with more fields, as load balancers
 // and proxies of several kinds write them.
 var accessFormats = []struct {
-	name string
-	dist int // where statusField must find the status
-	line func(r *rand.Rand, status int, req string) string
+	name  string
+	dists []int // where statusFields must find the status
+	line  func(r *rand.Rand, status int, req string) string
 }{
-	{"balancer, status before (ALB/ELB)", -3, func(r *rand.Rand, status int, req string) string {
+	{"balancer, status before (ALB/ELB)", []int{-3, -4}, func(r *rand.Rand, status int, req string) string {
 		return fmt.Sprintf(`https 2024-03-01T10:00:%02d.%06dZ app/lb/50dc6c49 10.0.%d.%d:%d 10.1.0.%d:80 0.00%d 0.0%02d 0.000 %d %d %d %d "%s" "curl/8.4.0" - - arn:aws:tg/x "Root=1-%08x" "-" "-" 0`,
 			r.Intn(60), r.Intn(1e6), r.Intn(250), r.Intn(250), 1024+r.Intn(60000), r.Intn(8), r.Intn(9), r.Intn(99), status, status, r.Intn(9000), r.Intn(90000), req, r.Uint32())
 	}},
-	{"proxy, status seven fields before (HAProxy)", -7, func(r *rand.Rand, status int, req string) string {
+	{"proxy, status seven fields before (HAProxy)", []int{-7}, func(r *rand.Rand, status int, req string) string {
 		return fmt.Sprintf(`Mar 1 10:00:%02d lb1 haproxy[%d]: 10.0.%d.%d:%d [01/Mar/2024:10:00:%02d.%03d] http-in app/srv%d 0/0/%d/%d/%d %d %d - - ---- 1/1/1/1/0 0/0 "%s"`,
 			r.Intn(60), 1000+r.Intn(50), r.Intn(250), r.Intn(250), 1024+r.Intn(60000), r.Intn(60), r.Intn(1000), 1+r.Intn(3), r.Intn(30), r.Intn(90), r.Intn(120), status, r.Intn(90000), req)
 	}},
-	{"status after the request, a duration between", 2, func(r *rand.Rand, status int, req string) string {
+	{"status after the request, a duration between", []int{2}, func(r *rand.Rand, status int, req string) string {
 		return fmt.Sprintf(`2024-03-01T10:00:%02dZ edge-%d "%s" %dms %d %d`, r.Intn(60), r.Intn(4), req, r.Intn(900), status, r.Intn(90000))
 	}},
 }
@@ -38,11 +39,12 @@ func accessRequest(r *rand.Rand) string {
 	return req
 }
 
-// TestStatusField: the status is found at its distance from the request
+// TestStatusFields: the status is found at its distance from the request
 // line in each format, whatever the codes (mostly 200, some 304, 404,
-// 502). A field that holds a three-digit number only some of the time (a
-// size) is no status, nor is anything in a log without request lines.
-func TestStatusField(t *testing.T) {
+// 502); a balancer's status and its target's are both found. A field
+// that holds a three-digit number only some of the time (a size) is no
+// status, nor is anything in a log without request lines.
+func TestStatusFields(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
 	codes := []int{200, 200, 200, 200, 304, 404, 502}
 	for _, f := range accessFormats {
@@ -50,11 +52,11 @@ func TestStatusField(t *testing.T) {
 		for range 300 {
 			heads = append(heads, f.line(r, codes[r.Intn(len(codes))], accessRequest(r)))
 		}
-		if got := statusField(heads); got != f.dist {
-			t.Errorf("%s: statusField = %d, want %d", f.name, got, f.dist)
+		if got := statusFields(heads); !slices.Equal(got, f.dists) {
+			t.Errorf("%s: statusFields = %v, want %v", f.name, got, f.dists)
 		}
-		if lay := Analyze(strings.Join(heads, "\n")); lay.Status != f.dist {
-			t.Errorf("%s: Analyze's Status = %d, want %d", f.name, lay.Status, f.dist)
+		if lay := Analyze(strings.Join(heads, "\n")); !slices.Equal(lay.StatusFields, f.dists) {
+			t.Errorf("%s: Analyze's StatusFields = %v, want %v", f.name, lay.StatusFields, f.dists)
 		}
 	}
 	var sizes, plain []string
@@ -62,11 +64,11 @@ func TestStatusField(t *testing.T) {
 		sizes = append(sizes, fmt.Sprintf(`10.0.0.%d "%s" %d`, r.Intn(250), accessRequest(r), r.Intn(5000)))
 		plain = append(plain, fmt.Sprintf("2024-03-01 10:00:%02d INFO served %d bytes in %d ms", r.Intn(60), r.Intn(900), r.Intn(500)))
 	}
-	if got := statusField(sizes); got != 0 {
-		t.Errorf("a size field read as the status: %d", got)
+	if got := statusFields(sizes); got != nil {
+		t.Errorf("a size field read as the status: %v", got)
 	}
-	if got := statusField(plain); got != 0 {
-		t.Errorf("a log without request lines has a status field: %d", got)
+	if got := statusFields(plain); got != nil {
+		t.Errorf("a log without request lines has a status field: %v", got)
 	}
 }
 
@@ -91,6 +93,11 @@ func TestErrorStatusIsAnEvent(t *testing.T) {
 		}
 		if got := lay.ErrorStatus(f.line(r, 503, "GET /health HTTP/1.1")); got != "503" {
 			t.Errorf("%s: ErrorStatus = %q, want 503", f.name, got)
+		}
+		// A balancer's own failure: its target never answered ("-").
+		ok := f.line(r, 200, "GET /health HTTP/1.1")
+		if own := strings.Replace(ok, " 200 200 ", " 504 - ", 1); own != ok && lay.ErrorStatus(own) != "504" {
+			t.Errorf("%s: the balancer's own 504 is no error status: %q", f.name, own)
 		}
 	}
 }
