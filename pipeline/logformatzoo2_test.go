@@ -69,6 +69,16 @@ var netTemplates = []zooTemplate{
 	{msg: "certificate for %s expires in 3 days", level: "WARN", slots: []zooSlot{{"host", zIP}}, alert: true},
 }
 
+// queryTemplates carry URLs whose query values vary: a search term or a
+// category from a pool, a page number, a sort order.
+var queryTemplates = []zooTemplate{
+	{msg: "fetching https://api.example.com/v1/search?q=%s&page=%s", level: "INFO", slots: []zooSlot{{"q", zPool("w", 40)}, {"page", zNum(1, 20)}}},
+	{msg: "GET /products?category=%s&sort=%s took %sms", level: "INFO", slots: []zooSlot{{"category", zPool("c", 30)}, {"sort", zPick("price", "name", "rating")}, {"ms", zNum(1, 900)}}},
+	{msg: "redirect to /login?next=%s", level: "INFO", slots: []zooSlot{{"next", zPool("p", 25)}}},
+	{msg: "cache warmed", level: "INFO"},
+	{msg: "upstream https://pay.example.com/charge?order=%s&retry=%s failed", level: "ERROR", alert: true, slots: []zooSlot{{"order", zNum(1000, 9999)}, {"retry", zNum(1, 3)}}},
+}
+
 // poolTemplates draw their names from pools where every name recurs.
 var poolTemplates = []zooTemplate{
 	{msg: "session opened for user %s", level: "INFO", slots: []zooSlot{{"user", zPool("user", 24)}}},
@@ -442,6 +452,10 @@ var zoo2Formats = []zoo2Format{
 	// Names from a pool that all recur: 24 users, 20 tables, each seen
 	// some fifty times, beside a handful of one-word events.
 	{name: "recurring pools", tpls: poolTemplates, render: func(e zooEvent, o zooOpts) []string {
+		return []string{fmt.Sprintf("%s %-5s [%s] %s", o.ts(e.at, time.RFC3339Nano), e.level(), o.host(e.seq), e.message())}
+	}},
+	// URL queries: '&' joins their pairs, whose values vary.
+	{name: "URL queries", tpls: queryTemplates, render: func(e zooEvent, o zooOpts) []string {
 		return []string{fmt.Sprintf("%s %-5s [%s] %s", o.ts(e.at, time.RFC3339Nano), e.level(), o.host(e.seq), e.message())}
 	}},
 	{name: "syslog with addresses", tpls: netTemplates, render: func(e zooEvent, o zooOpts) []string {

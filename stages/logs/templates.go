@@ -309,8 +309,9 @@ const (
 )
 
 // tokenize splits line on blanks and the usual field delimiters
-// (| , ; = : [ ] ( ) { } ") and hashes each token's shape. Dates and paths
-// are variables; a token without a digit is its own shape; the others are
+// (| , ; = : [ ] ( ) { } ", and the & that joins a URL query's or a form's
+// key=value pairs) and hashes each token's shape. Dates and paths are
+// variables; a token without a digit is its own shape; the others are
 // masked by maskToken.
 func tokenize(line string, dst []Tok) []Tok {
 	for i := 0; i < len(line); i++ {
@@ -873,7 +874,7 @@ const (
 	tcHex                // 0-9, a-f, A-F
 	tcLetter             // a-z, A-Z and every byte of a multi-byte rune
 	tcWord               // isWordByte
-	tcSep                // blanks and | , ; = : [ ] ( ) { } ": token separators
+	tcSep                // blanks and | , ; = : [ ] ( ) { } " &: token separators
 	tcSlash              // '/': a token of three or more with one is a path
 	tcDash               // '-': dashed hex ids have one
 	tcNet                // '.' and '@': host names and e-mail addresses have them
@@ -906,7 +907,7 @@ var tokClass = func() (t [256]uint8) {
 		if b == '.' || b == '@' {
 			t[c] |= tcNet
 		}
-		if strings.IndexByte(`|,;=:[](){}"`, b) >= 0 {
+		if strings.IndexByte(`|,;=:[](){}"&`, b) >= 0 {
 			t[c] |= tcSep
 		}
 	}

@@ -129,7 +129,7 @@ var escapedPhraseReference = regexp.MustCompile(`^\\"([^"\\]* [^"\\]*)\\" [A-Za-
 func tokenizeReference(line string) []Tok {
 	var out []Tok
 	sep := func(c byte) bool {
-		return c == ' ' || c == '\t' || c == '\n' || strings.IndexByte(`|,;=:[](){}"`, c) >= 0
+		return c == ' ' || c == '\t' || c == '\n' || strings.IndexByte(`|,;=:[](){}"&`, c) >= 0
 	}
 	wordEnded := false // a word ended at i: its separator is passed
 	for i := 0; i < len(line); {
@@ -211,6 +211,7 @@ func FuzzTokenize(f *testing.F) {
 		"loaded [auth, cache] and [1,2,3] not [main] [10:00:01,123] [a, b c] ['x', 'y'] [,]",
 		`search "red shoes" got q="a b" x "one" x"y z" w "took 12 ms" z fe80::1:2:3:4 "a b" c,"x y" d "end here"`,
 		`msg="search for \"red shoes\" returned 3" x \"a\b c\" d \"e f\"`,
+		`GET /search?q=red&page=2&sort=price&&x AT&T R&D &amp; done`,
 		"trace_id=5ccd span=ab12 x=12 y=cafe z=Dec1 commit=3FA9e q==9a"} {
 		f.Add(s)
 	}
