@@ -79,6 +79,17 @@ var queryTemplates = []zooTemplate{
 	{msg: "upstream https://pay.example.com/charge?order=%s&retry=%s failed", level: "ERROR", alert: true, slots: []zooSlot{{"order", zNum(1000, 9999)}, {"retry", zNum(1, 3)}}},
 }
 
+// ideographTemplates are Chinese messages, a name or a number written
+// without a blank between it and the words around it.
+var ideographTemplates = []zooTemplate{
+	{msg: "用户%s登录成功", level: "INFO", slots: []zooSlot{{"user", zPool("u", 60)}}},
+	{msg: "用户%s退出登录", level: "INFO", slots: []zooSlot{{"user", zPool("u", 60)}}},
+	{msg: "订单%s已支付，金额%s元", level: "INFO", slots: []zooSlot{{"order", zNum(10000, 99999)}, {"amount", zNum(1, 999)}}},
+	{msg: "缓存刷新完成", level: "INFO"},
+	{msg: "用户%s上传文件%s", level: "INFO", slots: []zooSlot{{"user", zPool("u", 60)}, {"file", zNum(1, 99999)}}},
+	{msg: "连接数据库%s失败", level: "ERROR", alert: true, slots: []zooSlot{{"db", zPick("db1", "db2")}}},
+}
+
 // poolTemplates draw their names from pools where every name recurs.
 var poolTemplates = []zooTemplate{
 	{msg: "session opened for user %s", level: "INFO", slots: []zooSlot{{"user", zPool("user", 24)}}},
@@ -453,6 +464,10 @@ var zoo2Formats = []zoo2Format{
 	// some fifty times, beside a handful of one-word events.
 	{name: "recurring pools", tpls: poolTemplates, render: func(e zooEvent, o zooOpts) []string {
 		return []string{fmt.Sprintf("%s %-5s [%s] %s", o.ts(e.at, time.RFC3339Nano), e.level(), o.host(e.seq), e.message())}
+	}},
+	// Chinese messages: a name between two words, no blank around it.
+	{name: "ideographs", tpls: ideographTemplates, render: func(e zooEvent, o zooOpts) []string {
+		return []string{fmt.Sprintf("%s %-5s [%s] %s", o.ts(e.at, "2006-01-02 15:04:05.000"), e.level(), o.host(e.seq), e.message())}
 	}},
 	// URL queries: '&' joins their pairs, whose values vary.
 	{name: "URL queries", tpls: queryTemplates, render: func(e zooEvent, o zooOpts) []string {

@@ -544,6 +544,36 @@ func TestPoolOfNamesMerges(t *testing.T) {
 	}
 }
 
+// TestIdeographsCutFromNames: Chinese or Japanese text writes no blank
+// between a word and a name ("用户alice登录成功", user alice logged in).
+// The name is a token of its own, so a pool of 24 users merges under
+// each event, and the two events stay apart: 2 templates. As one token
+// a message was a value of its own: events merged (one was lost on a
+// probe) or every user made a template.
+func TestIdeographsCutFromNames(t *testing.T) {
+	var b strings.Builder
+	events := []string{"登录成功", "退出登录"}
+	for i := range 1200 {
+		fmt.Fprintf(&b, "2024-03-01 10:%02d:%02d INFO 用户%c%c%cuser%s\n", i/60%60, i%60, 'a'+i%7, 'a'+i%5, 'a'+i%3, events[i/7%2])
+	}
+	x := textkit.NewLineIndex(b.String())
+	m, err := Mine(context.Background(), x, Analyze(b.String()), 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	members := m.Members()
+	for first, ls := range members {
+		for _, l := range ls {
+			if strings.HasSuffix(x.Line(l), events[0]) != strings.HasSuffix(x.Line(first), events[0]) {
+				t.Fatalf("%q and %q merged", x.Line(first), x.Line(l))
+			}
+		}
+	}
+	if len(members) != len(events) {
+		t.Errorf("%d templates, want %d: one an event, its users merged", len(members), len(events))
+	}
+}
+
 // TestColumnAfterLevel: after a level that ends the header, the next
 // column may be a host's: four hosts that log every event merge.
 func TestColumnAfterLevel(t *testing.T) {

@@ -343,24 +343,31 @@ func tokenize(line string, dst []Tok) []Tok {
 			}
 			seen |= cl
 		}
-		t := line[start:i]
+		end := i
+		if seen&(tcHigh|tcWord) == tcHigh|tcWord {
+			if c := scriptCutIn(line, start, end); c > 0 {
+				// The next token starts at the cut.
+				end, i, seen = c, c-1, classesOf(line[start:c])
+			}
+		}
+		t := line[start:end]
 		if seen&(tcDigit|tcSlash) == 0 {
 			// A word, the most common token: a calendar word (letters
 			// only) or a generated name is a variable, any other its own
 			// shape.
-			k := Tok{h: fnvOffset, Start: int32(start), End: int32(i), variable: true}
+			k := Tok{h: fnvOffset, Start: int32(start), End: int32(end), variable: true}
 			if !(len(t) == 3 && textkit.IsCalendarName(t)) && (seen&(tcDash|tcNet) == 0 || !isDataWord(t, seen)) {
 				k.h, k.variable = wordHash(t), false
 			}
 			dst = append(dst, k)
 			continue
 		}
-		k := Tok{h: fnvOffset, Start: int32(start), End: int32(i), variable: true}
+		k := Tok{h: fnvOffset, Start: int32(start), End: int32(end), variable: true}
 		switch {
 		case len(t) == 3 && textkit.IsCalendarName(t): // isCalendarWord
 		case seen&tcSlash != 0 && len(t) >= 3:
 			k = pathShape(t)
-			k.Start, k.End = int32(start), int32(i)
+			k.Start, k.End = int32(start), int32(end)
 		case seen&tcDigit == 0:
 			k.h, k.variable = wordHash(t), false
 		case seen&tcLetter == 0:
@@ -375,11 +382,53 @@ func tokenize(line string, dst []Tok) []Tok {
 				break
 			}
 			k = maskToken(t)
-			k.Start, k.End = int32(start), int32(i)
+			k.Start, k.End = int32(start), int32(end)
 		}
 		dst = append(dst, k)
 	}
 	return dst
+}
+
+// scriptCutIn returns the first script cut (see scriptCut) in the token
+// line[start:end], or 0.
+func scriptCutIn(line string, start, end int) int {
+	for j := start + 1; j < end; j++ {
+		if scriptCut(line, j) {
+			return j
+		}
+	}
+	return 0
+}
+
+// classesOf is the classes of the bytes of t.
+func classesOf(t string) (seen uint16) {
+	for i := 0; i < len(t); i++ {
+		seen |= tokClass[t[i]]
+	}
+	return seen
+}
+
+// scriptCut reports a token cut at line[i], between a letter or digit of
+// ASCII and an ideograph (Chinese, Japanese; their full-width forms):
+// those scripts write no blank between words, so "用户alice登录成功" is
+// three tokens, the name a value between two words, as "user alice
+// logged in" is. Accented Latin letters cut nothing ("José" is one word).
+func scriptCut(line string, i int) bool {
+	if c := line[i]; c < 0x80 {
+		return tokClass[c]&tcWord != 0 && i >= 3 && ideographAt(line, i-3)
+	}
+	return ideographAt(line, i) && tokClass[line[i-1]]&tcWord != 0
+}
+
+// ideographAt reports a three-byte rune at line[j] from the CJK blocks
+// (U+3000–U+9FFF: punctuation, kana, ideographs) or the full-width forms
+// (U+FF00–U+FFEF).
+func ideographAt(line string, j int) bool {
+	if j+2 >= len(line) || line[j+1]&0xC0 != 0x80 || line[j+2]&0xC0 != 0x80 {
+		return false
+	}
+	c := line[j]
+	return c >= 0xE3 && c <= 0xE9 || c == 0xEF && line[j+1] >= 0xBC
 }
 
 // opensValue marks the separators that may open a value of several
@@ -506,7 +555,7 @@ var listByte = func() (t [256]bool) {
 
 // isDataWord reports a word without digits that is data all the same: a
 // host name or an e-mail address, or a generated name.
-func isDataWord(t string, seen uint8) bool {
+func isDataWord(t string, seen uint16) bool {
 	return seen&tcNet != 0 && isNetName(t) || seen&tcDash != 0 && hasRandomPart(t)
 }
 
@@ -685,7 +734,7 @@ func isHexID(t string) bool {
 // UUID or a dashed hex id, a hex value after '=' (trace_id=5ccd,
 // commit=3fa9e) or a hex literal (0x1aaa), an id however short where
 // maskToken would keep the letters of one under six bytes.
-func hexValue(line string, start int, t string, seen uint8) bool {
+func hexValue(line string, start int, t string, seen uint16) bool {
 	if seen&tcDash != 0 {
 		return isHexID(t)
 	}
@@ -722,7 +771,7 @@ func isHexWord(t string) bool {
 
 // dashedIDName is hexIDPrefix for a token whose byte classes are seen:
 // without a '-' there is no hex id.
-func dashedIDName(t string, seen uint8) int {
+func dashedIDName(t string, seen uint16) int {
 	if seen&tcDash == 0 {
 		return 0
 	}
@@ -878,9 +927,10 @@ const (
 	tcSlash              // '/': a token of three or more with one is a path
 	tcDash               // '-': dashed hex ids have one
 	tcNet                // '.' and '@': host names and e-mail addresses have them
+	tcHigh               // a byte of a multi-byte rune
 )
 
-var tokClass = func() (t [256]uint8) {
+var tokClass = func() (t [256]uint16) {
 	for c := range 256 {
 		b := byte(c)
 		if textkit.IsDigit(b) {
@@ -891,6 +941,9 @@ var tokClass = func() (t [256]uint8) {
 		}
 		if (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || b >= 0x80 {
 			t[c] |= tcLetter
+		}
+		if b >= 0x80 {
+			t[c] |= tcHigh
 		}
 		if textkit.IsWordByte(b) {
 			t[c] |= tcWord

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/jetcompact/jetcompact/stages/textkit"
 )
@@ -131,6 +132,18 @@ func tokenizeReference(line string) []Tok {
 	sep := func(c byte) bool {
 		return c == ' ' || c == '\t' || c == '\n' || strings.IndexByte(`|,;=:[](){}"&`, c) >= 0
 	}
+	// A word of ASCII and an ideograph (U+3000–U+9FFF, U+FF00–U+FFFF)
+	// next to it are two tokens.
+	ideograph := func(s string) bool {
+		r, size := utf8.DecodeRuneInString(s)
+		return size == 3 && (r >= 0x3000 && r <= 0x9FFF || r >= 0xFF00)
+	}
+	cut := func(j int) bool {
+		if line[j] < 0x80 {
+			return textkit.IsWordByte(line[j]) && j >= 3 && ideograph(line[j-3:j])
+		}
+		return ideograph(line[j:]) && textkit.IsWordByte(line[j-1])
+	}
 	wordEnded := false // a word ended at i: its separator is passed
 	for i := 0; i < len(line); {
 		if m := listReference.FindString(line[i:]); m != "" && len(m) <= maxValueBytes && !wordEnded {
@@ -172,7 +185,7 @@ func tokenizeReference(line string) []Tok {
 		}
 		wordEnded = true
 		j := i
-		for j < len(line) && !sep(line[j]) {
+		for j < len(line) && !sep(line[j]) && (j == i || !cut(j)) {
 			j++
 		}
 		t, at := line[i:j], i
@@ -212,6 +225,7 @@ func FuzzTokenize(f *testing.F) {
 		`search "red shoes" got q="a b" x "one" x"y z" w "took 12 ms" z fe80::1:2:3:4 "a b" c,"x y" d "end here"`,
 		`msg="search for \"red shoes\" returned 3" x \"a\b c\" d \"e f\"`,
 		`GET /search?q=red&page=2&sort=price&&x AT&T R&D &amp; done`,
+		"用户alice登录成功 订单12345已支付，金额480元 José naïve ｘ1ａ 溩0 a溩",
 		"trace_id=5ccd span=ab12 x=12 y=cafe z=Dec1 commit=3FA9e q==9a"} {
 		f.Add(s)
 	}
