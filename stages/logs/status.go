@@ -132,9 +132,12 @@ const maxStatusFields = 2
 func statusFields(heads []string) []int {
 	var codes [2*maxStatusDistance + 1]int
 	requests := 0
-	for _, h := range heads {
+	for k, h := range heads {
 		open, close := requestLine(h)
 		if open < 0 {
+			if (requests+len(heads)-k-1)*10 < len(heads)*6 {
+				return nil // too few request lines, whatever the rest hold
+			}
 			continue
 		}
 		requests++
