@@ -90,6 +90,15 @@ var ideographTemplates = []zooTemplate{
 	{msg: "连接数据库%s失败", level: "ERROR", alert: true, slots: []zooSlot{{"db", zPick("db1", "db2")}}},
 }
 
+// quotedNameTemplates quote their names: 'user', `table`, "queue".
+var quotedNameTemplates = []zooTemplate{
+	{msg: "user '%s' logged in", level: "INFO", slots: []zooSlot{{"user", zPool("u", 40)}}},
+	{msg: "table `%s` vacuumed in %sms", level: "INFO", slots: []zooSlot{{"table", zPool("t", 20)}, {"ms", zNum(1, 900)}}},
+	{msg: "consumer joined queue \"%s\"", level: "INFO", slots: []zooSlot{{"queue", zPool("q", 24)}}},
+	{msg: "cache warmed", level: "INFO"},
+	{msg: "role '%s' denied", level: "ERROR", alert: true, slots: []zooSlot{{"role", zPick("admin", "root")}}},
+}
+
 // poolTemplates draw their names from pools where every name recurs.
 var poolTemplates = []zooTemplate{
 	{msg: "session opened for user %s", level: "INFO", slots: []zooSlot{{"user", zPool("user", 24)}}},
@@ -468,6 +477,15 @@ var zoo2Formats = []zoo2Format{
 	// Chinese messages: a name between two words, no blank around it.
 	{name: "ideographs", tpls: ideographTemplates, render: func(e zooEvent, o zooOpts) []string {
 		return []string{fmt.Sprintf("%s %-5s [%s] %s", o.ts(e.at, "2006-01-02 15:04:05.000"), e.level(), o.host(e.seq), e.message())}
+	}},
+	// Names in quotes of every kind, from pools.
+	{name: "quoted names", tpls: quotedNameTemplates, render: func(e zooEvent, o zooOpts) []string {
+		return []string{fmt.Sprintf("%s %-5s [%s] %s", o.ts(e.at, time.RFC3339Nano), e.level(), o.host(e.seq), e.message())}
+	}},
+	// A terminal's colors around the time, the level and the host.
+	{name: "ANSI colors", render: func(e zooEvent, o zooOpts) []string {
+		color := map[string]string{"DEBUG": "36", "INFO": "32", "WARN": "33", "ERROR": "31", "FATAL": "35"}[e.level()]
+		return []string{fmt.Sprintf("\x1b[90m%s\x1b[0m \x1b[%sm%-5s\x1b[0m \x1b[1m%s\x1b[0m %s", o.ts(e.at, "15:04:05.000"), color, e.level(), o.host(e.seq), e.message())}
 	}},
 	// URL queries: '&' joins their pairs, whose values vary.
 	{name: "URL queries", tpls: queryTemplates, render: func(e zooEvent, o zooOpts) []string {

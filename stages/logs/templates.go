@@ -344,6 +344,9 @@ func tokenize(line string, dst []Tok) []Tok {
 			seen |= cl
 		}
 		end := i
+		if i < len(line) && line[i] == 0x1b {
+			i-- // the next iteration reads the escape as a whole
+		}
 		if seen&(tcHigh|tcWord) == tcHigh|tcWord {
 			if c := scriptCutIn(line, start, end); c > 0 {
 				// The next token starts at the cut.
@@ -431,15 +434,19 @@ func ideographAt(line string, j int) bool {
 	return c >= 0xE3 && c <= 0xE9 || c == 0xEF && line[j+1] >= 0xBC
 }
 
-// opensValue marks the separators that may open a value of several
-// words: '[' a list, '"' a phrase.
-var opensValue = [256]bool{'[': true, '"': true}
+// opensValue marks the separators that open more than one byte: '[' a
+// list, '"' a phrase, ESC a terminal escape.
+var opensValue = [256]bool{'[': true, '"': true, 0x1b: true}
 
 // bracketedValue reads a list or a quoted phrase that opens at the
 // separator line[i] as one token. It returns dst and the index of the
-// value's last byte, or i when none opens there.
+// value's last byte, or i when none opens there. A terminal escape (a
+// color: "\x1b[1mweb-1\x1b[0m") is a separator as a whole, no token:
+// colored and plain records are the same records.
 func bracketedValue(line string, i int, dst []Tok) ([]Tok, int) {
 	switch line[i] {
+	case 0x1b:
+		return dst, textkit.SkipANSI(line, i) - 1
 	case '[':
 		if e := listEnd(line, i); e > 0 {
 			return append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), variable: true}), e - 1
@@ -923,7 +930,7 @@ const (
 	tcHex                // 0-9, a-f, A-F
 	tcLetter             // a-z, A-Z and every byte of a multi-byte rune
 	tcWord               // isWordByte
-	tcSep                // blanks and | , ; = : [ ] ( ) { } " &: token separators
+	tcSep                // blanks and | , ; = : [ ] ( ) { } " & ESC: token separators
 	tcSlash              // '/': a token of three or more with one is a path
 	tcDash               // '-': dashed hex ids have one
 	tcNet                // '.' and '@': host names and e-mail addresses have them
@@ -948,7 +955,7 @@ var tokClass = func() (t [256]uint16) {
 		if textkit.IsWordByte(b) {
 			t[c] |= tcWord
 		}
-		if b == ' ' || b == '\t' || b == '\n' { // '\n' joins a message's lines (eventMessage)
+		if b == ' ' || b == '\t' || b == '\n' || b == 0x1b { // '\n' joins a message's lines (eventMessage); ESC opens a color
 			t[c] |= tcSep
 		}
 		if b == '/' {
@@ -1433,12 +1440,20 @@ func (t *templates) markFieldCells(hc *headerCells, i int, toks []Tok) {
 // and the values of the key=value pairs in its message.
 func (t *templates) markHeaderCells(hc *headerCells, i int, toks []Tok) {
 	g := &t.groups[i]
+	prev := -1 // the token the column before opened
 	for c := 0; c <= t.lay.HeaderCols; c++ {
 		he := HeaderEnd(g.head, c)
 		p := 0
 		for p < len(toks) && int(toks[p].Start) < he {
 			p++
 		}
+		if p == prev {
+			// A column without a token (a terminal's color reset, alone
+			// between blanks) opens none: the next column's token is
+			// that column's, not a second column varying with it.
+			continue
+		}
+		prev = p
 		// Without a header, only a label opens a column: the service
 		// of a multiplexed log ("web: ...", "[api] ...", "web.1 | ..."),
 		// not the first word of a message.
@@ -1722,11 +1737,25 @@ func (t *templates) variesWidely(b []int, p int) bool {
 		if valueAt(g.head, toks[p]) {
 			data++
 		}
-		if len(b) >= poolValues && isPlainName(g.head[toks[p].Start:toks[p].End]) {
+		if len(b) >= poolValues && isPlainName(unquoted(g.head[toks[p].Start:toks[p].End])) {
 			names++
 		}
 	}
 	return seen > 0 && (2*data >= seen || len(b) >= poolValues && 2*names >= seen)
+}
+
+// unquoted returns w without a pair of quotes around it ('x', `x`, "x",
+// <x>): a name a logger quotes (user 'alice', table `orders`, job <etl>)
+// is a name all the same.
+func unquoted(w string) string {
+	if len(w) < 3 {
+		return w
+	}
+	switch first, last := w[0], w[len(w)-1]; {
+	case first == last && (first == '\'' || first == '`' || first == '"'), first == '<' && last == '>':
+		return w[1 : len(w)-1]
+	}
+	return w
 }
 
 // withoutRecurring drops from bucket b, which varies widely at p, the

@@ -130,7 +130,7 @@ var escapedPhraseReference = regexp.MustCompile(`^\\"([^"\\]* [^"\\]*)\\" [A-Za-
 func tokenizeReference(line string) []Tok {
 	var out []Tok
 	sep := func(c byte) bool {
-		return c == ' ' || c == '\t' || c == '\n' || strings.IndexByte(`|,;=:[](){}"&`, c) >= 0
+		return c == ' ' || c == '\t' || c == '\n' || c == 0x1b || strings.IndexByte(`|,;=:[](){}"&`, c) >= 0
 	}
 	// A word of ASCII and an ideograph (U+3000–U+9FFF, U+FF00–U+FFFF)
 	// next to it are two tokens.
@@ -173,6 +173,10 @@ func tokenizeReference(line string) []Tok {
 			}
 		}
 		wordEnded = false
+		if line[i] == 0x1b {
+			i = textkit.SkipANSI(line, i) // a color is no token
+			continue
+		}
 		if sep(line[i]) {
 			i++
 			continue
@@ -226,6 +230,7 @@ func FuzzTokenize(f *testing.F) {
 		`msg="search for \"red shoes\" returned 3" x \"a\b c\" d \"e f\"`,
 		`GET /search?q=red&page=2&sort=price&&x AT&T R&D &amp; done`,
 		"用户alice登录成功 订单12345已支付，金额480元 José naïve ｘ1ａ 溩0 a溩",
+		"\x1b[90m10:00:01\x1b[0m \x1b[32mINFO\x1b[0m \x1b[1mweb-1\x1b[0m[a, b] x\x1b]0;t\x07 \x1b",
 		"trace_id=5ccd span=ab12 x=12 y=cafe z=Dec1 commit=3FA9e q==9a"} {
 		f.Add(s)
 	}
