@@ -336,22 +336,10 @@ func tokenize(line string, dst []Tok) []Tok {
 			}
 		}
 		start := i
-		for i++; i < len(line); i++ {
-			cl := tokClass[line[i]]
-			if cl&tcSep != 0 {
-				break
-			}
-			seen |= cl
-		}
+		i, seen = tokenBytes(line, i, seen)
 		end := i
-		if i < len(line) && line[i] == 0x1b {
-			i-- // the next iteration reads the escape as a whole
-		}
-		if seen&(tcHigh|tcWord) == tcHigh|tcWord {
-			if c := scriptCutIn(line, start, end); c > 0 {
-				// The next token starts at the cut.
-				end, i, seen = c, c-1, classesOf(line[start:c])
-			}
+		if seen&tcHigh != 0 || i < len(line) && line[i] == 0x1b {
+			end, i, seen = tokenEnd(line, start, i, seen)
 		}
 		t := line[start:end]
 		if seen&(tcDigit|tcSlash) == 0 {
@@ -390,6 +378,37 @@ func tokenize(line string, dst []Tok) []Tok {
 		dst = append(dst, k)
 	}
 	return dst
+}
+
+// tokenBytes scans the token that opens at line[i], whose byte classes
+// are seen: it returns the token's end (a separator, or the line's end)
+// and the classes of all its bytes.
+func tokenBytes(line string, i int, seen uint16) (int, uint16) {
+	for i++; i < len(line); i++ {
+		cl := tokClass[line[i]]
+		if cl&tcSep != 0 {
+			break
+		}
+		seen |= cl
+	}
+	return i, seen
+}
+
+// tokenEnd settles a token line[start:i] that holds a byte of a
+// multi-byte rune or ends at an escape: it ends at a script cut inside
+// it, if any (the next token starts there), and an escape after it is
+// read by the next iteration as a whole. last is the index tokenize's
+// loop goes on after; seen, the classes of the token's bytes.
+func tokenEnd(line string, start, i int, seen uint16) (end, last int, _ uint16) {
+	if seen&(tcHigh|tcWord) == tcHigh|tcWord {
+		if c := scriptCutIn(line, start, i); c > 0 {
+			return c, c - 1, classesOf(line[start:c])
+		}
+	}
+	if i < len(line) && line[i] == 0x1b {
+		return i, i - 1, seen
+	}
+	return i, i, seen
 }
 
 // scriptCutIn returns the first script cut (see scriptCut) in the token
