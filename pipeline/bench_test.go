@@ -304,6 +304,15 @@ func logDocs64KiB(n int) []string {
 // MiB/s (p=0.39); idle runs 103-108 MB/s. Top self costs (callgrind):
 // tokenize 16%, indexbytebody 6%, readColumn 4%, templates.add 3%,
 // maskToken 3%, appendShape 2.5%, wordHash 2.3%.
+//
+// Then (a872784 -> e5f3940), Dec 3, idle: 110 MB/s. Per document (616 us
+// at 106 MB/s, the nodes' own reports): outside the nodes about 110 us
+// (Analyze 55, Detect 22, Decode 12), structured 30, whitespace 40,
+// log_dedup 310 (tokenize 118, templates.add 66, summaries 30, write
+// 22), near_dup 37, number_normalize 33, keywords 55; the last three
+// read only log_dedup's 5 KB, at 6-10 ns a byte. Of five fidelity rules
+// (status fields, '&', ideographs, escapes, quoted names) only the
+// ideograph cut cost measurably: -0.7% (benchcmp -n 6, p=0.041).
 func BenchmarkPipelineLog64KiB(b *testing.B) {
 	p, err := New(DefaultConfig(), stages.Deps{})
 	if err != nil {
