@@ -47,8 +47,8 @@ func (l Layout) TemplateTokens(head string, dst []Tok) []Tok {
 	}
 	at := len(dst)
 	dst = joinLists(head, tokenize(head, dst), at)
-	for _, d := range l.StatusFields {
-		markErrorStatus(head, d, dst, at)
+	if len(l.StatusFields) > 0 {
+		markErrorStatuses(head, l.StatusFields, dst, at)
 	}
 	return dropCorrelation(head, dst, at)
 }

@@ -65,37 +65,50 @@ func isHTTPMethod(s string) bool {
 	return false
 }
 
-// fieldAt returns the start and end of the field d fields from the
-// request line quoted at line[open:close+1]: d < 0 counts blank-separated
-// fields back from the opening quote, d > 0 forward from the closing
-// one. start is -1 when there is no such field.
-func fieldAt(line string, open, close, d int) (start, end int) {
-	if d < 0 {
-		for end = open; ; end = start {
-			end = skipBlanksBack(line, end)
-			start = strings.LastIndexByte(line[:end], ' ') + 1
-			if start == end {
-				return -1, -1
-			}
-			if d++; d == 0 {
-				return start, end
-			}
+// fieldsAround calls visit with each blank-separated field within
+// maxStatusDistance of the request line quoted at line[open:close+1]: its
+// distance d (< 0 before the opening quote, counted back from it; > 0
+// after the closing one) and its bytes line[start:end]. side < 0 visits
+// the fields before only, > 0 those after, 0 both. visit returns false
+// to stop.
+func fieldsAround(line string, open, close, side int, visit func(d, start, end int) bool) {
+	end := open
+	for d := -1; side <= 0 && d >= -maxStatusDistance; d-- {
+		end = skipBlanksBack(line, end)
+		start := strings.LastIndexByte(line[:end], ' ') + 1
+		if start == end || !visit(d, start, end) {
+			break
 		}
+		end = start
 	}
-	for start = close + 1; ; start = end {
+	start := close + 1
+	for d := 1; side >= 0 && d <= maxStatusDistance; d++ {
 		start = skipBlanks(line, start)
-		if end = strings.IndexByte(line[start:], ' '); end < 0 {
+		end := strings.IndexByte(line[start:], ' ')
+		if end < 0 {
 			end = len(line)
 		} else {
 			end += start
 		}
-		if start == end {
-			return -1, -1
+		if start == end || !visit(d, start, end) {
+			return
 		}
-		if d--; d == 0 {
-			return start, end
-		}
+		start = end
 	}
+}
+
+// fieldAt returns the start and end of the field d fields from the
+// request line quoted at line[open:close+1] (see fieldsAround), or -1, -1.
+func fieldAt(line string, open, close, d int) (start, end int) {
+	start, end = -1, -1
+	fieldsAround(line, open, close, d, func(k, s, e int) bool {
+		if k == d {
+			start, end = s, e
+			return false
+		}
+		return true
+	})
+	return start, end
 }
 
 func skipBlanks(s string, i int) int {
@@ -141,14 +154,12 @@ func statusFields(heads []string) []int {
 			continue
 		}
 		requests++
-		for d := -maxStatusDistance; d <= maxStatusDistance; d++ {
-			if d == 0 {
-				continue
-			}
-			if s, e := fieldAt(h, open, close, d); s >= 0 && isStatusCode(h[s:e]) {
+		fieldsAround(h, open, close, 0, func(d, s, e int) bool {
+			if isStatusCode(h[s:e]) {
 				codes[d+maxStatusDistance]++
 			}
-		}
+			return true
+		})
 	}
 	if requests < 2 || requests*10 < len(heads)*6 {
 		return nil
@@ -165,11 +176,11 @@ func statusFields(heads []string) []int {
 	return found[:min(len(found), maxStatusFields)]
 }
 
-// markErrorStatus makes the error status of head (a 4xx or 5xx code in
-// the field d fields from its request line) a constant among its tokens
-// toks[at:]: a route's failures are events of their own.
-func markErrorStatus(head string, d int, toks []Tok, at int) {
-	s := errorStatusAt(head, d)
+// markErrorStatuses makes the error status of head (a 4xx or 5xx code
+// in one of the fields ds fields from its request line) a constant among
+// its tokens toks[at:]: a route's failures are events of their own.
+func markErrorStatuses(head string, ds []int, toks []Tok, at int) {
+	s := errorStatusAt(head, ds)
 	if s < 0 {
 		return
 	}
@@ -184,24 +195,26 @@ func markErrorStatus(head string, d int, toks []Tok, at int) {
 // ErrorStatus returns the error status (4xx, 5xx) of an access record's
 // head under l, or "": a code in one of its status fields.
 func (l Layout) ErrorStatus(head string) string {
-	for _, d := range l.StatusFields {
-		if s := errorStatusAt(head, d); s >= 0 {
-			return head[s : s+3]
-		}
+	if s := errorStatusAt(head, l.StatusFields); s >= 0 {
+		return head[s : s+3]
 	}
 	return ""
 }
 
-// errorStatusAt returns where the error status d fields from head's
-// request line starts, or -1.
-func errorStatusAt(head string, d int) int {
+// errorStatusAt returns where the first error status in the fields ds
+// fields from head's request line starts, or -1.
+func errorStatusAt(head string, ds []int) int {
+	if len(ds) == 0 {
+		return -1
+	}
 	open, close := requestLine(head)
 	if open < 0 {
 		return -1
 	}
-	s, e := fieldAt(head, open, close, d)
-	if s < 0 || !isStatusCode(head[s:e]) || head[s] < '4' {
-		return -1
+	for _, d := range ds {
+		if s, e := fieldAt(head, open, close, d); s >= 0 && isStatusCode(head[s:e]) && head[s] >= '4' {
+			return s
+		}
 	}
-	return s
+	return -1
 }

@@ -1763,15 +1763,15 @@ func (t *templates) variesWidely(b []int, p int) bool {
 	return seen > 0 && (2*data >= seen || len(b) >= poolValues && 2*names >= seen)
 }
 
-// unquoted returns w without a pair of quotes around it ('x', `x`, "x",
-// <x>): a name a logger quotes (user 'alice', table `orders`, job <etl>)
-// is a name all the same.
+// unquoted returns w without a pair of quotes around it ('x', `x`, <x>):
+// a name a logger quotes (user 'alice', table `orders`, job <etl>) is a
+// name all the same. Double quotes separate tokens already.
 func unquoted(w string) string {
 	if len(w) < 3 {
 		return w
 	}
 	switch first, last := w[0], w[len(w)-1]; {
-	case first == last && (first == '\'' || first == '`' || first == '"'), first == '<' && last == '>':
+	case first == last && (first == '\'' || first == '`'), first == '<' && last == '>':
 		return w[1 : len(w)-1]
 	}
 	return w
