@@ -10,7 +10,8 @@ import (
 
 // TestAccessErrorsAwayFromRequest: access logs whose status stands away
 // from the request line (a load balancer's, before it; HAProxy's, seven
-// fields before) keep every route's failures through the whole pipeline
+// fields before; IIS's, seven fields after an unquoted request) keep
+// every route's failures through the whole pipeline
 // (a balancer's own 504 too, whose target status is "-"),
 // while the route's successes still fold. Before the status field was
 // read from the records, a route's 502s folded into its 200s (ALB,
@@ -25,6 +26,12 @@ func TestAccessErrorsAwayFromRequest(t *testing.T) {
 			}
 			return fmt.Sprintf(`https 2024-03-01T10:%02d:%02d.%06dZ app/lb/50dc6c49 10.0.%d.%d:%d 10.1.0.%d:80 0.00%d 0.0%02d 0.000 %d %s %d %d "%s" "Mozilla/5.0 (X11; Linux x86_64)" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 arn:aws:elasticloadbalancing:us-east-2:1234:targetgroup/web/73e2d6bc "Root=1-%08x-%024x" "www.example.com" "-" 0`,
 				i/60%60, i%60, r.IntN(1e6), r.IntN(250), r.IntN(250), 1024+r.IntN(60000), r.IntN(8), r.IntN(9), r.IntN(99), status, target, r.IntN(9000), r.IntN(90000), req, r.Uint32(), r.Uint64())
+		},
+		"iis": func(r *rand.Rand, i, status int, req string) string {
+			method, rest, _ := strings.Cut(req, " ")
+			path, _, _ := strings.Cut(rest, " ")
+			return fmt.Sprintf(`2024-03-01 10:%02d:%02d 10.0.0.4 %s %s - 443 - 10.1.%d.%d Mozilla/5.0+(Windows+NT+10.0;+Win64;+x64) - %d 0 0 %d`,
+				i/60%60, i%60, method, path, r.IntN(250), r.IntN(250), status, r.IntN(900))
 		},
 		"haproxy": func(r *rand.Rand, i, status int, req string) string {
 			return fmt.Sprintf(`Mar 1 10:%02d:%02d lb1 haproxy[%d]: 10.0.%d.%d:%d [01/Mar/2024:10:%02d:%02d.%03d] http-in app/srv%d 0/0/%d/%d/%d %d %d - - ---- 1/1/1/1/0 0/0 "%s"`,

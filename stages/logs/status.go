@@ -24,9 +24,18 @@ const maxStatusDistance = 12
 // httpMethods are the request methods a request line opens with.
 var httpMethods = [...]string{"GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH", "CONNECT", "TRACE"}
 
-// requestLine returns the quotes around the first quoted HTTP request line
-// of line ("GET /x HTTP/1.1"), or -1, -1.
+// requestLine returns where the first HTTP request of line opens and
+// closes: the quotes around a quoted request line ("GET /x HTTP/1.1"),
+// or else the method and the path's last byte of an unquoted request
+// (GET /x: IIS and the W3C extended format), or -1, -1.
 func requestLine(line string) (open, close int) {
+	if open, close = quotedRequest(line); open >= 0 {
+		return open, close
+	}
+	return bareRequest(line)
+}
+
+func quotedRequest(line string) (open, close int) {
 	for from := 0; from < len(line); {
 		q := strings.IndexByte(line[from:], '"')
 		if q < 0 {
@@ -44,6 +53,27 @@ func requestLine(line string) (open, close int) {
 		from = close + 1
 	}
 	return -1, -1
+}
+
+// bareRequest finds a method and a path after it, one blank between
+// them: "... GET /api/orders - 443 ...". A path a sentence names
+// ("reading /etc/hosts") has no method before it.
+func bareRequest(line string) (open, close int) {
+	for from := 0; ; {
+		p := strings.Index(line[from:], " /")
+		if p < 0 {
+			return -1, -1
+		}
+		p += from
+		if m := strings.LastIndexByte(line[:p], ' ') + 1; isHTTPMethod(line[m:p]) {
+			end := strings.IndexByte(line[p+1:], ' ')
+			if end < 0 {
+				return m, len(line) - 1
+			}
+			return m, p + end
+		}
+		from = p + 2
+	}
 }
 
 // isRequestLine reports "METHOD target HTTP/d.d".
@@ -132,6 +162,11 @@ func isStatusCode(s string) bool {
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
+// statusProbe is how many heads statusFields reads before it gives up on
+// a log where fewer than three in ten hold a request (most logs: their
+// other heads are not read).
+const statusProbe = 64
+
 // maxStatusFields bounds the status fields a layout keeps: a balancer's
 // own and its target's.
 const maxStatusFields = 2
@@ -139,13 +174,19 @@ const maxStatusFields = 2
 // statusFields returns the distances of the status fields from the
 // request line of the records among heads, or nil: most heads (six in
 // ten) hold a request line, and a status field holds a code in nine
-// records in ten of those. Of more such fields (a balancer's status and
+// records in ten of those, not always the same one (a port, 443, is no
+// status; a log whose every request succeeded needs none). Of more such fields (a balancer's status and
 // its target's, which is "-" when the target never answered), the two
 // that hold a code most often are kept, the nearer first of equals.
 func statusFields(heads []string) []int {
 	var codes [2*maxStatusDistance + 1]int
+	var first [2*maxStatusDistance + 1]string // the first code seen at a distance
+	var varies [2*maxStatusDistance + 1]bool  // another code was seen there
 	requests := 0
 	for k, h := range heads {
+		if k == statusProbe && requests*10 < statusProbe*3 {
+			return nil // an access log holds requests from its first records on
+		}
 		open, close := requestLine(h)
 		if open < 0 {
 			if (requests+len(heads)-k-1)*10 < len(heads)*6 {
@@ -155,8 +196,14 @@ func statusFields(heads []string) []int {
 		}
 		requests++
 		fieldsAround(h, open, close, 0, func(d, s, e int) bool {
-			if isStatusCode(h[s:e]) {
-				codes[d+maxStatusDistance]++
+			if c := h[s:e]; isStatusCode(c) {
+				k := d + maxStatusDistance
+				codes[k]++
+				if first[k] == "" {
+					first[k] = c
+				} else if c != first[k] {
+					varies[k] = true
+				}
 			}
 			return true
 		})
@@ -167,7 +214,7 @@ func statusFields(heads []string) []int {
 	var found []int
 	for dist := 1; dist <= maxStatusDistance; dist++ {
 		for _, d := range [2]int{-dist, dist} {
-			if codes[d+maxStatusDistance]*10 >= requests*9 {
+			if k := d + maxStatusDistance; codes[k]*10 >= requests*9 && varies[k] {
 				found = append(found, d)
 			}
 		}

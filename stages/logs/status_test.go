@@ -27,6 +27,11 @@ var accessFormats = []struct {
 	{"status after the request, a duration between", []int{2}, func(r *rand.Rand, status int, req string) string {
 		return fmt.Sprintf(`2024-03-01T10:00:%02dZ edge-%d "%s" %dms %d %d`, r.Intn(60), r.Intn(4), req, r.Intn(900), status, r.Intn(90000))
 	}},
+	{"W3C extended (IIS): an unquoted request, the port 443 beside it", []int{7}, func(r *rand.Rand, status int, req string) string {
+		method, rest, _ := strings.Cut(req, " ")
+		path, _, _ := strings.Cut(rest, " ")
+		return fmt.Sprintf(`2024-03-01 10:00:%02d 10.0.0.4 %s %s - 443 - 10.1.%d.%d Mozilla/5.0+(Windows+NT+10.0) - %d 0 0 %d`, r.Intn(60), method, path, r.Intn(250), r.Intn(250), status, r.Intn(900))
+	}},
 }
 
 var accessRoutes = []string{"GET /api/users/%d HTTP/1.1", "POST /api/orders HTTP/1.1", "GET /health HTTP/1.1", "DELETE /api/carts/%d HTTP/2.0"}
@@ -78,8 +83,8 @@ func TestErrorStatusIsAnEvent(t *testing.T) {
 	r := rand.New(rand.NewSource(6))
 	for _, f := range accessFormats {
 		var heads []string
-		for range 100 {
-			heads = append(heads, f.line(r, 200, accessRequest(r)))
+		for i := range 100 {
+			heads = append(heads, f.line(r, []int{200, 200, 304}[i%3], accessRequest(r)))
 		}
 		lay := Analyze(strings.Join(heads, "\n"))
 		key := func(status int) uint64 {
