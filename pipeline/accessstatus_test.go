@@ -10,7 +10,8 @@ import (
 
 // TestAccessErrorsAwayFromRequest: access logs whose status stands away
 // from the request line (a load balancer's, before it; HAProxy's, seven
-// fields before; IIS's, seven fields after an unquoted request) keep
+// fields before; IIS's, seven fields after an unquoted request;
+// CloudFront's, tab-separated, right after the path) keep
 // every route's failures through the whole pipeline
 // (a balancer's own 504 too, whose target status is "-"),
 // while the route's successes still fold. Before the status field was
@@ -32,6 +33,12 @@ func TestAccessErrorsAwayFromRequest(t *testing.T) {
 			path, _, _ := strings.Cut(rest, " ")
 			return fmt.Sprintf(`2024-03-01 10:%02d:%02d 10.0.0.4 %s %s - 443 - 10.1.%d.%d Mozilla/5.0+(Windows+NT+10.0;+Win64;+x64) - %d 0 0 %d`,
 				i/60%60, i%60, method, path, r.IntN(250), r.IntN(250), status, r.IntN(900))
+		},
+		"cloudfront": func(r *rand.Rand, i, status int, req string) string {
+			method, rest, _ := strings.Cut(req, " ")
+			path, _, _ := strings.Cut(rest, " ")
+			return fmt.Sprintf("2024-03-01\t10:%02d:%02d\tIAD89-C1\t%d\t10.0.%d.%d\t%s\td111abcdef8.cloudfront.net\t%s\t%d\t-\tMozilla/5.0%%20(X11;%%20Linux)\t-\t-\tMiss\thttps\t%d\t0.0%02d",
+				i/60%60, i%60, r.IntN(90000), r.IntN(250), r.IntN(250), method, path, status, r.IntN(900), r.IntN(99))
 		},
 		"haproxy": func(r *rand.Rand, i, status int, req string) string {
 			return fmt.Sprintf(`Mar 1 10:%02d:%02d lb1 haproxy[%d]: 10.0.%d.%d:%d [01/Mar/2024:10:%02d:%02d.%03d] http-in app/srv%d 0/0/%d/%d/%d %d %d - - ---- 1/1/1/1/0 0/0 "%s"`,
@@ -74,8 +81,9 @@ func TestAccessErrorsAwayFromRequest(t *testing.T) {
 		out, ratio := compactLog(t, b.String())
 		for _, f := range at {
 			found := false
-			for l := range strings.SplitSeq(out, "\n") {
-				if strings.Contains(l, fmt.Sprintf(" %d ", f.code)) && strings.Contains(l, f.route) {
+			method, path, _ := strings.Cut(f.route, " ")
+			for l := range strings.SplitSeq(strings.ReplaceAll(out, "\t", " "), "\n") {
+				if strings.Contains(l, fmt.Sprintf(" %d ", f.code)) && strings.Contains(l, method+" ") && strings.Contains(l, " "+path) {
 					found = true
 				}
 			}

@@ -55,25 +55,66 @@ func quotedRequest(line string) (open, close int) {
 	return -1, -1
 }
 
-// bareRequest finds a method and a path after it, one blank between
-// them: "... GET /api/orders - 443 ...". A path a sentence names
-// ("reading /etc/hosts") has no method before it.
+// bareRequest finds a method and a path after it, one blank or tab
+// between them ("... GET /api/orders - 443 ...": IIS), or a host between
+// them ("GET\td111.cloudfront.net\t/index.html": CloudFront). A path a
+// sentence names ("reading /etc/hosts") has no method before it.
 func bareRequest(line string) (open, close int) {
 	for from := 0; ; {
-		p := strings.Index(line[from:], " /")
+		p := pathAfterBlank(line, from)
 		if p < 0 {
 			return -1, -1
 		}
-		p += from
-		if m := strings.LastIndexByte(line[:p], ' ') + 1; isHTTPMethod(line[m:p]) {
-			end := strings.IndexByte(line[p+1:], ' ')
+		m := lastFieldSep(line[:p-1]) + 1
+		if !isHTTPMethod(line[m:p-1]) && m >= 2 && strings.IndexByte(line[m:p-1], '.') > 0 {
+			host := m
+			m = lastFieldSep(line[:host-1]) + 1
+			if !isHTTPMethod(line[m : host-1]) {
+				m = -1
+			}
+		} else if !isHTTPMethod(line[m : p-1]) {
+			m = -1
+		}
+		if m >= 0 {
+			end := nextFieldSep(line[p:])
 			if end < 0 {
 				return m, len(line) - 1
 			}
-			return m, p + end
+			return m, p + end - 1
 		}
-		from = p + 2
+		from = p + 1
 	}
+}
+
+// pathAfterBlank returns the index of the first '/' at or after from+1
+// with a blank or a tab before it, or -1.
+func pathAfterBlank(line string, from int) int {
+	p, t := strings.Index(line[from:], " /"), strings.Index(line[from:], "\t/")
+	if p < 0 || t >= 0 && t < p {
+		p = t
+	}
+	if p < 0 {
+		return -1
+	}
+	return from + p + 1
+}
+
+func lastFieldSep(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == ' ' || s[i] == '\t' {
+			return i
+		}
+	}
+	return -1
+}
+
+func nextFieldSep(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' || s[i] == '\t' {
+			return i
+		}
+	}
+	return -1
 }
 
 // isRequestLine reports "METHOD target HTTP/d.d".
@@ -95,7 +136,7 @@ func isHTTPMethod(s string) bool {
 	return false
 }
 
-// fieldsAround calls visit with each blank-separated field within
+// fieldsAround calls visit with each field (blank- or tab-separated) within
 // maxStatusDistance of the request line quoted at line[open:close+1]: its
 // distance d (< 0 before the opening quote, counted back from it; > 0
 // after the closing one) and its bytes line[start:end]. side < 0 visits
@@ -105,7 +146,7 @@ func fieldsAround(line string, open, close, side int, visit func(d, start, end i
 	end := open
 	for d := -1; side <= 0 && d >= -maxStatusDistance; d-- {
 		end = skipBlanksBack(line, end)
-		start := strings.LastIndexByte(line[:end], ' ') + 1
+		start := lastFieldSep(line[:end]) + 1
 		if start == end || !visit(d, start, end) {
 			break
 		}
@@ -114,7 +155,7 @@ func fieldsAround(line string, open, close, side int, visit func(d, start, end i
 	start := close + 1
 	for d := 1; side >= 0 && d <= maxStatusDistance; d++ {
 		start = skipBlanks(line, start)
-		end := strings.IndexByte(line[start:], ' ')
+		end := nextFieldSep(line[start:])
 		if end < 0 {
 			end = len(line)
 		} else {
@@ -142,14 +183,14 @@ func fieldAt(line string, open, close, d int) (start, end int) {
 }
 
 func skipBlanks(s string, i int) int {
-	for i < len(s) && s[i] == ' ' {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
 		i++
 	}
 	return i
 }
 
 func skipBlanksBack(s string, i int) int {
-	for i > 0 && s[i-1] == ' ' {
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
 		i--
 	}
 	return i

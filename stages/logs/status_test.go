@@ -27,6 +27,12 @@ var accessFormats = []struct {
 	{"status after the request, a duration between", []int{2}, func(r *rand.Rand, status int, req string) string {
 		return fmt.Sprintf(`2024-03-01T10:00:%02dZ edge-%d "%s" %dms %d %d`, r.Intn(60), r.Intn(4), req, r.Intn(900), status, r.Intn(90000))
 	}},
+	{"W3C with tabs (CloudFront): method, host, path, status", []int{1}, func(r *rand.Rand, status int, req string) string {
+		method, rest, _ := strings.Cut(req, " ")
+		path, _, _ := strings.Cut(rest, " ")
+		return fmt.Sprintf("2024-03-01\t10:00:%02d\tIAD89-C1\t%d\t10.0.%d.%d\t%s\td111abcdef8.cloudfront.net\t%s\t%d\t-\tMozilla/5.0%%20(X11)\t-\t-\tMiss\thttps\t%d\t0.0%02d",
+			r.Intn(60), r.Intn(90000), r.Intn(250), r.Intn(250), method, path, status, r.Intn(900), r.Intn(99))
+	}},
 	{"W3C extended (IIS): an unquoted request, the port 443 beside it", []int{7}, func(r *rand.Rand, status int, req string) string {
 		method, rest, _ := strings.Cut(req, " ")
 		path, _, _ := strings.Cut(rest, " ")
