@@ -302,7 +302,7 @@ func (n neardupNode) records(ctx context.Context, x textkit.LineIndex, lay logs.
 			}
 		}
 		head, w := logs.SplitCount(l)
-		if len(head) > maxUnitBytes || lay.ErrorStatus(head) != "" {
+		if len(head) > maxUnitBytes || len(lay.StatusFields) > 0 && lay.ErrorStatus(head) != "" {
 			// An access record that failed stays apart from the route's
 			// other records, whose numbers alone differ from its own.
 			continue

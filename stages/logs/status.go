@@ -3,6 +3,8 @@ package logs
 import (
 	"slices"
 	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // HTTP access records in formats other than NCSA's carry the status away
@@ -99,23 +101,10 @@ func pathAfterBlank(line string, from int) int {
 	return from + p + 1
 }
 
-func lastFieldSep(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == ' ' || s[i] == '\t' {
-			return i
-		}
-	}
-	return -1
-}
+// lastFieldSep and nextFieldSep find the blank or tab that ends a field.
+func lastFieldSep(s string) int { return strings.LastIndexAny(s, " \t") }
 
-func nextFieldSep(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == ' ' || s[i] == '\t' {
-			return i
-		}
-	}
-	return -1
-}
+func nextFieldSep(s string) int { return strings.IndexAny(s, " \t") }
 
 // isRequestLine reports "METHOD target HTTP/d.d".
 func isRequestLine(s string) bool {
@@ -198,10 +187,8 @@ func skipBlanksBack(s string, i int) int {
 
 // isStatusCode reports three digits, the first 1 to 5.
 func isStatusCode(s string) bool {
-	return len(s) == 3 && s[0] >= '1' && s[0] <= '5' && isDigitByte(s[1]) && isDigitByte(s[2])
+	return len(s) == 3 && s[0] >= '1' && s[0] <= '5' && textkit.IsDigit(s[1]) && textkit.IsDigit(s[2])
 }
-
-func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
 // statusProbe is how many heads statusFields reads before it gives up on
 // a log where fewer than three in ten hold a request (most logs: their
