@@ -363,8 +363,7 @@ func (b *byteRanges) holds(off int) bool {
 // markSteps applies the step structure of a build log to a pass of
 // keywords: the tail of each failing step is kept whole, and the lines of
 // each step that succeeded are folded under its header.
-func (n keywordsNode) markSteps(x textkit.LineIndex, score []int8, keep []bool) {
-	steps := findSteps(x)
+func (n keywordsNode) markSteps(x textkit.LineIndex, steps []buildStep, score []int8, keep []bool) {
 	failed := false
 	for _, s := range steps {
 		failed = failed || s.failed()

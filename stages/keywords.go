@@ -100,10 +100,20 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 	if nl < n.opt.MinFold+2 {
 		return text, true, nil
 	}
-	rare := false
+	rare := n.opt.RareMax > 0 && lay.Records
+	var rareLine []bool
+	if rare {
+		var err error
+		if rareLine, err = n.rareLines(ctx, x, lay); err != nil {
+			return "", false, err
+		}
+	}
+	// A rare record scores 2 at least whatever it says, so its own
+	// signal is read only when a fold is possible at all: a log that
+	// log_dedup wrote holds one line a template, every one of them rare.
 	cc := canceled{ctx: ctx}
-	keep := make([]bool, nl)
 	score := make([]int8, nl)
+	var deferred []int32 // rare records whose signal is not read yet
 	for i := 0; i < nl; i++ {
 		if err := cc.check(); err != nil {
 			return "", false, err
@@ -113,21 +123,46 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 			score[i] = 3
 		case textkit.ParseFoldMarker(l) > 0:
 			score[i] = -1
+		case rareLine != nil && rareLine[i]:
+			score[i], deferred = 2, append(deferred, int32(i))
+			continue
 		default:
 			score[i] = int8(lineSignal(l))
 		}
-	}
-	if n.opt.RareMax > 0 && lay.Records {
-		rare = true
-		if err := n.markRare(ctx, x, score, lay); err != nil {
-			return "", false, err
+		if rareLine != nil && rareLine[i] && score[i] < 2 {
+			score[i] = 2
 		}
 	}
+	steps := findSteps(x)
+	keep := make([]bool, nl)
+	if len(steps) == 0 && !n.foldRuns(x, score, keep, nil) {
+		// Context and steps only keep lines or fold a step: with no
+		// step and no run to fold, nothing would fold.
+		return text, true, nil
+	}
+	for _, i := range deferred {
+		score[i] = max(int8(lineSignal(x.Line(int(i)))), 2)
+	}
 	n.markContext(x, score, keep)
-	n.markSteps(x, score, keep)
-	// Lines [0, same) go out as they are; the writer starts at the first fold.
+	n.markSteps(x, steps, score, keep)
 	var w *textkit.LineWriter
-	same := 0
+	if !n.foldRuns(x, score, keep, func() *textkit.LineWriter {
+		w = newLineWriter(len(text))
+		return w
+	}) {
+		return text, true, nil
+	}
+	return w.String(), !rare, nil
+}
+
+// foldRuns folds each run of lines neither kept nor scored into one
+// marker, writing the text to the writer newWriter makes at the first
+// fold. It reports whether any run folds; with a nil newWriter it only
+// says so.
+func (n keywordsNode) foldRuns(x textkit.LineIndex, score []int8, keep []bool, newWriter func() *textkit.LineWriter) bool {
+	nl := x.Len()
+	var w *textkit.LineWriter
+	same := 0 // lines [0, same) go out as they are
 	for i := 0; i < nl; {
 		if keep[i] || score[i] > 0 {
 			i++
@@ -146,8 +181,11 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 		// A short run stays so that a reason reads on, unless it is long
 		// lines (progress dots, minified blobs) a marker is far shorter than.
 		if j-i >= n.opt.MinFold || (j-i > 1 && folded > j-i) || (folded == j-i && x.Starts[j]-x.Starts[i] > 2*longContextLine) {
+			if newWriter == nil {
+				return true
+			}
 			if w == nil {
-				w = newLineWriter(len(text))
+				w = newWriter()
 			}
 			if same < i {
 				w.Add(x.Span(same, i))
@@ -157,13 +195,10 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 		}
 		i = j
 	}
-	if w == nil {
-		return text, true, nil
-	}
-	if same < nl {
+	if w != nil && same < nl {
 		w.Add(x.Span(same, nl))
 	}
-	return w.String(), !rare, nil
+	return w != nil
 }
 
 // markContext keeps each key line, and around those scoring 2 or more
@@ -462,16 +497,17 @@ func hasFileLine(tok string) bool {
 	return false
 }
 
-// keptKeysMaxLines bounds the texts whose template keys markRare keeps
+// keptKeysMaxLines bounds the texts whose template keys rareLines keeps
 // between its passes.
 const keptKeysMaxLines = 1 << 16
 
-// markRare raises to 2 the score of record lines whose template is rare.
-// It is called when most of the text is records. Template keys are
-// counted first; up to keptKeysMaxLines lines they are kept for the
-// second pass, beyond that they are computed again, since 24 bytes a line
-// would outweigh a text of short lines.
-func (n keywordsNode) markRare(ctx context.Context, x textkit.LineIndex, score []int8, lay logs.Layout) error {
+// rareLines marks the record lines whose template is rare: seen at most
+// RareMax times, or a line that already stands for several (a template's
+// one instance). It is asked when most of the text is records. Template
+// keys are counted first; up to keptKeysMaxLines lines they are kept for
+// the second pass, beyond that they are computed again, since 24 bytes a
+// line would outweigh a text of short lines.
+func (n keywordsNode) rareLines(ctx context.Context, x textkit.LineIndex, lay logs.Layout) ([]bool, error) {
 	cc := canceled{ctx: ctx}
 	counts := map[uint64]int{}
 	keyer := newRecordKeyer(ctx, lay)
@@ -482,7 +518,7 @@ func (n keywordsNode) markRare(ctx context.Context, x textkit.LineIndex, score [
 	}
 	for i := 0; i < x.Len(); i++ {
 		if err := cc.check(); err != nil {
-			return err
+			return nil, err
 		}
 		r := keyOf(i)
 		if r.record {
@@ -492,12 +528,10 @@ func (n keywordsNode) markRare(ctx context.Context, x textkit.LineIndex, score [
 			kept[i] = r
 		}
 	}
-	for i := 0; i < x.Len(); i++ {
+	rare := make([]bool, x.Len())
+	for i := range rare {
 		if err := cc.check(); err != nil {
-			return err
-		}
-		if score[i] >= 2 {
-			continue
+			return nil, err
 		}
 		var r recordKey
 		if kept != nil {
@@ -505,12 +539,9 @@ func (n keywordsNode) markRare(ctx context.Context, x textkit.LineIndex, score [
 		} else {
 			r = keyOf(i)
 		}
-		if r.record && (r.weight > 1 || counts[r.key] <= n.opt.RareMax) {
-			// A line that already stands for several is a template's one instance.
-			score[i] = 2
-		}
+		rare[i] = r.record && (r.weight > 1 || counts[r.key] <= n.opt.RareMax)
 	}
-	return nil
+	return rare, nil
 }
 
 // signalClass is one named class of lines that say something about a

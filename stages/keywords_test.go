@@ -511,3 +511,39 @@ func TestAppendWarningTemplate(t *testing.T) {
 		t.Errorf("compiler warning template = %q", got)
 	}
 }
+
+// TestKeywordsRareFailureKeepsContext: a rare record that reports a
+// failure keeps its context, as any failure does; its signal is read even
+// though rarity alone keeps the line (keywords defers that read until a
+// fold is possible).
+func TestKeywordsRareFailureKeepsContext(t *testing.T) {
+	var b strings.Builder
+	failures := map[int]bool{20: true, 45: true}
+	for i := 0; i < 70; i++ {
+		if failures[i] {
+			fmt.Fprintf(&b, "2024-03-01 10:%02d:%02d ERROR disk sdb failed: I/O error\n", i/60, i%60)
+			continue
+		}
+		fmt.Fprintf(&b, "2024-03-01 10:%02d:%02d INFO heartbeat ok seq=%d\n", i/60, i%60, 1000+i)
+	}
+	in := b.String()
+	out, err := NewKeywords(DefaultKeywordsOptions()).Apply(context.Background(), Input{Text: in, Kind: KindLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Skipped || out.Text == in {
+		t.Fatalf("nothing folded: %q", out.Text)
+	}
+	for i := range failures {
+		// The line before each failure, and the one after.
+		for _, at := range []int{i - 1, i + 1} {
+			want := fmt.Sprintf("seq=%d\n", 1000+at)
+			if !strings.Contains(out.Text, want) {
+				t.Errorf("context line %d of the failure at %d folded:\n%s", at, i, out.Text)
+			}
+		}
+	}
+	if strings.Contains(out.Text, "seq=1005\n") {
+		t.Errorf("a heartbeat far from any failure was kept:\n%s", out.Text)
+	}
+}
