@@ -91,14 +91,17 @@ func bareRequest(line string) (open, close int) {
 // pathAfterBlank returns the index of the first '/' at or after from+1
 // with a blank or a tab before it, or -1.
 func pathAfterBlank(line string, from int) int {
-	p, t := strings.Index(line[from:], " /"), strings.Index(line[from:], "\t/")
-	if p < 0 || t >= 0 && t < p {
-		p = t
+	// Slashes are rarer than blanks: search for them.
+	for i := from; i < len(line); i++ {
+		j := strings.IndexByte(line[i:], '/')
+		if j < 0 {
+			return -1
+		}
+		if i += j; i > from && (line[i-1] == ' ' || line[i-1] == '\t') {
+			return i
+		}
 	}
-	if p < 0 {
-		return -1
-	}
-	return from + p + 1
+	return -1
 }
 
 // lastFieldSep and nextFieldSep find the blank or tab that ends a field.

@@ -112,3 +112,28 @@ func TestErrorStatusIsAnEvent(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPathAfterBlank checks pathAfterBlank's search for slashes against
+// the plain reading: the first " /" or "\t/" at or after from.
+func FuzzPathAfterBlank(f *testing.F) {
+	for _, s := range []string{"GET /a HTTP/1.1", "a/b /c", "x\t/y /z", "//", " /", "/ /", "no path", "GET\thost\t/p"} {
+		f.Add(s, 0)
+		f.Add(s, 1)
+	}
+	f.Fuzz(func(t *testing.T, line string, from int) {
+		if from < 0 || from > len(line) {
+			return
+		}
+		want := -1
+		p, q := strings.Index(line[from:], " /"), strings.Index(line[from:], "\t/")
+		if p < 0 || q >= 0 && q < p {
+			p = q
+		}
+		if p >= 0 {
+			want = from + p + 1
+		}
+		if got := pathAfterBlank(line, from); got != want {
+			t.Fatalf("pathAfterBlank(%q, %d) = %d, want %d", line, from, got, want)
+		}
+	})
+}
