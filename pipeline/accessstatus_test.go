@@ -11,7 +11,9 @@ import (
 // TestAccessErrorsAwayFromRequest: access logs whose status stands away
 // from the request line (a load balancer's, before it; HAProxy's, seven
 // fields before; IIS's, seven fields after an unquoted request;
-// CloudFront's, tab-separated, right after the path) keep
+// CloudFront's, tab-separated, right after the path; Squid's, glued to
+// its cache result, TCP_MISS/503, before a method and an absolute URL;
+// Envoy's, after a request line that follows a bracketed time) keep
 // every route's failures through the whole pipeline
 // (a balancer's own 504 too, whose target status is "-"),
 // while the route's successes still fold. Before the status field was
@@ -39,6 +41,16 @@ func TestAccessErrorsAwayFromRequest(t *testing.T) {
 			path, _, _ := strings.Cut(rest, " ")
 			return fmt.Sprintf("2024-03-01\t10:%02d:%02d\tIAD89-C1\t%d\t10.0.%d.%d\t%s\td111abcdef8.cloudfront.net\t%s\t%d\t-\tMozilla/5.0%%20(X11;%%20Linux)\t-\t-\tMiss\thttps\t%d\t0.0%02d",
 				i/60%60, i%60, r.IntN(90000), r.IntN(250), r.IntN(250), method, path, status, r.IntN(900), r.IntN(99))
+		},
+		"envoy": func(r *rand.Rand, i, status int, req string) string {
+			return fmt.Sprintf(`[2024-03-01T10:%02d:%02d.%03dZ] "%s" %d - 0 %d %d %d "-" "curl/8.1" "%08x-%04x" "api.example.com" "10.0.%d.%d:8080"`,
+				i/60%60, i%60, r.IntN(1000), req, status, r.IntN(9000), r.IntN(90), r.IntN(90), r.Uint32(), r.IntN(65536), r.IntN(4), r.IntN(250))
+		},
+		"squid": func(r *rand.Rand, i, status int, req string) string {
+			method, rest, _ := strings.Cut(req, " ")
+			path, _, _ := strings.Cut(rest, " ")
+			return fmt.Sprintf(`%d.%03d %5d 192.168.%d.%d TCP_MISS/%d %d %s http://api.example.com%s - HIER_DIRECT/10.1.2.3 text/html`,
+				1709287200+i, r.IntN(1000), r.IntN(900), r.IntN(4), r.IntN(250), status, 200+r.IntN(5000), method, path)
 		},
 		"haproxy": func(r *rand.Rand, i, status int, req string) string {
 			return fmt.Sprintf(`Mar 1 10:%02d:%02d lb1 haproxy[%d]: 10.0.%d.%d:%d [01/Mar/2024:10:%02d:%02d.%03d] http-in app/srv%d 0/0/%d/%d/%d %d %d - - ---- 1/1/1/1/0 0/0 "%s"`,
@@ -83,7 +95,8 @@ func TestAccessErrorsAwayFromRequest(t *testing.T) {
 			found := false
 			method, path, _ := strings.Cut(f.route, " ")
 			for l := range strings.SplitSeq(strings.ReplaceAll(out, "\t", " "), "\n") {
-				if strings.Contains(l, fmt.Sprintf(" %d ", f.code)) && strings.Contains(l, method+" ") && strings.Contains(l, " "+path) {
+				code := strings.Contains(l, fmt.Sprintf(" %d ", f.code)) || strings.Contains(l, fmt.Sprintf("/%d ", f.code))
+				if code && strings.Contains(l, method+" ") && (strings.Contains(l, " "+path) || strings.Contains(l, ".com"+path)) {
 					found = true
 				}
 			}

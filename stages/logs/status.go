@@ -57,13 +57,14 @@ func quotedRequest(line string) (open, close int) {
 	return -1, -1
 }
 
-// bareRequest finds a method and a path after it, one blank or tab
-// between them ("... GET /api/orders - 443 ...": IIS), or a host between
-// them ("GET\td111.cloudfront.net\t/index.html": CloudFront). A path a
+// bareRequest finds a method and a path or URL after it, one blank or tab
+// between them ("... GET /api/orders - 443 ...": IIS; "GET
+// http://host/x": Squid), or a host between them
+// ("GET\td111.cloudfront.net\t/index.html": CloudFront). A path a
 // sentence names ("reading /etc/hosts") has no method before it.
 func bareRequest(line string) (open, close int) {
 	for from := 0; ; {
-		p := pathAfterBlank(line, from)
+		p := targetAfterBlank(line, from)
 		if p < 0 {
 			return -1, -1
 		}
@@ -88,21 +89,43 @@ func bareRequest(line string) (open, close int) {
 	}
 }
 
-// pathAfterBlank returns the index of the first '/' at or after from+1
-// with a blank or a tab before it, or -1.
-func pathAfterBlank(line string, from int) int {
+// targetAfterBlank returns where the first request target at or after
+// from+1 starts, a blank or a tab before it: a path ('/'), or an
+// absolute URL ("http://host/x", as proxies log it), or -1.
+func targetAfterBlank(line string, from int) int {
 	// Slashes are rarer than blanks: search for them.
 	for i := from; i < len(line); i++ {
 		j := strings.IndexByte(line[i:], '/')
 		if j < 0 {
 			return -1
 		}
-		if i += j; i > from && (line[i-1] == ' ' || line[i-1] == '\t') {
+		i += j
+		if i > from && isFieldSep(line[i-1]) {
 			return i
+		}
+		if u := urlStart(line, i); u > from && isFieldSep(line[u-1]) {
+			return u
 		}
 	}
 	return -1
 }
+
+// urlStart returns where the scheme starts of an http or https URL whose
+// "//" opens at line[i], or -1.
+func urlStart(line string, i int) int {
+	if i+1 >= len(line) || line[i+1] != '/' || i < 5 || line[i-1] != ':' {
+		return -1
+	}
+	switch {
+	case line[i-5:i-1] == "http":
+		return i - 5
+	case i >= 6 && line[i-6:i-1] == "https":
+		return i - 6
+	}
+	return -1
+}
+
+func isFieldSep(c byte) bool { return c == ' ' || c == '\t' }
 
 // lastFieldSep and nextFieldSep find the blank or tab that ends a field.
 func lastFieldSep(s string) int { return strings.LastIndexAny(s, " \t") }
@@ -193,6 +216,25 @@ func isStatusCode(s string) bool {
 	return len(s) == 3 && s[0] >= '1' && s[0] <= '5' && textkit.IsDigit(s[1]) && textkit.IsDigit(s[2])
 }
 
+// fieldStatus returns where the status code of a field starts: the field
+// is the code, or a result word and the code ("TCP_MISS/503": Squid's
+// native format and the proxies that copy it), or -1.
+func fieldStatus(f string) int {
+	if isStatusCode(f) {
+		return 0
+	}
+	n := len(f) - 4
+	if n < 1 || f[n] != '/' || !isStatusCode(f[n+1:]) {
+		return -1
+	}
+	for i := 0; i < n; i++ {
+		if c := f[i]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_' || c == '-') {
+			return -1
+		}
+	}
+	return n + 1
+}
+
 // statusProbe is how many heads statusFields reads before it gives up on
 // a log where fewer than three in ten hold a request (most logs: their
 // other heads are not read).
@@ -227,7 +269,8 @@ func statusFields(heads []string) []int {
 		}
 		requests++
 		fieldsAround(h, open, close, 0, func(d, s, e int) bool {
-			if c := h[s:e]; isStatusCode(c) {
+			if at := fieldStatus(h[s:e]); at >= 0 {
+				c := h[s+at : e]
 				k := d + maxStatusDistance
 				codes[k]++
 				if first[k] == "" {
@@ -263,8 +306,9 @@ func markErrorStatuses(head string, ds []int, toks []Tok, at int) {
 		return
 	}
 	for k := at; k < len(toks); k++ {
-		if int(toks[k].Start) == s && int(toks[k].End) == s+3 {
-			toks[k].h, toks[k].variable = wordHash(head[s:s+3])^'S', false
+		if t := toks[k]; int(t.Start) <= s && s+3 <= int(t.End) {
+			// The code, or the field it is part of (TCP_MISS/503).
+			toks[k].h, toks[k].variable = wordHash(head[t.Start:t.End])^'S', false
 			return
 		}
 	}
@@ -290,8 +334,10 @@ func errorStatusAt(head string, ds []int) int {
 		return -1
 	}
 	for _, d := range ds {
-		if s, e := fieldAt(head, open, close, d); s >= 0 && isStatusCode(head[s:e]) && head[s] >= '4' {
-			return s
+		if s, e := fieldAt(head, open, close, d); s >= 0 {
+			if at := fieldStatus(head[s:e]); at >= 0 && head[s+at] >= '4' {
+				return s + at
+			}
 		}
 	}
 	return -1

@@ -38,6 +38,12 @@ var accessFormats = []struct {
 		path, _, _ := strings.Cut(rest, " ")
 		return fmt.Sprintf(`2024-03-01 10:00:%02d 10.0.0.4 %s %s - 443 - 10.1.%d.%d Mozilla/5.0+(Windows+NT+10.0) - %d 0 0 %d`, r.Intn(60), method, path, r.Intn(250), r.Intn(250), status, r.Intn(900))
 	}},
+	{"native proxy format (Squid): the status glued to the cache result, an absolute URL", []int{-2}, func(r *rand.Rand, status int, req string) string {
+		method, rest, _ := strings.Cut(req, " ")
+		path, _, _ := strings.Cut(rest, " ")
+		return fmt.Sprintf(`%d.%03d %5d 192.168.%d.%d %s/%d %d %s http://api.example.com%s - HIER_DIRECT/10.1.2.3 text/html`,
+			1709287200+r.Intn(3600), r.Intn(1000), r.Intn(900), r.Intn(4), r.Intn(250), []string{"TCP_MISS", "TCP_HIT", "TCP_REFRESH_MODIFIED"}[r.Intn(3)], status, 200+r.Intn(5000), method, path)
+	}},
 }
 
 var accessRoutes = []string{"GET /api/users/%d HTTP/1.1", "POST /api/orders HTTP/1.1", "GET /health HTTP/1.1", "DELETE /api/carts/%d HTTP/2.0"}
@@ -113,10 +119,12 @@ func TestErrorStatusIsAnEvent(t *testing.T) {
 	}
 }
 
-// FuzzPathAfterBlank checks pathAfterBlank's search for slashes against
-// the plain reading: the first " /" or "\t/" at or after from.
-func FuzzPathAfterBlank(f *testing.F) {
-	for _, s := range []string{"GET /a HTTP/1.1", "a/b /c", "x\t/y /z", "//", " /", "/ /", "no path", "GET\thost\t/p"} {
+// FuzzTargetAfterBlank checks targetAfterBlank's search for slashes
+// against the plain reading: the first " /", " http://" or " https://"
+// (or the same after a tab) at or after from.
+func FuzzTargetAfterBlank(f *testing.F) {
+	for _, s := range []string{"GET /a HTTP/1.1", "a/b /c", "x\t/y /z", "//", " /", "/ /", "no path",
+		"GET\thost\t/p", "GET http://h/x", "x https://h/ /y", "ahttp://x /y", " http:/x", "\thttps://"} {
 		f.Add(s, 0)
 		f.Add(s, 1)
 	}
@@ -125,15 +133,13 @@ func FuzzPathAfterBlank(f *testing.F) {
 			return
 		}
 		want := -1
-		p, q := strings.Index(line[from:], " /"), strings.Index(line[from:], "\t/")
-		if p < 0 || q >= 0 && q < p {
-			p = q
+		for _, needle := range []string{" /", "\t/", " http://", "\thttp://", " https://", "\thttps://"} {
+			if p := strings.Index(line[from:], needle); p >= 0 && (want < 0 || from+p+1 < want) {
+				want = from + p + 1
+			}
 		}
-		if p >= 0 {
-			want = from + p + 1
-		}
-		if got := pathAfterBlank(line, from); got != want {
-			t.Fatalf("pathAfterBlank(%q, %d) = %d, want %d", line, from, got, want)
+		if got := targetAfterBlank(line, from); got != want {
+			t.Fatalf("targetAfterBlank(%q, %d) = %d, want %d", line, from, got, want)
 		}
 	})
 }
