@@ -313,6 +313,14 @@ func logDocs64KiB(n int) []string {
 // read only log_dedup's 5 KB, at 6-10 ns a byte. Of five fidelity rules
 // (status fields, '&', ideographs, escapes, quoted names) only the
 // ideograph cut cost measurably: -0.7% (benchcmp -n 6, p=0.041).
+//
+// Then (Dec 3, later): keywords reads a rare record's own signal only
+// when a fold is possible (+7.2%), the bare-request probe searches for
+// slashes (+2.7%), and the worker and publisher ship built with
+// profile-guided optimization (cmd/worker/default.pgo, scripts/pgo.sh);
+// built with it (go test -pgo=$PWD/cmd/worker/default.pgo, as
+// scripts/benchcmp.sh does), Log64KiB +5.7%, Log +6.7%, JSONLines +8.3%,
+// JSON +4.7% (benchcmp -n 6, p=0.002 each).
 func BenchmarkPipelineLog64KiB(b *testing.B) {
 	p, err := New(DefaultConfig(), stages.Deps{})
 	if err != nil {

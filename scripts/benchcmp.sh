@@ -3,21 +3,25 @@
 # interleaved (old, new, old, new, ...) so a slow spell of a shared machine
 # falls on both sides.
 #
-#   scripts/benchcmp.sh [-n COUNT] [-b REGEX] [-p PKG] [-t BENCHTIME] OLD [NEW]
+#   scripts/benchcmp.sh [-n COUNT] [-b REGEX] [-p PKG] [-t BENCHTIME] [-P] OLD [NEW]
 #
 # OLD and NEW are git revisions; NEW defaults to the working tree. Defaults:
 # -n 5, -b 'Pipeline' (the in-process pipeline benchmarks), -p ./pipeline,
 # -t 1s. GOMAXPROCS is 1 unless set, so the figures are per core.
+# Each side is built as the worker ships: with its revision's
+# cmd/worker/default.pgo when it has one (see scripts/pgo.sh); -P builds
+# both without profile-guided optimization.
 set -euo pipefail
-count=5 bench=Pipeline pkg=./pipeline benchtime=1s
-while getopts n:b:p:t: opt; do
+count=5 bench=Pipeline pkg=./pipeline benchtime=1s pgo=yes
+usage="usage: $0 [-n COUNT] [-b REGEX] [-p PKG] [-t BENCHTIME] [-P] OLD [NEW]"
+while getopts n:b:p:t:P opt; do
   case $opt in
-    n) count=$OPTARG ;; b) bench=$OPTARG ;; p) pkg=$OPTARG ;; t) benchtime=$OPTARG ;;
-    *) echo "usage: $0 [-n COUNT] [-b REGEX] [-p PKG] [-t BENCHTIME] OLD [NEW]" >&2; exit 2 ;;
+    n) count=$OPTARG ;; b) bench=$OPTARG ;; p) pkg=$OPTARG ;; t) benchtime=$OPTARG ;; P) pgo=no ;;
+    *) echo "$usage" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 1 ] || { echo "usage: $0 [-n COUNT] [-b REGEX] [-p PKG] [-t BENCHTIME] OLD [NEW]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 root=$(git rev-parse --show-toplevel)
 work=$(mktemp -d)
 trap 'git -C "$root" worktree remove --force "$work/old" >/dev/null 2>&1 || true; git -C "$root" worktree remove --force "$work/new" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
@@ -29,7 +33,11 @@ build() {
     git -C "$root" worktree add --detach -q "$work/$2" "$1"
     src=$work/$2
   fi
-  (cd "$src" && go test -c -o "$work/$2.test" "$pkg")
+  local profile=off
+  if [ "$pgo" = yes ] && [ -f "$src/cmd/worker/default.pgo" ]; then
+    profile=$src/cmd/worker/default.pgo
+  fi
+  (cd "$src" && go test -c -pgo="$profile" -o "$work/$2.test" "$pkg")
 }
 build "$1" old
 build "${2:-}" new
