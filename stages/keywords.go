@@ -121,16 +121,15 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 		switch l := x.Line(i); {
 		case IsProtectedLine(l):
 			score[i] = 3
+		case rareLine != nil && rareLine[i]:
+			score[i] = 2
+			if textkit.ParseFoldMarker(l) == 0 {
+				deferred = append(deferred, int32(i))
+			}
 		case textkit.ParseFoldMarker(l) > 0:
 			score[i] = -1
-		case rareLine != nil && rareLine[i]:
-			score[i], deferred = 2, append(deferred, int32(i))
-			continue
 		default:
 			score[i] = int8(lineSignal(l))
-		}
-		if rareLine != nil && rareLine[i] && score[i] < 2 {
-			score[i] = 2
 		}
 	}
 	steps := findSteps(x)
