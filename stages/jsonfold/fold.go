@@ -866,21 +866,51 @@ func (f *jsonFolder) arrayItems(arr string, n, head int) (map[string]*fieldStats
 	if err != nil {
 		return nil, nil, err
 	}
-	var picks []itemPick
+	var odd outlierSet
+	var last itemPick
 	err = walkItems(arr, f.check, func(i int, t jsonTok, text string, fields []itemField) error {
 		if i == n-1 {
-			picks = append(picks, itemPick{i, text, t})
+			last = itemPick{i, text, t}
 			return nil
 		}
-		if i < head || len(picks) >= maxOutliers {
+		if i < head {
 			return nil
 		}
-		if oddItem(stats, t, text, fields, n) {
-			picks = append(picks, itemPick{i, text, t})
+		if r := itemRarity(stats, t, text, fields, n); r > 0 {
+			odd.offer(itemPick{i, text, t}, r)
 		}
 		return nil
 	})
-	return stats, picks, err
+	return stats, append(odd.picks, last), err
+}
+
+// outlierSet keeps the maxOutliers rarest odd items of an array, in
+// their order: an item that stands alone (the one record with an error
+// key) is shown before items that share their oddity with many others
+// (a key ten items carry), whichever comes first.
+type outlierSet struct {
+	picks  []itemPick
+	rarity []int // how many items share each pick's oddity, at least 1
+}
+
+// offer adds the odd item p, its oddity shared by rarity items, when it
+// is among the rarest so far; of equals, the earlier stays.
+func (o *outlierSet) offer(p itemPick, rarity int) {
+	if len(o.picks) == maxOutliers {
+		worst := 0
+		for k := range o.rarity {
+			if o.rarity[k] >= o.rarity[worst] {
+				worst = k
+			}
+		}
+		if rarity >= o.rarity[worst] {
+			return
+		}
+		o.picks = append(o.picks[:worst], o.picks[worst+1:]...)
+		o.rarity = append(o.rarity[:worst], o.rarity[worst+1:]...)
+	}
+	o.picks = append(o.picks, p)
+	o.rarity = append(o.rarity, rarity)
 }
 
 // itemStats is arrayItems' first pass: statistics per field of the
@@ -921,33 +951,54 @@ func (f *jsonFolder) itemStats(arr string) (map[string]*fieldStats, error) {
 	return stats, err
 }
 
-// oddItem reports an item (of n, token t) that stands apart: one of its
-// fields is odd, or a number item is far from the others.
-func oddItem(stats map[string]*fieldStats, t jsonTok, text string, fields []itemField, n int) bool {
+// itemRarity returns how many items share the oddity of an item (of n,
+// token t) that stands apart, at least 1, or 0 for an item that does
+// not: a field of it is odd (see fieldRarity), or a number item is far
+// from the others.
+func itemRarity(stats map[string]*fieldStats, t jsonTok, text string, fields []itemField, n int) int {
 	if t != tokObjStart {
-		st := stats[""]
-		return st != nil && (t == tokInt || t == tokFloat) && st.far(text)
+		if st := stats[""]; st != nil && (t == tokInt || t == tokFloat) && st.far(text) {
+			return 1
+		}
+		return 0
 	}
+	rarest := 0
 	for _, fl := range fields {
-		if st := stats[fl.name]; st != nil && oddField(st, fl, n) {
-			return true
+		if st := stats[fl.name]; st != nil {
+			rarest = rarer(rarest, fieldRarity(st, fl, n))
 		}
 	}
-	return false
+	return rarest
 }
 
-// oddField reports a field few items have, a number far from its mean,
-// or a rare value of a status-like field.
-func oddField(st *fieldStats, fl itemField, n int) bool {
+// rarer is the lesser of two rarities, 0 (not odd) aside.
+func rarer(a, b int) int {
+	if a == 0 || b > 0 && b < a {
+		return b
+	}
+	return a
+}
+
+// fieldRarity returns how many items share what makes a field odd, or 0:
+// a key few items have (as many as have it), a number far from its mean
+// (1), a rare value of a status-like field (as many as hold it).
+func fieldRarity(st *fieldStats, fl itemField, n int) int {
 	switch {
 	case n >= 10 && st.present*10 < n:
-		return true // a key few items have
+		return st.present // a key few items have
 	case fl.tok == tokInt || fl.tok == tokFloat:
-		return st.far(fl.lit) || (st.statusField(fl.name) && st.unusual(fl.lit, n))
+		if st.far(fl.lit) {
+			return 1
+		}
+		if st.statusField(fl.name) && st.unusual(fl.lit, n) {
+			return st.distinct[fl.lit]
+		}
 	case fl.tok == tokString || fl.tok == tokTrue || fl.tok == tokFalse || fl.tok == tokNull:
-		return st.statusField(fl.name) && st.unusual(fl.lit, n)
+		if st.statusField(fl.name) && st.unusual(fl.lit, n) {
+			return st.distinct[fl.lit]
+		}
 	}
-	return false
+	return 0
 }
 
 // slowArrayItems makes foldArray read a long array's items again with
@@ -1186,42 +1237,51 @@ func (st *fieldStats) unusualFrom(v *statVerdict, lit string, n int) bool {
 
 // picks is arrayItems' second pass over the items walked (n of them).
 func (w *arrayWalk) picks(n, head int) []itemPick {
-	var picks []itemPick
 	verdicts := make([]statVerdict, len(w.list))
 	for i, st := range w.list {
 		verdicts[i] = st.verdict(w.names[i], n)
 	}
-	for i := head; i < n-1 && len(picks) < maxOutliers; i++ {
+	var odd outlierSet
+	for i := head; i < n-1; i++ {
 		it := w.items[i]
-		odd := false
+		rarest := 0
 		if it.tok == tokObjStart {
 			for _, fl := range w.fields[it.from:it.to] {
-				if fl.stat < 0 {
-					continue
-				}
-				st, v := w.list[fl.stat], &verdicts[fl.stat]
-				switch {
-				case v.rare:
-					odd = true // a key few items have
-				case fl.tok == tokInt || fl.tok == tokFloat:
-					lit := w.lit(fl.tok, fl.off, fl.n)
-					odd = st.farFrom(v, lit) || st.unusualFrom(v, lit, n)
-				case fl.tok == tokString || fl.tok == tokTrue || fl.tok == tokFalse || fl.tok == tokNull:
-					odd = v.unusual && st.unusualFrom(v, w.lit(fl.tok, fl.off, fl.n), n)
-				}
-				if odd {
-					break
+				if fl.stat >= 0 {
+					rarest = rarer(rarest, w.fieldRarity(fl, &verdicts[fl.stat], n))
 				}
 			}
-		} else if st := w.stats[""]; st != nil && (it.tok == tokInt || it.tok == tokFloat) {
-			odd = st.far(w.s[it.off:it.end])
+		} else if st := w.stats[""]; st != nil && (it.tok == tokInt || it.tok == tokFloat) && st.far(w.s[it.off:it.end]) {
+			rarest = 1
 		}
-		if odd {
-			picks = append(picks, itemPick{i, w.s[it.off:it.end], it.tok})
+		if rarest > 0 {
+			odd.offer(itemPick{i, w.s[it.off:it.end], it.tok}, rarest)
 		}
 	}
 	last := w.items[n-1]
-	return append(picks, itemPick{n - 1, w.s[last.off:last.end], last.tok})
+	return append(odd.picks, itemPick{n - 1, w.s[last.off:last.end], last.tok})
+}
+
+// fieldRarity is fieldRarity for a walked field, its statistics' verdict v.
+func (w *arrayWalk) fieldRarity(fl walkField, v *statVerdict, n int) int {
+	st := w.list[fl.stat]
+	switch {
+	case v.rare:
+		return st.present // a key few items have
+	case fl.tok == tokInt || fl.tok == tokFloat:
+		lit := w.lit(fl.tok, fl.off, fl.n)
+		if st.farFrom(v, lit) {
+			return 1
+		}
+		if st.unusualFrom(v, lit, n) {
+			return st.distinct[lit]
+		}
+	case fl.tok == tokString || fl.tok == tokTrue || fl.tok == tokFalse || fl.tok == tokNull:
+		if lit := w.lit(fl.tok, fl.off, fl.n); v.unusual && st.unusualFrom(v, lit, n) {
+			return st.distinct[lit]
+		}
+	}
+	return 0
 }
 
 type itemField struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -268,6 +269,55 @@ func TestMemberMatchesNext(t *testing.T) {
 			}
 			if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
 				t.Fatalf("doc %d edit %d: member reads differently from next\nmember:\n%s\nnext:\n%s", i, k, g[max(0, len(g)-300):], w[max(0, len(w)-300):])
+			}
+		}
+	}
+}
+
+// TestRarestOutliersShown: among more odd items than a fold shows, the
+// rarest are shown, whatever their place. A generated array of records
+// carries a key that many items share (more than the outliers a fold
+// shows come first) and keys that one item alone carries, at random
+// places: each lone key's item is among the outliers, on both paths.
+func TestRarestOutliersShown(t *testing.T) {
+	defer func() { slowArrayItems = false }()
+	r := rand.New(rand.NewPCG(23, 24))
+	for doc := range 20 {
+		n := 200 + r.IntN(600)
+		lone := map[int]string{}
+		for len(lone) < 2 {
+			if i := 3 + r.IntN(n-4); i > 3*maxOutliers {
+				lone[i] = fmt.Sprintf("lone_%d", len(lone))
+			}
+		}
+		var b strings.Builder
+		b.WriteString("[")
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"id":%d,"name":"user%d"`, i, i)
+			if i%7 == 3 && i < n/10*7 {
+				b.WriteString(`,"shared_flag":true`) // on about one item in seven of the first 70%: rare, but shared
+			}
+			if k, ok := lone[i]; ok {
+				fmt.Fprintf(&b, `,%q:{"code":"E%d"}`, k, r.IntN(99))
+			}
+			b.WriteString("}")
+		}
+		b.WriteString("]")
+		for _, slow := range []bool{false, true} {
+			slowArrayItems = slow
+			out, ok, err := Fold(context.Background(), b.String(), testOptions(), false, "")
+			if !ok || err != nil {
+				t.Fatalf("doc %d: fold failed: %v %v", doc, ok, err)
+			}
+			_, shown, _ := strings.Cut(out, `"_outliers":[`)
+			shown, _, _ = strings.Cut(shown, "]")
+			for i, k := range lone {
+				if !slices.Contains(strings.Split(shown, ","), strconv.Itoa(i)) || !strings.Contains(out, fmt.Sprintf(`%q:{"code"`, k)) {
+					t.Errorf("doc %d (slow path %v): item %d, the only one with %q, is not shown:\n%s", doc, slow, i, k, out)
+				}
 			}
 		}
 	}
