@@ -344,6 +344,9 @@ func TestTieRepeats(t *testing.T) {
 		{"twice in a sentence", func(i int, u string) string {
 			return fmt.Sprintf("2024-05-01 10:00:%02d INFO host %s: disk of %s full", i, u, u)
 		}, 1},
+		{"a relay pair (Thunderbird's host/host)", func(i int, u string) string {
+			return fmt.Sprintf("2024-05-01 10:00:%02d INFO %s kernel: %s/%s session closed", i, u, u, u)
+		}, 1},
 	} {
 		if got := templates(c.line); got != c.want {
 			t.Errorf("%s: %d templates, want %d", c.name, got, c.want)

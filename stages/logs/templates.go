@@ -314,6 +314,7 @@ const (
 // variables; a token without a digit is its own shape; the others are
 // masked by maskToken.
 func tokenize(line string, dst []Tok) []Tok {
+	first := len(dst) // this line's tokens start there
 	for i := 0; i < len(line); i++ {
 		seen := tokClass[line[i]] // the classes of the token's bytes
 		if seen&tcSep != 0 {
@@ -357,7 +358,7 @@ func tokenize(line string, dst []Tok) []Tok {
 		switch {
 		case len(t) == 3 && textkit.IsCalendarName(t): // isCalendarWord
 		case seen&tcSlash != 0 && len(t) >= 3:
-			k = pathShape(t)
+			k = slashToken(line, dst[first:], t)
 			k.Start, k.End = int32(start), int32(end)
 		case seen&tcDigit == 0:
 			k.h, k.variable = wordHash(t), false
@@ -816,6 +817,23 @@ func hexIDPrefix(t string) int {
 		return 0
 	}
 	return i
+}
+
+// slashToken is pathShape(t), or for a word written twice around a
+// slash ("web-1/web-1": a syslog relay's source and relay, the host
+// twice, as Thunderbird's records carry it) that an earlier token of the
+// record toks is, a reference to that token, whatever the token holds:
+// the host then varies at its own position alone.
+func slashToken(line string, toks []Tok, t string) Tok {
+	half := len(t) / 2
+	if len(t)%2 == 1 && strings.IndexByte(t, '/') == half && t[:half] == t[half+1:] {
+		for j, k := range toks {
+			if line[k.Start:k.End] == t[:half] {
+				return Tok{h: repeatOf(j) ^ 'P'}
+			}
+		}
+	}
+	return pathShape(t)
 }
 
 // pathShape hashes a path or URL by its route: the first two segments

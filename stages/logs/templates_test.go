@@ -144,7 +144,8 @@ func tokenizeReference(line string) []Tok {
 		}
 		return ideograph(line[j:]) && textkit.IsWordByte(line[j-1])
 	}
-	wordEnded := false // a word ended at i: its separator is passed
+	wordEnded := false        // a word ended at i: its separator is passed
+	texts := map[int]string{} // the words' tokens, by index
 	for i := 0; i < len(line); {
 		if m := listReference.FindString(line[i:]); m != "" && len(m) <= maxValueBytes && !wordEnded {
 			out, i = append(out, Tok{h: fnvOffset, variable: true}), i+len(m)
@@ -194,6 +195,7 @@ func tokenizeReference(line string) []Tok {
 		}
 		t, at := line[i:j], i
 		i = j
+		texts[len(out)] = t
 		if len(t) > 2 && (strings.HasPrefix(t, "0x") || strings.HasPrefix(t, "0X")) && strings.Trim(t[2:], "0123456789abcdefABCDEF") == "" {
 			out = append(out, Tok{h: fnvOffset, variable: true}) // a hex literal
 			continue
@@ -202,6 +204,21 @@ func tokenizeReference(line string) []Tok {
 			strings.ContainsAny(t, "0123456789") && strings.ContainsAny(t, "abcdefABCDEF") && !isCalendarWord(t) {
 			out = append(out, Tok{h: fnvOffset, variable: true}) // a hex value after '='
 			continue
+		}
+		if w, rest, ok := strings.Cut(t, "/"); ok && w != "" && w == rest {
+			// A word written twice around a slash, the word an earlier
+			// token: a reference to that token.
+			j := -1
+			for k := range out {
+				if tx, ok := texts[k]; ok && tx == w {
+					j = k
+					break
+				}
+			}
+			if j >= 0 {
+				out = append(out, Tok{h: repeatOf(j) ^ 'P'})
+				continue
+			}
 		}
 		if !isCalendarWord(t) && !(len(t) >= 3 && strings.Contains(t, "/")) && !strings.ContainsAny(t, "0123456789") {
 			if strings.ContainsAny(t, ".@") && isNetName(t) || strings.Contains(t, "-") && hasRandomPart(t) {
@@ -231,7 +248,8 @@ func FuzzTokenize(f *testing.F) {
 		`GET /search?q=red&page=2&sort=price&&x AT&T R&D &amp; done`,
 		"用户alice登录成功 订单12345已支付，金额480元 José naïve ｘ1ａ 溩0 a溩",
 		"\x1b[90m10:00:01\x1b[0m \x1b[32mINFO\x1b[0m \x1b[1mweb-1\x1b[0m[a, b] x\x1b]0;t\x07 \x1b",
-		"trace_id=5ccd span=ab12 x=12 y=cafe z=Dec1 commit=3FA9e q==9a"} {
+		"trace_id=5ccd span=ab12 x=12 y=cafe z=Dec1 commit=3FA9e q==9a",
+		"x web-1 y/y web-1/web-1 a/b a/b/a/b x/x dn228/dn228 /var//var"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
