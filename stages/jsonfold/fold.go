@@ -592,11 +592,12 @@ func (f *jsonFolder) foldLongArray(nd *jnode, items *jschema, walk *arrayWalk, a
 	nd.sch = items
 	var stats map[string]*fieldStats
 	var picks []itemPick
+	nested := nestedRareKeys(items)
 	if walk != nil {
-		stats, picks = walk.stats, walk.picks(n, head)
+		stats, picks = walk.stats, walk.picks(n, head, nested)
 	} else {
 		var err error
-		if stats, picks, err = f.arrayItems(arr, n, head); err != nil {
+		if stats, picks, err = f.arrayItems(arr, n, head, nested); err != nil {
 			return nil, err
 		}
 	}
@@ -861,7 +862,7 @@ type itemPick struct {
 
 // arrayItems reads the array arr (n items) twice more: once for per-field
 // statistics, once to pick the outliers past the head and the last item.
-func (f *jsonFolder) arrayItems(arr string, n, head int) (map[string]*fieldStats, []itemPick, error) {
+func (f *jsonFolder) arrayItems(arr string, n, head int, nested rareKeys) (map[string]*fieldStats, []itemPick, error) {
 	stats, err := f.itemStats(arr)
 	if err != nil {
 		return nil, nil, err
@@ -876,12 +877,68 @@ func (f *jsonFolder) arrayItems(arr string, n, head int) (map[string]*fieldStats
 		if i < head {
 			return nil
 		}
-		if r := itemRarity(stats, t, text, fields, n); r > 0 {
+		if r := rarer(itemRarity(stats, t, text, fields, n), nested.rarity(text)); r > 0 {
 			odd.offer(itemPick{i, text, t}, r)
 		}
 		return nil
 	})
 	return stats, append(odd.picks, last), err
+}
+
+// rareKeys are the keys that few of an array's items carry inside an
+// object field ("profile": {..., "nickname_override": ...} on one item
+// of 500), quoted as they open a member, with how many items have them.
+type rareKeys []rareKey
+
+type rareKey struct {
+	member string // "name":
+	seen   int
+}
+
+// maxNestedRareKeys bounds the nested keys an item's text is searched for.
+const maxNestedRareKeys = 8
+
+// nestedRareKeys returns the keys of the object fields of items (an
+// array's items merged) that fewer than one in ten of those objects
+// have, at most maxNestedRareKeys. A field with many more keys than an
+// object of it holds, or mostly rare ones, is a map keyed by data
+// (speakers, ids), whose every item would be odd: it has none.
+func nestedRareKeys(items *jschema) rareKeys {
+	var out rareKeys
+	for _, fs := range items.fields {
+		if fs == nil || fs.objs < 10 || fs.more {
+			continue
+		}
+		rare, members := 0, 0
+		for k := range fs.names {
+			members += fs.seen[k]
+			if fs.seen[k]*10 < fs.objs {
+				rare++
+			}
+		}
+		if rare*2 > len(fs.names) || len(fs.names)*fs.objs > 2*members+fs.objs {
+			continue
+		}
+		for k, name := range fs.names {
+			if fs.seen[k]*10 < fs.objs && len(out) < maxNestedRareKeys {
+				out = append(out, rareKey{keyLit(name) + ":", fs.seen[k]})
+			}
+		}
+	}
+	return out
+}
+
+// rarity is the least count of the keys in r whose member item (an
+// item's text) holds, or 0. A key's name met in a string value counts
+// too: the item is shown, which loses nothing.
+func (r rareKeys) rarity(item string) int {
+	rarest := 0
+	for _, k := range r {
+		if strings.Contains(item, k.member) {
+			rarest = rarer(rarest, k.seen)
+		}
+	}
+	return rarest
 }
 
 // outlierSet keeps the maxOutliers rarest odd items of an array, in
@@ -1236,7 +1293,7 @@ func (st *fieldStats) unusualFrom(v *statVerdict, lit string, n int) bool {
 }
 
 // picks is arrayItems' second pass over the items walked (n of them).
-func (w *arrayWalk) picks(n, head int) []itemPick {
+func (w *arrayWalk) picks(n, head int, nested rareKeys) []itemPick {
 	verdicts := make([]statVerdict, len(w.list))
 	for i, st := range w.list {
 		verdicts[i] = st.verdict(w.names[i], n)
@@ -1254,7 +1311,7 @@ func (w *arrayWalk) picks(n, head int) []itemPick {
 		} else if st := w.stats[""]; st != nil && (it.tok == tokInt || it.tok == tokFloat) && st.far(w.s[it.off:it.end]) {
 			rarest = 1
 		}
-		if rarest > 0 {
+		if rarest = rarer(rarest, nested.rarity(w.s[it.off:it.end])); rarest > 0 {
 			odd.offer(itemPick{i, w.s[it.off:it.end], it.tok}, rarest)
 		}
 	}

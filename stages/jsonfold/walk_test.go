@@ -278,16 +278,24 @@ func TestMemberMatchesNext(t *testing.T) {
 // rarest are shown, whatever their place. A generated array of records
 // carries a key that many items share (more than the outliers a fold
 // shows come first) and keys that one item alone carries, at random
-// places: each lone key's item is among the outliers, on both paths.
+// places, one of them inside an object field every item has; a map keyed
+// by data (voters) makes no item odd. Each lone key's item is among the
+// outliers, on both paths.
 func TestRarestOutliersShown(t *testing.T) {
 	defer func() { slowArrayItems = false }()
 	r := rand.New(rand.NewPCG(23, 24))
 	for doc := range 20 {
 		n := 200 + r.IntN(600)
 		lone := map[int]string{}
-		for len(lone) < 2 {
+		for len(lone) < 3 {
 			if i := 3 + r.IntN(n-4); i > 3*maxOutliers {
 				lone[i] = fmt.Sprintf("lone_%d", len(lone))
+			}
+		}
+		nested := -1 // the item whose lone key is inside its profile
+		for i, k := range lone {
+			if k == "lone_2" {
+				nested = i
 			}
 		}
 		var b strings.Builder
@@ -300,8 +308,20 @@ func TestRarestOutliersShown(t *testing.T) {
 			if i%7 == 3 && i < n/10*7 {
 				b.WriteString(`,"shared_flag":true`) // on about one item in seven of the first 70%: rare, but shared
 			}
-			if k, ok := lone[i]; ok {
+			if k, ok := lone[i]; ok && i != nested {
 				fmt.Fprintf(&b, `,%q:{"code":"E%d"}`, k, r.IntN(99))
+			}
+			if i == nested {
+				fmt.Fprintf(&b, `,"profile":{"age":%d,"lone_2":true}`, 18+r.IntN(60))
+			} else {
+				fmt.Fprintf(&b, `,"profile":{"age":%d}`, 18+r.IntN(60))
+			}
+			// A map keyed by data (a voter each, the first items alone
+			// with theirs): its keys are rare, but no item is odd for them.
+			if i < 40 {
+				fmt.Fprintf(&b, `,"votes":{"voter%d":1}`, i)
+			} else {
+				fmt.Fprintf(&b, `,"votes":{"voter%d":1}`, 100+r.IntN(2))
 			}
 			b.WriteString("}")
 		}
@@ -315,7 +335,7 @@ func TestRarestOutliersShown(t *testing.T) {
 			_, shown, _ := strings.Cut(out, `"_outliers":[`)
 			shown, _, _ = strings.Cut(shown, "]")
 			for i, k := range lone {
-				if !slices.Contains(strings.Split(shown, ","), strconv.Itoa(i)) || !strings.Contains(out, fmt.Sprintf(`%q:{"code"`, k)) {
+				if !slices.Contains(strings.Split(shown, ","), strconv.Itoa(i)) || !strings.Contains(out, fmt.Sprintf(`%q:`, k)) {
 					t.Errorf("doc %d (slow path %v): item %d, the only one with %q, is not shown:\n%s", doc, slow, i, k, out)
 				}
 			}
