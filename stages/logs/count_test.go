@@ -353,6 +353,11 @@ func TestTieRepeats(t *testing.T) {
 		}
 	}
 	var lay Layout
+	// A number's pair is a value, not a reference to the number.
+	pods := "restarts 1 ready 1/1"
+	if pt := lay.TemplateTokens(pods, nil); len(pt) != 4 || !pt[3].variable {
+		t.Errorf("%q: the pair 1/1 is no value: %+v", pods, pt)
+	}
 	toks := lay.TemplateTokens("moved ab to ab, alice to carol", nil)
 	ids := make([]uint64, len(toks))
 	tieRepeats(toks, ids)

@@ -823,10 +823,11 @@ func hexIDPrefix(t string) int {
 // slash ("web-1/web-1": a syslog relay's source and relay, the host
 // twice, as Thunderbird's records carry it) that an earlier token of the
 // record toks is, a reference to that token, whatever the token holds:
-// the host then varies at its own position alone.
+// the host then varies at its own position alone. A number's pair
+// ("1/1", kubectl's READY) stays a value.
 func slashToken(line string, toks []Tok, t string) Tok {
 	half := len(t) / 2
-	if len(t)%2 == 1 && strings.IndexByte(t, '/') == half && t[:half] == t[half+1:] {
+	if len(t)%2 == 1 && strings.IndexByte(t, '/') == half && t[:half] == t[half+1:] && classesOf(t[:half])&tcLetter != 0 {
 		for j, k := range toks {
 			if line[k.Start:k.End] == t[:half] {
 				return Tok{h: repeatOf(j) ^ 'P'}
