@@ -198,14 +198,14 @@ func fieldAt(line string, open, close, d int) (start, end int) {
 }
 
 func skipBlanks(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+	for i < len(s) && isFieldSep(s[i]) {
 		i++
 	}
 	return i
 }
 
 func skipBlanksBack(s string, i int) int {
-	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+	for i > 0 && isFieldSep(s[i-1]) {
 		i--
 	}
 	return i
@@ -228,7 +228,7 @@ func fieldStatus(f string) int {
 		return -1
 	}
 	for i := 0; i < n; i++ {
-		if c := f[i]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_' || c == '-') {
+		if c := f[i]; !(textkit.IsLetter(c) || c == '_' || c == '-') {
 			return -1
 		}
 	}
