@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -224,14 +225,17 @@ func (n structuredNode) foldTable(x textkit.LineIndex, i int, kind Kind) ([]stri
 			j++
 		}
 		body := x.Lines(i+2, j)
-		if len(body) <= n.opt.TableMaxRows {
+		if len(body) <= n.opt.TableMaxRows || slices.ContainsFunc(body, tableMarkerRow) {
+			// Short, or folded already: its outliers between markers.
 			return nil, j
 		}
-		marker := "| ... " + strconv.Itoa(len(body)-2*n.opt.TableEdgeRows) + what + " |"
-		if transcript {
-			marker = "| ... " + what + " |"
+		marker := func(folded int) string {
+			if transcript {
+				return "| ... " + what + " |"
+			}
+			return "| ... " + strconv.Itoa(folded) + what + " |"
 		}
-		return n.keepEdges(x.Lines(i, i+2), body, marker), j
+		return n.keepRows(x.Lines(i, i+2), body, markdownCells, marker), j
 	}
 	if strict {
 		return nil, i
@@ -254,22 +258,42 @@ func (n structuredNode) foldTable(x textkit.LineIndex, i int, kind Kind) ([]stri
 		return nil, j
 	}
 	body := x.Lines(i+1, j)
-	marker := "[... " + strconv.Itoa(len(body)-2*n.opt.TableEdgeRows) + what + "]"
-	if transcript {
-		marker = "[... " + what + "]"
+	marker := func(folded int) string {
+		if transcript {
+			return "[... " + what + "]"
+		}
+		return "[... " + strconv.Itoa(folded) + what + "]"
 	}
-	return n.keepEdges(x.Lines(i, i+1), body, marker), j
+	cells := csvCells
+	if sep == '\t' {
+		cells = tsvCells
+	}
+	return n.keepRows(x.Lines(i, i+1), body, cells, marker), j
 }
 
-func (n structuredNode) keepEdges(head, body []string, marker string) []string {
+// keepRows folds a table's body to its TableEdgeRows rows at each end
+// and the rows between that stand apart (see tableOutliers), each run of
+// folded rows replaced by marker(its length).
+func (n structuredNode) keepRows(head, body []string, cells func(string) []string, marker func(int) string) []string {
 	e := n.opt.TableEdgeRows
-	out := make([]string, 0, len(head)+2*e+1)
+	picks := tableOutliers(head[0], body, e, cells)
+	cr := ""
+	if strings.HasSuffix(head[0], "\r") {
+		cr = "\r"
+	}
+	out := make([]string, 0, len(head)+2*e+2*len(picks)+1)
 	out = append(out, head...)
 	out = append(out, body[:e]...)
-	if strings.HasSuffix(head[0], "\r") {
-		marker += "\r"
+	next := e // the first body row not yet written or folded
+	for _, p := range append(picks, len(body)-e) {
+		if p > next {
+			out = append(out, marker(p-next)+cr)
+		}
+		if p < len(body)-e {
+			out = append(out, body[p])
+		}
+		next = p + 1
 	}
-	out = append(out, marker)
 	return append(out, body[len(body)-e:]...)
 }
 
@@ -289,6 +313,12 @@ func isDelimiterRow(line string) bool {
 		}
 	}
 	return true
+}
+
+// tableMarkerRow reports a Markdown table's fold marker row.
+func tableMarkerRow(line string) bool {
+	t := strings.TrimSpace(line)
+	return strings.HasPrefix(t, "| ... ") && strings.HasSuffix(t, "rows folded ... |")
 }
 
 func isTableRow(line string) bool {

@@ -729,11 +729,11 @@ type fieldStats struct {
 	idx      int32 // its index in arrayWalk.list
 }
 
-// statusField is isStatusField(name), asked once per field.
+// statusField is textkit.IsStatusField(name), asked once per field.
 func (st *fieldStats) statusField(name string) bool {
 	if st.status == 0 {
 		st.status = 1
-		if isStatusField(name) {
+		if textkit.IsStatusField(name) {
 			st.status = 2
 		}
 	}
@@ -832,26 +832,11 @@ func (st *fieldStats) unusual(lit string, n int) bool {
 	if st.overflow || n < 10 {
 		return false
 	}
-	c := st.distinct[lit]
-	if c == 0 || c > 3 || c*100 > n*2 {
-		return false
-	}
 	top := 0
 	for _, k := range st.distinct {
 		top = max(top, k)
 	}
-	return top*2 >= n
-}
-
-// isStatusField names fields whose rare values mark an item apart.
-func isStatusField(name string) bool {
-	l := strings.ToLower(name)
-	for _, w := range [...]string{"status", "state", "error", "err", "level", "severity", "result", "conclusion", "outcome", "code", "ok", "success", "fail", "exception", "type", "kind"} {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
+	return textkit.RareValue(st.distinct[lit], top, n)
 }
 
 type itemPick struct {
@@ -867,7 +852,7 @@ func (f *jsonFolder) arrayItems(arr string, n, head int, nested rareKeys) (map[s
 	if err != nil {
 		return nil, nil, err
 	}
-	var odd outlierSet
+	odd := outlierSet()
 	var last itemPick
 	err = walkItems(arr, f.check, func(i int, t jsonTok, text string, fields []itemField) error {
 		if i == n-1 {
@@ -878,11 +863,11 @@ func (f *jsonFolder) arrayItems(arr string, n, head int, nested rareKeys) (map[s
 			return nil
 		}
 		if r := rarer(itemRarity(stats, t, text, fields, n), nested.rarity(text)); r > 0 {
-			odd.offer(itemPick{i, text, t}, r)
+			odd.Offer(itemPick{i, text, t}, r)
 		}
 		return nil
 	})
-	return stats, append(odd.picks, last), err
+	return stats, append(odd.Items, last), err
 }
 
 // rareKeys are the keys that few of an array's items carry inside an
@@ -945,30 +930,7 @@ func (r rareKeys) rarity(item string) int {
 // their order: an item that stands alone (the one record with an error
 // key) is shown before items that share their oddity with many others
 // (a key ten items carry), whichever comes first.
-type outlierSet struct {
-	picks  []itemPick
-	rarity []int // how many items share each pick's oddity, at least 1
-}
-
-// offer adds the odd item p, its oddity shared by rarity items, when it
-// is among the rarest so far; of equals, the earlier stays.
-func (o *outlierSet) offer(p itemPick, rarity int) {
-	if len(o.picks) == maxOutliers {
-		worst := 0
-		for k := range o.rarity {
-			if o.rarity[k] >= o.rarity[worst] {
-				worst = k
-			}
-		}
-		if rarity >= o.rarity[worst] {
-			return
-		}
-		o.picks = append(o.picks[:worst], o.picks[worst+1:]...)
-		o.rarity = append(o.rarity[:worst], o.rarity[worst+1:]...)
-	}
-	o.picks = append(o.picks, p)
-	o.rarity = append(o.rarity, rarity)
-}
+func outlierSet() textkit.Rarest[itemPick] { return textkit.Rarest[itemPick]{Max: maxOutliers} }
 
 // itemStats is arrayItems' first pass: statistics per field of the
 // items, "" for scalar items, for at most max_object_keys names.
@@ -1285,11 +1247,7 @@ func (st *fieldStats) unusualFrom(v *statVerdict, lit string, n int) bool {
 	if !v.unusual {
 		return false
 	}
-	c := st.distinct[lit]
-	if c == 0 || c > 3 || c*100 > n*2 {
-		return false
-	}
-	return v.topCount*2 >= n
+	return textkit.RareValue(st.distinct[lit], v.topCount, n)
 }
 
 // picks is arrayItems' second pass over the items walked (n of them).
@@ -1298,7 +1256,7 @@ func (w *arrayWalk) picks(n, head int, nested rareKeys) []itemPick {
 	for i, st := range w.list {
 		verdicts[i] = st.verdict(w.names[i], n)
 	}
-	var odd outlierSet
+	odd := outlierSet()
 	for i := head; i < n-1; i++ {
 		it := w.items[i]
 		rarest := 0
@@ -1312,11 +1270,11 @@ func (w *arrayWalk) picks(n, head int, nested rareKeys) []itemPick {
 			rarest = 1
 		}
 		if rarest = rarer(rarest, nested.rarity(w.s[it.off:it.end])); rarest > 0 {
-			odd.offer(itemPick{i, w.s[it.off:it.end], it.tok}, rarest)
+			odd.Offer(itemPick{i, w.s[it.off:it.end], it.tok}, rarest)
 		}
 	}
 	last := w.items[n-1]
-	return append(odd.picks, itemPick{n - 1, w.s[last.off:last.end], last.tok})
+	return append(odd.Items, itemPick{n - 1, w.s[last.off:last.end], last.tok})
 }
 
 // fieldRarity is fieldRarity for a walked field, its statistics' verdict v.
@@ -1410,15 +1368,23 @@ func (st *fieldStats) summary(kinds uint8) string {
 	if st.nums > 0 && st.minLit != st.maxLit {
 		parts = append(parts, st.minLit+"–"+st.maxLit)
 	} else if !st.overflow && len(st.distinct) <= 4 && len(st.distinct) > 1 {
+		top, total := 0, 0
+		for _, c := range st.distinct {
+			top, total = max(top, c), total+c
+		}
 		var vals []string
-		for lit := range st.distinct {
+		for lit, c := range st.distinct {
 			if len(lit) > 40 {
 				return strings.Join(parts, " · ")
 			}
-			if len(lit) >= 2 && lit[0] == '"' && !strings.Contains(lit, "\\") {
-				lit = lit[1 : len(lit)-1]
+			v := lit
+			if len(v) >= 2 && v[0] == '"' && !strings.Contains(v, "\\") {
+				v = v[1 : len(v)-1]
 			}
-			vals = append(vals, lit)
+			if textkit.RareValue(c, top, total) {
+				v += " ×" + strconv.Itoa(c) // how many of the items it sets apart
+			}
+			vals = append(vals, v)
 		}
 		slices.Sort(vals)
 		parts = append(parts, strings.Join(vals, ", "))

@@ -326,18 +326,68 @@ func TestRarestOutliersShown(t *testing.T) {
 			b.WriteString("}")
 		}
 		b.WriteString("]")
-		for _, slow := range []bool{false, true} {
-			slowArrayItems = slow
-			out, ok, err := Fold(context.Background(), b.String(), testOptions(), false, "")
-			if !ok || err != nil {
-				t.Fatalf("doc %d: fold failed: %v %v", doc, ok, err)
-			}
+		for slow, out := range foldBothPaths(t, doc, b.String()) {
 			_, shown, _ := strings.Cut(out, `"_outliers":[`)
 			shown, _, _ = strings.Cut(shown, "]")
 			for i, k := range lone {
 				if !slices.Contains(strings.Split(shown, ","), strconv.Itoa(i)) || !strings.Contains(out, fmt.Sprintf(`%q:`, k)) {
 					t.Errorf("doc %d (slow path %v): item %d, the only one with %q, is not shown:\n%s", doc, slow, i, k, out)
 				}
+			}
+		}
+	}
+}
+
+// foldBothPaths folds the array text by the walk and by arrayItems,
+// keyed by slowArrayItems.
+func foldBothPaths(t *testing.T, doc int, text string) map[bool]string {
+	t.Helper()
+	outs := map[bool]string{}
+	for _, slow := range []bool{false, true} {
+		slowArrayItems = slow
+		out, ok, err := Fold(context.Background(), text, testOptions(), false, "")
+		if !ok || err != nil {
+			t.Fatalf("doc %d: fold failed: %v %v", doc, ok, err)
+		}
+		outs[slow] = out
+	}
+	return outs
+}
+
+// TestRareStatusValueShown: a status value that few items share sets
+// them apart however many share it (17 failures of 2000), both paths show
+// the rarest of them, and the schema says how many hold it.
+func TestRareStatusValueShown(t *testing.T) {
+	defer func() { slowArrayItems = false }()
+	r := rand.New(rand.NewPCG(25, 26))
+	names := []string{"status", "state", "result", "conclusion", "outcome"}
+	for doc := range 20 {
+		n := 500 + r.IntN(2500)
+		field := names[r.IntN(len(names))]
+		failed := 4 + r.IntN(n/50-3) // more than three, at most one in fifty
+		odd := map[int]bool{}
+		for len(odd) < failed {
+			odd[1+r.IntN(n-2)] = true
+		}
+		var b strings.Builder
+		b.WriteString("[")
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			v := "ok"
+			if odd[i] {
+				v = "FAILED"
+			}
+			fmt.Fprintf(&b, `{"id":%d,"host":"web-%d",%q:%q}`, i, r.IntN(9), field, v)
+		}
+		b.WriteString("]")
+		for slow, out := range foldBothPaths(t, doc, b.String()) {
+			if got := strings.Count(out, `"FAILED"`); got != maxOutliers {
+				t.Errorf("doc %d (slow path %v): %d of %d failed items shown, want %d:\n%s", doc, slow, got, failed, maxOutliers, out)
+			}
+			if want := fmt.Sprintf("FAILED ×%d, ok", failed); !strings.Contains(out, want) {
+				t.Errorf("doc %d (slow path %v): the schema does not say %q:\n%s", doc, slow, want, out)
 			}
 		}
 	}

@@ -4,6 +4,7 @@
 package textkit
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -164,3 +165,50 @@ const (
 	FNVOffset = 14695981039346656037
 	FNVPrime  = 1099511628211
 )
+
+// IsStatusField names a field or a column whose rare values set a record
+// apart: a status, a state, a result, a level, an error.
+func IsStatusField(name string) bool {
+	l := strings.ToLower(name)
+	for _, w := range [...]string{"status", "state", "error", "err", "level", "severity", "result", "conclusion", "outcome", "code", "ok", "success", "fail", "exception", "type", "kind"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// RareValue reports a value held by count of n records, the most common
+// value by top of them, that sets its records apart: at most one in fifty
+// hold it while at least half share one value (FAILED among ok).
+func RareValue(count, top, n int) bool {
+	return count > 0 && count*50 <= n && top*2 >= n
+}
+
+// Rarest keeps the Max rarest items offered, in the order they were
+// offered; of equal rarity the earlier stays. An item's rarity is how
+// many records share what sets it apart, at least 1.
+type Rarest[T any] struct {
+	Max    int
+	Items  []T
+	rarity []int
+}
+
+// Offer adds item when it is among the Max rarest so far.
+func (r *Rarest[T]) Offer(item T, rarity int) {
+	if len(r.Items) == r.Max {
+		worst := 0
+		for k := range r.rarity {
+			if r.rarity[k] >= r.rarity[worst] {
+				worst = k
+			}
+		}
+		if rarity >= r.rarity[worst] {
+			return
+		}
+		r.Items = slices.Delete(r.Items, worst, worst+1)
+		r.rarity = slices.Delete(r.rarity, worst, worst+1)
+	}
+	r.Items = append(r.Items, item)
+	r.rarity = append(r.rarity, rarity)
+}
