@@ -58,6 +58,12 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if strings.IndexByte(text, '\n') < 0 && !strings.Contains(text, ". ") {
 		return skip(in, "nothing to merge"), nil
 	}
+	if in.Kind == KindProse && mostlyEntries(text) {
+		// XML, YAML, INI: "<status>ok</status>" under the next record,
+		// or "image: app:1.4" under the next document, is that record's
+		// own line; dropping it says the record has none.
+		return skip(in, "structured entries: a line repeats under each parent"), nil
+	}
 	cc := canceled{ctx: ctx}
 	r := dedupRun{
 		n:              n,
@@ -277,4 +283,52 @@ func isIndentedCode(l string) bool {
 		return true
 	}
 	return strings.ContainsAny(t, "=(") || strings.HasPrefix(t, "return") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//")
+}
+
+// mostlyEntries reports a text most of whose first 400 non-blank lines
+// are entries of a structured document (see isEntryLine).
+func mostlyEntries(text string) bool {
+	entries, lines := 0, 0
+	for it := (lineIter{text: text}); lines < 400; {
+		l, _, ok := it.next()
+		if !ok {
+			break
+		}
+		if t := strings.TrimSpace(l); t != "" {
+			lines++
+			if isEntryLine(t) {
+				entries++
+			}
+		}
+	}
+	return lines >= 3 && entries*10 >= lines*6
+}
+
+// isEntryLine reports a trimmed line that is an element of a structured
+// document: an XML or HTML element line, a YAML, TOML or INI entry
+// ("key: value", "- key: value", "key = value"), a section ("[server]")
+// or a YAML document separator or list item.
+func isEntryLine(t string) bool {
+	switch {
+	case t[0] == '<' && t[len(t)-1] == '>':
+		return true
+	case t[0] == '[' && t[len(t)-1] == ']' && !strings.Contains(t, " "):
+		return true
+	case t == "---" || strings.HasPrefix(t, "- "):
+		return true
+	}
+	k := 0
+	for k < len(t) && k <= 64 && (textkit.IsWordByte(t[k]) || t[k] == '.' || t[k] == '-' || t[k] == '"' || t[k] == '\'') {
+		k++
+	}
+	for j := k; j < len(t) && k > 0; j++ {
+		switch t[j] {
+		case ' ':
+			continue
+		case ':', '=':
+			return j+1 == len(t) || t[j+1] == ' '
+		}
+		return false
+	}
+	return false
 }

@@ -1,6 +1,8 @@
 package stages
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -45,4 +47,42 @@ func TestDedup(t *testing.T) {
 
 func TestDedupConformance(t *testing.T) {
 	checkConformance(t, NewDedup(DefaultDedupOptions()), logInputs())
+}
+
+// TestDedupKeepsStructuredEntries: in a structured document (YAML
+// documents or a list, XML records, INI sections) a line that repeats
+// belongs to each record it is under, and every one stays; a prose text
+// with a few "key: value" lines still loses its repeated lines.
+func TestDedupKeepsStructuredEntries(t *testing.T) {
+	node := NewDedup(DefaultDedupOptions())
+	r := rand.New(rand.NewPCG(51, 52))
+	keys := []string{"image", "owner", "queue", "timeout_seconds", "region", "enabled", "log-level", "retry.max"}
+	for doc := range 40 {
+		n := 5 + r.IntN(80)
+		shared := keys[r.IntN(len(keys))]
+		value := fmt.Sprintf("shared-value-%d", r.IntN(100))
+		var b strings.Builder
+		for i := range n {
+			id := fmt.Sprintf("record-%d-%d", doc, i)
+			switch doc % 4 {
+			case 0: // YAML documents
+				fmt.Fprintf(&b, "---\nkind: Deployment\nmetadata:\n  name: %s\nspec:\n  %s: %s\n", id, shared, value)
+			case 1: // a YAML list
+				fmt.Fprintf(&b, "- name: %s\n  %s: %s\n  settings:\n    %s: %s\n", id, shared, value, shared, value)
+			case 2: // XML records
+				fmt.Fprintf(&b, "  <record>\n    <id>%s</id>\n    <%s>%s</%s>\n  </record>\n", id, shared, value, shared)
+			case 3: // INI sections
+				fmt.Fprintf(&b, "[%s]\n%s = %s\nport = 8080\n\n", id, shared, value)
+			}
+		}
+		in := b.String()
+		if got := applyNode(t, node, in, KindProse); got != in {
+			t.Fatalf("doc %d: structured entries changed:\n%s", doc, got)
+		}
+	}
+	prose := "The deploy finished without errors on every host.\nNote: the cache was cold.\n" +
+		"Rollback plan: none needed.\nThe deploy finished without errors on every host.\n"
+	if got, want := applyNode(t, node, prose, KindProse), strings.TrimSuffix(prose, "The deploy finished without errors on every host.\n"); got != want {
+		t.Errorf("prose with a few key: value lines kept its repeat:\n%s", got)
+	}
 }
