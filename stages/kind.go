@@ -92,6 +92,12 @@ func DetectLayout(text string) (Kind, logs.Layout) {
 		st.scan(dropPartialLine(text[len(text)-window:]), 150)
 	}
 	k := st.kind()
+	if k != KindTranscript && st.records == 0 && structuredDocument(text) {
+		// YAML documents, XML records, INI sections: their lines open
+		// alike as a build's do, and their records have a header of a
+		// shape, but they are records of one document.
+		return KindProse, logs.Layout{}
+	}
 	if k == KindProse && st.prose*2 < st.lines {
 		// Records with a header of any shape (see logs.Analyze); repetition
 		// alone does not make prose or a chat a log.

@@ -217,6 +217,9 @@ func (n structuredNode) applyLines(ctx context.Context, in Input) (Outcome, erro
 		// writes them) keeps its head, failures and tail.
 		in.Text = foldOlderProse(foldToolRuns(ctx, in.Text))
 	}
+	if in.Kind == KindProse && mostlyEntries(in.Text) {
+		in.Text = foldRecordBlocks(in.Text)
+	}
 	out, err := n.foldLines(ctx, in)
 	if err != nil {
 		return Outcome{}, err

@@ -179,10 +179,11 @@ func IsStatusField(name string) bool {
 }
 
 // RareValue reports a value held by count of n records, the most common
-// value by top of them, that sets its records apart: at most one in fifty
-// hold it while at least half share one value (FAILED among ok).
+// value by top of them, that sets its records apart: at most one in
+// fifty, or one or two of ten or more, hold it while at least half share
+// one value (FAILED among ok).
 func RareValue(count, top, n int) bool {
-	return count > 0 && count*50 <= n && top*2 >= n
+	return count > 0 && (count*50 <= n || count <= 2 && count*10 <= n) && top*2 >= n
 }
 
 // Rarest keeps the Max rarest items offered, in the order they were

@@ -19,3 +19,23 @@ func FuzzChars(f *testing.F) {
 		}
 	})
 }
+
+func TestRareValue(t *testing.T) {
+	for _, c := range []struct {
+		count, top, n int
+		want          bool
+	}{
+		{1, 9, 10, true},       // one of ten
+		{2, 18, 20, true},      // two of twenty
+		{2, 17, 19, false},     // two of nineteen: more than one in ten
+		{3, 57, 60, false},     // three of sixty: more than one in fifty
+		{17, 1983, 2000, true}, // seventeen of 2000
+		{1, 4, 10, false},      // no value most share
+		{0, 10, 10, false},
+		{1, 8, 9, false}, // fewer than ten
+	} {
+		if got := RareValue(c.count, c.top, c.n); got != c.want {
+			t.Errorf("RareValue(%d, %d, %d) = %v, want %v", c.count, c.top, c.n, got, c.want)
+		}
+	}
+}
