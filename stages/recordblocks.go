@@ -284,6 +284,9 @@ func foldRun(lines []string, entries []entry, run []recordBlock, indent int) (ke
 	if len(st.first) > maxTableOutliers || len(st.first)*2 > n {
 		return nil, false // records of many shapes: no list of one kind
 	}
+	if st.sentences*4 >= n {
+		return nil, false // records that say things (a changelog's items): content
+	}
 	picks := textkit.Rarest[int]{Max: maxTableOutliers}
 	for i := range run {
 		if r := st.rarity(i); r > 0 && st.first[st.shapes[i]] != i {
@@ -338,6 +341,8 @@ type runStats struct {
 	members  map[uint64]int
 	counts   map[uint64]valueCounts
 	verdicts int
+	// sentences counts the records with a value of four words or more.
+	sentences int
 }
 
 func newRunStats(entries []entry, run []recordBlock) *runStats {
@@ -362,6 +367,9 @@ func newRunStats(entries []entry, run []recordBlock) *runStats {
 		vc.add(es)
 		if recordVerdict(entries, b) {
 			st.verdicts++
+		}
+		if slices.ContainsFunc(es, func(e entry) bool { return len(strings.Fields(e.value)) >= 4 }) {
+			st.sentences++
 		}
 	}
 	return st

@@ -194,3 +194,19 @@ func TestStructuredDocumentsAreNoLogs(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordBlocksKeepContent: items that say things (a changelog's
+// "- Fixed: ..." bullets) are content, not records of data: they stay.
+func TestRecordBlocksKeepContent(t *testing.T) {
+	r := rand.New(rand.NewPCG(65, 66))
+	words := strings.Fields("the parser now reads quoted keys and keeps every comment in place when a file is saved twice")
+	var b strings.Builder
+	b.WriteString("# Changelog\n\n")
+	for i := range 40 {
+		r.Shuffle(len(words), func(i, j int) { words[i], words[j] = words[j], words[i] })
+		fmt.Fprintf(&b, "- %s: %s\n", []string{"Fixed", "Added", "Changed"}[i%3], strings.Join(words[:4+r.IntN(8)], " "))
+	}
+	if text := b.String(); foldRecordBlocks(text) != text {
+		t.Errorf("a changelog folded:\n%s", foldRecordBlocks(text))
+	}
+}
