@@ -64,6 +64,10 @@ func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		// own line; dropping it says the record has none.
 		return skip(in, "structured entries: a line repeats under each parent"), nil
 	}
+	if in.Kind == KindProse && sourceCodeText(text) {
+		// A decorator on each test, a statement in each branch.
+		return skip(in, "source code: a repeated line is another statement"), nil
+	}
 	cc := canceled{ctx: ctx}
 	r := dedupRun{
 		n:              n,

@@ -92,6 +92,9 @@ func DetectLayout(text string) (Kind, logs.Layout) {
 		st.scan(dropPartialLine(text[len(text)-window:]), 150)
 	}
 	k := st.kind()
+	if k == KindLog && st.records == 0 && sourceCode(st.sample, lastLine(text)) {
+		return KindProse, logs.Layout{} // see sourcecode.go
+	}
 	if k != KindTranscript && st.records == 0 && structuredDocument(text) {
 		// YAML documents, XML records, INI sections: their lines open
 		// alike as a build's do, and their records have a header of a

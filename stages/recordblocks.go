@@ -508,21 +508,38 @@ func recordSummary(entries []entry, b recordBlock, vc valueCounts) string {
 }
 
 // structuredDocument reports a text most of whose first 400 non-blank
-// lines are entries, minRecordBlocks records or more among them.
+// lines are entries, minRecordBlocks records or more among them, and
+// whose records are no events: a log written as YAML or XML records
+// (time: 2024-03-01T09:59:00Z, level: INFO, msg: ...) has a time stamp
+// in most of them.
 func structuredDocument(text string) bool {
 	if !mostlyEntries(text) {
 		return false
 	}
 	var entries []entry
+	stamps := 0
 	for it := (lineIter{text: text}); len(entries) < 400; {
 		l, _, ok := it.next()
 		if !ok {
 			break
 		}
 		if strings.TrimSpace(l) != "" {
-			entries = append(entries, parseEntry(l))
+			e := parseEntry(l)
+			if textkit.IsStamped(strings.Trim(e.value, `"'`)) {
+				stamps++
+			}
+			entries = append(entries, e)
 		}
 	}
-	_, ok := recordOpener(entries)
-	return ok
+	o, ok := recordOpener(entries)
+	if !ok {
+		return false
+	}
+	records := 0
+	for _, e := range entries {
+		if e.indent == o.indent && openerKey(e) == o.key {
+			records++
+		}
+	}
+	return stamps*2 < records
 }

@@ -183,12 +183,13 @@ func TestStructuredDocumentsAreNoLogs(t *testing.T) {
 			t.Errorf("%s read as %s", d.dialect, Detect(text))
 		}
 	}
-	var logText, build strings.Builder
+	var logText, build, yamlLog strings.Builder
 	for i := range 200 {
 		fmt.Fprintf(&logText, "2024-03-01 10:%02d:%02d INFO worker-%d: job %d done\n", i/60, i%60, i%4, i)
 		fmt.Fprintf(&build, "warning: unused variable `x%d`\n  --> src/lib.rs:%d:9\n", i, i)
+		fmt.Fprintf(&yamlLog, "- time: 2024-03-01T10:%02d:%02dZ\n  level: INFO\n  msg: job %d done on worker-%d\n", i/60, i%60, i, i%4)
 	}
-	for _, text := range []string{logText.String(), build.String()} {
+	for _, text := range []string{logText.String(), build.String(), yamlLog.String()} {
 		if k := Detect(text); k != KindLog {
 			t.Errorf("a log read as %s:\n%s", k, text[:200])
 		}
