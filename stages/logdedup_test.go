@@ -3,8 +3,10 @@ package stages
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -369,5 +371,45 @@ func TestBlankLinesBetweenRemovedRecords(t *testing.T) {
 	}
 	if !strings.HasSuffix(out.Text, "\n") {
 		t.Errorf("the final line break is gone: %q", out.Text[max(0, len(out.Text)-40):])
+	}
+}
+
+// TestSpikeInSummary: when one record's measure (a duration, a size, a
+// count named as one) is a spike far above its template's others, the
+// template's summary shows that measure's range and when the spike came,
+// whatever other slot it would show; an id far from the others (task
+// 9000) is no measure, and ordinary noise marks nothing.
+func TestSpikeInSummary(t *testing.T) {
+	node := NewLogDedup(DefaultLogDedupOptions())
+	r := rand.New(rand.NewPCG(81, 82))
+	shapes := []string{"took %d ms", "request finished in %dms", "copied block of size %d KB", "total = %d rows"}
+	for doc := range 40 {
+		shape := shapes[doc%len(shapes)]
+		n := 30 + r.IntN(300)
+		spike, spikeV, spikeAt := 1+r.IntN(n-1), 5000+r.IntN(5000), ""
+		noisy := doc%5 == 4 // no spike: values spread evenly
+		var b strings.Builder
+		for i := range n {
+			v := 10 + r.IntN(30)
+			if noisy {
+				v = 10 + r.IntN(3000)
+			} else if i == spike {
+				v = spikeV
+				spikeAt = fmt.Sprintf("10:%02d:%02d", i/60%60, i%60)
+			}
+			fmt.Fprintf(&b, "2024-03-01 10:%02d:%02d INFO [worker-%d] fetch job-%d %s\n", i/60%60, i%60, i%3, r.IntN(1e6), fmt.Sprintf(shape, v))
+			fmt.Fprintf(&b, "2024-03-01 10:%02d:%02d INFO [worker-%d] scheduling task %d of stage 3\n", i/60%60, i%60, i%3, 1+r.IntN(40))
+		}
+		fmt.Fprintf(&b, "2024-03-01 11:00:00 INFO [worker-0] scheduling task 9000 of stage 3\n")
+		out := applyNode(t, node, b.String(), KindLog)
+		want := regexp.MustCompile(fmt.Sprintf(`–%dm?s? \(max at %s\)\]`, spikeV, spikeAt))
+		switch {
+		case noisy && strings.Contains(out, "(max at"):
+			t.Errorf("doc %d (%q): noise marked as a spike:\n%s", doc, shape, out)
+		case !noisy && !want.MatchString(out):
+			t.Errorf("doc %d (%q): the summary does not show the spike %q:\n%s", doc, shape, want, out)
+		case strings.Count(out, "(max at") > 1:
+			t.Errorf("doc %d (%q): an id marked as a spike:\n%s", doc, shape, out)
+		}
 	}
 }

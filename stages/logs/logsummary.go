@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -40,6 +41,15 @@ type slotStat struct {
 	// nothing, and records of a template often repeat a value in a row.
 	last    string
 	hasLast bool
+	// The record of the maximum (-1: not known), and the values'
+	// moments, every record counted: see far.
+	maxEv   int
+	moments moments
+	lastF   float64
+	// spike marks a maximum far above the others (see markSpikes), and
+	// spikeAt is its record's clock.
+	spike   bool
+	spikeAt string
 }
 
 // groupSummary follows the records of one template.
@@ -78,7 +88,7 @@ func newGroupSummary(head string, toks []Tok, ids []uint64, lay Layout) *groupSu
 		if s.slots == nil {
 			s.slots = s.slotSpace[:0]
 		}
-		s.slots = append(s.slots, slotStat{pos: p, name: name, numeric: true})
+		s.slots = append(s.slots, slotStat{pos: p, name: name, numeric: true, maxEv: -1})
 	}
 	return s
 }
@@ -156,23 +166,23 @@ func (sl *slotStat) distinctCount() int {
 // is min–max, and it holds two distinct values at least.
 func (sl *slotStat) hasRange() bool { return sl.numeric && sl.minS != sl.maxS }
 
-// add counts one record of the template.
-func (s *groupSummary) add(head string, toks []Tok) {
+// add counts one record of the template, event ev.
+func (s *groupSummary) add(head string, toks []Tok, ev int) {
 	for i := range s.slots {
 		sl := &s.slots[i]
 		if sl.pos < len(toks) {
-			sl.add(head[toks[sl.pos].Start:toks[sl.pos].End])
+			sl.add(head[toks[sl.pos].Start:toks[sl.pos].End], ev, true)
 		}
 	}
 }
 
-// addWildcards counts the values a record holds at the merged positions
-// of the template (ids: the root's token ids).
-func (s *groupSummary) addWildcards(head string, toks []Tok, ids []uint64) {
+// addWildcards counts the values a record, event ev, holds at the
+// merged positions of the template (ids: the root's token ids).
+func (s *groupSummary) addWildcards(head string, toks []Tok, ids []uint64, ev int) {
 	for i := range s.slots {
 		sl := &s.slots[i]
 		if sl.pos < len(toks) && ids[sl.pos] == wildcard {
-			sl.add(head[toks[sl.pos].Start:toks[sl.pos].End])
+			sl.add(head[toks[sl.pos].Start:toks[sl.pos].End], ev, true)
 		}
 	}
 }
@@ -190,7 +200,7 @@ func (s *groupSummary) mergeFrom(o *groupSummary) {
 			// segmentation writes the same summary.
 			for _, v := range o.slots[j].ex {
 				if v != "" {
-					sl.add(v)
+					sl.add(v, -1, false)
 				}
 			}
 			// Then the other values: the examples are taken (a slot with
@@ -204,8 +214,9 @@ func (s *groupSummary) mergeFrom(o *groupSummary) {
 				}
 			})
 			if o.slots[j].numeric && o.slots[j].minS != "" {
-				sl.add(o.slots[j].minS)
-				sl.add(o.slots[j].maxS)
+				sl.add(o.slots[j].minS, -1, false)
+				sl.add(o.slots[j].maxS, o.slots[j].maxEv, false)
+				sl.moments.merge(o.slots[j].moments)
 			} else {
 				sl.numeric = false
 			}
@@ -213,9 +224,13 @@ func (s *groupSummary) mergeFrom(o *groupSummary) {
 	}
 }
 
-// add counts one value of the slot.
-func (sl *slotStat) add(v string) {
+// add counts one value of the slot, held by event ev (-1: not known);
+// counted adds it to the moments, which a merge adds whole.
+func (sl *slotStat) add(v string, ev int, counted bool) {
 	if sl.hasLast && v == sl.last {
+		if counted && sl.numeric {
+			sl.moments.add(sl.lastF)
+		}
 		return
 	}
 	sl.last, sl.hasLast = v, true
@@ -227,7 +242,7 @@ func (sl *slotStat) add(v string) {
 	case sl.ex[1] == "" && h != sl.ex0Hash:
 		sl.ex[1] = v
 	}
-	sl.measure(v)
+	sl.measure(v, ev, counted)
 	if !sl.numeric {
 		// A word slot's count is shown: its values go straight to the set.
 		if len(sl.pending) > 0 {
@@ -246,9 +261,10 @@ func (sl *slotStat) add(v string) {
 	}
 }
 
-// measure follows the numeric range of the slot's values, and clears
-// numeric at the first value that is no number of the slot's unit.
-func (sl *slotStat) measure(v string) {
+// measure follows the numeric range of the slot's values, the record
+// of its maximum and, when counted, its moments; it clears numeric at
+// the first value that is no number of the slot's unit.
+func (sl *slotStat) measure(v string, ev int, counted bool) {
 	if !sl.numeric {
 		return
 	}
@@ -263,12 +279,107 @@ func (sl *slotStat) measure(v string) {
 	switch {
 	case err != nil || unit != sl.unit:
 		sl.numeric = false
+		return
 	case sl.minS == "":
 		sl.min, sl.minS, sl.max, sl.maxS = f, v, f, v
+		sl.maxEv = ev
 	case f < sl.min:
 		sl.min, sl.minS = f, v
 	case f > sl.max:
-		sl.max, sl.maxS = f, v
+		sl.max, sl.maxS, sl.maxEv = f, v, ev
+	case f == sl.max && sl.maxEv < 0:
+		sl.maxEv = ev
+	}
+	sl.lastF = f
+	if counted {
+		sl.moments.add(f)
+	}
+}
+
+// moments are a slot's count, mean and sum of squared deviations
+// (Welford's), every record counted.
+type moments struct {
+	n        int
+	mean, m2 float64
+}
+
+func (m *moments) add(f float64) {
+	m.n++
+	d := f - m.mean
+	m.mean += d / float64(m.n)
+	m.m2 += d * (f - m.mean)
+}
+
+func (m *moments) merge(o moments) {
+	if o.n == 0 {
+		return
+	}
+	n := m.n + o.n
+	d := o.mean - m.mean
+	m.mean += d * float64(o.n) / float64(n)
+	m.m2 += o.m2 + d*d*float64(m.n)*float64(o.n)/float64(n)
+	m.n = n
+}
+
+// without returns the mean and the standard deviation of the values
+// other than one x among them.
+func (m moments) without(x float64) (mean, sd float64) {
+	n := float64(m.n - 1)
+	mean = (float64(m.n)*m.mean - x) / n
+	v := (m.m2 - (x-m.mean)*(x-mean)) / n
+	return mean, math.Sqrt(max(v, 0))
+}
+
+// minFarRecords is the fewest records a template must hold for one of
+// them to stand far from the others.
+const minFarRecords = 10
+
+// far returns the record whose value of the slot is a spike far above
+// the others' (the one slow query of 200, the one transfer that took
+// 716 ms where the others took 18): a measure (a value with a unit, or
+// one a measure word names: took, size, total, Query_time), the template
+// holding minFarRecords records or more, its maximum more than four
+// standard deviations above the others' mean and three times it at
+// least. An id (task 164) is no measure, and a dip is no news.
+func (sl *slotStat) far() (ev int, ok bool) {
+	if !sl.hasRange() || sl.moments.n < minFarRecords || sl.maxEv < 0 || !sl.measures() {
+		return 0, false
+	}
+	m, sd := sl.moments.without(sl.max)
+	if m <= 0 || sl.max < 3*m || sl.max-m <= 4*sd {
+		return 0, false
+	}
+	return sl.maxEv, true
+}
+
+// measureWords name a quantity measured, not an id.
+var measureWords = [...]string{"size", "took", "time", "total", "duration", "elapsed", "latency", "bytes",
+	"len", "count", "mem", "cpu", "load", "usage", "used", "rate", "delay", "wait", "lag", "retries", "attempt"}
+
+// measures reports a slot whose values are measures: they carry a unit,
+// or the word before them names a measure.
+func (sl *slotStat) measures() bool {
+	if sl.unit != "" {
+		return true
+	}
+	name := strings.ToLower(sl.name)
+	for _, w := range measureWords {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// markSpikes marks the slots whose maximum is a spike (see
+// slotStat.far) with the clock of the record that holds it, clockOf(ev):
+// the summary shows that slot first, and when its spike came.
+func (s *groupSummary) markSpikes(clockOf func(ev int) string) {
+	for i := range s.slots {
+		sl := &s.slots[i]
+		if ev, ok := sl.far(); ok {
+			sl.spike, sl.spikeAt = true, clockOf(ev)
+		}
 	}
 }
 
@@ -369,16 +480,22 @@ func (s *groupSummary) suffix(count int) string {
 	if s.first != "" && s.last != "" && s.first != s.last {
 		b.WriteString("; " + s.first + "–" + s.last)
 	}
-	// Words first: which values a representative stands for is what it
-	// can hide; a number's range comes next.
+	// A spike first: the one value the representative hides that a
+	// reader looks for. Then words: which values a representative stands
+	// for is what it can hide; a number's range comes next.
 	var order []*slotStat
 	for i := range s.slots {
-		if sl := &s.slots[i]; !sl.hasRange() && sl.distinctCount() >= 2 {
+		if sl := &s.slots[i]; sl.spike {
 			order = append(order, sl)
 		}
 	}
 	for i := range s.slots {
-		if sl := &s.slots[i]; sl.hasRange() {
+		if sl := &s.slots[i]; !sl.spike && !sl.hasRange() && sl.distinctCount() >= 2 {
+			order = append(order, sl)
+		}
+	}
+	for i := range s.slots {
+		if sl := &s.slots[i]; !sl.spike && sl.hasRange() {
 			order = append(order, sl)
 		}
 	}
@@ -392,6 +509,9 @@ func (s *groupSummary) suffix(count int) string {
 		}
 		if sl.hasRange() {
 			b.WriteString(sl.minS + "–" + sl.maxS)
+			if sl.spike && sl.spikeAt != "" {
+				b.WriteString(" (max at " + sl.spikeAt + ")")
+			}
 			continue
 		}
 		n := sl.distinctCount()

@@ -19,9 +19,9 @@ func TestSlotStatRepeatIsNoOp(t *testing.T) {
 		for k := r.IntN(40); k > 0; k-- {
 			v := values[r.IntN(len(values))]
 			for rep := r.IntN(3) + 1; rep > 0; rep-- {
-				fast.add(v)
+				fast.add(v, -1, true)
 				slow.hasLast = false // every value counted again
-				slow.add(v)
+				slow.add(v, -1, true)
 			}
 		}
 		if f, s := fast.view(), slow.view(); !reflect.DeepEqual(f, s) {
@@ -64,7 +64,7 @@ func TestSlotStatCountsLikeAMap(t *testing.T) {
 			if k >= wordsFrom {
 				v = "w" + v
 			}
-			sl.add(v)
+			sl.add(v, -1, true)
 			if !seen[v] {
 				seen[v] = true
 				if len(first) < 2 {

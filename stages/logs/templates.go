@@ -240,6 +240,14 @@ func (t *templates) eventSpans(events []logEvent, spans map[int]int) {
 // count too long to read back.
 func (t *templates) writeEvents(x textkit.LineIndex, events []logEvent) (out string, long bool) {
 	sums := t.summaries()
+	clockOf := func(ev int) string {
+		head, _ := SplitCount(x.Line(int(events[ev].start)))
+		c, _ := clockIn(head)
+		return c
+	}
+	for _, sum := range sums {
+		sum.markSpikes(clockOf)
+	}
 	var w textkit.LineWriter
 	w.Grow(len(t.groups)*128 + 1024)
 	done := 0         // lines written or skipped so far
@@ -1156,11 +1164,11 @@ func (t *templates) add(toks []Tok, cont uint64, ev, weight int, head string) in
 				t.scratch = first
 				if len(first) == len(gr.toks) {
 					gr.summary = newGroupSummary(gr.head, first, gr.toks, t.lay)
-					gr.summary.add(gr.head, first)
+					gr.summary.add(gr.head, first, gr.first)
 				}
 			}
 			if gr.summary != nil {
-				gr.summary.add(head, toks)
+				gr.summary.add(head, toks, ev)
 			}
 		}
 		return g
@@ -1258,9 +1266,9 @@ func (t *templates) summaries() map[int]*groupSummary {
 			}
 			if m.summary != nil {
 				s.mergeFrom(m.summary)
-				s.addWildcards(m.head, toks, g.toks)
+				s.addWildcards(m.head, toks, g.toks, m.first)
 			} else {
-				s.add(m.head, toks)
+				s.add(m.head, toks, m.first)
 			}
 			if m.last > last {
 				last, lastHead = m.last, m.lastHead
