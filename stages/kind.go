@@ -138,13 +138,28 @@ func (st *kindStats) scan(s string, max int) {
 			fence = f
 			continue
 		}
-		if strings.TrimSpace(line) == "" {
+		// A quoted reply ("> > text") is read by what it quotes: its
+		// markers open every line alike, as a build's output does.
+		if line = unquoted(line); strings.TrimSpace(line) == "" {
 			continue
 		}
 		st.add(line)
 		st.sample = append(st.sample, line)
 		n++
 	}
+}
+
+// unquoted is line without the quote markers of an e-mail or Markdown
+// reply that open it ("> ", ">> ", "> > ").
+func unquoted(line string) string {
+	i := 0
+	for i < len(line) && (line[i] == '>' || line[i] == ' ' && i > 0) {
+		i++
+	}
+	if i == 0 {
+		return line
+	}
+	return line[i:]
 }
 
 // kindStats counts what the sampled lines look like.

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -246,5 +247,38 @@ func TestLabelledRecordsAreNoTurns(t *testing.T) {
 		if got := opensWithID(tok); got != want {
 			t.Errorf("opensWithID(%q) = %v, want %v", tok, got, want)
 		}
+	}
+}
+
+// TestQuotedRepliesAreProse: an e-mail thread, each reply quoting the
+// ones before ("> > ..."), is prose whatever its depth: its quote
+// markers open every line alike, as a build's output does, and read as a
+// log its newest replies were folded around the one that said "failed".
+// A log quoted in a reply stays a log.
+func TestQuotedRepliesAreProse(t *testing.T) {
+	r := rand.New(rand.NewPCG(91, 92))
+	names := []string{"Ana", "Ben", "Chloe", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jun"}
+	verbs := []string{"prune the old partitions", "buy more disk", "wait for the quarter", "move archives to cold storage"}
+	for doc := range 20 {
+		thread := "Hi team,\n\nThe nightly export failed again at 02:14 UTC because the disk on db-3 filled up.\n\nThanks,\nAna\n"
+		for k := range 4 + r.IntN(7) {
+			reply := fmt.Sprintf("%s wrote:\nI think we should %s, it is %s in my view.\n\n", names[(k+1)%len(names)], verbs[r.IntN(len(verbs))], []string{"cheaper", "safer", "faster"}[r.IntN(3)])
+			quoted := strings.Split(strings.TrimSuffix(thread, "\n"), "\n")
+			for i, l := range quoted {
+				quoted[i] = strings.TrimRight("> "+l, " ")
+			}
+			thread = reply + strings.Join(quoted, "\n") + "\n"
+		}
+		if k := Detect(thread); k != KindProse {
+			t.Errorf("doc %d: a thread read as %s:\n%s", doc, k, thread)
+		}
+	}
+	var quotedLog strings.Builder
+	quotedLog.WriteString("Ben wrote:\nHere is what the worker logged:\n\n")
+	for i := range 40 {
+		fmt.Fprintf(&quotedLog, "> 2024-03-01 10:00:%02d ERROR [worker-%d] export failed: disk full\n", i, i%3)
+	}
+	if k := Detect(quotedLog.String()); k != KindLog {
+		t.Errorf("a quoted log read as %s", k)
 	}
 }
