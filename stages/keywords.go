@@ -121,6 +121,10 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 		switch l := x.Line(i); {
 		case IsProtectedLine(l):
 			score[i] = 3
+		case dumpHeader(l):
+			// A thread of a dump (folded to one a stack): its stack,
+			// the block below it, is what the dump says.
+			score[i] = 3
 		case rareLine != nil && rareLine[i]:
 			score[i] = 2
 			if textkit.ParseFoldMarker(l) == 0 {
