@@ -220,9 +220,6 @@ func (n structuredNode) applyLines(ctx context.Context, in Input) (Outcome, erro
 	if in.Kind == KindProse && mostlyEntries(in.Text) {
 		in.Text = foldRecordBlocks(in.Text)
 	}
-	if in.Kind == KindLog || in.Kind == KindProse {
-		in.Text = foldThreadDumps(in.Text)
-	}
 	out, err := n.foldLines(ctx, in)
 	if err != nil {
 		return Outcome{}, err

@@ -36,7 +36,9 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 	transcript := in.Kind.IsTranscript()
 	// In logs, JSON and HTML only a line with a '|' can open a table.
 	strictTables := in.Kind == KindLog || in.Kind == KindJSON || in.Kind == KindHTML
-	pipe := -1 // the first '|' at or after the line, len(text) for none
+	pipe := -1   // the first '|' at or after the line, len(text) for none
+	threads := 0 // thread headers of a dump (see foldThreadDumps)
+	dumps := in.Kind == KindLog || in.Kind == KindProse
 	for i := 0; i < x.Len(); {
 		if err := cc.check(); err != nil {
 			return "", err
@@ -45,6 +47,11 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 		if IsProtectedLine(line) {
 			i++
 			continue
+		}
+		if dumps && mayOpenThread(line) {
+			if _, ok := threadHeader(line); ok {
+				threads++
+			}
 		}
 		if opensJSON(line) {
 			folded, next, err := n.embeddedJSON(ctx, x, i, closers)
@@ -85,6 +92,9 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 			w.Add(x.Span(copied, x.Len()))
 		}
 		text = w.String()
+	}
+	if threads >= minDumpThreads {
+		text = foldThreadDumps(text)
 	}
 	return b64.Fold(text, n.opt.Base64MinChars, transcript, cc.check)
 }

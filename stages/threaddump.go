@@ -48,11 +48,20 @@ func threadHeader(l string) (state string, ok bool) {
 
 // dumpHeader reports a thread header of a dump, a count after it or not.
 func dumpHeader(l string) bool {
+	if !mayOpenThread(l) {
+		return false
+	}
 	if i := strings.LastIndex(l, " [×"); i > 0 && strings.HasSuffix(l, "]") {
 		l = l[:i]
 	}
 	_, ok := threadHeader(l)
 	return ok
+}
+
+// mayOpenThread reports a line whose first byte may open a thread
+// header: a cheap test before threadHeader's.
+func mayOpenThread(l string) bool {
+	return l != "" && (l[0] == 'g' || l[0] == '"' || l[0] == 'T' || l[0] == 'C')
 }
 
 var dumpSeed = maphash.MakeSeed()
@@ -96,9 +105,6 @@ type dumpThread struct {
 // foldThreadDumps folds the thread dumps of text (see the top of this
 // file); it returns text itself when there is none.
 func foldThreadDumps(text string) string {
-	if !strings.Contains(text, "goroutine ") && !strings.Contains(text, " tid=") && !strings.Contains(text, "(most recent call first):") {
-		return text
-	}
 	lines := strings.Split(text, "\n")
 	var threads []dumpThread
 	for i := 0; i < len(lines); i++ {
