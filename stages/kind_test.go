@@ -154,6 +154,9 @@ func (st *kindStats) scanReference(s string, max int) {
 			fence = f
 			continue
 		}
+		if strings.HasPrefix(line, ">") {
+			line = strings.TrimLeft(line, "> ") // a quoted reply, by what it quotes
+		}
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
