@@ -114,20 +114,30 @@ func isEntryLine(t string) bool {
 // mostlyEntries reports a text most of whose first 400 non-blank lines
 // are entries of a structured document (see isEntryLine).
 func mostlyEntries(text string) bool {
-	entries, lines := 0, 0
-	for it := (lineIter{text: text}); lines < 400; {
+	lines := headLines(text)
+	entries := 0
+	for _, l := range lines {
+		if isEntryLine(strings.TrimSpace(l)) {
+			entries++
+		}
+	}
+	return len(lines) >= 3 && entries*10 >= len(lines)*6
+}
+
+// headLines returns the first 400 non-blank lines of text: what the
+// kind rules of structured documents and source code read.
+func headLines(text string) []string {
+	var lines []string
+	for it := (lineIter{text: text}); len(lines) < 400; {
 		l, _, ok := it.next()
 		if !ok {
 			break
 		}
-		if t := strings.TrimSpace(l); t != "" {
-			lines++
-			if isEntryLine(t) {
-				entries++
-			}
+		if strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
 		}
 	}
-	return lines >= 3 && entries*10 >= lines*6
+	return lines
 }
 
 // opener is the line that opens each record: "---", "[" (a section),
@@ -214,11 +224,11 @@ func recordRuns(entries []entry, o opener) [][]recordBlock {
 
 var recordSeed = maphash.MakeSeed()
 
-// blockShape hashes the indentations and keys of a record's lines.
-func blockShape(entries []entry, b recordBlock) uint64 {
+// blockShape hashes the indentations and keys of a record's entries.
+func blockShape(es []entry) uint64 {
 	var h maphash.Hash
 	h.SetSeed(recordSeed)
-	for _, e := range keyed(entries, b) {
+	for _, e := range es {
 		h.WriteString(strconv.Itoa(e.indent))
 		h.WriteString(e.key)
 		h.WriteByte(0)
@@ -322,7 +332,7 @@ func foldRun(lines []string, entries []entry, run []recordBlock, indent int) (ke
 			// The last marker says what varied among the records of the
 			// main shape.
 			marker += "; in all " + strconv.Itoa(st.members[major]) + " like the first" +
-				recordSummary(entries, run[st.first[major]], st.counts[major])
+				recordSummary(st.records[st.first[major]], st.counts[major])
 		}
 		kept = append(kept, marker+" ...]")
 		i = j
@@ -334,8 +344,8 @@ func foldRun(lines []string, entries []entry, run []recordBlock, indent int) (ke
 // first record and the number of records of each shape, the values at
 // each position of a shape, and how many records hold a verdict.
 type runStats struct {
-	entries  []entry
-	run      []recordBlock
+	records  [][]entry // each record's entries (see keyed)
+	verdict  []bool    // each record's recordVerdict
 	shapes   []uint64
 	first    map[uint64]int
 	members  map[uint64]int
@@ -346,16 +356,16 @@ type runStats struct {
 }
 
 func newRunStats(entries []entry, run []recordBlock) *runStats {
-	st := &runStats{entries: entries, run: run, shapes: make([]uint64, len(run)),
+	st := &runStats{records: make([][]entry, len(run)), verdict: make([]bool, len(run)), shapes: make([]uint64, len(run)),
 		first: map[uint64]int{}, members: map[uint64]int{}, counts: map[uint64]valueCounts{}}
 	for i, b := range run {
-		sh := blockShape(entries, b)
-		st.shapes[i] = sh
+		es := keyed(entries, b)
+		sh := blockShape(es)
+		st.records[i], st.shapes[i] = es, sh
 		if _, seen := st.first[sh]; !seen {
 			st.first[sh] = i
 		}
 		st.members[sh]++
-		es := keyed(entries, b)
 		vc := st.counts[sh]
 		if vc == nil {
 			vc = make(valueCounts, len(es))
@@ -365,7 +375,7 @@ func newRunStats(entries []entry, run []recordBlock) *runStats {
 			st.counts[sh] = vc
 		}
 		vc.add(es)
-		if recordVerdict(entries, b) {
+		if st.verdict[i] = recordVerdict(entries, b); st.verdict[i] {
 			st.verdicts++
 		}
 		if slices.ContainsFunc(es, func(e entry) bool { return len(strings.Fields(e.value)) >= 4 }) {
@@ -393,21 +403,21 @@ func (vc valueCounts) add(es []entry) {
 // a status key or of any key with four values at most, which the
 // summary lists (enabled: false ×1).
 func (st *runStats) rarity(i int) int {
-	n, b := len(st.run), st.run[i]
+	n := len(st.records)
 	rarity := 0
 	rarer := func(r int) {
 		if rarity == 0 || r < rarity {
 			rarity = r
 		}
 	}
-	if st.verdicts*10 <= n && recordVerdict(st.entries, b) {
+	if st.verdicts*10 <= n && st.verdict[i] {
 		rarer(st.verdicts)
 	}
 	vc, m := st.counts[st.shapes[i]], st.members[st.shapes[i]]
 	if m*10 <= n {
 		rarer(m)
 	}
-	for p, e := range keyed(st.entries, b) {
+	for p, e := range st.records[i] {
 		if vc[p] == nil || !textkit.IsStatusField(keyLabel(e.key)) && len(vc[p]) > 4 {
 			continue
 		}
@@ -452,12 +462,7 @@ func keyed(entries []entry, b recordBlock) []entry {
 // recordVerdict reports a record with a value of one word that reports
 // a failure (status: FAILED, <result>error</result>).
 func recordVerdict(entries []entry, b recordBlock) bool {
-	for _, e := range entries[b.start:b.end] {
-		if v := strings.Trim(e.value, `"' `); v != "" && !strings.ContainsAny(v, " \t") && lineSignal(v) == 3 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(entries[b.start:b.end], func(e entry) bool { return isVerdict(strings.Trim(e.value, `"' `)) })
 }
 
 // keyLabel is how a summary names an entry's key: "status" for
@@ -476,9 +481,9 @@ const maxSummaryKeys = 6
 // many values they take and a few of them, the rare ones with counts:
 // "; name: 119 distinct (svc-1, svc-2, …); image: app:1.4.2 ×118,
 // app:0.9.0-debug ×1".
-func recordSummary(entries []entry, b recordBlock, vc valueCounts) string {
+func recordSummary(es []entry, vc valueCounts) string {
 	var parts []string
-	for p, e := range keyed(entries, b) {
+	for p, e := range es {
 		if len(parts) == maxSummaryKeys {
 			break
 		}
@@ -518,18 +523,12 @@ func structuredDocument(text string) bool {
 	}
 	var entries []entry
 	stamps := 0
-	for it := (lineIter{text: text}); len(entries) < 400; {
-		l, _, ok := it.next()
-		if !ok {
-			break
+	for _, l := range headLines(text) {
+		e := parseEntry(l)
+		if textkit.IsStamped(strings.Trim(e.value, `"'`)) {
+			stamps++
 		}
-		if strings.TrimSpace(l) != "" {
-			e := parseEntry(l)
-			if textkit.IsStamped(strings.Trim(e.value, `"'`)) {
-				stamps++
-			}
-			entries = append(entries, e)
-		}
+		entries = append(entries, e)
 	}
 	o, ok := recordOpener(entries)
 	if !ok {

@@ -66,17 +66,7 @@ func sourceCode(sample []string, last string) bool {
 
 // sourceCodeText is sourceCode over the first 400 non-blank lines of text.
 func sourceCodeText(text string) bool {
-	var sample []string
-	for it := (lineIter{text: text}); len(sample) < 400; {
-		l, _, ok := it.next()
-		if !ok {
-			break
-		}
-		if strings.TrimSpace(l) != "" {
-			sample = append(sample, l)
-		}
-	}
-	return sourceCode(sample, lastLine(text))
+	return sourceCode(headLines(text), lastLine(text))
 }
 
 // lastLine is the last non-blank line of text.

@@ -88,13 +88,13 @@ func tableOutliers(header string, body []string, edge int, cells func(string) []
 // name. A cell of several words (a description that names
 // an error) is no verdict.
 func verdictCell(cells []string) bool {
-	for _, c := range cells {
-		c = strings.TrimSpace(c)
-		if c != "" && !strings.ContainsAny(c, " \t") && lineSignal(c) == 3 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(cells, func(c string) bool { return isVerdict(strings.TrimSpace(c)) })
+}
+
+// isVerdict reports a value of one word that reports a failure (FAILED,
+// error, timeout, ✗): a table's cell, a record's value.
+func isVerdict(v string) bool {
+	return v != "" && !strings.ContainsAny(v, " \t") && lineSignal(v) == 3
 }
 
 // maxTableValues is the most distinct values a status column may hold.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jetcompact/jetcompact/stages/logs"
 	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
@@ -51,10 +52,8 @@ func dumpHeader(l string) bool {
 	if !mayOpenThread(l) {
 		return false
 	}
-	if i := strings.LastIndex(l, " [×"); i > 0 && strings.HasSuffix(l, "]") {
-		l = l[:i]
-	}
-	_, ok := threadHeader(l)
+	head, _ := logs.SplitCount(l)
+	_, ok := threadHeader(head)
 	return ok
 }
 
@@ -159,7 +158,7 @@ func foldThreadDumps(text string) string {
 		}
 		header := lines[th.start]
 		if s.count > 1 {
-			header += " " + logsCount(s.count, s.states)
+			header += threadsCount(s.count, s.states)
 		}
 		out = append(out, header)
 		out = append(out, lines[th.start+1:th.end]...)
@@ -167,9 +166,10 @@ func foldThreadDumps(text string) string {
 	return strings.Join(append(out, lines[done:]...), "\n")
 }
 
-// logsCount writes a folded stack's count and its threads' states, the
-// most common first: "[×247; chan receive ×120, select ×127]".
-func logsCount(n int, states map[string]int) string {
+// threadsCount writes a folded stack's count, in log_dedup's form, and
+// its threads' states, the most common first: " [×247; chan receive
+// ×120, select ×127]".
+func threadsCount(n int, states map[string]int) string {
 	names := make([]string, 0, len(states))
 	for s := range states {
 		names = append(names, s)
@@ -181,7 +181,7 @@ func logsCount(n int, states map[string]int) string {
 		return strings.Compare(a, b)
 	})
 	var b strings.Builder
-	b.WriteString("[×" + strconv.Itoa(n))
+	b.WriteString(logs.CountOpen + strconv.Itoa(n))
 	for k, s := range names {
 		if k == 4 {
 			b.WriteString(", …")
