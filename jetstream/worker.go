@@ -249,6 +249,17 @@ func (w *Worker) Run(ctx context.Context, segs [][]stages.Key, drain time.Durati
 	}
 }
 
+// ack acknowledges msg: at once while the worker runs, and confirmed by
+// the server while it drains, so that Run returns only when the server
+// holds every ack of the work it finished (a worker stopped and started
+// again gets none of it again).
+func (w *Worker) ack(ctx context.Context, msg njs.Msg) error {
+	if w.ready.Load() {
+		return msg.Ack()
+	}
+	return msg.DoubleAck(ctx)
+}
+
 // defaultPullWait bounds one pull request: how long shutdown waits for
 // it, and how soon a consumer whose leader moved to another cluster node
 // (pull requests are not replicated) is pulled again.
@@ -378,7 +389,7 @@ func (w *Worker) handle(ctx context.Context, b binding, msg njs.Msg) {
 			w.log.Warn("delete used blob; it expires with max_age", "segment", segName, "doc", env.DocID, "error", delErr.Error())
 		}
 	case err == nil:
-		if ackErr := msg.Ack(); ackErr != nil {
+		if ackErr := w.ack(ctx, msg); ackErr != nil {
 			w.log.Warn("ack failed; the message will be redelivered and deduplicated", "segment", segName, "doc", env.DocID, "error", ackErr.Error())
 		}
 	case IsPermanent(err):
