@@ -66,7 +66,9 @@ type logdedupNode struct{ opt LogDedupOptions }
 //
 // Every template keeps one full instance, its first, with the number of
 // records it stands for appended (" [×57]"); a record's continuation lines
-// (a stack trace) travel with it and are part of its identity. In build and
+// (a stack trace) travel with it and are part of its identity. A failing
+// record whose id (a request's, a job's) an earlier folded record carries
+// comes after that record, the request's first, marked as context. In build and
 // test output (few time stamps) repeats tell the story of a failure, so
 // only runs of consecutive equal lines (numbers aside) that carry no
 // failure signal collapse. Other kinds pass: counts never enter transcripts

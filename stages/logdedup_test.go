@@ -413,3 +413,41 @@ func TestSpikeInSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestSpikeLateInRecord: a measure with a unit that comes after three or
+// more other variable values of its record (a GC log's pause after its
+// heap sizes, a request's duration after its ids and sizes) still shows
+// its spike; without one the summary is the one it was.
+func TestSpikeLateInRecord(t *testing.T) {
+	node := NewLogDedup(DefaultLogDedupOptions())
+	r := rand.New(rand.NewPCG(83, 84))
+	shapes := []string{
+		"GC(%[1]d) Pause Young (Normal) %[2]dM->%[3]dM(%[4]dM) %[5]d.%[6]dms",
+		"handled req=%[1]d user=u%[2]d bytes=%[3]d rows=%[4]d in %[5]d.%[6]ds",
+		"sync shard %[1]d: %[2]d keys, %[3]d deletes, %[4]d conflicts, lag %[5]dms (%[6]d retries)",
+	}
+	for doc := range 30 {
+		shape := shapes[doc%len(shapes)]
+		n := 30 + r.IntN(300)
+		spike, spikeV, spikeAt := 1+r.IntN(n-1), 5000+r.IntN(5000), ""
+		flat := doc%5 == 4 // no spike
+		var b strings.Builder
+		for i := range n {
+			v := 10 + r.IntN(30)
+			if i == spike && !flat {
+				v = spikeV
+				spikeAt = fmt.Sprintf("10:%02d:%02d", i/60%60, i%60)
+			}
+			fmt.Fprintf(&b, "2024-03-01 10:%02d:%02d INFO [main] %s\n", i/60%60, i%60,
+				fmt.Sprintf(shape, i, 100+r.IntN(900), 10+r.IntN(90), 100+r.IntN(900), v, r.IntN(10)))
+		}
+		out := applyNode(t, node, b.String(), KindLog)
+		want := regexp.MustCompile(fmt.Sprintf(`–%d[.\d]*m?s? \(max at %s\)`, spikeV, spikeAt))
+		switch {
+		case flat && strings.Contains(out, "(max at"):
+			t.Errorf("doc %d (%q): no spike, one shown:\n%s", doc, shape, out)
+		case !flat && !want.MatchString(out):
+			t.Errorf("doc %d (%q): the summary does not show the spike %q:\n%s", doc, shape, want, out)
+		}
+	}
+}

@@ -22,6 +22,10 @@ const (
 	summaryValueMax   = 15   // bytes of an example value shown (an IPv4 address)
 )
 
+// measureCandidates: variable slots further on whose first value is a
+// measure (a unit: 1843.2ms, 4.5MB), followed for a spike alone.
+const measureCandidates = 2
+
 // slotStat follows one variable position of a template.
 type slotStat struct {
 	pos      int
@@ -50,13 +54,18 @@ type slotStat struct {
 	// spikeAt is its record's clock.
 	spike   bool
 	spikeAt string
+	// measureOnly: a slot past the candidates, followed for a spike
+	// alone (see measureCandidates); without one it is not shown.
+	measureOnly bool
 }
 
 // groupSummary follows the records of one template.
 type groupSummary struct {
 	first, last string // clocks of the first and last records
 	slots       []slotStat
-	slotSpace   [summaryCandidates]slotStat // slots' room, in the same allocation
+	// slotSpace is the candidates' room, in the same allocation; a
+	// template with measure slots past them pays for its own.
+	slotSpace [summaryCandidates]slotStat
 }
 
 // newGroupSummary picks the slots of a template from its first instance:
@@ -69,10 +78,14 @@ func newGroupSummary(head string, toks []Tok, ids []uint64, lay Layout) *groupSu
 		msg = messageStart(head, stampEnd(head))
 	}
 	for p := range toks {
-		if len(s.slots) == summaryCandidates {
+		if len(s.slots) == summaryCandidates+measureCandidates {
 			break
 		}
 		if ids[p] > varToken || int(toks[p].Start) < msg {
+			continue
+		}
+		measureOnly := len(s.slots) >= summaryCandidates
+		if measureOnly && !unitValue(head[toks[p].Start:toks[p].End]) {
 			continue
 		}
 		name := ""
@@ -88,7 +101,7 @@ func newGroupSummary(head string, toks []Tok, ids []uint64, lay Layout) *groupSu
 		if s.slots == nil {
 			s.slots = s.slotSpace[:0]
 		}
-		s.slots = append(s.slots, slotStat{pos: p, name: name, numeric: true, maxEv: -1})
+		s.slots = append(s.slots, slotStat{pos: p, name: name, numeric: true, maxEv: -1, measureOnly: measureOnly})
 	}
 	return s
 }
@@ -234,6 +247,10 @@ func (sl *slotStat) add(v string, ev int, counted bool) {
 		return
 	}
 	sl.last, sl.hasLast = v, true
+	if sl.measureOnly {
+		sl.measure(v, ev, counted)
+		return
+	}
 	h := wordHash(v)
 	// The examples are the first two distinct values.
 	switch {
@@ -490,12 +507,12 @@ func (s *groupSummary) suffix(count int) string {
 		}
 	}
 	for i := range s.slots {
-		if sl := &s.slots[i]; !sl.spike && !sl.hasRange() && sl.distinctCount() >= 2 {
+		if sl := &s.slots[i]; !sl.spike && !sl.measureOnly && !sl.hasRange() && sl.distinctCount() >= 2 {
 			order = append(order, sl)
 		}
 	}
 	for i := range s.slots {
-		if sl := &s.slots[i]; !sl.spike && sl.hasRange() {
+		if sl := &s.slots[i]; !sl.spike && !sl.measureOnly && sl.hasRange() {
 			order = append(order, sl)
 		}
 	}
@@ -531,6 +548,15 @@ func (s *groupSummary) suffix(count int) string {
 	}
 	b.WriteString(countClose)
 	return b.String()
+}
+
+// unitValue reports a number with a unit (1843.2ms, 4.5MB, 98%).
+func unitValue(v string) bool {
+	if v == "" || !textkit.IsDigit(v[0]) {
+		return false
+	}
+	_, unit, err := quantity(v)
+	return err == nil && unit != ""
 }
 
 // quantity reads a number with an optional unit of letters or % (12ms,

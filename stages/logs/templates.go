@@ -248,6 +248,7 @@ func (t *templates) writeEvents(x textkit.LineIndex, events []logEvent) (out str
 	for _, sum := range sums {
 		sum.markSpikes(clockOf)
 	}
+	contexts := t.requestContexts(x, events)
 	var w textkit.LineWriter
 	w.Grow(len(t.groups)*128 + 1024)
 	done := 0         // lines written or skipped so far
@@ -269,6 +270,9 @@ func (t *templates) writeEvents(x textkit.LineIndex, events []logEvent) (out str
 			continue
 		}
 		blankEnd = false
+		if c, ok := contexts[ei]; ok {
+			w.Add(c.line(x, events))
+		}
 		head, _ := SplitCount(x.Line(start))
 		count := t.groups[root].count
 		if count >= 1e12 {
@@ -1692,7 +1696,7 @@ func (t *templates) independentColumn(col uint64, cells [][]cell, message []uint
 			return c
 		}
 		if a.named != b.named {
-			return boolOrder(a.named) - boolOrder(b.named)
+			return textkit.BoolOrder(a.named) - textkit.BoolOrder(b.named)
 		}
 		return cmp.Compare(a.name, b.name)
 	})
@@ -1738,14 +1742,6 @@ func (t *templates) independentColumn(col uint64, cells [][]cell, message []uint
 		lo = hi
 	}
 	return multi >= 3 && 2*multi >= frequent && common >= 3 && distinctNames >= 2 && even >= min(3, distinctNames)
-}
-
-// boolOrder orders false before true.
-func boolOrder(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // poolValues: a position that takes this many different words, each of

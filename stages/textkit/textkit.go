@@ -124,13 +124,49 @@ func IsCode(lines []string) bool {
 
 // IsFailureLine reports a line that tells of a failure.
 func IsFailureLine(l string) bool {
-	lower := strings.ToLower(l)
-	for _, w := range [...]string{"error", "exception", "fail", "fatal", "panic", "traceback", "caused by", "denied", "refused", "timeout", "timed out"} {
-		if strings.Contains(lower, w) {
-			return true
+	for i := 0; i+1 < len(l); i++ {
+		c, d := l[i]|0x20, l[i+1]|0x20
+		if c < 'a' || c > 'z' || d < 'a' || d > 'z' || !failurePairs[c-'a'][d-'a'] {
+			continue
+		}
+		for _, w := range failureByFirst[c-'a'] {
+			if len(l)-i >= len(w) && asciiFoldEqual(l[i+1:i+len(w)], w[1:]) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+var failureWords = [...]string{"error", "exception", "fail", "fatal", "panic", "traceback", "caused by", "denied", "refused", "timeout", "timed out"}
+
+// failureByFirst holds failureWords by their first letter, and
+// failurePairs marks their first two letters.
+var (
+	failureByFirst [26][]string
+	failurePairs   [26][26]bool
+)
+
+func init() {
+	for _, w := range failureWords {
+		failureByFirst[w[0]-'a'] = append(failureByFirst[w[0]-'a'], w)
+		failurePairs[w[0]-'a'][w[1]-'a'] = true
+	}
+}
+
+// asciiFoldEqual reports whether s equals lower, a lower-case ASCII word,
+// ASCII letters compared without case.
+func asciiFoldEqual(s, lower string) bool {
+	for i := 0; i < len(lower); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // HeadFailuresTail keeps the head, the tail and the failure lines of
@@ -212,4 +248,12 @@ func (r *Rarest[T]) Offer(item T, rarity int) {
 	}
 	r.Items = append(r.Items, item)
 	r.rarity = append(r.rarity, rarity)
+}
+
+// BoolOrder orders false before true: 0 for false, 1 for true.
+func BoolOrder(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

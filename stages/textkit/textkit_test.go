@@ -1,6 +1,8 @@
 package textkit
 
 import (
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -36,6 +38,36 @@ func TestRareValue(t *testing.T) {
 	} {
 		if got := RareValue(c.count, c.top, c.n); got != c.want {
 			t.Errorf("RareValue(%d, %d, %d) = %v, want %v", c.count, c.top, c.n, got, c.want)
+		}
+	}
+}
+
+// TestIsFailureLineMatchesLowerContains: the scan without a lower-case
+// copy answers as strings.Contains over strings.ToLower does, on ASCII
+// lines built from the failure words' pieces in any case.
+func TestIsFailureLineMatchesLowerContains(t *testing.T) {
+	reference := func(l string) bool {
+		lower := strings.ToLower(l)
+		for _, w := range failureWords {
+			if strings.Contains(lower, w) {
+				return true
+			}
+		}
+		return false
+	}
+	pieces := []string{"err", "or", "Exc", "eption", "FAIL", "fa", "tal", "pan", "ic", "Trace", "back", "caused", " by", "DEN", "ied", "refus", "ed", "time", "out", "timed", " ", "x", "é", "\t", "ERRO"}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + r.IntN(6) {
+			p := pieces[r.IntN(len(pieces))]
+			if r.IntN(2) == 0 {
+				p = strings.ToUpper(p)
+			}
+			b.WriteString(p)
+		}
+		if l := b.String(); IsFailureLine(l) != reference(l) {
+			t.Fatalf("%q: got %v", l, IsFailureLine(l))
 		}
 	}
 }
