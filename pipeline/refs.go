@@ -288,7 +288,8 @@ func splitGap(markers []string, lo, hi int) [][2]int {
 	return r
 }
 
-// markerLines is the N of "[... N line(s) …", or 0.
+// markerLines is the N of "[... N line(s) …" or of a table's "[... N
+// rows folded ...]" (a row is a line), or 0.
 func markerLines(l string) int {
 	rest, ok := strings.CutPrefix(strings.TrimSpace(l), "[... ")
 	if !ok {
@@ -296,7 +297,7 @@ func markerLines(l string) int {
 	}
 	num, what, _ := strings.Cut(rest, " ")
 	n, err := strconv.Atoi(num)
-	if err != nil || n < 0 || !strings.HasPrefix(what, "line") {
+	if err != nil || n < 0 || !strings.HasPrefix(what, "line") && !strings.HasPrefix(what, "row") {
 		return 0
 	}
 	return n

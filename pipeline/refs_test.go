@@ -298,3 +298,27 @@ func TestTableMarkerRefs(t *testing.T) {
 		}
 	}
 }
+
+// TestTableMarkerRefsAcrossLookalikeRows: a table's kept row that differs
+// from its neighbours only in its numbers (the spike of a numeric column)
+// and in its blanks (whitespace collapsed the alignment) aligns at the
+// row the marker before it counts to, so that both markers get the rows
+// they stand for.
+func TestTableMarkerRefsAcrossLookalikeRows(t *testing.T) {
+	var orig strings.Builder
+	orig.WriteString("USER   PID  %CPU\n")
+	for i := range 40 {
+		cpu := "0.5"
+		if i == 20 {
+			cpu = "98.7"
+		}
+		fmt.Fprintf(&orig, "www   %d  %4s\n", 1000+i, cpu)
+	}
+	compacted := "USER PID %CPU\nwww 1000 0.5\n[... 19 rows folded ...]\nwww 1020 98.7\n[... 18 rows folded ...]\nwww 1039 0.5\n"
+	got := AddRefs(orig.String(), compacted, "abc")
+	for _, want := range []string{"[... 19 rows folded · ref abc:L3-21]", "[... 18 rows folded · ref abc:L23-40]"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("want %q in:\n%s", want, got)
+		}
+	}
+}

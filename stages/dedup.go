@@ -43,31 +43,51 @@ func (dedupNode) Key() Key { return KeyDedup }
 
 var dedupSeed = maphash.MakeSeed()
 
-func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
-	if err := ctx.Err(); err != nil {
-		return Outcome{}, err
-	}
-	if in.Kind == KindLog {
+// dedupPasses returns why dedup passes in as it is, or "".
+func dedupPasses(in Input) string {
+	switch {
+	case in.Kind == KindLog:
 		// Logs are left to log_dedup, which counts what it merges: in build
 		// output a repeated block (three failed retries, one stack per
 		// failing test) is evidence, and dropping it silently would
 		// misstate it.
-		return skip(in, "logs are left to log_dedup"), nil
+		return "logs are left to log_dedup"
+	case strings.IndexByte(in.Text, '\n') < 0 && !strings.Contains(in.Text, ". "):
+		return "nothing to merge"
+	case in.Kind != KindProse:
+		return ""
 	}
-	text := in.Text
-	if strings.IndexByte(text, '\n') < 0 && !strings.Contains(text, ". ") {
-		return skip(in, "nothing to merge"), nil
-	}
-	if in.Kind == KindProse && mostlyEntries(text) {
+	return documentRepeats(in.Text)
+}
+
+// documentRepeats returns why a prose text's repeats, exact or near, are
+// its content and stay, or "": dedup and near_dup pass such a text.
+func documentRepeats(text string) string {
+	switch {
+	case mostlyEntries(text):
 		// XML, YAML, INI: "<status>ok</status>" under the next record,
 		// or "image: app:1.4" under the next document, is that record's
 		// own line; dropping it says the record has none.
-		return skip(in, "structured entries: a line repeats under each parent"), nil
+		return "structured entries: a line repeats under each parent"
+	case sourceCodeText(text):
+		// A decorator on each test, a statement in each branch, a
+		// method like the one before in the next class.
+		return "source code: a repeated line is another statement"
+	case timedParagraphs(text):
+		// "Where is the key?" said twice was said twice.
+		return "subtitles: a repeated line is said again"
 	}
-	if in.Kind == KindProse && sourceCodeText(text) {
-		// A decorator on each test, a statement in each branch.
-		return skip(in, "source code: a repeated line is another statement"), nil
+	return ""
+}
+
+func (n dedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, err
 	}
+	if reason := dedupPasses(in); reason != "" {
+		return skip(in, reason), nil
+	}
+	text := in.Text
 	cc := canceled{ctx: ctx}
 	r := dedupRun{
 		n:              n,

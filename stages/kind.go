@@ -92,13 +92,7 @@ func DetectLayout(text string) (Kind, logs.Layout) {
 		st.scan(dropPartialLine(text[len(text)-window:]), 150)
 	}
 	k := st.kind()
-	if k == KindLog && st.records == 0 && sourceCode(st.sample, lastLine(text)) {
-		return KindProse, logs.Layout{} // see sourcecode.go
-	}
-	if k != KindTranscript && st.records == 0 && structuredDocument(text) {
-		// YAML documents, XML records, INI sections: their lines open
-		// alike as a build's do, and their records have a header of a
-		// shape, but they are records of one document.
+	if documentNoLog(k, &st, text) {
 		return KindProse, logs.Layout{}
 	}
 	if k == KindProse && st.prose*2 < st.lines {
@@ -109,6 +103,26 @@ func DetectLayout(text string) (Kind, logs.Layout) {
 		}
 	}
 	return k, logs.Layout{}
+}
+
+// documentNoLog reports a text whose lines open alike, or hold times, as
+// a log's do, and that is one document, read as prose: captions, source
+// code, command output, structured documents.
+func documentNoLog(k Kind, st *kindStats, text string) bool {
+	switch {
+	case subtitleDocument(st.sample):
+		return true // what was said: see subtitles.go
+	case st.records > 0:
+		return false
+	case k == KindLog && sourceCode(st.sample, lastLine(text)):
+		return true // see sourcecode.go
+	case (k == KindLog || k == KindProse) && alignedDocument(st.sample):
+		return true // command output: see alignedtable.go
+	}
+	// YAML documents, XML records, INI sections: their lines open alike
+	// as a build's do, and their records have a header of a shape, but
+	// they are records of one document.
+	return k != KindTranscript && structuredDocument(text)
 }
 
 // dropPartialLine is textkit.DropPartialLine.

@@ -73,6 +73,9 @@ func (n neardupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	var err error
 	switch in.Kind {
 	case KindProse, KindTranscript:
+		if reason := documentRepeats(in.Text); in.Kind == KindProse && reason != "" {
+			return skip(in, reason), nil
+		}
 		out, err = fixpoint(ctx, in.Text, 4, func(ctx context.Context, text string) (string, bool, error) {
 			out, err := n.paragraphs(ctx, text)
 			return out, false, err

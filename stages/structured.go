@@ -220,6 +220,11 @@ func (n structuredNode) applyLines(ctx context.Context, in Input) (Outcome, erro
 	if in.Kind == KindProse && mostlyEntries(in.Text) {
 		in.Text = foldRecordBlocks(in.Text)
 	}
+	if in.Kind == KindProse {
+		if folded, ok := foldSubtitles(in.Text); ok {
+			in.Text = folded
+		}
+	}
 	out, err := n.foldLines(ctx, in)
 	if err != nil {
 		return Outcome{}, err

@@ -34,9 +34,7 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 	}
 	closers := map[string]closerMemo{}
 	transcript := in.Kind.IsTranscript()
-	// In logs, JSON and HTML only a line with a '|' can open a table.
-	strictTables := in.Kind == KindLog || in.Kind == KindJSON || in.Kind == KindHTML
-	pipe := -1   // the first '|' at or after the line, len(text) for none
+	tables := tableGate{text: in.Text, kind: in.Kind, pipe: -1}
 	threads := 0 // thread headers of a dump (see foldThreadDumps)
 	dumps := in.Kind == KindLog || in.Kind == KindProse
 	for i := 0; i < x.Len(); {
@@ -64,18 +62,9 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 				continue
 			}
 		}
-		if strictTables {
-			start := int(x.Starts[i])
-			if pipe < start {
-				pipe = len(in.Text)
-				if k := strings.IndexByte(in.Text[start:], '|'); k >= 0 {
-					pipe = start + k
-				}
-			}
-			if pipe >= start+len(line) {
-				i++
-				continue
-			}
+		if !tables.mayOpen(int(x.Starts[i]), line) {
+			i++
+			continue
 		}
 		if rows, next := n.foldTable(x, i, in.Kind); next > i {
 			if rows != nil {
@@ -97,6 +86,29 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 		text = foldThreadDumps(text)
 	}
 	return b64.Fold(text, n.opt.Base64MinChars, transcript, cc.check)
+}
+
+// tableGate passes the lines that may open a table. In logs, JSON and
+// HTML only a line with a '|' can, or in logs the header of an aligned
+// table (command output).
+type tableGate struct {
+	text string
+	kind Kind
+	pipe int // the first '|' at or after the line last asked, len(text) for none
+}
+
+// mayOpen reports whether line, at byte start of the text, may open a table.
+func (g *tableGate) mayOpen(start int, line string) bool {
+	if g.kind != KindLog && g.kind != KindJSON && g.kind != KindHTML {
+		return true
+	}
+	if g.pipe < start {
+		g.pipe = len(g.text)
+		if k := strings.IndexByte(g.text[start:], '|'); k >= 0 {
+			g.pipe = start + k
+		}
+	}
+	return g.pipe < start+len(line) || g.kind == KindLog && mayOpenAligned(line)
 }
 
 // opensJSON reports a line whose first byte past blanks is '{' or '[':
@@ -216,11 +228,12 @@ func closingLine(x textkit.LineIndex, i int, key string, closers map[string]clos
 }
 
 // foldTable folds the table that starts on line i: a Markdown table
-// (header row, delimiter row, body rows) or a CSV or TSV block (a header
-// and rows with the same number of fields). In logs, where lines with the
-// same number of commas are common, only Markdown tables with a leading
-// pipe count. next > i means lines[i:next] are one table; rows == nil
-// means it stays.
+// (header row, delimiter row, body rows), an aligned table (command
+// output: see alignedtable.go) or a CSV or TSV block (a header and rows
+// with the same number of fields). In logs, where lines with the same
+// number of commas are common, only Markdown tables with a leading pipe
+// and aligned tables count. next > i means lines[i:next] are one table;
+// rows == nil means it stays.
 func (n structuredNode) foldTable(x textkit.LineIndex, i int, kind Kind) ([]string, int) {
 	transcript := kind.IsTranscript()
 	strict := kind == KindLog || kind == KindJSON || kind == KindHTML
@@ -230,26 +243,46 @@ func (n structuredNode) foldTable(x textkit.LineIndex, i int, kind Kind) ([]stri
 	}
 	if i+1 < x.Len() && strings.Contains(x.Line(i), "|") && isDelimiterRow(x.Line(i+1)) &&
 		(!strict || strings.HasPrefix(strings.TrimSpace(x.Line(i)), "|")) {
-		j := i + 2
-		for j < x.Len() && isTableRow(x.Line(j)) {
-			j++
-		}
-		body := x.Lines(i+2, j)
-		if len(body) <= n.opt.TableMaxRows || slices.ContainsFunc(body, tableMarkerRow) {
-			// Short, or folded already: its outliers between markers.
-			return nil, j
-		}
-		marker := func(folded int) string {
+		return n.foldMarkdownTable(x, i, func(folded int) string {
 			if transcript {
 				return "| ... " + what + " |"
 			}
 			return "| ... " + strconv.Itoa(folded) + what + " |"
+		}, !transcript)
+	}
+	marker := func(folded int) string {
+		if transcript {
+			return "[... " + what + "]"
 		}
-		return n.keepRows(x.Lines(i, i+2), body, markdownCells, marker), j
+		return "[... " + strconv.Itoa(folded) + what + "]"
+	}
+	if kind != KindJSON && kind != KindHTML {
+		if j, b, cols := alignedTable(x, i); j-b >= n.opt.TableMaxRows+1 {
+			return n.keepRows(x.Lines(i, b), x.Lines(b, j), alignedCells(cols), marker, !transcript), j
+		}
 	}
 	if strict {
 		return nil, i
 	}
+	return n.foldDelimitedTable(x, i, marker, !transcript)
+}
+
+// foldMarkdownTable folds the Markdown table whose header is line i.
+func (n structuredNode) foldMarkdownTable(x textkit.LineIndex, i int, marker func(int) string, counted bool) ([]string, int) {
+	j := i + 2
+	for j < x.Len() && isTableRow(x.Line(j)) {
+		j++
+	}
+	body := x.Lines(i+2, j)
+	if len(body) <= n.opt.TableMaxRows || slices.ContainsFunc(body, tableMarkerRow) {
+		// Short, or folded already: its outliers between markers.
+		return nil, j
+	}
+	return n.keepRows(x.Lines(i, i+2), body, markdownCells, marker, counted), j
+}
+
+// foldDelimitedTable folds the CSV or TSV block whose header is line i.
+func (n structuredNode) foldDelimitedTable(x textkit.LineIndex, i int, marker func(int) string, counted bool) ([]string, int) {
 	sep, fields := delimiterOf(x.Line(i))
 	if fields < 2 {
 		return nil, i
@@ -267,26 +300,20 @@ func (n structuredNode) foldTable(x textkit.LineIndex, i int, kind Kind) ([]stri
 		}
 		return nil, j
 	}
-	body := x.Lines(i+1, j)
-	marker := func(folded int) string {
-		if transcript {
-			return "[... " + what + "]"
-		}
-		return "[... " + strconv.Itoa(folded) + what + "]"
-	}
 	cells := csvCells
 	if sep == '\t' {
 		cells = tsvCells
 	}
-	return n.keepRows(x.Lines(i, i+1), body, cells, marker), j
+	return n.keepRows(x.Lines(i, i+1), x.Lines(i+1, j), cells, marker, counted), j
 }
 
 // keepRows folds a table's body to its TableEdgeRows rows at each end
 // and the rows between that stand apart (see tableOutliers), each run of
-// folded rows replaced by marker(its length).
-func (n structuredNode) keepRows(head, body []string, cells func(string) []string, marker func(int) string) []string {
+// folded rows replaced by marker(its length). When counted, a line after
+// the table counts its category columns' values (see categorySummary).
+func (n structuredNode) keepRows(head, body []string, cells func(string) []string, marker func(int) string, counted bool) []string {
 	e := n.opt.TableEdgeRows
-	picks := tableOutliers(head[0], body, e, cells)
+	picks, cats := tableOutliers(head[0], body, e, cells)
 	cr := ""
 	if strings.HasSuffix(head[0], "\r") {
 		cr = "\r"
@@ -304,7 +331,11 @@ func (n structuredNode) keepRows(head, body []string, cells func(string) []strin
 		}
 		next = p + 1
 	}
-	return append(out, body[len(body)-e:]...)
+	out = append(out, body[len(body)-e:]...)
+	if counted && len(cats) > 0 {
+		out = append(out, "[table of "+strconv.Itoa(len(body))+" rows"+categorySummary(cats)+"]"+cr)
+	}
+	return out
 }
 
 // isDelimiterRow reports whether line is a Markdown table delimiter row

@@ -45,6 +45,8 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		indent = commonIndent(text, hasCR)
 	}
 	collapse := n.opt.CollapseInnerSpaces && in.Kind != KindJSON
+	// Source code keeps the blanks of its string literals.
+	code := collapse && in.Kind == KindProse && sourceCodeText(text)
 	// The next double blank and tab at or after a line's start, found in
 	// the whole text and kept until passed: a line before both has no
 	// run to fold, and is not searched again.
@@ -70,7 +72,11 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			blanks, started = 0, true
 			start := pos + indent
 			if line = line[indent:]; collapse && runs.before(text, start, start+len(line)) {
-				writeCollapsed(&w, start, line)
+				if code {
+					writeCollapsedCode(&w, start, line)
+				} else {
+					writeCollapsed(&w, start, line)
+				}
 			} else {
 				w.writeSrc(start, start+len(line))
 			}
@@ -275,4 +281,36 @@ func writeCollapsed(w *prefixWriter, start int, line string) {
 		}
 		body, at = body[j:], at+j
 	}
+}
+
+// writeCollapsedCode is writeCollapsed for a line of source code: the
+// blanks within a quoted literal ("%-10s  %5d") stay as they are.
+func writeCollapsedCode(w *prefixWriter, start int, line string) {
+	from := 0 // line[:from] is written
+	for from < len(line) && (line[from] == ' ' || line[from] == '\t') {
+		from++
+	}
+	w.writeSrc(start, start+from)
+	var quote byte
+	for i := from; i < len(line); i++ {
+		switch c := line[i]; {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case c == '\t' || c == ' ' && i+1 < len(line) && (line[i+1] == ' ' || line[i+1] == '\t'):
+			j := i + 1
+			for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
+				j++
+			}
+			w.writeSrc(start+from, start+i)
+			w.writeByte(' ')
+			from, i = j, j-1
+		}
+	}
+	w.writeSrc(start+from, start+len(line))
 }
