@@ -114,6 +114,7 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 	cc := canceled{ctx: ctx}
 	score := make([]int8, nl)
 	var deferred []int32 // rare records whose signal is not read yet
+	keyLines := 0
 	for i := 0; i < nl; i++ {
 		if err := cc.check(); err != nil {
 			return "", false, err
@@ -135,8 +136,18 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 		default:
 			score[i] = int8(lineSignal(l))
 		}
+		if score[i] > 0 {
+			keyLines++
+		}
 	}
 	steps := findSteps(x)
+	if keyLines == 0 && len(steps) == 0 {
+		// Output that reports nothing (a listing, a clean build's
+		// progress, a diff): its opening says what ran and its end how
+		// it ended. Those are its key lines, or one marker would stand
+		// for the whole text.
+		markEnds(x, score, n.opt.Before, n.opt.After)
+	}
 	keep := make([]bool, nl)
 	if len(steps) == 0 && !n.foldRuns(x, score, keep, nil) {
 		// Context and steps only keep lines or fold a step: with no
@@ -156,6 +167,21 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 		return text, true, nil
 	}
 	return w.String(), !rare, nil
+}
+
+// markEnds scores the first head and the last tail non-blank lines of a
+// text that has no key line as key lines, without context of their own.
+func markEnds(x textkit.LineIndex, score []int8, head, tail int) {
+	for i, n := 0, 0; i < x.Len() && n < head; i++ {
+		if strings.TrimSpace(x.Line(i)) != "" {
+			score[i], n = max(score[i], 1), n+1
+		}
+	}
+	for i, n := x.Len()-1, 0; i >= 0 && n < tail; i-- {
+		if strings.TrimSpace(x.Line(i)) != "" {
+			score[i], n = max(score[i], 1), n+1
+		}
+	}
 }
 
 // foldRuns folds each run of lines neither kept nor scored into one

@@ -547,3 +547,34 @@ func TestKeywordsRareFailureKeepsContext(t *testing.T) {
 		t.Errorf("a heartbeat far from any failure was kept:\n%s", out.Text)
 	}
 }
+
+// TestQuietOutputKeepsItsEnds: output in which no line says anything
+// (a clean build's progress, a listing, a package install) keeps its
+// first and last lines around one marker, whatever its dialect and
+// length, rather than a marker for the whole text.
+func TestQuietOutputKeepsItsEnds(t *testing.T) {
+	dialects := map[string]func(i int) string{
+		"compile": func(i int) string { return fmt.Sprintf("  CC      drivers/net/eth%d.o", i) },
+		"listing": func(i int) string {
+			return fmt.Sprintf("-rw-r--r-- 1 app app %6d Mar %2d 10:%02d report-%04d.csv", 1000+i*37, 1+i%28, i%60, i)
+		},
+		"install": func(i int) string { return fmt.Sprintf("Setting up libpkg%d (1.%d.%d-1) ...", i, i%7, i%3) },
+		"sync":    func(i int) string { return fmt.Sprintf("assets/img/photo_%05d.jpg", i*13) },
+	}
+	opt := DefaultKeywordsOptions()
+	for name, line := range dialects {
+		for _, n := range []int{30, 300, 3000} {
+			lines := make([]string, n)
+			for i := range lines {
+				lines[i] = line(i)
+			}
+			in := strings.Join(lines, "\n") + "\n"
+			out := applyNodeAs(t, NewKeywords(opt), in, KindLog, in)
+			want := strings.Join(lines[:opt.Before], "\n") + "\n" + foldMarker(n-opt.Before-opt.After, keywordsFolded) + "\n" +
+				strings.Join(lines[n-opt.After:], "\n") + "\n"
+			if out != want {
+				t.Errorf("%s, %d lines: want its ends around one marker, got:\n%.600s", name, n, out)
+			}
+		}
+	}
+}
