@@ -107,7 +107,7 @@ func DetectLayout(text string) (Kind, logs.Layout) {
 
 // documentNoLog reports a text whose lines open alike, or hold times, as
 // a log's do, and that is one document, read as prose: captions, source
-// code, command output, structured documents.
+// code, command output, Markdown, structured documents.
 func documentNoLog(k Kind, st *kindStats, text string) bool {
 	switch {
 	case subtitleDocument(st.sample):
@@ -118,6 +118,8 @@ func documentNoLog(k Kind, st *kindStats, text string) bool {
 		return true // see sourcecode.go
 	case (k == KindLog || k == KindProse) && alignedDocument(st.sample):
 		return true // command output: see alignedtable.go
+	case k == KindLog && markdownDocument(st.sample):
+		return true // see markdown.go
 	}
 	// YAML documents, XML records, INI sections: their lines open alike
 	// as a build's do, and their records have a header of a shape, but
