@@ -466,7 +466,29 @@ func isConsoleLine(line string) bool {
 			other++
 		}
 	}
-	return other >= 2 && other > words
+	return other >= 2 && other > words || quietBuildStep(line)
+}
+
+// quietBuildStep reports a step of a build that prints a tool and its
+// target file ("  CC      kernel/fork.o", "  LD [M]  drivers/net/e1000.ko",
+// "  GEN     include/config.h"): Kbuild and the makefiles that copy it.
+func quietBuildStep(line string) bool {
+	f, n := firstFields(line)
+	if n < 2 || len(f[0]) < 2 || len(f[0]) > 8 || line[0] != ' ' {
+		return false
+	}
+	for i := 0; i < len(f[0]); i++ {
+		if f[0][i] < 'A' || f[0][i] > 'Z' {
+			return false
+		}
+	}
+	target := f[1]
+	if n == 3 && len(f[1]) == 3 && f[1][0] == '[' && f[1][2] == ']' {
+		target = f[2] // "[M]": built as a module
+	} else if n == 3 {
+		return false
+	}
+	return strings.ContainsAny(target, "/.")
 }
 
 var consolePrefixes = [...]string{"$ ", "+ ", "travis_", "##[", "==> ", "---> ", "npm ", "Step ", "#", ">>> "}
