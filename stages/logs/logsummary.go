@@ -57,6 +57,10 @@ type slotStat struct {
 	// measureOnly: a slot past the candidates, followed for a spike
 	// alone (see measureCandidates); without one it is not shown.
 	measureOnly bool
+	// digitName: a word of the template that holds digits (host2, Dev3,
+	// worker-7), which the template masks and so does not vary in it;
+	// shown only when no other slot is.
+	digitName bool
 }
 
 // groupSummary follows the records of one template.
@@ -88,22 +92,85 @@ func newGroupSummary(head string, toks []Tok, ids []uint64, lay Layout) *groupSu
 		if measureOnly && !unitValue(head[toks[p].Start:toks[p].End]) {
 			continue
 		}
-		name := ""
-		if p > 0 && ids[p-1] > varToken {
-			w := head[toks[p-1].Start:toks[p-1].End]
-			if i := strings.LastIndex(w, ", "); i >= 0 {
-				w = w[i+2:] // a list's last item (see joinLists) names what follows
-			}
-			if len(w) <= 12 && isPlainName(w) {
-				name = w
-			}
-		}
+		name := slotName(head, toks, ids, p)
 		if s.slots == nil {
 			s.slots = s.slotSpace[:0]
 		}
 		s.slots = append(s.slots, slotStat{pos: p, name: name, numeric: true, maxEv: -1, measureOnly: measureOnly})
 	}
+	if p, ok := digitNameAt(head, toks, ids, msg); ok {
+		if s.slots == nil {
+			s.slots = s.slotSpace[:0]
+		}
+		s.slots = append(s.slots, slotStat{pos: p, name: namePattern(head[toks[p].Start:toks[p].End]), maxEv: -1, digitName: true})
+	}
 	return s
+}
+
+// digitNameAt returns the first word of the message that the template
+// holds fixed though it is a numbered name (see numberedName), whose
+// digits it masks: its records may name others there.
+func digitNameAt(head string, toks []Tok, ids []uint64, msg int) (int, bool) {
+	for p := range toks {
+		if ids[p] <= varToken || int(toks[p].Start) < msg {
+			continue
+		}
+		if numberedName(head[toks[p].Start:toks[p].End]) {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
+// namePattern is a numbered name with its digits as '*' (host*,
+// node*.example.org), cut to summaryValueMax bytes: it names the slot.
+func namePattern(w string) string {
+	i := strings.IndexAny(w, "0123456789")
+	p := w[:i] + "*" + w[textkit.DigitRun(w, i):]
+	return clipValue(p, false)
+}
+
+// numberedName reports a name that numbers one of a few of its kind: a
+// word of two letters or more, an optional '-' or '_', one to four
+// digits, and nothing after them but words (host2, web-01, Dev3,
+// node04.example.org, db3-replica). An id (rdd_2_1, blk_-1727475099,
+// a hash) has more digits or more runs of them.
+func numberedName(w string) bool {
+	i := 0
+	for i < len(w) && textkit.IsLetter(w[i]) {
+		i++
+	}
+	if i < 2 || i > 32 {
+		return false
+	}
+	if i < len(w) && (w[i] == '-' || w[i] == '_') {
+		i++
+	}
+	d := textkit.DigitRun(w, i) - i
+	if d < 1 || d > 4 {
+		return false
+	}
+	for _, c := range []byte(w[i+d:]) {
+		if textkit.IsDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// slotName is the fixed word before slot p that names it, or "".
+func slotName(head string, toks []Tok, ids []uint64, p int) string {
+	if p == 0 || ids[p-1] <= varToken {
+		return ""
+	}
+	w := head[toks[p-1].Start:toks[p-1].End]
+	if i := strings.LastIndex(w, ", "); i >= 0 {
+		w = w[i+2:] // a list's last item (see joinLists) names what follows
+	}
+	if len(w) <= 12 && isPlainName(w) {
+		return w
+	}
+	return ""
 }
 
 // stampEnd returns the end of the last column among a record's first
@@ -507,12 +574,17 @@ func (s *groupSummary) suffix(count int) string {
 		}
 	}
 	for i := range s.slots {
-		if sl := &s.slots[i]; !sl.spike && !sl.measureOnly && !sl.hasRange() && sl.distinctCount() >= 2 {
+		if sl := &s.slots[i]; !sl.spike && !sl.measureOnly && !sl.digitName && !sl.hasRange() && sl.distinctCount() >= 2 {
 			order = append(order, sl)
 		}
 	}
 	for i := range s.slots {
-		if sl := &s.slots[i]; !sl.spike && !sl.measureOnly && sl.hasRange() {
+		if sl := &s.slots[i]; !sl.spike && !sl.measureOnly && !sl.digitName && sl.hasRange() {
+			order = append(order, sl)
+		}
+	}
+	for i := range s.slots {
+		if sl := &s.slots[i]; sl.digitName && len(order) == 0 && sl.distinctCount() >= 2 {
 			order = append(order, sl)
 		}
 	}
@@ -535,6 +607,11 @@ func (s *groupSummary) suffix(count int) string {
 		b.WriteString(strconv.Itoa(n))
 		if n == summaryDistinct {
 			b.WriteByte('+')
+		}
+		if sl.digitName {
+			// The line shows one of the names; they differ in digits.
+			b.WriteString(" distinct")
+			continue
 		}
 		x, y := clipValue(sl.ex[0], false), clipValue(sl.ex[1], false)
 		if x == y { // a long shared opening (pod/web-7d9f8b6c5-dz4hj)
