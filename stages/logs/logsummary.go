@@ -564,67 +564,92 @@ func (s *groupSummary) suffix(count int) string {
 	if s.first != "" && s.last != "" && s.first != s.last {
 		b.WriteString("; " + s.first + "–" + s.last)
 	}
-	// A spike first: the one value the representative hides that a
-	// reader looks for. Then words: which values a representative stands
-	// for is what it can hide; a number's range comes next.
-	var order []*slotStat
-	for i := range s.slots {
-		if sl := &s.slots[i]; sl.spike {
-			order = append(order, sl)
-		}
-	}
-	for i := range s.slots {
-		if sl := &s.slots[i]; !sl.spike && !sl.measureOnly && !sl.digitName && !sl.hasRange() && sl.distinctCount() >= 2 {
-			order = append(order, sl)
-		}
-	}
-	for i := range s.slots {
-		if sl := &s.slots[i]; !sl.spike && !sl.measureOnly && !sl.digitName && sl.hasRange() {
-			order = append(order, sl)
-		}
-	}
-	for i := range s.slots {
-		if sl := &s.slots[i]; sl.digitName && len(order) == 0 && sl.distinctCount() >= 2 {
-			order = append(order, sl)
-		}
-	}
-	for i, sl := range order {
-		if i == summarySlots {
-			break
-		}
+	for _, sl := range s.shown() {
 		b.WriteString("; ")
 		if sl.name != "" {
 			b.WriteString(sl.name + ": ")
 		}
-		if sl.hasRange() {
-			b.WriteString(sl.minS + "–" + sl.maxS)
-			if sl.spike && sl.spikeAt != "" {
-				b.WriteString(" (max at " + sl.spikeAt + ")")
-			}
-			continue
-		}
-		n := sl.distinctCount()
-		b.WriteString(strconv.Itoa(n))
-		if n == summaryDistinct {
-			b.WriteByte('+')
-		}
-		if sl.digitName {
-			// The line shows one of the names; they differ in digits.
-			b.WriteString(" distinct")
-			continue
-		}
-		x, y := clipValue(sl.ex[0], false), clipValue(sl.ex[1], false)
-		if x == y { // a long shared opening (pod/web-7d9f8b6c5-dz4hj)
-			x, y = clipValue(sl.ex[0], true), clipValue(sl.ex[1], true)
-		}
-		b.WriteString(" distinct (" + x + ", " + y)
-		if n > 2 {
-			b.WriteString(", …")
-		}
-		b.WriteByte(')')
+		sl.writeValues(&b)
 	}
 	b.WriteString(countClose)
 	return b.String()
+}
+
+// Ranks of a slot in a summary, first shown first (see shown).
+const (
+	rankSpike = iota
+	rankWords
+	rankRange
+	rankNames
+	rankNone
+)
+
+// rank places a slot in the summary. A spike first: the one value the
+// representative hides that a reader looks for. Then words: which values
+// a representative stands for is what it can hide; a number's range
+// comes next, and numbered names only when nothing else varies.
+func (sl *slotStat) rank() int {
+	switch {
+	case sl.spike:
+		return rankSpike
+	case sl.digitName:
+		if sl.distinctCount() >= 2 {
+			return rankNames
+		}
+	case sl.measureOnly:
+	case sl.hasRange():
+		return rankRange
+	case sl.distinctCount() >= 2:
+		return rankWords
+	}
+	return rankNone
+}
+
+// shown returns the slots the summary describes, at most summarySlots.
+func (s *groupSummary) shown() []*slotStat {
+	var order []*slotStat
+	for r := rankSpike; r < rankNone; r++ {
+		if r == rankNames && len(order) > 0 {
+			break
+		}
+		for i := range s.slots {
+			if sl := &s.slots[i]; sl.rank() == r {
+				order = append(order, sl)
+			}
+		}
+	}
+	return order[:min(len(order), summarySlots)]
+}
+
+// writeValues writes what the slot's values were: their range, or how
+// many distinct and two of them.
+func (sl *slotStat) writeValues(b *strings.Builder) {
+	if sl.hasRange() {
+		b.WriteString(sl.minS + "–" + sl.maxS)
+		if sl.spike && sl.spikeAt != "" {
+			b.WriteString(" (max at " + sl.spikeAt + ")")
+		}
+		return
+	}
+	n := sl.distinctCount()
+	b.WriteString(strconv.Itoa(n))
+	if n == summaryDistinct {
+		b.WriteByte('+')
+	}
+	if sl.digitName {
+		// The line shows one of the names; they differ in digits.
+		b.WriteString(" distinct")
+		return
+	}
+	x, y := clipValue(sl.ex[0], false), clipValue(sl.ex[1], false)
+	if x == y { // a long shared opening (pod/web-7d9f8b6c5-dz4hj)
+		x, y = clipValue(sl.ex[0], true), clipValue(sl.ex[1], true)
+	}
+	b.WriteString(" distinct (" + x + ", " + y)
+	if n > 2 {
+		b.WriteString(", …")
+	}
+	b.WriteByte(')')
 }
 
 // unitValue reports a number with a unit (1843.2ms, 4.5MB, 98%).
