@@ -107,11 +107,15 @@ func DetectLayout(text string) (Kind, logs.Layout) {
 
 // documentNoLog reports a text whose lines open alike, or hold times, as
 // a log's do, and that is one document, read as prose: captions, source
-// code, command output, Markdown, structured documents.
+// code, command output, Markdown, CSV, structured documents.
 func documentNoLog(k Kind, st *kindStats, text string) bool {
 	switch {
 	case subtitleDocument(st.sample):
 		return true // what was said: see subtitles.go
+	case (k == KindLog || k == KindProse) && delimitedDocument(st.sample):
+		// A CSV or TSV table (see markdown.go), its rows records or not
+		// (an id or a time first).
+		return true
 	case st.records > 0:
 		return false
 	case k == KindLog && sourceCode(st.sample, lastLine(text)):
