@@ -122,6 +122,8 @@ func documentNoLog(k Kind, st *kindStats, text string) bool {
 		return true // see sourcecode.go
 	case (k == KindLog || k == KindProse) && alignedDocument(st.sample):
 		return true // command output: see alignedtable.go
+	case (k == KindLog || k == KindProse) && boxDocument(st.sample):
+		return true // a database shell's result: see boxtable.go
 	case k == KindLog && markdownDocument(st.sample):
 		return true // see markdown.go
 	}

@@ -108,7 +108,7 @@ func (g *tableGate) mayOpen(start int, line string) bool {
 			g.pipe = start + k
 		}
 	}
-	return g.pipe < start+len(line) || g.kind == KindLog && mayOpenAligned(line)
+	return g.pipe < start+len(line) || g.kind == KindLog && (mayOpenAligned(line) || boxRule(line))
 }
 
 // opensJSON reports a line whose first byte past blanks is '{' or '[':
@@ -257,6 +257,19 @@ func (n structuredNode) foldTable(x textkit.LineIndex, i int, kind Kind) ([]stri
 		return "[... " + strconv.Itoa(folded) + what + "]"
 	}
 	if kind != KindJSON && kind != KindHTML {
+		if j, b := boxTable(x, i); j > i {
+			if j-b < n.opt.TableMaxRows+1 {
+				return nil, j
+			}
+			h := i
+			if boxRule(x.Line(i)) {
+				h++ // the header names the columns, not the border above it
+			}
+			rows := n.keepRows(x.Lines(h, b), x.Lines(b, j), markdownCells, func(folded int) string {
+				return "| ... " + strconv.Itoa(folded) + what + " |"
+			}, !transcript)
+			return append(x.Lines(i, h), rows...), j
+		}
 		if j, b, cols := alignedTable(x, i); j-b >= n.opt.TableMaxRows+1 {
 			return n.keepRows(x.Lines(i, b), x.Lines(b, j), alignedCells(cols), marker, !transcript), j
 		}
