@@ -169,17 +169,23 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 	return w.String(), !rare, nil
 }
 
-// markEnds scores the first head and the last tail non-blank lines of a
-// text that has no key line as key lines, without context of their own.
+// markEnds scores the first head and the last tail lines of a text that
+// has no key line as key lines, without context of their own. Blank
+// lines and fold markers are not counted, so a second pass marks the
+// same lines.
 func markEnds(x textkit.LineIndex, score []int8, head, tail int) {
+	end := func(i int) bool {
+		l := x.Line(i)
+		return strings.TrimSpace(l) != "" && textkit.ParseFoldMarker(l) == 0
+	}
 	for i, n := 0, 0; i < x.Len() && n < head; i++ {
-		if strings.TrimSpace(x.Line(i)) != "" {
-			score[i], n = max(score[i], 1), n+1
+		if end(i) {
+			score[i], n = 1, n+1
 		}
 	}
 	for i, n := x.Len()-1, 0; i >= 0 && n < tail; i-- {
-		if strings.TrimSpace(x.Line(i)) != "" {
-			score[i], n = max(score[i], 1), n+1
+		if end(i) {
+			score[i], n = 1, n+1
 		}
 	}
 }
