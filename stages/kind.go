@@ -113,7 +113,7 @@ func documentNoLog(k Kind, st *kindStats, text string) bool {
 	case subtitleDocument(st.sample):
 		return true // what was said: see subtitles.go
 	case (k == KindLog || k == KindProse) && delimitedDocument(st.sample):
-		// A CSV or TSV table (see markdown.go), its rows records or not
+		// A CSV or TSV table (see delimiteddoc.go), its rows records or not
 		// (an id or a time first).
 		return true
 	case st.records > 0:

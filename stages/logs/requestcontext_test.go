@@ -26,17 +26,3 @@ func TestIDTokens(t *testing.T) {
 		}
 	}
 }
-
-// TestNumberedName: a name that numbers one of its kind is counted when
-// its template masks it; an id is not.
-func TestNumberedName(t *testing.T) {
-	for w, want := range map[string]bool{
-		"host2": true, "web-01": true, "Dev3": true, "node04.example.org": true, "db3-replica": true, "job_0002": true,
-		"rdd_2_1": false, "blk_-1727475099": false, "a1": false, "x86_64": false, "bug48770.phpt": false,
-		"9lives": false, "": false, "host": false, "ip-10-0-0-1": false,
-	} {
-		if got := numberedName(w); got != want {
-			t.Errorf("numberedName(%q) = %v, want %v", w, got, want)
-		}
-	}
-}
