@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jetcompact/jetcompact/stages"
 )
@@ -164,6 +165,42 @@ func logDocs64KiB(n int) []string {
 		docs[i] = strings.ToValidUTF8(string(src[start:start+size]), "?")
 	}
 	return docs
+}
+
+// BenchmarkNodesLog64KiB splits BenchmarkPipelineLog64KiB's cost by node,
+// as each node's report times it: one metric per node that ran, in
+// microseconds a document, and "outside-us" for detection, decoding and
+// the guard. Compare nodes with scripts/benchcmp.sh -b NodesLog64KiB.
+func BenchmarkNodesLog64KiB(b *testing.B) {
+	p, err := New(DefaultConfig(), stages.Deps{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	docs := logDocs64KiB(256)
+	ctx := context.Background()
+	perNode := map[stages.Key]time.Duration{}
+	var inNodes time.Duration
+	b.SetBytes(64 << 10)
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		res, err := p.CompactAlgorithmic(ctx, docs[i%len(docs)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, n := range res.Report.Nodes {
+			perNode[n.Key] += n.Duration
+			inNodes += n.Duration
+		}
+	}
+	elapsed := time.Since(start)
+	perDoc := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
+	for k, d := range perNode {
+		if d > 0 {
+			b.ReportMetric(perDoc(d), string(k)+"-us")
+		}
+	}
+	b.ReportMetric(perDoc(elapsed-inNodes), "outside-us")
 }
 
 // BenchmarkPipelineLog64KiB is the per-document cost a fused fleet worker

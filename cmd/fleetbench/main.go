@@ -55,6 +55,14 @@ func main() {
 	flag.StringVar(&o.workerProfiles, "worker-cpuprofile", "", "directory for a CPU profile of each worker process per run (worker --cpuprofile)")
 	flag.StringVar(&o.only, "only", "", "run only these scenarios, by letter: a, b, c, d, e (default: all, then latency)")
 	flag.Parse()
+	if o.workerProfiles != "" {
+		// A worker cannot create the directory: it would exit, and
+		// its consumer would never appear.
+		if err := os.MkdirAll(o.workerProfiles, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "fleetbench:", err)
+			os.Exit(1)
+		}
+	}
 	if p := os.Getenv("JC_PUBPROFILE"); p != "" {
 		f, _ := os.Create(p)
 		pprof.StartCPUProfile(f)
