@@ -71,15 +71,19 @@ func (m *Mined) Write(x textkit.LineIndex) (out string, long bool) {
 func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVariants int, tail []bool) (*templates, []logEvent, bool, error) {
 	// Events: a record line and the non-record lines after it. Lines
 	// outside events pass as they are.
-	var events []logEvent
 	t := newTemplates(minVariants, lay)
 	toks, ctoks := make([]Tok, 0, 64), []Tok(nil) // room for most records' tokens
 	nl := x.Len()
 	// opens[i]: line i opens a record; each line is asked once.
 	opens := make([]bool, nl)
+	records := 0
 	for i := range opens {
 		opens[i] = lay.OpensRecord(x.Line(i)) && (tail == nil || !tail[i])
+		if opens[i] {
+			records++
+		}
 	}
+	events := make([]logEvent, 0, records) // an event a record
 	for i, n := 0, 0; i < nl; n++ {
 		if n&4095 == 4095 {
 			if err := ctx.Err(); err != nil {
@@ -1140,7 +1144,7 @@ func (g *tgroup) firstTokens(dst []Tok) []Tok {
 const maxTemplateTokens = 128
 
 func newTemplates(minVariants int, lay Layout) *templates {
-	return &templates{minVariants: minVariants, lay: lay, byKey: map[uint64]int{}}
+	return &templates{minVariants: minVariants, lay: lay, byKey: make(map[uint64]int, 64), groups: make([]tgroup, 0, 64)}
 }
 
 func mix(pos int, id uint64) uint64 {
