@@ -33,6 +33,12 @@ const maxTemplateBytes = 16 << 10
 // TemplateTokens appends to dst the tokens whose shapes make the template
 // of a record's head line under layout l.
 func (l Layout) TemplateTokens(head string, dst []Tok) []Tok {
+	return l.templateTokens(head, dst, nil)
+}
+
+// templateTokens is TemplateTokens, a line's own tokens taken from memo
+// when it is not nil.
+func (l Layout) templateTokens(head string, dst []Tok, memo *tokenMemo) []Tok {
 	if len(head) > maxTemplateBytes {
 		// A line this long is told apart by its opening: memory stays
 		// bounded whatever the line's length.
@@ -46,7 +52,11 @@ func (l Layout) TemplateTokens(head string, dst []Tok) []Tok {
 		dst = dst[:at]
 	}
 	at := len(dst)
-	dst = joinLists(head, tokenize(head, dst), at)
+	if memo != nil {
+		dst = memo.lineTokens(head, dst)
+	} else {
+		dst = lineTokens(head, dst)
+	}
 	if len(l.StatusFields) > 0 {
 		markErrorStatuses(head, l.StatusFields, dst, at)
 	}
@@ -90,12 +100,13 @@ func joinLists(s string, toks []Tok, at int) []Tok {
 			e++
 		}
 		if e-k > 1 {
-			h, variable := uint64(fnvOffset)^'L', true
+			h, variable, valued := uint64(fnvOffset)^'L', true, false
 			for _, x := range toks[k:e] {
 				h = (h ^ TokenID(x)) * fnvPrime
 				variable = variable && x.variable
+				valued = valued || x.digitValued
 			}
-			t = Tok{h: h, Start: t.Start, End: toks[e-1].End, variable: variable}
+			t = Tok{h: h, Start: t.Start, End: toks[e-1].End, variable: variable, digitValued: valued}
 		}
 		toks[out] = t
 		out++

@@ -72,6 +72,7 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 	// Events: a record line and the non-record lines after it. Lines
 	// outside events pass as they are.
 	t := newTemplates(minVariants, lay)
+	memo := newTokenMemo()
 	toks, ctoks := make([]Tok, 0, 64), []Tok(nil) // room for most records' tokens
 	nl := x.Len()
 	// opens[i]: line i opens a record; each line is asked once.
@@ -97,7 +98,7 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 		end := eventEnd(x, opens, tail, i)
 		head, weight := SplitCount(x.Line(i))
 		msg, from := eventMessage(x, lay, head, i, end)
-		toks = lay.TemplateTokens(msg, toks[:0])
+		toks = lay.templateTokens(msg, toks[:0], memo)
 		var cont uint64
 		cont, ctoks = continuationHash(x, from, end, ctoks)
 		g := t.add(toks, cont, len(events), weight, msg)
@@ -317,6 +318,9 @@ type Tok struct {
 	h          uint64 // hash of the masked token
 	Start, End int32  // the token's bytes in its line
 	variable   bool   // a number, an id, a date or a path: never a constant
+	// digitValued: the token's shape depends on the values of its
+	// digits, not only on where they stand (see tokenMemo).
+	digitValued bool
 }
 
 const (
@@ -382,6 +386,7 @@ func tokenize(line string, dst []Tok) []Tok {
 			// Numbers and punctuation only (dates, times, addresses): a
 			// variable, whose hash no one reads (see TokenID).
 		case hexValue(line, start, t, seen):
+			k.digitValued = hexLiteralShape(t)
 		default:
 			if n := dashedIDName(t, seen); n > 0 {
 				// A named id (OpenStack req-<uuid>, span_<uuid>): its
@@ -390,7 +395,7 @@ func tokenize(line string, dst []Tok) []Tok {
 				break
 			}
 			k = maskToken(t)
-			k.Start, k.End = int32(start), int32(end)
+			k.Start, k.End, k.digitValued = int32(start), int32(end), hexLiteralShape(t)
 		}
 		dst = append(dst, k)
 	}
@@ -538,13 +543,15 @@ func appendPhrase(line string, i, e, q int, dst []Tok) (_ []Tok, ok bool) {
 	at := len(dst)
 	dst = tokenize(line[i+q:e-q], dst)
 	h := uint64(fnvOffset) ^ 'Q'
+	valued := false
 	for _, t := range dst[at:] {
 		if t.variable {
 			return dst[:at], false
 		}
 		h = (h ^ TokenID(t)) * fnvPrime
+		valued = valued || t.digitValued
 	}
-	return append(dst[:at], Tok{h: h | 2, Start: int32(i), End: int32(e)}), true
+	return append(dst[:at], Tok{h: h | 2, Start: int32(i), End: int32(e), digitValued: valued}), true
 }
 
 // maxValueBytes bounds a list or a quoted phrase read as one value.
@@ -798,6 +805,12 @@ func hexLiteral(t string) bool {
 	return true
 }
 
+// hexLiteralShape reports a token that hexLiteral tells by the value of
+// its first digit (0x1f is one, 5x1f none): see tokenMemo.
+func hexLiteralShape(t string) bool {
+	return len(t) >= 3 && (t[1] == 'x' || t[1] == 'X') && textkit.IsDigit(t[0])
+}
+
 // isHexWord reports a token of hex digits only, a letter among them
 // (tokenize calls it on tokens that hold a digit).
 func isHexWord(t string) bool {
@@ -843,12 +856,19 @@ func hexIDPrefix(t string) int {
 // ("1/1", kubectl's READY) stays a value.
 func slashToken(line string, toks []Tok, t string) Tok {
 	half := len(t) / 2
-	if len(t)%2 == 1 && strings.IndexByte(t, '/') == half && t[:half] == t[half+1:] && classesOf(t[:half])&tcLetter != 0 {
-		for j, k := range toks {
-			if line[k.Start:k.End] == t[:half] {
-				return Tok{h: repeatOf(j) ^ 'P'}
+	if len(t)%2 == 1 && strings.IndexByte(t, '/') == half && classesOf(t[:half])&tcLetter != 0 {
+		// Halves with digits are equal or not by the digits' values.
+		valued := classesOf(t[:half])&tcDigit != 0
+		if t[:half] == t[half+1:] {
+			for j, k := range toks {
+				if line[k.Start:k.End] == t[:half] {
+					return Tok{h: repeatOf(j) ^ 'P', digitValued: valued}
+				}
 			}
 		}
+		k := pathShape(t)
+		k.digitValued = valued
+		return k
 	}
 	return pathShape(t)
 }

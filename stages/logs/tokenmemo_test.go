@@ -1,0 +1,194 @@
+package logs
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// memoLinePieces are the constructs tokenize treats apart, with digits
+// in them: numbers and clocks, hex literals and ids, paths and a host
+// written twice around a slash, lists, quoted phrases, escapes, CJK next
+// to ASCII, MAC addresses, dashed ids and grouped numbers.
+var memoLinePieces = []func(r *rand.Rand) string{
+	func(r *rand.Rand) string { return fmt.Sprintf("%d", r.IntN(100000)) },
+	func(r *rand.Rand) string {
+		return fmt.Sprintf("2024-0%d-1%d 1%d:0%d:3%d,%03d", r.IntN(9)+1, r.IntN(9), r.IntN(9), r.IntN(9), r.IntN(9), r.IntN(1000))
+	},
+	func(r *rand.Rand) string { return fmt.Sprintf("0x%x", r.IntN(1<<20)) },
+	func(r *rand.Rand) string { return fmt.Sprintf("%dx%x", r.IntN(10), r.IntN(1<<12)) },
+	func(r *rand.Rand) string { return fmt.Sprintf("/api/v%d/users/%d/orders", r.IntN(3), r.IntN(1000)) },
+	func(r *rand.Rand) string { return fmt.Sprintf("web-%d/web-%d", r.IntN(3), r.IntN(3)) },
+	func(r *rand.Rand) string { return fmt.Sprintf("a%d/a%d", r.IntN(2), r.IntN(2)) },
+	func(r *rand.Rand) string { return fmt.Sprintf("%d/%d", r.IntN(3), r.IntN(3)) },
+	func(r *rand.Rand) string { return fmt.Sprintf("[p%d, p%d, q%d]", r.IntN(9), r.IntN(9), r.IntN(9)) },
+	func(r *rand.Rand) string { return fmt.Sprintf("for \"red shoes v%d\" returned", r.IntN(9)) },
+	func(r *rand.Rand) string {
+		return fmt.Sprintf(`msg=\"look up h%d/h%d now\" then`, r.IntN(2), r.IntN(2))
+	},
+	func(r *rand.Rand) string { return fmt.Sprintf("\x1b[%dmnode-%d\x1b[0m", 30+r.IntN(8), r.IntN(5)) },
+	func(r *rand.Rand) string { return fmt.Sprintf("用户u%d登录", r.IntN(99)) },
+	func(r *rand.Rand) string { return fmt.Sprintf("用户%d/用户%d", r.IntN(2), r.IntN(2)) },
+	func(r *rand.Rand) string {
+		return fmt.Sprintf("fa:16:3e:%02x:%02x:%02x", r.IntN(256), r.IntN(256), r.IntN(256))
+	},
+	func(r *rand.Rand) string {
+		return fmt.Sprintf("req-%08x-1a2b-4c3d-8e9f-%012x", r.Uint32(), r.Uint64()&(1<<48-1))
+	},
+	func(r *rand.Rand) string {
+		return fmt.Sprintf("processed %d,%03d,%03d rows", r.IntN(9), r.IntN(1000), r.IntN(1000))
+	},
+	func(r *rand.Rand) string { return fmt.Sprintf("user_%d=blk_-%d", r.IntN(9), r.Int64()) },
+	func(r *rand.Rand) string {
+		return fmt.Sprintf("evicted k%d, k%d, k%d", r.IntN(9), r.IntN(9), r.IntN(9))
+	},
+	func(r *rand.Rand) string {
+		return []string{"INFO", "session", "opened", "for", "user", "alice", "db.internal", "web-kgkxttbzrl-sxsxk", "Mon", "(main)", "x=1", "a,b"}[r.IntN(12)]
+	},
+}
+
+// digitVariant returns line with some of its digits given other values:
+// none, all, or each with a chance; the same shape, other values.
+func digitVariant(r *rand.Rand, line string) string {
+	b := []byte(line)
+	mode := r.IntN(4)
+	for i, c := range b {
+		if c < '0' || c > '9' {
+			continue
+		}
+		switch {
+		case mode == 0:
+		case mode == 1:
+			b[i] = '0'
+		default:
+			if r.IntN(2) == 0 {
+				b[i] = byte('0' + r.IntN(10))
+			}
+		}
+	}
+	return string(b)
+}
+
+// TestTokenMemoMatchesTokenize checks the memo's promise on generated
+// records and digit variants of them: every line gets exactly the tokens
+// tokenize and joinLists give it alone, hit or miss.
+func TestTokenMemoMatchesTokenize(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	m := newTokenMemo()
+	var bases []string
+	for range 300 {
+		var parts []string
+		for range 2 + r.IntN(7) {
+			parts = append(parts, memoLinePieces[r.IntN(len(memoLinePieces))](r))
+		}
+		sep := []string{" ", " ", ", ", " | ", "="}[r.IntN(5)]
+		bases = append(bases, strings.Join(parts, sep))
+	}
+	hits := 0
+	for n := range 20000 {
+		line := digitVariant(r, bases[r.IntN(len(bases))])
+		before := m.hits
+		got := m.lineTokens(line, nil)
+		want := lineTokens(line, nil)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("line %d %q: memo gave %v, tokenize %v", n, line, got, want)
+		}
+		hits += m.hits - before
+	}
+	if hits < 2000 {
+		t.Fatalf("%d hits in 20000 lines of 300 shapes: the memo is not used", hits)
+	}
+}
+
+// TestTokenMemoValueReads pins the decisions that read a digit's value:
+// a line whose tokens would change with them is never reused.
+func TestTokenMemoValueReads(t *testing.T) {
+	for _, pair := range [][2]string{
+		{"read 0x1f bytes", "read 5x1f bytes"},
+		{"relay web-1/web-1 up", "relay web-1/web-2 up"},
+		{"from web-2 relay web-2/web-2", "from web-2 relay web-3/web-3"},
+		{`say \"look a1/a1 now\" ok`, `say \"look a1/a2 now\" ok`},
+		{"keys a1/a1, b", "keys a1/a2, b"},
+	} {
+		m := newTokenMemo()
+		m.lineTokens(pair[0], nil)
+		got, want := m.lineTokens(pair[1], nil), lineTokens(pair[1], nil)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q after %q: memo gave %v, tokenize %v", pair[1], pair[0], got, want)
+		}
+		if m.hits != 0 {
+			t.Errorf("%q after %q: reused", pair[1], pair[0])
+		}
+	}
+}
+
+// TestTokenMemoStopsOnDistinctShapes: a text whose lines never repeat a
+// shape turns the memo off after its probe, and its lines still get
+// their own tokens.
+func TestTokenMemoStopsOnDistinctShapes(t *testing.T) {
+	m := newTokenMemo()
+	for i := range 3 * memoProbe {
+		line := fmt.Sprintf("event %s happened %d", strings.Repeat("x", i%97+1)+strings.Repeat("y", i/97+1), i)
+		if got, want := m.lineTokens(line, nil), lineTokens(line, nil); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%q: memo gave %v, tokenize %v", line, got, want)
+		}
+	}
+	if !m.off {
+		t.Fatalf("memo still on after %d lookups, %d hits", m.lookups, m.hits)
+	}
+}
+
+// TestDigitShape checks digitsAsZero, digitShapeHash and sameDigitShape
+// against a byte-by-byte rule on random strings over digits and their
+// neighbours (/ : 9 0 @ and bytes with a digit's low nibble).
+func TestDigitShape(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	pool := []byte("0123456789/:@ aA\x00\x10\x39\x3a\x3f\x30\xb0\xf9\x7f\x80")
+	slow := func(s string) string {
+		b := []byte(s)
+		for i, c := range b {
+			if c >= '0' && c <= '9' {
+				b[i] = '0'
+			}
+		}
+		return string(b)
+	}
+	for range 20000 {
+		a := make([]byte, r.IntN(30))
+		for i := range a {
+			a[i] = pool[r.IntN(len(pool))]
+		}
+		b := []byte(digitVariant(r, string(a)))
+		if r.IntN(3) == 0 && len(b) > 0 {
+			b[r.IntN(len(b))] = pool[r.IntN(len(pool))]
+		}
+		want := slow(string(a)) == slow(string(b))
+		if got := sameDigitShape(string(a), string(b)); got != want {
+			t.Fatalf("sameDigitShape(%q, %q) = %v, want %v", a, b, got, want)
+		}
+		if want && digitShapeHash(string(a)) != digitShapeHash(string(b)) {
+			t.Fatalf("digitShapeHash differs for %q and %q", a, b)
+		}
+	}
+}
+
+// FuzzTokenMemo: a line and a digit variant of it get, through one memo,
+// the tokens tokenize gives each alone.
+func FuzzTokenMemo(f *testing.F) {
+	f.Add("read 0x1f bytes from web-1/web-1", uint64(1))
+	f.Add(`say \"look a1/a1 now\" ok, k1, k2`, uint64(2))
+	f.Add("2024-01-02 10:00:01 INFO [p1, p2] 用户u1登录 /api/v1/x", uint64(3))
+	f.Fuzz(func(t *testing.T, line string, seed uint64) {
+		if len(line) > maxTemplateBytes {
+			return
+		}
+		r := rand.New(rand.NewPCG(seed, 25))
+		m := newTokenMemo()
+		for _, l := range []string{line, digitVariant(r, line), digitVariant(r, line)} {
+			if got, want := m.lineTokens(l, nil), lineTokens(l, nil); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("%q: memo gave %v, tokenize %v", l, got, want)
+			}
+		}
+	})
+}
