@@ -1,6 +1,11 @@
 package logs
 
-import "github.com/jetcompact/jetcompact/stages/textkit"
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
+)
 
 // tokenMemo hands a record line the tokens of an earlier line of the same
 // digit shape: the same bytes but for the values of its digits (the same
@@ -10,23 +15,26 @@ import "github.com/jetcompact/jetcompact/stages/textkit"
 // token digitValued, and a line with one is never reused. Four record
 // lines in five of a service log repeat an earlier line's shape.
 type tokenMemo struct {
-	index   map[uint64]int32 // digit shape hash -> entries
+	index   map[uint64]int32 // hash of a digit shape -> entries
 	entries []memoEntry
-	block   []Tok // the entries' tokens
+	block   []Tok  // the entries' tokens
+	shapes  []byte // the entries' digit shapes (digits as '0')
+	shape   []byte // the digit shape of the line at hand
 	lookups int
 	hits    int
-	off     bool // too few hits to pay for the hashing
+	off     bool // too few hits to pay for the shapes
 }
 
 type memoEntry struct {
-	line        string
 	from, to    int32 // its tokens in block
+	shapeAt     int32 // its shape in shapes
 	digitValued bool
 }
 
 const (
 	memoMaxEntries = 1 << 14
 	memoMaxTokens  = 1 << 18
+	memoMaxShapes  = 4 << 20 // bytes
 	// memoProbe lines tell whether a log repeats its shapes: at least
 	// one hit in eight, or the memo stops.
 	memoProbe = 1024
@@ -43,9 +51,11 @@ func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
 	if m.lookups == memoProbe && m.hits*8 < m.lookups {
 		m.off = true
 	}
-	key := digitShapeHash(line)
+	var key uint64
+	m.shape, key = appendDigitShape(m.shape[:0], line)
 	if i, ok := m.index[key]; ok {
-		if e := &m.entries[i]; !e.digitValued && sameDigitShape(line, e.line) {
+		e := &m.entries[i]
+		if !e.digitValued && string(m.shapes[e.shapeAt:int(e.shapeAt)+len(m.shape)]) == string(m.shape) {
 			m.hits++
 			return append(dst, m.block[e.from:e.to]...)
 		}
@@ -53,12 +63,13 @@ func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
 	}
 	at := len(dst)
 	dst = lineTokens(line, dst)
-	if len(m.entries) < memoMaxEntries && len(m.block)+len(dst)-at <= memoMaxTokens {
-		e := memoEntry{line: line, from: int32(len(m.block))}
+	if len(m.entries) < memoMaxEntries && len(m.block)+len(dst)-at <= memoMaxTokens && len(m.shapes)+len(m.shape) <= memoMaxShapes {
+		e := memoEntry{from: int32(len(m.block)), shapeAt: int32(len(m.shapes))}
 		for _, t := range dst[at:] {
 			e.digitValued = e.digitValued || t.digitValued
 		}
 		m.block = append(m.block, dst[at:]...)
+		m.shapes = append(m.shapes, m.shape...)
 		e.to = int32(len(m.block))
 		m.index[key] = int32(len(m.entries))
 		m.entries = append(m.entries, e)
@@ -84,47 +95,33 @@ func digitsAsZero(w uint64) uint64 {
 		carry = 0x1010101010101010
 	)
 	// A byte of x is a digit's value when its high nibble is 0 and its
-	// low nibble under 10 (adding 6 does not carry into bit 4).
+	// low nibble under 10 (adding 6 does not carry into bit 4); '0' is
+	// a digit with its low nibble cleared.
 	x := w ^ zeros
 	notDigit := x&hi | (x&lo+six)&carry
-	digits := (textkit.ZeroBytes(notDigit) >> 7) * 0xFF
-	return w&^digits | zeros&digits
+	return w &^ ((textkit.ZeroBytes(notDigit) >> 7) * 0x0F)
 }
 
-// digitShapeHash hashes s with its digits as '0'.
-func digitShapeHash(s string) uint64 {
-	const m = 0x9E3779B97F4A7C15
-	h := uint64(len(s)) * m
-	for ; len(s) >= 8; s = s[8:] {
-		h = (h ^ digitsAsZero(textkit.Load64(s))) * m
-		h ^= h >> 32
+// appendDigitShape appends s with its digits as '0', and returns a hash
+// of that shape (and its length).
+func appendDigitShape(dst []byte, s string) ([]byte, uint64) {
+	const mul = 0x9E3779B97F4A7C15
+	h := uint64(len(s)) * mul
+	at := len(dst)
+	dst = slices.Grow(dst, len(s))[:at+len(s)]
+	out := dst[at:]
+	for ; len(s) >= 8; s, out = s[8:], out[8:] {
+		w := digitsAsZero(textkit.Load64(s))
+		binary.LittleEndian.PutUint64(out, w)
+		h = (h ^ w) * mul
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if textkit.IsDigit(c) {
 			c = '0'
 		}
-		h = (h ^ uint64(c)) * m
+		out[i] = c
+		h = (h ^ uint64(c)) * mul
 	}
-	h ^= h >> 29
-	return h
-}
-
-// sameDigitShape reports whether a and b differ at most in the values
-// of their digits.
-func sameDigitShape(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for ; len(a) >= 8; a, b = a[8:], b[8:] {
-		if x, y := textkit.Load64(a), textkit.Load64(b); x != y && digitsAsZero(x) != digitsAsZero(y) {
-			return false
-		}
-	}
-	for i := 0; i < len(a); i++ {
-		if x, y := a[i], b[i]; x != y && !(textkit.IsDigit(x) && textkit.IsDigit(y)) {
-			return false
-		}
-	}
-	return true
+	return dst, h ^ h>>29
 }
