@@ -46,7 +46,7 @@ func (l Layout) templateTokens(head string, dst []Tok, memo *tokenMemo) []Tok {
 	}
 	if l.Fields != "" {
 		at := len(dst)
-		if out, ok := fieldTokens(l.Fields, head, dst); ok {
+		if out, ok := fieldTokens(l.Fields, head, dst, memo); ok {
 			return out
 		}
 		dst = dst[:at]
@@ -229,7 +229,7 @@ const keyDomain = 0x4B65794B65794B65
 // text (so a logger or a caller name stays, and ids, times and numbers
 // are variables). ok is false when the line does not parse as the syntax
 // says.
-func fieldTokens(syntax, line string, dst []Tok) (_ []Tok, ok bool) {
+func fieldTokens(syntax, line string, dst []Tok, memo *tokenMemo) (_ []Tok, ok bool) {
 	at := len(dst)
 	base := 0 // where the scanned text starts in line
 	levelSeen := false
@@ -267,7 +267,7 @@ func fieldTokens(syntax, line string, dst []Tok) (_ []Tok, ok bool) {
 			dst = append(dst, Tok{h: h})
 			return
 		}
-		dst = tokenizeAt(v, base+off, dst)
+		dst = memo.tokensAt(v, base+off, dst)
 	}
 	switch syntax {
 	case FieldsJSON:

@@ -77,6 +77,21 @@ func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
 	return dst
 }
 
+// tokensAt is tokenizeAt by way of the memo, when there is one: a field's
+// value (a time, a user, a route) repeats its digit shape like a line.
+func (m *tokenMemo) tokensAt(s string, off int, dst []Tok) []Tok {
+	if m == nil {
+		return tokenizeAt(s, off, dst)
+	}
+	from := len(dst)
+	dst = m.lineTokens(s, dst)
+	for k := from; k < len(dst); k++ {
+		dst[k].Start += int32(off)
+		dst[k].End += int32(off)
+	}
+	return dst
+}
+
 // lineTokens appends the tokens of a line of free text: tokenize's, lists
 // joined.
 func lineTokens(line string, dst []Tok) []Tok {

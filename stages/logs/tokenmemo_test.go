@@ -182,3 +182,49 @@ func FuzzTokenMemo(f *testing.F) {
 		}
 	})
 }
+
+// TestTokenMemoFieldValues: JSON-lines and logfmt records, whose field
+// values go through the memo one by one, get the template tokens they
+// get without it, on digit variants of generated records.
+func TestTokenMemoFieldValues(t *testing.T) {
+	r := rand.New(rand.NewPCG(26, 27))
+	keys := []string{"ts", "level", "msg", "user", "path", "trace_id", "dur", "attrs", "tags", "host"}
+	var bases []string
+	for n := range 200 {
+		var pairs []string
+		for range 2 + r.IntN(6) {
+			k := keys[r.IntN(len(keys))]
+			v := memoLinePieces[r.IntN(len(memoLinePieces))](r)
+			if n%2 == 0 {
+				pairs = append(pairs, fmt.Sprintf("%q:%q", k, v))
+			} else {
+				pairs = append(pairs, fmt.Sprintf("%s=%q", k, v))
+			}
+		}
+		if n%2 == 0 {
+			if r.IntN(3) == 0 {
+				pairs = append(pairs, fmt.Sprintf(`"attrs":{"node":"n%d","n":%d}`, r.IntN(9), r.IntN(99)))
+			}
+			bases = append(bases, "{"+strings.Join(pairs, ",")+"}")
+		} else {
+			bases = append(bases, strings.Join(pairs, " "))
+		}
+	}
+	memos := map[string]*tokenMemo{FieldsJSON: newTokenMemo(), FieldsLogfmt: newTokenMemo()}
+	for n := range 10000 {
+		i := r.IntN(len(bases))
+		lay := Layout{Fields: FieldsJSON}
+		if i%2 == 1 {
+			lay.Fields = FieldsLogfmt
+		}
+		line := digitVariant(r, bases[i])
+		got := lay.templateTokens(line, nil, memos[lay.Fields])
+		want := lay.TemplateTokens(line, nil)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("line %d %q: memo gave %v, without %v", n, line, got, want)
+		}
+	}
+	if memos[FieldsJSON].hits == 0 || memos[FieldsLogfmt].hits == 0 {
+		t.Fatalf("no hits: JSON %d, logfmt %d", memos[FieldsJSON].hits, memos[FieldsLogfmt].hits)
+	}
+}
