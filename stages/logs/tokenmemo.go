@@ -103,18 +103,16 @@ func lineTokens(line string, dst []Tok) []Tok {
 // replaced by '0'.
 func digitsAsZero(w uint64) uint64 {
 	const (
-		zeros = 0x3030303030303030
-		hi    = 0xF0F0F0F0F0F0F0F0
-		lo    = 0x0F0F0F0F0F0F0F0F
-		six   = 0x0606060606060606
-		carry = 0x1010101010101010
+		lo7     = 0x7F7F7F7F7F7F7F7F
+		high    = 0x8080808080808080
+		from0   = 0x5050505050505050 // + 0x50 sets bit 7 from '0' up
+		beyond9 = 0x4646464646464646 // + 0x46 sets bit 7 from ':' up
 	)
-	// A byte of x is a digit's value when its high nibble is 0 and its
-	// low nibble under 10 (adding 6 does not carry into bit 4); '0' is
-	// a digit with its low nibble cleared.
-	x := w ^ zeros
-	notDigit := x&hi | (x&lo+six)&carry
-	return w &^ ((textkit.ZeroBytes(notDigit) >> 7) * 0x0F)
+	// Bytes taken without their high bit add without carries.
+	x := w & lo7
+	digits := (x + from0) &^ (x + beyond9) &^ w & high
+	// '0' is a digit with its low nibble cleared.
+	return w &^ ((digits >> 7) * 0x0F)
 }
 
 // appendDigitShape appends s with its digits as '0', and returns a hash
