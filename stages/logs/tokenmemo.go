@@ -38,6 +38,9 @@ const (
 	// memoProbe lines tell whether a log repeats its shapes: at least
 	// one hit in eight, or the memo stops.
 	memoProbe = 1024
+	// memoMinValue: a shorter field value (a word, a small number) costs
+	// less to tokenize than to look up.
+	memoMinValue = 8
 )
 
 func newTokenMemo() *tokenMemo { return &tokenMemo{index: make(map[uint64]int32, 64)} }
@@ -80,7 +83,7 @@ func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
 // tokensAt is tokenizeAt by way of the memo, when there is one: a field's
 // value (a time, a user, a route) repeats its digit shape like a line.
 func (m *tokenMemo) tokensAt(s string, off int, dst []Tok) []Tok {
-	if m == nil {
+	if m == nil || len(s) < memoMinValue {
 		return tokenizeAt(s, off, dst)
 	}
 	from := len(dst)
