@@ -1142,9 +1142,19 @@ type tgroup struct {
 // LineKey is the key of one record's own template tokens (no
 // continuation, no merge): what counts a record's template after mining.
 func LineKey(toks []Tok) uint64 {
-	h := uint64(fnvOffset) ^ uint64(len(toks))
-	for _, t := range toks {
-		h = (h ^ TokenID(t)) * fnvPrime
+	return foldTokenIDs(uint64(fnvOffset)^uint64(len(toks)), toks)
+}
+
+// foldTokenIDs folds the TokenIDs of toks into h, FNV-style. It reads
+// the fields in place: a Tok copied out a token at a time cost a store
+// and a load through the stack each.
+func foldTokenIDs(h uint64, toks []Tok) uint64 {
+	for i := range toks {
+		id := toks[i].h | 2
+		if toks[i].variable {
+			id = varToken
+		}
+		h = (h ^ id) * fnvPrime
 	}
 	return h
 }
@@ -1176,10 +1186,7 @@ func mix(pos int, id uint64) uint64 {
 }
 
 func (t *templates) add(toks []Tok, cont uint64, ev, weight int, head string) int {
-	key := (cont ^ uint64(len(toks))) * fnvPrime
-	for _, x := range toks {
-		key = (key ^ TokenID(x)) * fnvPrime
-	}
+	key := foldTokenIDs((cont^uint64(len(toks)))*fnvPrime, toks)
 	if g, ok := t.byKey[key]; ok {
 		gr := &t.groups[g]
 		gr.count += weight
