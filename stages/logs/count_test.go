@@ -125,7 +125,7 @@ func TestIsNetName(t *testing.T) {
 func TestPathShapeRoutes(t *testing.T) {
 	shape := func(p string) Tok { return pathShape(p) }
 	for _, p := range []string{"/login", "/health", "/favicon.ico", "/api/orders/1", "http://example.com/login?next=/x"} {
-		if shape(p).variable {
+		if shape(p).variable() {
 			t.Errorf("pathShape(%q) is a variable, want a route", p)
 		}
 	}
@@ -136,7 +136,7 @@ func TestPathShapeRoutes(t *testing.T) {
 		t.Error("a route's shape depends on its query or on its deeper segments")
 	}
 	for _, p := range []string{"/123", "/blk_123", "/api/123", "/10.0.0.1", "/"} {
-		if !shape(p).variable {
+		if !shape(p).variable() {
 			t.Errorf("pathShape(%q) is a route, want a variable", p)
 		}
 	}
@@ -355,7 +355,7 @@ func TestTieRepeats(t *testing.T) {
 	var lay Layout
 	// A number's pair is a value, not a reference to the number.
 	pods := "restarts 1 ready 1/1"
-	if pt := lay.TemplateTokens(pods, nil); len(pt) != 4 || !pt[3].variable {
+	if pt := lay.TemplateTokens(pods, nil); len(pt) != 4 || !pt[3].variable() {
 		t.Errorf("%q: the pair 1/1 is no value: %+v", pods, pt)
 	}
 	toks := lay.TemplateTokens("moved ab to ab, alice to carol", nil)

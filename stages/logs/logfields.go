@@ -90,23 +90,23 @@ func joinLists(s string, toks []Tok, at int) []Tok {
 			break
 		}
 		t, e := toks[k], k+1
-		if t.variable && toks[e].Start == t.End+1 {
+		if t.variable() && toks[e].Start == t.End+1 {
 			if g := groupedNumberEnd(s, toks, k); g > e {
 				t.End, e = toks[g-1].End, g
 			}
 		}
 		for e < len(toks) && toks[e].Start == toks[e-1].End+2 && s[toks[e-1].End] == ',' && s[toks[e-1].End+1] == ' ' &&
-			toks[e].variable == t.variable {
+			toks[e].variable() == t.variable() {
 			e++
 		}
 		if e-k > 1 {
 			h, variable, valued := uint64(fnvOffset)^'L', true, false
 			for _, x := range toks[k:e] {
 				h = (h ^ TokenID(x)) * fnvPrime
-				variable = variable && x.variable
-				valued = valued || x.digitValued
+				variable = variable && x.variable()
+				valued = valued || x.digitValued()
 			}
-			t = Tok{h: h, Start: t.Start, End: toks[e-1].End, variable: variable, digitValued: valued}
+			t = Tok{h: h, Start: t.Start, End: toks[e-1].End, flags: flagIf(variable, tokVariable) | flagIf(valued, tokDigitValued)}
 		}
 		toks[out] = t
 		out++
@@ -243,7 +243,7 @@ func fieldTokens(syntax, line string, dst []Tok, memo *tokenMemo) (_ []Tok, ok b
 		dst = append(dst, Tok{h: wordHash(k) ^ keyDomain})
 		if syntax == FieldsJSON && len(v) > 0 && v[0] == '[' {
 			// An array (tags, ids, hosts) is one value, whatever its length.
-			dst = append(dst, Tok{h: fnvOffset, Start: int32(base + off), End: int32(base + off + len(v)), variable: true})
+			dst = append(dst, Tok{h: fnvOffset, Start: int32(base + off), End: int32(base + off + len(v)), flags: tokVariable})
 			return
 		}
 		if syntax == FieldsJSON && len(v) > 0 && v[0] == '{' && depth < maxFieldDepth {
@@ -509,7 +509,7 @@ func accessTokens(line string, dst []Tok) (_ []Tok, ok bool) {
 	if line[status] >= '4' {
 		for k := at; k < len(dst); k++ {
 			if int(dst[k].Start) == status {
-				dst[k].h, dst[k].variable = wordHash(line[status:status+3])^'S', false
+				dst[k].h, dst[k].flags = wordHash(line[status:status+3])^'S', dst[k].flags&^tokVariable
 			}
 		}
 	}
@@ -524,7 +524,7 @@ func accessTokens(line string, dst []Tok) (_ []Tok, ok bool) {
 		if c := strings.IndexByte(line[i+1:], '"'); c >= 0 {
 			e = i + c + 2
 		}
-		dst = append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), variable: true})
+		dst = append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), flags: tokVariable})
 		i = e
 	}
 	return dst, true

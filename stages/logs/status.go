@@ -308,7 +308,7 @@ func markErrorStatuses(head string, ds []int, toks []Tok, at int) {
 	for k := at; k < len(toks); k++ {
 		if t := toks[k]; int(t.Start) <= s && s+3 <= int(t.End) {
 			// The code, or the field it is part of (TCP_MISS/503).
-			toks[k].h, toks[k].variable = wordHash(head[t.Start:t.End])^'S', false
+			toks[k].h, toks[k].flags = wordHash(head[t.Start:t.End])^'S', toks[k].flags&^tokVariable
 			return
 		}
 	}

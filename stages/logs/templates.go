@@ -317,11 +317,30 @@ func pastBlanks(x textkit.LineIndex, i, end int) int {
 type Tok struct {
 	h          uint64 // hash of the masked token
 	Start, End int32  // the token's bytes in its line
-	variable   bool   // a number, an id, a date or a path: never a constant
-	// digitValued: the token's shape depends on the values of its
-	// digits, not only on where they stand (see tokenMemo).
-	digitValued bool
+	flags      tokFlags
 }
+
+// tokFlags say what a token is beyond its shape.
+type tokFlags uint8
+
+const (
+	// tokVariable: a number, an id, a date or a path: never a constant.
+	tokVariable tokFlags = 1 << iota
+	// tokDigitValued: the token's shape depends on the values of its
+	// digits, not only on where they stand (see tokenMemo).
+	tokDigitValued
+)
+
+// flagIf is f when cond holds, else none.
+func flagIf(cond bool, f tokFlags) tokFlags {
+	if cond {
+		return f
+	}
+	return 0
+}
+
+func (t Tok) variable() bool    { return t.flags&tokVariable != 0 }
+func (t Tok) digitValued() bool { return t.flags&tokDigitValued != 0 }
 
 const (
 	fnvOffset = textkit.FNVOffset
@@ -351,7 +370,7 @@ func tokenize(line string, dst []Tok) []Tok {
 		}
 		if seen&tcHex != 0 && mayOpenHexGroups(line, i) {
 			if e := hexGroupsEnd(line, i); e > 0 {
-				dst = append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), variable: true})
+				dst = append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), flags: tokVariable})
 				i = e - 1
 				continue
 			}
@@ -367,35 +386,36 @@ func tokenize(line string, dst []Tok) []Tok {
 			// A word, the most common token: a calendar word (letters
 			// only) or a generated name is a variable, any other its own
 			// shape.
-			k := Tok{h: fnvOffset, Start: int32(start), End: int32(end), variable: true}
+			k := Tok{h: fnvOffset, Start: int32(start), End: int32(end), flags: tokVariable}
 			if !(len(t) == 3 && textkit.IsCalendarName(t)) && (seen&(tcDash|tcNet) == 0 || !isDataWord(t, seen)) {
-				k.h, k.variable = wordHash(t), false
+				k.h, k.flags = wordHash(t), k.flags&^tokVariable
 			}
 			dst = append(dst, k)
 			continue
 		}
-		k := Tok{h: fnvOffset, Start: int32(start), End: int32(end), variable: true}
+		k := Tok{h: fnvOffset, Start: int32(start), End: int32(end), flags: tokVariable}
 		switch {
 		case len(t) == 3 && textkit.IsCalendarName(t): // isCalendarWord
 		case seen&tcSlash != 0 && len(t) >= 3:
 			k = slashToken(line, dst[first:], t)
 			k.Start, k.End = int32(start), int32(end)
 		case seen&tcDigit == 0:
-			k.h, k.variable = wordHash(t), false
+			k.h, k.flags = wordHash(t), k.flags&^tokVariable
 		case seen&tcLetter == 0:
 			// Numbers and punctuation only (dates, times, addresses): a
 			// variable, whose hash no one reads (see TokenID).
 		case hexValue(line, start, t, seen):
-			k.digitValued = hexLiteralShape(t)
+			k.flags |= flagIf(hexLiteralShape(t), tokDigitValued)
 		default:
 			if n := dashedIDName(t, seen); n > 0 {
 				// A named id (OpenStack req-<uuid>, span_<uuid>): its
 				// name is the shape, the id a value.
-				k.h, k.variable = wordHash(t[:n])^'I', false
+				k.h, k.flags = wordHash(t[:n])^'I', k.flags&^tokVariable
 				break
 			}
 			k = maskToken(t)
-			k.Start, k.End, k.digitValued = int32(start), int32(end), hexLiteralShape(t)
+			k.Start, k.End = int32(start), int32(end)
+			k.flags |= flagIf(hexLiteralShape(t), tokDigitValued)
 		}
 		dst = append(dst, k)
 	}
@@ -490,7 +510,7 @@ func bracketedValue(line string, i int, dst []Tok) ([]Tok, int) {
 		return dst, textkit.SkipANSI(line, i) - 1
 	case '[':
 		if e := listEnd(line, i); e > 0 {
-			return append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), variable: true}), e - 1
+			return append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), flags: tokVariable}), e - 1
 		}
 	case '"':
 		return quotedPhrase(line, i, 1, dst)
@@ -545,13 +565,13 @@ func appendPhrase(line string, i, e, q int, dst []Tok) (_ []Tok, ok bool) {
 	h := uint64(fnvOffset) ^ 'Q'
 	valued := false
 	for _, t := range dst[at:] {
-		if t.variable {
+		if t.variable() {
 			return dst[:at], false
 		}
 		h = (h ^ TokenID(t)) * fnvPrime
-		valued = valued || t.digitValued
+		valued = valued || t.digitValued()
 	}
-	return append(dst[:at], Tok{h: h | 2, Start: int32(i), End: int32(e), digitValued: valued}), true
+	return append(dst[:at], Tok{h: h | 2, Start: int32(i), End: int32(e), flags: flagIf(valued, tokDigitValued)}), true
 }
 
 // maxValueBytes bounds a list or a quoted phrase read as one value.
@@ -862,12 +882,12 @@ func slashToken(line string, toks []Tok, t string) Tok {
 		if t[:half] == t[half+1:] {
 			for j, k := range toks {
 				if line[k.Start:k.End] == t[:half] {
-					return Tok{h: repeatOf(j) ^ 'P', digitValued: valued}
+					return Tok{h: repeatOf(j) ^ 'P', flags: flagIf(valued, tokDigitValued)}
 				}
 			}
 		}
 		k := pathShape(t)
-		k.digitValued = valued
+		k.flags |= flagIf(valued, tokDigitValued)
 		return k
 	}
 	return pathShape(t)
@@ -925,7 +945,7 @@ func pathShape(t string) Tok {
 		h = (h ^ mh) * fnvPrime
 	}
 	if segs == 0 || words < min(segs, 2) {
-		return Tok{h: fnvOffset, variable: true}
+		return Tok{h: fnvOffset, flags: tokVariable}
 	}
 	return Tok{h: h | 2}
 }
@@ -995,7 +1015,7 @@ func maskToken(t string) Tok {
 			i++
 		}
 	}
-	return Tok{h: h, variable: digits > 0 && word < 3}
+	return Tok{h: h, flags: flagIf(digits > 0 && word < 3, tokVariable)}
 }
 
 // Byte classes for tokenize.
@@ -1151,7 +1171,7 @@ func LineKey(toks []Tok) uint64 {
 func foldTokenIDs(h uint64, toks []Tok) uint64 {
 	for i := range toks {
 		id := toks[i].h | 2
-		if toks[i].variable {
+		if toks[i].variable() {
 			id = varToken
 		}
 		h = (h ^ id) * fnvPrime
@@ -1255,7 +1275,7 @@ func tieRepeats(toks []Tok, ids []uint64) {
 	}
 }
 
-func tieable(t Tok) bool { return !t.variable && t.End-t.Start >= 3 }
+func tieable(t Tok) bool { return !t.variable() && t.End-t.Start >= 3 }
 
 // repeatOf is the id of a repeat of the record's token i: never
 // wildcard or varToken, like TokenID's.
@@ -1938,7 +1958,7 @@ const (
 // TokenID is a token's identity in a template: its hash, or one id for
 // every variable.
 func TokenID(t Tok) uint64 {
-	if t.variable {
+	if t.variable() {
 		return varToken
 	}
 	return t.h | 2 // never wildcard or varToken

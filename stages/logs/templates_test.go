@@ -29,13 +29,13 @@ func pathShapeReference(t string) Tok {
 		}
 	}
 	if len(segs) == 0 {
-		return Tok{h: fnvOffset, variable: true}
+		return Tok{h: fnvOffset, flags: tokVariable}
 	}
 	route := segs[:min(len(segs), 2)] // one word or two
 	h := uint64(fnvOffset) ^ '/'
 	for _, s := range route {
-		if strings.ContainsAny(s, "0123456789") || hasRandomPart(s) || maskTokenReference(s).variable {
-			return Tok{h: fnvOffset, variable: true}
+		if strings.ContainsAny(s, "0123456789") || hasRandomPart(s) || maskTokenReference(s).variable() {
+			return Tok{h: fnvOffset, flags: tokVariable}
 		}
 		h = (h ^ maskTokenReference(s).h) * fnvPrime
 	}
@@ -46,14 +46,14 @@ func pathShapeReference(t string) Tok {
 // tokenize against.
 func maskTokenReference(t string) Tok {
 	if isCalendarWord(t) {
-		return Tok{h: fnvOffset, variable: true}
+		return Tok{h: fnvOffset, flags: tokVariable}
 	}
 	if len(t) >= 3 && strings.IndexByte(t, '/') >= 0 {
 		return pathShapeReference(t)
 	}
 	if strings.Trim(t, "0123456789abcdefABCDEF-") == "" && strings.Contains(t, "-") &&
 		strings.ContainsAny(t, "0123456789") && len(strings.ReplaceAll(t, "-", "")) >= 8 {
-		return Tok{h: fnvOffset, variable: true}
+		return Tok{h: fnvOffset, flags: tokVariable}
 	}
 	h := uint64(fnvOffset)
 	digits, run, word := 0, 0, 0
@@ -106,7 +106,7 @@ func maskTokenReference(t string) Tok {
 		}
 		j++
 	}
-	return Tok{h: h, variable: digits > 0 && word < 3}
+	return Tok{h: h, flags: flagIf(digits > 0 && word < 3, tokVariable)}
 }
 
 // listReference is listEnd's list: two items or more in brackets.
@@ -148,14 +148,14 @@ func tokenizeReference(line string) []Tok {
 	texts := map[int]string{} // the words' tokens, by index
 	for i := 0; i < len(line); {
 		if m := listReference.FindString(line[i:]); m != "" && len(m) <= maxValueBytes && !wordEnded {
-			out, i = append(out, Tok{h: fnvOffset, variable: true}), i+len(m)
+			out, i = append(out, Tok{h: fnvOffset, flags: tokVariable}), i+len(m)
 			continue
 		}
 		if m := phraseReference.FindStringSubmatch(line[i:]); m != nil && !wordEnded && i > 1 && line[i-1] == ' ' && textkit.IsWordByte(line[i-2]) && len(m[1]) <= maxValueBytes {
 			h, words := uint64(fnvOffset)^'Q', true
 			for _, t := range tokenizeReference(m[1]) {
 				h = (h ^ TokenID(t)) * fnvPrime
-				words = words && !t.variable
+				words = words && !t.variable()
 			}
 			if words {
 				out, i = append(out, Tok{h: h | 2}), i+len(m[1])+2
@@ -166,7 +166,7 @@ func tokenizeReference(line string) []Tok {
 			h, words := uint64(fnvOffset)^'Q', true
 			for _, t := range tokenizeReference(m[1]) {
 				h = (h ^ TokenID(t)) * fnvPrime
-				words = words && !t.variable
+				words = words && !t.variable()
 			}
 			if words {
 				out, i = append(out, Tok{h: h | 2}), i+len(m[1])+4
@@ -184,7 +184,7 @@ func tokenizeReference(line string) []Tok {
 		}
 		if mayOpenHexGroups(line, i) {
 			if e := hexGroupsEnd(line, i); e > 0 {
-				out, i = append(out, Tok{h: fnvOffset, variable: true}), e
+				out, i = append(out, Tok{h: fnvOffset, flags: tokVariable}), e
 				continue
 			}
 		}
@@ -197,12 +197,12 @@ func tokenizeReference(line string) []Tok {
 		i = j
 		texts[len(out)] = t
 		if len(t) > 2 && (strings.HasPrefix(t, "0x") || strings.HasPrefix(t, "0X")) && strings.Trim(t[2:], "0123456789abcdefABCDEF") == "" {
-			out = append(out, Tok{h: fnvOffset, variable: true}) // a hex literal
+			out = append(out, Tok{h: fnvOffset, flags: tokVariable}) // a hex literal
 			continue
 		}
 		if at > 0 && line[at-1] == '=' && strings.Trim(t, "0123456789abcdefABCDEF") == "" &&
 			strings.ContainsAny(t, "0123456789") && strings.ContainsAny(t, "abcdefABCDEF") && !isCalendarWord(t) {
-			out = append(out, Tok{h: fnvOffset, variable: true}) // a hex value after '='
+			out = append(out, Tok{h: fnvOffset, flags: tokVariable}) // a hex value after '='
 			continue
 		}
 		if w, rest, ok := strings.Cut(t, "/"); ok && w != "" && w == rest && strings.IndexFunc(w, func(r rune) bool { return r >= 0x80 || r|0x20 >= 'a' && r|0x20 <= 'z' }) >= 0 {
@@ -222,7 +222,7 @@ func tokenizeReference(line string) []Tok {
 		}
 		if !isCalendarWord(t) && !(len(t) >= 3 && strings.Contains(t, "/")) && !strings.ContainsAny(t, "0123456789") {
 			if strings.ContainsAny(t, ".@") && isNetName(t) || strings.Contains(t, "-") && hasRandomPart(t) {
-				out = append(out, Tok{h: fnvOffset, variable: true})
+				out = append(out, Tok{h: fnvOffset, flags: tokVariable})
 				continue
 			}
 			out = append(out, Tok{h: wordHash(t)}) // a word is its own shape

@@ -69,7 +69,7 @@ func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
 	if len(m.entries) < memoMaxEntries && len(m.block)+len(dst)-at <= memoMaxTokens && len(m.shapes)+len(m.shape) <= memoMaxShapes {
 		e := memoEntry{from: int32(len(m.block)), shapeAt: int32(len(m.shapes))}
 		for _, t := range dst[at:] {
-			e.digitValued = e.digitValued || t.digitValued
+			e.digitValued = e.digitValued || t.digitValued()
 		}
 		m.block = append(m.block, dst[at:]...)
 		m.shapes = append(m.shapes, m.shape...)
