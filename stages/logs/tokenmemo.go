@@ -3,6 +3,8 @@ package logs
 import (
 	"encoding/binary"
 	"slices"
+	"sync"
+	"unsafe"
 
 	"github.com/jetcompact/jetcompact/stages/textkit"
 )
@@ -44,6 +46,30 @@ const (
 )
 
 func newTokenMemo() *tokenMemo { return &tokenMemo{index: make(map[uint64]int32, 64)} }
+
+// memoPool keeps memos between documents: a memo's arenas and index
+// would otherwise be allocated, zeroed and grown again for each one.
+var memoPool = sync.Pool{New: func() any { return newTokenMemo() }}
+
+// memoKeepBytes bounds the arenas of a memo put back in the pool: one
+// that grew on a huge log is let go.
+const memoKeepBytes = 1 << 20
+
+// getTokenMemo returns an empty memo; release it when done.
+func getTokenMemo() *tokenMemo {
+	m := memoPool.Get().(*tokenMemo)
+	clear(m.index)
+	m.entries, m.block, m.shapes = m.entries[:0], m.block[:0], m.shapes[:0]
+	m.lookups, m.hits, m.off = 0, 0, false
+	return m
+}
+
+// release puts m back in the pool; nothing of it may be used after.
+func (m *tokenMemo) release() {
+	if cap(m.block)*int(unsafe.Sizeof(Tok{}))+cap(m.shapes) <= memoKeepBytes && len(m.entries) <= 4096 {
+		memoPool.Put(m)
+	}
+}
 
 // lineTokens appends the tokens of line, as lineTokens does.
 func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
