@@ -517,6 +517,7 @@ func headerStats(heads []string) (varying bool, header int) {
 // it first when the next column is read.
 func readColumn(rest []string, lag []uint8, wantChanges bool) (data, changes int) {
 	n := len(rest)
+	lag = lag[:n] // one bounds check, not one a head
 	prev := ""
 	for k, s := range rest {
 		if left := n - k; (data+left)*10 < n*8 ||
