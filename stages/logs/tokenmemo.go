@@ -37,9 +37,10 @@ const (
 	memoMaxEntries = 1 << 14
 	memoMaxTokens  = 1 << 18
 	memoMaxShapes  = 4 << 20 // bytes
-	// memoProbe lines tell whether a log repeats its shapes: at least
-	// one hit in eight, or the memo stops.
-	memoProbe = 1024
+	// Every memoProbe lines the memo checks that the log repeats its
+	// shapes, one hit in eight so far, or stops: a line of a new shape
+	// costs its hashing and keeping on top of its tokenizing.
+	memoProbe = 128
 	// memoMinValue: a shorter field value (a word, a small number) costs
 	// less to tokenize than to look up.
 	memoMinValue = 8
@@ -77,7 +78,7 @@ func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
 		return lineTokens(line, dst)
 	}
 	m.lookups++
-	if m.lookups == memoProbe && m.hits*8 < m.lookups {
+	if m.lookups%memoProbe == 0 && m.hits*8 < m.lookups {
 		m.off = true
 	}
 	var key uint64

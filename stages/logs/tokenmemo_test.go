@@ -88,6 +88,7 @@ func TestTokenMemoMatchesTokenize(t *testing.T) {
 	hits := 0
 	for n := range 20000 {
 		line := digitVariant(r, bases[r.IntN(len(bases))])
+		m.off = false // three lines in four hold a value read: kept on to test every line
 		before := m.hits
 		got := m.lineTokens(line, nil)
 		want := lineTokens(line, nil)
@@ -128,7 +129,7 @@ func TestTokenMemoValueReads(t *testing.T) {
 // their own tokens.
 func TestTokenMemoStopsOnDistinctShapes(t *testing.T) {
 	m := newTokenMemo()
-	for i := range 3 * memoProbe {
+	for i := range 3 * 1024 {
 		line := fmt.Sprintf("event %s happened %d", strings.Repeat("x", i%97+1)+strings.Repeat("y", i/97+1), i)
 		if got, want := m.lineTokens(line, nil), lineTokens(line, nil); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("%q: memo gave %v, tokenize %v", line, got, want)
@@ -226,5 +227,23 @@ func TestTokenMemoFieldValues(t *testing.T) {
 	}
 	if memos[FieldsJSON].hits == 0 || memos[FieldsLogfmt].hits == 0 {
 		t.Fatalf("no hits: JSON %d, logfmt %d", memos[FieldsJSON].hits, memos[FieldsLogfmt].hits)
+	}
+}
+
+// TestTokenMemoStaysOnRepeatingShapes: a service log of 40 templates,
+// whose records differ in their numbers, keeps the memo on and hits on
+// most lines after each template's first.
+func TestTokenMemoStaysOnRepeatingShapes(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 29))
+	var templates []string
+	for i := range 40 {
+		templates = append(templates, fmt.Sprintf("2024-03-01 10:00:00,000 INFO [worker-0] step%c request 0 took 00ms for user u000 on /api/v0/items/0000 #%d", 'a'+i%26, i))
+	}
+	m := newTokenMemo()
+	for range 2000 {
+		m.lineTokens(digitVariant(r, templates[r.IntN(len(templates))]), nil)
+	}
+	if m.off || m.hits < 1800 {
+		t.Fatalf("memo off %v, %d hits in %d lines of 40 shapes", m.off, m.hits, m.lookups)
 	}
 }
