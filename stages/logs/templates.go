@@ -72,8 +72,11 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 	// Events: a record line and the non-record lines after it. Lines
 	// outside events pass as they are.
 	t := newTemplates(minVariants, lay)
-	memo := getTokenMemo()
-	defer memo.release()
+	var memo *tokenMemo
+	if useTokenMemo {
+		memo = getTokenMemo()
+		defer memo.release()
+	}
 	toks, ctoks := make([]Tok, 0, 64), []Tok(nil) // room for most records' tokens
 	nl := x.Len()
 	// opens[i]: line i opens a record; each line is asked once.

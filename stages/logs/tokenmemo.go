@@ -33,6 +33,10 @@ type memoEntry struct {
 	digitValued bool
 }
 
+// useTokenMemo is false only in tests that mine without the memo to
+// compare.
+var useTokenMemo = true
+
 const (
 	memoMaxEntries = 1 << 14
 	memoMaxTokens  = 1 << 18

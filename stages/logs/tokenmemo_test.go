@@ -1,10 +1,15 @@
 package logs
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // memoLinePieces are the constructs tokenize treats apart, with digits
@@ -245,5 +250,65 @@ func TestTokenMemoStaysOnRepeatingShapes(t *testing.T) {
 	}
 	if m.off || m.hits < 1800 {
 		t.Fatalf("memo off %v, %d hits in %d lines of 40 shapes", m.off, m.hits, m.lookups)
+	}
+}
+
+// mineWrite mines text as log_dedup does and returns what it writes.
+func mineWrite(t *testing.T, text string) string {
+	t.Helper()
+	x := textkit.NewLineIndex(text)
+	m, err := Mine(context.Background(), x, Analyze(text), 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := m.Write(x)
+	return out
+}
+
+// TestMineSameWithoutMemo: mining gives the same text with the memo and
+// without it, on generated logs of three syntaxes whose records repeat
+// their shapes with other digits (value reads among them), and on the
+// LogHub sample when ../shared is there.
+func TestMineSameWithoutMemo(t *testing.T) {
+	r := rand.New(rand.NewPCG(30, 31))
+	var docs []string
+	for n := range 30 {
+		var b strings.Builder
+		var pieces []string
+		for range 12 {
+			pieces = append(pieces, memoLinePieces[r.IntN(len(memoLinePieces))](r))
+		}
+		for i := range 400 {
+			p := digitVariant(r, pieces[r.IntN(len(pieces))]) + " " + digitVariant(r, pieces[r.IntN(len(pieces))])
+			switch n % 3 {
+			case 0:
+				fmt.Fprintf(&b, "2024-03-01 10:%02d:%02d,%03d INFO [w-%d] %s\n", i/60%60, i%60, r.IntN(1000), r.IntN(3), p)
+			case 1:
+				fmt.Fprintf(&b, "{\"ts\":\"2024-03-01T10:%02d:%02dZ\",\"level\":\"info\",\"msg\":%q,\"n\":%d}\n", i/60%60, i%60, p, r.IntN(500))
+			default:
+				fmt.Fprintf(&b, "ts=2024-03-01T10:%02d:%02dZ level=info msg=%q n=%d\n", i/60%60, i%60, p, r.IntN(500))
+			}
+		}
+		docs = append(docs, b.String())
+	}
+	files, _ := filepath.Glob("../../../shared/corpus/loghub/*/*_2k.log")
+	if len(files) == 0 {
+		t.Log("../shared/corpus/loghub absent: generated logs only")
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, string(b))
+	}
+	for i, doc := range docs {
+		with := mineWrite(t, doc)
+		useTokenMemo = false
+		without := mineWrite(t, doc)
+		useTokenMemo = true
+		if with != without {
+			t.Fatalf("document %d: mined text differs with the memo (%d bytes) and without (%d bytes)", i, len(with), len(without))
+		}
 	}
 }
