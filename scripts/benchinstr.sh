@@ -2,7 +2,8 @@
 # benchinstr.sh: instructions per benchmark op, counted by valgrind
 # (cachegrind), for a box too loaded for wall-clock figures. The count is
 # the difference between runs of N1 and N2 iterations, so set-up is left
-# out; it moves by about 1% between runs.
+# out. The collector is off (GOGC=off unless set): where it ran moved
+# the count by 3-5% between runs; without it runs agree to about 0.3%.
 #
 #   scripts/benchinstr.sh [-p PKG] [-b REGEX] [-1 N1] [-2 N2] [REV]
 #
@@ -32,7 +33,8 @@ count() {
   # Asynchronous preemption signals upset valgrind, and so does RDTSCP (the
   # runtime times lock waits with it: SIGILL); GOMAXPROCS=1 keeps the
   # count per core.
-  GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+  # GOGC=off unless set: when the collector runs moves the count by 3-5%.
+  GOGC=${GOGC:-off} GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
     "$work/bench.test" -test.run '^$' -test.bench "$bench" -test.benchtime "${1}x" 2>&1 |
     sed -n 's/.*I *refs: *//p' | tr -d ','
 }
