@@ -72,10 +72,11 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 	// Events: a record line and the non-record lines after it. Lines
 	// outside events pass as they are.
 	t := newTemplates(minVariants, lay)
-	var memo *tokenMemo
+	var memo, cmemo *tokenMemo // record lines', continuation lines'
 	if useTokenMemo {
-		memo = getTokenMemo()
+		memo, cmemo = getTokenMemo(lineTokens), getTokenMemo(tokenize)
 		defer memo.release()
+		defer cmemo.release()
 	}
 	toks, ctoks := make([]Tok, 0, 64), []Tok(nil) // room for most records' tokens
 	nl := x.Len()
@@ -104,7 +105,7 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 		msg, from := eventMessage(x, lay, head, i, end)
 		toks = lay.templateTokens(msg, toks[:0], memo)
 		var cont uint64
-		cont, ctoks = continuationHash(x, from, end, ctoks)
+		cont, ctoks = continuationHash(x, from, end, ctoks, cmemo)
 		g := t.add(toks, cont, len(events), weight, msg)
 		events = append(events, logEvent{start: int32(i), end: int32(end), group: int32(g)})
 		i = end
@@ -206,7 +207,7 @@ func eventEnd(x textkit.LineIndex, opens, tail []bool, i int) int {
 // a value, not a different trace, and so is whatever follows a key's '='
 // ("  node=worker-a"): continuation lines are not merged by variants, so
 // their values must not tell records apart. It returns ctoks for reuse.
-func continuationHash(x textkit.LineIndex, from, end int, ctoks []Tok) (uint64, []Tok) {
+func continuationHash(x textkit.LineIndex, from, end int, ctoks []Tok, memo *tokenMemo) (uint64, []Tok) {
 	cont := uint64(fnvOffset)
 	for k := from; k < end; k++ {
 		l := x.Line(k)
@@ -216,7 +217,11 @@ func continuationHash(x textkit.LineIndex, from, end int, ctoks []Tok) (uint64, 
 			cont = (cont ^ MaskedHash(l[maxTemplateBytes:])) * fnvPrime
 			l = l[:maxTemplateBytes]
 		}
-		ctoks = tokenize(l, ctoks[:0])
+		if memo != nil {
+			ctoks = memo.lineTokens(l, ctoks[:0])
+		} else {
+			ctoks = tokenize(l, ctoks[:0])
+		}
 		for _, c := range ctoks {
 			id := TokenID(c)
 			if c.Start > 0 && l[c.Start-1] == '=' {

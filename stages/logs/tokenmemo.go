@@ -25,6 +25,9 @@ type tokenMemo struct {
 	lookups int
 	hits    int
 	off     bool // too few hits to pay for the shapes
+	// of is what the memo remembers: lineTokens, or tokenize alone
+	// (continuation lines).
+	of func(string, []Tok) []Tok
 }
 
 type memoEntry struct {
@@ -50,7 +53,9 @@ const (
 	memoMinValue = 8
 )
 
-func newTokenMemo() *tokenMemo { return &tokenMemo{index: make(map[uint64]int32, 64)} }
+func newTokenMemo() *tokenMemo {
+	return &tokenMemo{index: make(map[uint64]int32, 64), of: lineTokens}
+}
 
 // memoPool keeps memos between documents: a memo's arenas and index
 // would otherwise be allocated, zeroed and grown again for each one.
@@ -60,9 +65,11 @@ var memoPool = sync.Pool{New: func() any { return newTokenMemo() }}
 // that grew on a huge log is let go.
 const memoKeepBytes = 1 << 20
 
-// getTokenMemo returns an empty memo; release it when done.
-func getTokenMemo() *tokenMemo {
+// getTokenMemo returns an empty memo of the tokens of, lineTokens or
+// tokenize; release it when done.
+func getTokenMemo(of func(string, []Tok) []Tok) *tokenMemo {
 	m := memoPool.Get().(*tokenMemo)
+	m.of = of
 	clear(m.index)
 	m.entries, m.block, m.shapes = m.entries[:0], m.block[:0], m.shapes[:0]
 	m.lookups, m.hits, m.off = 0, 0, false
@@ -76,10 +83,10 @@ func (m *tokenMemo) release() {
 	}
 }
 
-// lineTokens appends the tokens of line, as lineTokens does.
+// lineTokens appends the tokens of line, as m.of does.
 func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
 	if m.off {
-		return lineTokens(line, dst)
+		return m.of(line, dst)
 	}
 	m.lookups++
 	if m.lookups%memoProbe == 0 && m.hits*8 < m.lookups {
@@ -93,10 +100,10 @@ func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
 			m.hits++
 			return append(dst, m.block[e.from:e.to]...)
 		}
-		return lineTokens(line, dst) // another shape under the same hash
+		return m.of(line, dst) // another shape under the same hash
 	}
 	at := len(dst)
-	dst = lineTokens(line, dst)
+	dst = m.of(line, dst)
 	if len(m.entries) < memoMaxEntries && len(m.block)+len(dst)-at <= memoMaxTokens && len(m.shapes)+len(m.shape) <= memoMaxShapes {
 		e := memoEntry{from: int32(len(m.block)), shapeAt: int32(len(m.shapes))}
 		for _, t := range dst[at:] {

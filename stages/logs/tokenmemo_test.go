@@ -80,7 +80,7 @@ func digitVariant(r *rand.Rand, line string) string {
 // tokenize and joinLists give it alone, hit or miss.
 func TestTokenMemoMatchesTokenize(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
-	m := newTokenMemo()
+	m, plain := newTokenMemo(), getTokenMemo(tokenize)
 	var bases []string
 	for range 300 {
 		var parts []string
@@ -93,12 +93,15 @@ func TestTokenMemoMatchesTokenize(t *testing.T) {
 	hits := 0
 	for n := range 20000 {
 		line := digitVariant(r, bases[r.IntN(len(bases))])
-		m.off = false // three lines in four hold a value read: kept on to test every line
+		m.off, plain.off = false, false // three lines in four hold a value read: kept on to test every line
 		before := m.hits
 		got := m.lineTokens(line, nil)
 		want := lineTokens(line, nil)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("line %d %q: memo gave %v, tokenize %v", n, line, got, want)
+		}
+		if got, want := plain.lineTokens(line, nil), tokenize(line, nil); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("line %d %q: the tokenize memo gave %v, tokenize %v", n, line, got, want)
 		}
 		hits += m.hits - before
 	}
@@ -266,13 +269,14 @@ func mineWrite(t *testing.T, text string) string {
 }
 
 // TestMineSameWithoutMemo: mining gives the same text with the memo and
-// without it, on generated logs of three syntaxes whose records repeat
-// their shapes with other digits (value reads among them), and on the
+// without it, on generated logs of three syntaxes whose records (and
+// stack traces) repeat their shapes with other digits (value reads
+// among them), and on the
 // LogHub sample when ../shared is there.
 func TestMineSameWithoutMemo(t *testing.T) {
 	r := rand.New(rand.NewPCG(30, 31))
 	var docs []string
-	for n := range 30 {
+	for n := range 40 {
 		var b strings.Builder
 		var pieces []string
 		for range 12 {
@@ -280,9 +284,16 @@ func TestMineSameWithoutMemo(t *testing.T) {
 		}
 		for i := range 400 {
 			p := digitVariant(r, pieces[r.IntN(len(pieces))]) + " " + digitVariant(r, pieces[r.IntN(len(pieces))])
-			switch n % 3 {
+			switch n % 4 {
 			case 0:
 				fmt.Fprintf(&b, "2024-03-01 10:%02d:%02d,%03d INFO [w-%d] %s\n", i/60%60, i%60, r.IntN(1000), r.IntN(3), p)
+			case 3:
+				// Records with stack traces: continuation lines repeat
+				// their shapes too.
+				fmt.Fprintf(&b, "2024-03-01 10:%02d:%02d,%03d ERROR [w-%d] %s\n", i/60%60, i%60, r.IntN(1000), r.IntN(3), p)
+				for range r.IntN(5) {
+					fmt.Fprintf(&b, "\tat org.example.C%d.run(C%d.java:%d) %s\n", r.IntN(4), r.IntN(4), r.IntN(900), digitVariant(r, pieces[r.IntN(len(pieces))]))
+				}
 			case 1:
 				fmt.Fprintf(&b, "{\"ts\":\"2024-03-01T10:%02d:%02dZ\",\"level\":\"info\",\"msg\":%q,\"n\":%d}\n", i/60%60, i%60, p, r.IntN(500))
 			default:
