@@ -107,22 +107,19 @@ func (n neardupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 // is a list, latest first, threaded through next.
 type simIndex struct {
 	opt    NearDupOptions
-	heads  map[uint32]int32 // band<<16|value -> the latest unit filed there
-	next   []int32          // unit*simBands+band -> the unit filed before it there, or -1
+	heads  bandHeads // band<<16|value -> the latest unit filed there
+	next   []int32   // unit*simBands+band -> the unit filed before it there, or -1
 	prints []uint64
 }
 
 // newSimIndex makes an index for about units fingerprints.
 func newSimIndex(o NearDupOptions, units int) *simIndex {
-	return &simIndex{opt: o, heads: make(map[uint32]int32, simBands*min(units, 1<<12))}
+	return &simIndex{opt: o, heads: newBandHeads(simBands * min(units, 1<<12))}
 }
 
 // bucket returns the latest unit filed under band b of fp, or -1.
 func (x *simIndex) bucket(fp uint64, b int) int32 {
-	if id, ok := x.heads[bandKey(fp, b)]; ok {
-		return id
-	}
-	return -1
+	return x.heads.get(bandKey(fp, b))
 }
 
 // find returns the unit whose fingerprint is nearest to fp within
@@ -155,10 +152,71 @@ func (x *simIndex) add(fp uint64) int {
 	id := int32(len(x.prints))
 	x.prints = append(x.prints, fp)
 	for b := 0; b < simBands; b++ {
-		x.next = append(x.next, x.bucket(fp, b))
-		x.heads[bandKey(fp, b)] = id
+		k := bandKey(fp, b)
+		x.next = append(x.next, x.heads.get(k))
+		x.heads.put(k, id)
 	}
 	return int(id)
+}
+
+// bandHeads maps band keys to unit ids: an open-addressed table, kept at
+// most half full, cheaper than a map for four lookups a unit.
+type bandHeads struct {
+	keys  []uint32 // key+1; 0 is an empty slot
+	ids   []int32
+	n     int
+	shift uint
+}
+
+func newBandHeads(hint int) bandHeads {
+	size, shift := 16, uint(32-4)
+	for size < 2*hint {
+		size, shift = size*2, shift-1
+	}
+	return bandHeads{keys: make([]uint32, size), ids: make([]int32, size), shift: shift}
+}
+
+// slot returns where key is, or the empty slot where it would go.
+func (t *bandHeads) slot(key uint32) int {
+	mask := len(t.keys) - 1
+	i := int((key+1)*0x9e3779b1>>t.shift) & mask
+	for t.keys[i] != 0 && t.keys[i] != key+1 {
+		i = (i + 1) & mask
+	}
+	return i
+}
+
+// get returns the id filed under key, or -1.
+func (t *bandHeads) get(key uint32) int32 {
+	if i := t.slot(key); t.keys[i] != 0 {
+		return t.ids[i]
+	}
+	return -1
+}
+
+func (t *bandHeads) put(key uint32, id int32) {
+	i := t.slot(key)
+	if t.keys[i] != 0 {
+		t.ids[i] = id
+		return
+	}
+	if 2*(t.n+1) > len(t.keys) {
+		t.grow()
+		i = t.slot(key)
+	}
+	t.keys[i], t.ids[i] = key+1, id
+	t.n++
+}
+
+func (t *bandHeads) grow() {
+	old := *t
+	*t = bandHeads{keys: make([]uint32, 2*len(old.keys)), ids: make([]int32, 2*len(old.keys)), n: old.n, shift: old.shift - 1}
+	for i, k := range old.keys {
+		if k != 0 {
+			j := t.slot(k - 1)
+			t.keys[j], t.ids[j] = k, old.ids[i]
+		}
+	}
 }
 
 func bandKey(fp uint64, b int) uint32 {
@@ -290,24 +348,24 @@ func (n neardupNode) records(ctx context.Context, x textkit.LineIndex, lay logs.
 	changed := false
 	var toks []uint64
 	var scratch [2][]logs.Tok
+	nextOpens := nl > 0 && lay.OpensRecord(x.Line(0)) // each line is read once
 	for i := 0; i < nl; i++ {
 		if err := cc.check(); err != nil {
 			return "", err
 		}
-		l := x.Line(i)
-		if !lay.OpensRecord(l) {
+		opens := nextOpens
+		if i+1 < nl {
+			nextOpens = lay.OpensRecord(x.Line(i + 1))
+		}
+		if !opens {
 			continue
 		}
 		// A record with continuation lines (a stack trace) stays whole.
-		if i+1 < nl {
-			if next := x.Line(i + 1); next != "" && !lay.OpensRecord(next) {
-				continue
-			}
+		if i+1 < nl && x.Line(i+1) != "" && !nextOpens {
+			continue
 		}
-		head, w := logs.SplitCount(l)
-		if len(head) > maxUnitBytes || len(lay.StatusFields) > 0 && lay.ErrorStatus(head) != "" {
-			// An access record that failed stays apart from the route's
-			// other records, whose numbers alone differ from its own.
+		head, w, ok := mergeableHead(x.Line(i), lay)
+		if !ok {
 			continue
 		}
 		toks = simTokens([]string{head}, true, toks[:0])
@@ -360,6 +418,18 @@ func (n neardupNode) records(ctx context.Context, x textkit.LineIndex, lay logs.
 	return out.String(), nil
 }
 
+// mergeableHead returns a record line's text without its count, and the
+// count; ok is false for a record that is never merged.
+func mergeableHead(l string, lay logs.Layout) (head string, w int, ok bool) {
+	head, w = logs.SplitCount(l)
+	if len(head) > maxUnitBytes || len(lay.StatusFields) > 0 && lay.ErrorStatus(head) != "" {
+		// An access record that failed stays apart from the route's
+		// other records, whose numbers alone differ from its own.
+		return "", 0, false
+	}
+	return head, w, true
+}
+
 // sameEvent reports whether two records near in SimHash differ only in
 // values that look like data (a digit, a dot, a slash, an @ inside), so
 // that merging them loses no event: user=guest and user=root stay apart.
@@ -400,6 +470,12 @@ func dataLike(t string) bool {
 // simTokens appends the masked token hashes of lines to dst. With all set
 // (log records) every number is masked, as log_dedup does.
 func simTokens(lines []string, all bool, dst []uint64) []uint64 {
+	if all {
+		for _, line := range lines {
+			dst = recordSimTokens(line, dst)
+		}
+		return dst
+	}
 	for _, line := range lines {
 		for i := 0; i < len(line); {
 			for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
@@ -413,6 +489,84 @@ func simTokens(lines []string, all bool, dst []uint64) []uint64 {
 				dst = append(dst, simToken(line[s:i], all))
 			}
 		}
+	}
+	return dst
+}
+
+// Byte classes of recordSimTokens.
+const (
+	simPlain   = iota // hashed as it is
+	simBlank          // separates tokens
+	simHexWord        // a hex letter: may open a hex id
+	simDigit          // a digit: may open a hex id, masked in a run
+)
+
+// simClass is each byte's class for recordSimTokens; simWordByte marks
+// the bytes of isWordByte.
+var simClass, simWordByte = func() (class, word [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch b := byte(c); {
+		case b == ' ' || b == '\t':
+			class[c] = simBlank
+		case isDigit(b):
+			class[c] = simDigit
+		case isHexDigit(b):
+			class[c] = simHexWord
+		}
+		if isWordByte(byte(c)) {
+			word[c] = 1
+		}
+	}
+	return class, word
+}()
+
+// recordSimTokens appends to dst the hash of each token of line as
+// simToken(t, true) gives it, in one pass over the line: each run of hex
+// digits is read once, masked whole when it is a hex id, else with each of
+// its digit runs masked.
+func recordSimTokens(line string, dst []uint64) []uint64 {
+	const offset, prime = uint64(textkit.FNVOffset), uint64(textkit.FNVPrime)
+	h, inToken, afterWord := offset, false, false
+	for j := 0; j < len(line); {
+		c := line[j]
+		switch simClass[c] {
+		case simBlank:
+			if inToken {
+				dst = append(dst, h)
+				h, inToken = offset, false
+			}
+			afterWord = false
+			j++
+			continue
+		case simPlain:
+			h = (h ^ uint64(c)) * prime
+			afterWord = simWordByte[c] != 0
+			j++
+			inToken = true
+			continue
+		}
+		// A run of hex digits; it ends at a byte no digit continues.
+		e, digits := j, 0
+		for ; e < len(line) && simClass[line[e]] >= simHexWord; e++ {
+			digits += int(simClass[line[e]] - simHexWord)
+		}
+		if !afterWord && digits > 0 && e-j >= 8 && (e == len(line) || simWordByte[line[e]] == 0) {
+			h = (h ^ '#') * prime
+		} else {
+			for k := j; k < e; k++ {
+				if d := line[k]; simClass[d] == simDigit {
+					if k == j || simClass[line[k-1]] != simDigit {
+						h = (h ^ '#') * prime
+					}
+				} else {
+					h = (h ^ uint64(d)) * prime
+				}
+			}
+		}
+		j, inToken, afterWord = e, true, true
+	}
+	if inToken {
+		dst = append(dst, h)
 	}
 	return dst
 }
