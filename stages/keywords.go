@@ -544,7 +544,7 @@ const keptKeysMaxLines = 1 << 16
 // line would outweigh a text of short lines.
 func (n keywordsNode) rareLines(ctx context.Context, x textkit.LineIndex, lay logs.Layout) ([]bool, error) {
 	cc := canceled{ctx: ctx}
-	counts := map[uint64]int{}
+	counts := make(map[uint64]int, min(x.Len(), 1<<12))
 	keyer := newRecordKeyer(ctx, lay)
 	keyOf := func(i int) recordKey { return keyer.key(x.Line(i)) }
 	var kept []recordKey
@@ -662,7 +662,7 @@ func setSignalsOff(names ...string) {
 	failureWords, failurePairs = buildSignalTables(true)
 }
 
-func signalOn(name string) bool { return !signalsOff[name] }
+func signalOn(name string) bool { return len(signalsOff) == 0 || !signalsOff[name] }
 
 // buildSignalTables builds the word and phrase tables of the classes
 // switched on; of the failure classes only, when failureOnly is set.
@@ -915,7 +915,19 @@ func rawSignalWith(line string, words, pairs *scoreTable) int {
 	best := headSignal(head)
 	var sc signalScan
 	for i := textkit.SkipANSI(line, 0); i < len(line); {
-		if !isLetter(line[i]) {
+		switch signalByte[line[i]] {
+		case signalBlank:
+			i++
+			continue
+		case signalPunct, signalWordByte:
+			sc.prevZero = false
+			i++
+			continue
+		case signalMarkStart:
+			sc.marks, sc.prevZero = true, false
+			i++
+			continue
+		case signalOther:
 			next, code := sc.nonLetter(line, i)
 			if code {
 				return 3
@@ -923,8 +935,8 @@ func rawSignalWith(line string, words, pairs *scoreTable) int {
 			i = next
 			continue
 		}
-		e := i
-		for e < len(line) && (isLetter(line[e]) || line[e] == '_') {
+		e := i + 1
+		for e < len(line) && signalByte[line[e]] >= signalWordByte {
 			e++
 		}
 		if s := int(sc.word(line, i, e, words, pairs)); s > best {
@@ -966,7 +978,8 @@ func headSignal(head string) int {
 
 // hasFailMark reports a failure mark symbol (✖, ✗, ❌, ✘) in line.
 func hasFailMark(line string) bool {
-	if !signalOn(signalFailMark) {
+	// Every mark is three bytes from 0xE2 on.
+	if !signalOn(signalFailMark) || strings.IndexByte(line, 0xE2) < 0 {
 		return false
 	}
 	for _, m := range signalMarks {
@@ -976,6 +989,37 @@ func hasFailMark(line string) bool {
 	}
 	return false
 }
+
+// Byte classes of rawSignalWith's scan: what nonLetter would do with a
+// byte, or whether it is part of a word.
+const (
+	signalOther     = iota // ESC or a digit: nonLetter reads it
+	signalBlank            // a blank changes nothing
+	signalPunct            // punctuation ends a zero ("Errors: 0, ...")
+	signalMarkStart        // may start a failure mark, and ends a zero
+	signalWordByte         // an underscore: punctuation, but inside a word
+	signalLetter           // a letter: starts or continues a word
+)
+
+var signalByte = func() (t [256]uint8) {
+	for c := range 256 {
+		switch b := byte(c); {
+		case isLetter(b):
+			t[c] = signalLetter
+		case b == 0x1b || isDigit(b):
+			t[c] = signalOther
+		case b == ' ':
+			t[c] = signalBlank
+		case b >= 0x80 || b == '*' || b == '!' || b == '-':
+			t[c] = signalMarkStart
+		case b == '_':
+			t[c] = signalWordByte
+		default:
+			t[c] = signalPunct
+		}
+	}
+	return t
+}()
 
 // signalScan is rawSignalWith's state between words. The previous word,
 // lower-cased and cut to 15 bytes, is kept only when it may open a phrase
@@ -998,7 +1042,7 @@ func (sc *signalScan) nonLetter(line string, i int) (next int, code bool) {
 		return textkit.SkipANSI(line, i), false
 	case isDigit(c):
 		e := textkit.DigitRun(line, i)
-		if compilerCode(line, i, e) {
+		if e-i == 4 && compilerCode(line, i, e) {
 			return e, true
 		}
 		sc.prevZero = e-i == 1 && c == '0' && (e == len(line) || !isLetter(line[e]))
@@ -1019,6 +1063,10 @@ func (sc *signalScan) nonLetter(line string, i int) (next int, code bool) {
 func (sc *signalScan) word(line string, i, e int, words, pairs *scoreTable) int8 {
 	word := line[i:min(e, i+15)]
 	n, first := len(word), lower(word[0])
+	if sc.plainWord(line[i:e], n, first, lower(word[n-1]), pairs) && !words.mayHold(n, first, lower(word[n-1])) {
+		sc.prevKept, sc.prevLen, sc.prevZero = false, n, false
+		return 0
+	}
 	s := tokenSignal(line, i, e, words)
 	if s == 0 && sc.prevLen > 0 && sc.prevKept && pairs.maySecond(n, first) {
 		var p [31]byte
@@ -1039,6 +1087,22 @@ func (sc *signalScan) word(line string, i, e int, words, pairs *scoreTable) int8
 	sc.prevLen = n
 	sc.prevZero = false
 	return s
+}
+
+// plainWord reports a word w (n bytes of it read, first and last lower
+// case) that no phrase, type name or assertion report can use, nor the
+// next word as the first of a phrase or a denial. Unless words may hold
+// it, such a word scores nothing and leaves only its length behind.
+func (sc *signalScan) plainWord(w string, n int, first, last byte, pairs *scoreTable) bool {
+	switch {
+	case pairs.mayHold(n, first, last) || n == len("without") && first == 'w' && last == 't':
+		return false
+	case sc.prevLen > 0 && sc.prevKept && pairs.maySecond(n, first):
+		return false
+	case n >= 3 && n <= 9 && expectFirst[n]>>(first&31)&1 != 0:
+		return false
+	}
+	return len(w) <= 5 || w[0] < 'A' || w[0] > 'Z' || !capitalAtSuffix(w)
 }
 
 // negated reports a word that ends at e counted as zero or denied: "0
@@ -1071,7 +1135,7 @@ func tokenSignal(line string, i, e int, words *scoreTable) int8 {
 type expectation struct{ expected, instead bool }
 
 func (e *expectation) see(word string) {
-	if len(word) < 3 || len(word) > 9 || !signalOn(signalAssertionReport) {
+	if len(word) < 3 || len(word) > 9 || expectFirst[len(word)]>>(lower(word[0])&31)&1 == 0 || !signalOn(signalAssertionReport) {
 		return
 	}
 	var low [9]byte
@@ -1082,6 +1146,15 @@ func (e *expectation) see(word string) {
 		e.instead = true
 	}
 }
+
+// expectFirst[n] has bit c&31 set for the first letter c of each word of
+// n bytes that see looks for.
+var expectFirst = func() (t [10]uint32) {
+	for _, w := range [...]string{"expected", "expecting", "expect", "actual", "got", "received", "differ", "differs", "but"} {
+		t[len(w)] |= 1 << (w[0] & 31)
+	}
+	return t
+}()
 
 func (e expectation) both() bool { return e.expected && e.instead }
 
@@ -1194,6 +1267,17 @@ func wordSignalIn(words *scoreTable, orig string) int8 {
 		}
 	}
 	return 0
+}
+
+// capitalAtSuffix reports a capital where one of the suffixes of an
+// error type name (Error, Exception, Failure, Failed) would start in w.
+func capitalAtSuffix(w string) bool {
+	for _, k := range [...]int{len("error"), len("exception"), len("failure"), len("failed")} {
+		if k < len(w) && w[len(w)-k] >= 'A' && w[len(w)-k] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 // inPath reports a word that is part of a path, a flag or a name
