@@ -136,7 +136,8 @@ type rareTemplates struct {
 }
 
 func countTemplates(ctx context.Context, text string, lay logs.Layout) (rareTemplates, error) {
-	r := rareTemplates{counts: map[uint64]int{}}
+	lines := strings.Count(text, "\n") + 1
+	r := rareTemplates{counts: make(map[uint64]int, min(lines, 1<<12)), keys: make([]uint64, 0, lines)}
 	cc := canceled{ctx: ctx}
 	keyer := newRecordKeyer(ctx, lay)
 	for line := range strings.SplitSeq(text, "\n") {
@@ -177,18 +178,16 @@ func (n numberNode) normalize(dst []byte, text string) (_ []byte, ok bool) {
 			continue
 		}
 		if i >= tokEnd {
-			tokEnd = i
-			for tokEnd < len(text) && text[tokEnd] != ' ' && text[tokEnd] != '\t' {
-				tokEnd++
-			}
-			whole = stamp.next(text[i:tokEnd])
+			var seen uint8
+			tokEnd, seen = numTokenEnd(text, i)
+			whole = stamp.next(text[i:tokEnd], seen)
 		}
 		if whole {
 			i = tokEnd
 			continue
 		}
 		if !startsValue(text, i) {
-			i++
+			i = nextValueStart(text, i+1, tokEnd)
 			continue
 		}
 		// Hex word boundary: a token of hex digits and dashes.
@@ -237,6 +236,65 @@ func (n numberNode) normalize(dst []byte, text string) (_ []byte, ok bool) {
 // or a hex digit that opens a word.
 func startsValue(text string, i int) bool { return logs.StartsValue(text, i) }
 
+// Byte classes of normalize's scan, as bits.
+const (
+	numDigit = 1 << iota
+	numHex   // a hex digit, either case, digits included
+	numWord  // isWordByte
+	numBlank // ends a token
+	numColon
+	numDateSep // - or /
+)
+
+var numClass = func() (t [256]uint8) {
+	for c := range 256 {
+		b := byte(c)
+		if isDigit(b) {
+			t[c] |= numDigit
+		}
+		if isHexDigit(b) {
+			t[c] |= numHex
+		}
+		if isWordByte(b) {
+			t[c] |= numWord
+		}
+		switch b {
+		case ' ', '\t':
+			t[c] |= numBlank
+		case ':':
+			t[c] |= numColon
+		case '-', '/':
+			t[c] |= numDateSep
+		}
+	}
+	return t
+}()
+
+// numTokenEnd returns the end of the blank-separated token at i, and the
+// classes of its bytes, or-ed.
+func numTokenEnd(text string, i int) (end int, seen uint8) {
+	for ; i < len(text); i++ {
+		cl := numClass[text[i]]
+		if cl&numBlank != 0 {
+			break
+		}
+		seen |= cl
+	}
+	return i, seen
+}
+
+// nextValueStart returns the first i in [from, end) where startsValue
+// holds, or end.
+func nextValueStart(text string, from, end int) int {
+	for i := from; i < end; i++ {
+		cl := numClass[text[i]]
+		if cl&numDigit != 0 || cl&numHex != 0 && numClass[text[i-1]]&numWord == 0 {
+			return i
+		}
+	}
+	return end
+}
+
 // masksNumber reports whether the number text[i:end] is replaced. A
 // number glued to letters (x86_64k, v12abc) is part of a name; grouped
 // numbers (1440,900) and dotted ones (an address, a version) are facts.
@@ -252,12 +310,13 @@ func (n numberNode) masksNumber(text string, i, end int) bool {
 // part of the time stamp and stays whole with it.
 type stampTail struct{ afterClock, afterZone bool }
 
-// next reports whether token t is part of a time stamp.
-func (s *stampTail) next(t string) bool {
+// next reports whether token t, whose byte classes or-ed are seen, is
+// part of a time stamp. A time or a date has a digit and a separator.
+func (s *stampTail) next(t string, seen uint8) bool {
 	year := (s.afterClock || s.afterZone) && isYearToken(t)
 	s.afterZone = s.afterClock && isZoneWord(t)
-	stamp := isTimeToken(t)
-	s.afterClock = stamp && strings.IndexByte(t, ':') >= 0
+	stamp := seen&numDigit != 0 && seen&(numColon|numDateSep) != 0 && isTimeToken(t)
+	s.afterClock = stamp && seen&numColon != 0
 	return stamp || year
 }
 
