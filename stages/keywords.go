@@ -140,7 +140,12 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 			keyLines++
 		}
 	}
-	steps := findSteps(x)
+	// Steps fold or keep lines only once a line reports an exit status;
+	// until then they decide no more than whether the ends are marked.
+	var steps []buildStep
+	if keyLines == 0 || mayReportExit(text) {
+		steps = findSteps(x)
+	}
 	if keyLines == 0 && len(steps) == 0 {
 		// Output that reports nothing (a listing, a clean build's
 		// progress, a diff): its opening says what ran and its end how
@@ -167,6 +172,18 @@ func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 		return text, true, nil
 	}
 	return w.String(), !rare, nil
+}
+
+// mayReportExit reports a text that holds one of exitMarks. Without them
+// no line gives a step an exit status (see exitStatus): no step has failed
+// or passed, and markSteps changes nothing.
+func mayReportExit(text string) bool {
+	for _, m := range exitMarks {
+		if strings.Contains(text, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // markEnds scores the first head and the last tail lines of a text that
