@@ -595,13 +595,11 @@ func fingerprint(toks []uint64) uint64 {
 }
 
 // simVotes counts, for each of 64 bit positions, how many feature hashes
-// have that bit set. lanes[j] holds eight byte-wide counters, for bits j,
-// j+8, ..., j+56; they are moved into ones before a byte can overflow.
+// have that bit set, bit-sliced: bit b of planes[k] is bit k of the count
+// for position b, so one add is a ripple carry over a few words.
 type simVotes struct {
-	lanes   [8]uint64
-	inLanes int
-	ones    [64]int32
-	n       int32
+	planes [32]uint64
+	n      int32
 }
 
 func (v *simVotes) add(h uint64) {
@@ -609,36 +607,30 @@ func (v *simVotes) add(h uint64) {
 	h ^= h >> 33
 	h *= 0xff51afd7ed558ccd
 	h ^= h >> 33
-	for j := range v.lanes {
-		v.lanes[j] += h >> j & 0x0101010101010101
+	for k := 0; h != 0; k++ {
+		v.planes[k], h = v.planes[k]^h, v.planes[k]&h
 	}
 	v.n++
-	if v.inLanes++; v.inLanes == 255 {
-		v.flush()
-	}
 }
 
-func (v *simVotes) flush() {
-	for j, l := range v.lanes {
-		for k := 0; k < 8; k++ {
-			v.ones[8*k+j] += int32(l >> (8 * k) & 0xff)
-		}
-	}
-	v.lanes, v.inLanes = [8]uint64{}, 0
-}
-
+// majority sets bit b when most feature hashes have bit b set: when its
+// count is n/2+1 or more, compared plane by plane from the top.
 func (v *simVotes) majority() uint64 {
-	if int32(v.inLanes) == v.n {
-		return laneMajority(&v.lanes, v.n)
-	}
-	v.flush()
-	var fp uint64
-	for b, ones := range v.ones {
-		if 2*ones > v.n {
-			fp |= 1 << b
+	need := uint32(v.n/2 + 1)
+	above, equal := uint64(0), ^uint64(0)
+	for k := bits.Len32(need) - 1; k >= 0; k-- {
+		if need>>k&1 != 0 {
+			equal &= v.planes[k]
+		} else {
+			above |= equal & v.planes[k]
+			equal &^= v.planes[k]
 		}
 	}
-	return fp
+	// A count with a bit above need's highest is above it.
+	for k := bits.Len32(need); k < len(v.planes); k++ {
+		above |= v.planes[k]
+	}
+	return above | equal
 }
 
 // simhash fingerprints lines and returns the fingerprint and token count.
@@ -733,17 +725,4 @@ func hexIDEnd(t string, j int) int {
 		return e
 	}
 	return j
-}
-
-// laneMajority is majority before any flush, when every count is still in
-// its byte lane: each byte is compared with n/2+1 in a 16-bit field.
-func laneMajority(lanes *[8]uint64, n int32) uint64 {
-	const even, tops = 0x00ff00ff00ff00ff, 0x8000800080008000
-	bias := (0x8000 - uint64(n/2+1)) * 0x0001000100010001
-	var fp uint64
-	for j, l := range lanes {
-		ge := (l&even+bias)&tops>>8 | (l>>8&even+bias)&tops
-		fp |= ge >> 7 << j
-	}
-	return fp
 }
