@@ -76,6 +76,7 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	var out, scratch []byte // out stays nil until a line changes
 	cc := canceled{ctx: ctx}
 	tails := failingTails(text) // a build's failure keeps its numbers
+	lineNo := 0
 	for start := 0; start < len(text); {
 		if err := cc.check(); err != nil {
 			return Outcome{}, err
@@ -91,7 +92,7 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		// A count that log_dedup appended is a fact, not a value.
 		head, _ := logs.SplitCount(line)
 		// A rare record (its template seen once or twice) keeps its full line.
-		rewrite := (in.Kind != KindLog || (lay.OpensRecord(line) && !rare.nextIsRare())) && !tails.holds(start)
+		rewrite := (in.Kind != KindLog || (rare.opens(lineNo) && !rare.nextIsRare())) && !tails.holds(start)
 		if rewrite && lineSignal(head) == 0 {
 			// The header (times in any shape, pids, nodes) says when and
 			// where the first record was: it stays as written.
@@ -118,7 +119,7 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		} else if out != nil {
 			out = append(out, text[start:next]...)
 		}
-		start = end + 1
+		start, lineNo = end+1, lineNo+1
 	}
 	if out == nil {
 		return skip(in, "no numbers to normalize"), nil
@@ -133,21 +134,27 @@ type rareTemplates struct {
 	counts map[uint64]int
 	keys   []uint64 // the template of each record line, in order
 	next   int
+	record []bool // whether each line opens a record, as the keys said
 }
+
+// opens reports whether line i of the text opens a record.
+func (r *rareTemplates) opens(i int) bool { return i < len(r.record) && r.record[i] }
 
 func countTemplates(ctx context.Context, text string, lay logs.Layout) (rareTemplates, error) {
 	lines := strings.Count(text, "\n") + 1
-	r := rareTemplates{counts: make(map[uint64]int, min(lines, 1<<12)), keys: make([]uint64, 0, lines)}
+	r := rareTemplates{counts: make(map[uint64]int, min(lines, 1<<12)), keys: make([]uint64, 0, lines), record: make([]bool, 0, lines)}
 	cc := canceled{ctx: ctx}
 	keyer := newRecordKeyer(ctx, lay)
 	for line := range strings.SplitSeq(text, "\n") {
 		if err := cc.check(); err != nil {
 			return r, err
 		}
-		if k := keyer.key(line); k.record {
+		k := keyer.key(line)
+		if k.record {
 			r.counts[k.key] += k.weight
 			r.keys = append(r.keys, k.key)
 		}
+		r.record = append(r.record, k.record)
 	}
 	return r, nil
 }
