@@ -42,16 +42,34 @@ func mayOpenAligned(line string) bool {
 // alignedHeader returns the columns of a line of column names: three or
 // more words of letters (and % _ - / + # .), none opening with a digit,
 // two in three opening with a capital, and a run of two blanks or a
-// word wholly in capitals among them (a sentence is neither).
+// word wholly in capitals among them (a sentence is neither). A line
+// with a byte outside ASCII is none: such a byte is no name's.
 func alignedHeader(line string) ([]alignedColumn, bool) {
-	if len(line) > maxAlignedHeader || !mayOpenAligned(line) {
+	n, ok := headerWords(line, nil)
+	if !ok {
 		return nil, false
 	}
-	var cols []alignedColumn
-	capitals, shouted, wide := 0, false, false
+	cols := make([]alignedColumn, 0, n)
+	headerWords(line, &cols)
+	return cols, true
+}
+
+// isAlignedHeader is alignedHeader's verdict alone, without allocating.
+func isAlignedHeader(line string) bool {
+	_, ok := headerWords(line, nil)
+	return ok
+}
+
+// headerWords checks line as alignedHeader does and counts its columns,
+// appending them to cols when cols is not nil.
+func headerWords(line string, cols *[]alignedColumn) (int, bool) {
+	if len(line) > maxAlignedHeader || !mayOpenAligned(line) {
+		return 0, false
+	}
+	n, capitals, shouted, wide := 0, 0, false, false
 	for i := 0; i < len(line); {
 		if line[i] == ' ' {
-			if i+1 < len(line) && line[i+1] == ' ' && len(cols) > 0 {
+			if i+1 < len(line) && line[i+1] == ' ' && n > 0 {
 				wide = true
 			}
 			i++
@@ -67,11 +85,11 @@ func alignedHeader(line string) ([]alignedColumn, bool) {
 			case textkit.IsDigit(c) && i > s:
 			case strings.IndexByte("%_-/+#.()", c) >= 0:
 			default:
-				return nil, false
+				return 0, false
 			}
 		}
 		if letters == 0 {
-			return nil, false
+			return 0, false
 		}
 		first := s
 		for !textkit.IsLetter(line[first]) {
@@ -81,12 +99,15 @@ func alignedHeader(line string) ([]alignedColumn, bool) {
 			capitals++
 		}
 		shouted = shouted || upper && letters >= 2
-		cols = append(cols, alignedColumn{s, i})
+		if cols != nil {
+			*cols = append(*cols, alignedColumn{s, i})
+		}
+		n++
 	}
-	if len(cols) < minAlignedColumns || capitals*3 < len(cols)*2 || !wide && !shouted {
-		return nil, false
+	if n < minAlignedColumns || capitals*3 < n*2 || !wide && !shouted {
+		return 0, false
 	}
-	return cols, true
+	return n, true
 }
 
 // alignedRows returns how many lines from the start of lines line up
@@ -271,7 +292,8 @@ func runeOffsets(text string) []int {
 // i (i when there is none), the first line of its body (past a rule
 // under the header) and its columns.
 func alignedTable(x textkit.LineIndex, i int) (end, body int, cols []alignedColumn) {
-	header, ok := alignedHeader(columnView(strings.TrimSuffix(x.Line(i), "\r")))
+	// No columnView: a header is ASCII (see alignedHeader).
+	header, ok := alignedHeader(strings.TrimSuffix(x.Line(i), "\r"))
 	if !ok {
 		return i, i, nil
 	}
@@ -299,7 +321,7 @@ func ruleRow(l string) bool {
 func alignedDocument(sample []string) bool {
 	inTables := 0
 	for i := 0; i < len(sample); {
-		header, ok := alignedHeader(columnView(sample[i]))
+		header, ok := alignedHeader(sample[i]) // ASCII: no columnView
 		if !ok {
 			i++
 			continue

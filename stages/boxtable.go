@@ -14,6 +14,9 @@ import (
 // boxRule reports a border or rule row: '-' (or '=') and '+' alone, both
 // present, blanks around ("+-----+------+", "-----+------").
 func boxRule(line string) bool {
+	if line != "" && !mayOpenRule(line[0]) {
+		return false // most lines: no trimming, no search for '+'
+	}
 	t := strings.TrimSpace(line)
 	if len(t) < 3 || strings.IndexByte(t, '+') < 0 {
 		return false
@@ -29,6 +32,17 @@ func boxRule(line string) bool {
 		}
 	}
 	return dash
+}
+
+// mayOpenRule reports a first byte a rule may have before it is trimmed:
+// a blank, a byte of a longer character (Unicode spaces trim too) or a
+// rule's own.
+func mayOpenRule(c byte) bool {
+	switch c {
+	case '-', '=', '+', ' ', '\t', '\n', '\v', '\f', '\r':
+		return true
+	}
+	return c >= 0x80
 }
 
 // boxTable returns the lines of the box table that starts on line i: its

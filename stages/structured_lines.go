@@ -14,83 +14,150 @@ import (
 // nor an HTML page: JSON values on lines of their own, long tables and
 // base64 blobs. Protected placeholder lines are copied as they are.
 func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error) {
-	cc := canceled{ctx: ctx}
-	// A line index and a lazily written output keep a text of millions of
-	// short lines at a few bytes a line when nothing is folded.
-	x := textkit.NewLineIndex(in.Text)
-	var w *textkit.LineWriter
-	copied := 0 // lines before this one are written to w (once w exists)
-	emit := func(i, next int, folded []string) {
-		if w == nil {
-			w = newLineWriter(len(in.Text))
-		}
-		if copied < i {
-			w.Add(x.Span(copied, i))
-		}
-		for _, l := range folded {
-			w.Add(l)
-		}
-		copied = next
+	f := lineFolder{
+		n: n, text: in.Text, kind: in.Kind, lines: lazyLines{text: in.Text},
+		tables: tableGate{text: in.Text, kind: in.Kind, pipe: -1},
+		dumps:  in.Kind == KindLog || in.Kind == KindProse,
+		// In logs, JSON and HTML a line that opens with a digit (a time
+		// stamp) opens a block only with a '|' in it.
+		digitQuiet: in.Kind == KindLog || in.Kind == KindJSON || in.Kind == KindHTML,
 	}
-	closers := map[string]closerMemo{}
-	transcript := in.Kind.IsTranscript()
-	tables := tableGate{text: in.Text, kind: in.Kind, pipe: -1}
-	threads := 0 // thread headers of a dump (see foldThreadDumps)
-	dumps := in.Kind == KindLog || in.Kind == KindProse
-	for i := 0; i < x.Len(); {
+	cc := canceled{ctx: ctx}
+	for i, start := 0, 0; start <= len(in.Text); {
 		if err := cc.check(); err != nil {
 			return "", err
 		}
-		line := x.Line(i)
-		if IsProtectedLine(line) {
-			i++
+		end := len(in.Text)
+		if k := strings.IndexByte(in.Text[start:], '\n'); k >= 0 {
+			end = start + k
+		}
+		line := in.Text[start:end]
+		if !f.blobs && b64.LineMayFold(line, n.opt.Base64MinChars) {
+			f.blobs = true
+		}
+		if f.digitQuiet && line != "" && textkit.IsDigit(line[0]) && !f.tables.pipeIn(start, end) {
+			i, start = i+1, end+1
 			continue
 		}
-		if dumps && mayOpenThread(line) {
-			if _, ok := threadHeader(line); ok {
-				threads++
-			}
+		next, err := f.fold(ctx, i, start, line)
+		if err != nil {
+			return "", err
 		}
-		if opensJSON(line) {
-			folded, next, err := n.embeddedJSON(ctx, x, i, closers)
-			if err != nil {
-				return "", err
-			}
-			if next > i {
-				emit(i, next, folded)
-				i = next
-				continue
-			}
-		}
-		if !tables.mayOpen(int(x.Starts[i]), line) {
-			i++
+		if next == i+1 {
+			i, start = next, end+1
 			continue
 		}
-		if rows, next := n.foldTable(x, i, in.Kind); next > i {
-			if rows != nil {
-				emit(i, next, rows)
-			}
-			i = next
-			continue
+		x := f.lines.index()
+		for k := i + 1; k < next && !f.blobs; k++ {
+			f.blobs = b64.LineMayFold(x.Line(k), n.opt.Base64MinChars)
 		}
-		i++
+		i, start = next, int(x.Starts[next])
 	}
-	text := in.Text
-	if w != nil {
-		if copied < x.Len() {
-			w.Add(x.Span(copied, x.Len()))
+	text := f.text
+	if f.w != nil {
+		x := f.lines.index()
+		if f.copied < x.Len() {
+			f.w.Add(x.Span(f.copied, x.Len()))
 		}
-		text = w.String()
+		text = f.w.String()
 	}
-	if threads >= minDumpThreads {
+	if f.threads >= minDumpThreads {
 		text = foldThreadDumps(text)
 	}
-	return b64.Fold(text, n.opt.Base64MinChars, transcript, cc.check)
+	if text == in.Text && !f.blobs {
+		return text, nil // no line holds a run b64.Fold could fold
+	}
+	return b64.Fold(text, n.opt.Base64MinChars, in.Kind.IsTranscript(), cc.check)
+}
+
+// lineFolder is foldLines' state. Lines are walked in place; the line
+// index, and a lazily written output, are made only once a line may open
+// a block, so that a text of millions of short lines with nothing to
+// fold costs one pass and a few bytes a line.
+type lineFolder struct {
+	n          structuredNode
+	text       string
+	kind       Kind
+	lines      lazyLines
+	w          *textkit.LineWriter
+	copied     int // lines before this one are written to w (once w exists)
+	closers    map[string]closerMemo
+	tables     tableGate
+	threads    int  // thread headers of a dump (see foldThreadDumps)
+	dumps      bool // thread dumps are looked for
+	digitQuiet bool // see foldLines
+	blobs      bool // a line seen may hold a base64 run b64.Fold folds
+}
+
+// fold looks at line i, at byte start: it counts a thread header, folds
+// the embedded JSON value or the table that starts there, and returns
+// the line after what it passed.
+func (f *lineFolder) fold(ctx context.Context, i, start int, line string) (int, error) {
+	if IsProtectedLine(line) {
+		return i + 1, nil
+	}
+	if f.dumps && mayOpenThread(line) {
+		if _, ok := threadHeader(line); ok {
+			f.threads++
+		}
+	}
+	if opensJSON(line) && f.n.mayFoldJSONLine(line) {
+		if f.closers == nil {
+			f.closers = map[string]closerMemo{}
+		}
+		folded, next, err := f.n.embeddedJSON(ctx, f.lines.index(), i, f.closers)
+		if err != nil {
+			return 0, err
+		}
+		if next > i {
+			f.emit(i, next, folded)
+			return next, nil
+		}
+	}
+	if !f.tables.mayOpen(start, line) {
+		return i + 1, nil
+	}
+	if rows, next := f.n.foldTable(f.lines.index(), i, f.kind); next > i {
+		if rows != nil {
+			f.emit(i, next, rows)
+		}
+		return next, nil
+	}
+	return i + 1, nil
+}
+
+// emit writes folded in place of lines [i, next).
+func (f *lineFolder) emit(i, next int, folded []string) {
+	x := f.lines.index()
+	if f.w == nil {
+		f.w = newLineWriter(len(f.text))
+	}
+	if f.copied < i {
+		f.w.Add(x.Span(f.copied, i))
+	}
+	for _, l := range folded {
+		f.w.Add(l)
+	}
+	f.copied = next
+}
+
+// lazyLines is the line index of text, made on first use.
+type lazyLines struct {
+	text string
+	x    textkit.LineIndex
+	made bool
+}
+
+func (l *lazyLines) index() textkit.LineIndex {
+	if !l.made {
+		l.x, l.made = textkit.NewLineIndex(l.text), true
+	}
+	return l.x
 }
 
 // tableGate passes the lines that may open a table. In logs, JSON and
-// HTML only a line with a '|' can, or in logs the header of an aligned
-// table (command output).
+// HTML only a line with a '|' can, or in logs a box table's rule or the
+// header of an aligned table (command output).
 type tableGate struct {
 	text string
 	kind Kind
@@ -102,13 +169,28 @@ func (g *tableGate) mayOpen(start int, line string) bool {
 	if g.kind != KindLog && g.kind != KindJSON && g.kind != KindHTML {
 		return true
 	}
-	if g.pipe < start {
-		g.pipe = len(g.text)
-		if k := strings.IndexByte(g.text[start:], '|'); k >= 0 {
-			g.pipe = start + k
-		}
+	if g.pipeIn(start, start+len(line)) {
+		return true
 	}
-	return g.pipe < start+len(line) || g.kind == KindLog && (mayOpenAligned(line) || boxRule(line))
+	// Without a '|', only a box table's rule or an aligned table's header
+	// opens a table foldTable folds in a log.
+	return g.kind == KindLog && (boxRule(line) || isAlignedHeader(strings.TrimSuffix(line, "\r")))
+}
+
+// pipeIn reports a '|' in text[start:end]; start never decreases from one
+// call to the next.
+func (g *tableGate) pipeIn(start, end int) bool {
+	if g.pipe < start {
+		g.findPipe(start)
+	}
+	return g.pipe < end
+}
+
+func (g *tableGate) findPipe(start int) {
+	g.pipe = len(g.text)
+	if k := strings.IndexByte(g.text[start:], '|'); k >= 0 {
+		g.pipe = start + k
+	}
 }
 
 // opensJSON reports a line whose first byte past blanks is '{' or '[':
@@ -120,6 +202,12 @@ func opensJSON(line string) bool {
 		}
 	}
 	return false
+}
+
+// mayFoldJSONLine is embeddedJSON's first test: a line it folds holds a
+// value of MinChars or more, or is a lone open bracket.
+func (n structuredNode) mayFoldJSONLine(line string) bool {
+	return len(line) >= n.opt.MinChars || len(strings.Trim(line, " \t\r")) == 1
 }
 
 // closerMemo remembers, for one indentation and bracket, that the first

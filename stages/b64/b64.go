@@ -289,7 +289,10 @@ func Fold(text string, minChars int, transcript bool, check func() error) (strin
 	// Runs shorter than minRun are words: too short to fold, and too narrow
 	// to open a wrapped block (padding adds two at most).
 	minRun := max(1, min(minWrapWidth, minChars-2))
-	for i := 0; i+minRun <= len(text); {
+	// Only a run of longRun or more folds where it stands; a shorter one
+	// opens a wrapped block or is left. Lines with neither are skipped.
+	longRun := max(minRun, minChars-2)
+	for i := nextLineMayFold(text, 0, longRun); i+minRun <= len(text); {
 		// No run of minRun starts in [i, j], where j is the last byte of
 		// [i, i+minRun) outside the alphabet: it would cover j. Scanning
 		// back from the end skips about minRun bytes at a time through
@@ -319,11 +322,77 @@ func Fold(text string, minChars int, transcript bool, check func() error) (strin
 			out.WriteString(base64Marker(r.count, blobKind(mime, text[r.start:r.end]), transcript))
 			last = r.end
 		}
-		i = max(r.end, i+1)
+		i = nextLineMayFold(text, max(r.end, i+1), longRun)
 	}
 	if last == 0 {
 		return text, nil
 	}
 	out.WriteString(text[last:])
 	return out.String(), nil
+}
+
+// nextLineMayFold returns i when the rest of its line may hold a blob,
+// else the start of the first line after it that may (see lineMayFold),
+// or len(text). What it skips Fold would leave: runs too short to fold
+// that open no wrapped block.
+func nextLineMayFold(text string, i, longRun int) int {
+	lineStart := i == 0 || i <= len(text) && text[i-1] == '\n'
+	for i < len(text) {
+		end := strings.IndexByte(text[i:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += i
+		}
+		if lineMayFold(text[i:end], lineStart, longRun) {
+			return i
+		}
+		i, lineStart = end+1, true
+	}
+	return len(text)
+}
+
+// LineMayFold reports whether a line of a text may hold a run Fold
+// folds: when no line of a text may, Fold returns the text as it is.
+func LineMayFold(line string, minChars int) bool {
+	if len(line) < minChars-2 && (len(line) < minWrapWidth || !b64Alphabet[line[minWrapWidth-1]]) {
+		return false // too short for a long run, and opens no wrapped block
+	}
+	return lineMayFoldAt(line, minChars)
+}
+
+func lineMayFoldAt(line string, minChars int) bool {
+	minRun := max(1, min(minWrapWidth, minChars-2))
+	return lineMayFold(line, true, max(minRun, minChars-2))
+}
+
+// lineMayFold reports a line (or the rest of one) that holds a run of
+// longRun alphabet characters, or that opens with minWrapWidth of them
+// (the first line of a wrapped block) when it is a whole line.
+func lineMayFold(line string, whole bool, longRun int) bool {
+	if whole && len(line) >= minWrapWidth && allAlphabet(line[:minWrapWidth]) {
+		return true
+	}
+	for i := 0; i+longRun <= len(line); {
+		j := i + longRun - 1
+		for j >= i && b64Alphabet[line[j]] {
+			j--
+		}
+		if j < i {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+// allAlphabet reports whether every byte of s is in the alphabet, looking
+// from the end (a line of words fails at its last blank).
+func allAlphabet(s string) bool {
+	for j := len(s) - 1; j >= 0; j-- {
+		if !b64Alphabet[s[j]] {
+			return false
+		}
+	}
+	return true
 }
