@@ -110,7 +110,7 @@ func DetectLayout(text string) (Kind, logs.Layout) {
 // code, command output, Markdown, CSV, structured documents.
 func documentNoLog(k Kind, st *kindStats, text string) bool {
 	switch {
-	case subtitleDocument(st.sample):
+	case st.cueLike >= minSubtitleCues && subtitleDocument(st.sample):
 		return true // what was said: see subtitles.go
 	case (k == KindLog || k == KindProse) && delimitedDocument(st.sample):
 		// A CSV or TSV table (see delimiteddoc.go), its rows records or not
@@ -140,6 +140,8 @@ func dropPartialLine(s string) string { return textkit.DropPartialLine(s) }
 func (st *kindStats) scan(s string, max int) {
 	fence := ""
 	breaks := newBreakFinder(s)
+	// One search for an escape, not one a line (see add).
+	st.noEscapes = strings.IndexByte(s, 0x1b) < 0
 	for pos, n := 0, 0; pos < len(s) && n < max; {
 		line := s[pos:]
 		if i := breaks.next(pos); i >= 0 {
@@ -162,13 +164,36 @@ func (st *kindStats) scan(s string, max int) {
 		}
 		// A quoted reply ("> > text") is read by what it quotes: its
 		// markers open every line alike, as a build's output does.
-		if line = unquoted(line); strings.TrimSpace(line) == "" {
+		if line = unquoted(line); isBlank(line) {
 			continue
 		}
 		st.add(line)
 		st.sample = append(st.sample, line)
+		if mayBeCueTiming(line) {
+			st.cueLike++
+		}
 		n++
 	}
+}
+
+// isBlank is strings.TrimSpace(s) == "", at once for a line that opens
+// with a printable ASCII byte.
+func isBlank(s string) bool {
+	if s != "" && s[0] > ' ' && s[0] < utf8.RuneSelf {
+		return false
+	}
+	return strings.TrimSpace(s) == ""
+}
+
+// mayBeCueTiming is cueTiming's first test (subtitles.go): past blanks,
+// two digits and a colon, and room for a cue's two clocks.
+func mayBeCueTiming(line string) bool {
+	i := 0
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	t := line[i:]
+	return len(t) >= 23 && t[2] == ':' && textkit.IsDigit(t[0]) && textkit.IsDigit(t[1])
 }
 
 // unquoted is line without the quote markers of an e-mail or Markdown
@@ -186,19 +211,22 @@ func unquoted(line string) string {
 
 // kindStats counts what the sampled lines look like.
 type kindStats struct {
-	lines    int
-	records  int      // log records: a timestamp, epoch or level first
-	console  int      // terminal output: escapes, prompts, progress, file:line
-	escapes  int      // lines with ANSI escape sequences
-	sample   []string // the lines added, in order
-	prose    int      // sentences: mostly plain words
-	turns    int
-	speakers map[string]int
+	lines   int
+	records int      // log records: a timestamp, epoch or level first
+	console int      // terminal output: escapes, prompts, progress, file:line
+	escapes int      // lines with ANSI escape sequences
+	sample  []string // the lines added, in order
+	cueLike int      // sampled lines that may be a subtitle cue's timing
+	// noEscapes: the text scanned has no escape byte, so no line has one.
+	noEscapes bool
+	prose     int // sentences: mostly plain words
+	turns     int
+	speakers  map[string]int
 }
 
 func (st *kindStats) add(line string) {
 	st.lines++
-	if strings.IndexByte(line, 0x1b) >= 0 {
+	if !st.noEscapes && strings.IndexByte(line, 0x1b) >= 0 {
 		st.escapes++
 	}
 	console := false

@@ -285,3 +285,20 @@ func TestQuotedRepliesAreProse(t *testing.T) {
 		t.Errorf("a quoted log read as %s", k)
 	}
 }
+
+// FuzzDetectFirstTests checks the quick tests scan uses: isBlank is
+// strings.TrimSpace(s) == "", and a line cueTiming reads passes
+// mayBeCueTiming.
+func FuzzDetectFirstTests(f *testing.F) {
+	for _, s := range []string{"00:00:01,000 --> 00:00:02,500", " \t01:02.345 --> 01:03.000 x", "\u00a0", " ", "a", "\x7f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if isBlank(s) != (strings.TrimSpace(s) == "") {
+			t.Fatalf("isBlank(%q) = %v", s, isBlank(s))
+		}
+		if _, _, ok := cueTiming(s); ok && !mayBeCueTiming(s) {
+			t.Fatalf("cueTiming reads %q, mayBeCueTiming does not pass it", s)
+		}
+	})
+}
