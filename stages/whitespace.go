@@ -244,19 +244,6 @@ func (r *nextRuns) before(text string, start, end int) bool {
 	return min(r.tab, r.double) < end
 }
 
-// doubleBlankAt returns the index of the first double space in s at or
-// after from, or len(s). It searches 64 bytes at a time (one
-// overlapping), where strings.Index compares whole blocks; on a longer
-// text strings.Index would call IndexByte at every single space.
-func doubleBlankAt(s string, from int) int {
-	for off := from; off+1 < len(s); off += 63 {
-		if i := strings.Index(s[off:min(off+64, len(s))], "  "); i >= 0 {
-			return off + i
-		}
-	}
-	return len(s)
-}
-
 // writeCollapsed writes line, found at start in w's source, keeping its
 // leading indentation and folding later runs of spaces and tabs to one
 // space. line has no trailing blanks.
