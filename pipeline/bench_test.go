@@ -358,6 +358,20 @@ func BenchmarkNodesLog64KiB(b *testing.B) {
 // built with it (go test -pgo=$PWD/cmd/worker/default.pgo, as
 // scripts/benchcmp.sh does), Log64KiB +5.7%, Log +6.7%, JSONLines +8.3%,
 // JSON +4.7% (benchcmp -n 6, p=0.002 each).
+//
+// Then (cad7ef0 -> 586399b, Dec 3, third session): log_dedup takes a
+// record line's tokens from an earlier line of the same digit shape
+// (stages/logs tokenMemo: 84% of these documents' record lines repeat
+// one), Tok is back to four fields, near_dup, number_normalize and
+// keywords read their lines once, structured decides a log has nothing
+// to fold in one pass, Detect searches escapes a window at a time.
+// benchinstr (GOGC=off): Log64KiB 8.11M -> 5.75M (-29%; 6.31M with the
+// log_dedup changes alone), Log 243.2M -> 154.4M, JSONLines 319.3M ->
+// 251.4M, JSON 358.6M -> 358.7M. Interleaved (benchcmp -n 5 -t 2s): Log64KiB -18.5% time
+// (p=0.032), 95-108 MB/s alone. Top self costs now: indexbytebody 9.5%
+// (line splitting across nodes), memclr 4%, recordSimTokens 3%,
+// memmove 2.9%, tokenize 2.3% (6.6% cumulative), appendDigitShape 4.3%
+// cumulative, readColumn 2.5%, foldTokenIDs 1.8%.
 func BenchmarkPipelineLog64KiB(b *testing.B) {
 	p, err := New(DefaultConfig(), stages.Deps{})
 	if err != nil {
