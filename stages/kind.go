@@ -164,7 +164,7 @@ func (st *kindStats) scan(s string, max int) {
 		}
 		// A quoted reply ("> > text") is read by what it quotes: its
 		// markers open every line alike, as a build's output does.
-		if line = unquoted(line); isBlank(line) {
+		if line = unquoted(line); textkit.IsBlank(line) {
 			continue
 		}
 		st.add(line)
@@ -174,15 +174,6 @@ func (st *kindStats) scan(s string, max int) {
 		}
 		n++
 	}
-}
-
-// isBlank is strings.TrimSpace(s) == "", at once for a line that opens
-// with a printable ASCII byte.
-func isBlank(s string) bool {
-	if s != "" && s[0] > ' ' && s[0] < utf8.RuneSelf {
-		return false
-	}
-	return strings.TrimSpace(s) == ""
 }
 
 // mayBeCueTiming is cueTiming's first test (subtitles.go): past blanks,

@@ -286,7 +286,7 @@ func TestQuotedRepliesAreProse(t *testing.T) {
 	}
 }
 
-// FuzzDetectFirstTests checks the quick tests scan uses: isBlank is
+// FuzzDetectFirstTests checks the quick tests scan uses: textkit.IsBlank is
 // strings.TrimSpace(s) == "", and a line cueTiming reads passes
 // mayBeCueTiming.
 func FuzzDetectFirstTests(f *testing.F) {
@@ -294,8 +294,8 @@ func FuzzDetectFirstTests(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if isBlank(s) != (strings.TrimSpace(s) == "") {
-			t.Fatalf("isBlank(%q) = %v", s, isBlank(s))
+		if textkit.IsBlank(s) != (strings.TrimSpace(s) == "") {
+			t.Fatalf("IsBlank(%q) = %v", s, textkit.IsBlank(s))
 		}
 		if _, _, ok := cueTiming(s); ok && !mayBeCueTiming(s) {
 			t.Fatalf("cueTiming reads %q, mayBeCueTiming does not pass it", s)

@@ -358,10 +358,6 @@ func LineMayFold(line string, minChars int) bool {
 	if len(line) < minChars-2 && (len(line) < minWrapWidth || !b64Alphabet[line[minWrapWidth-1]]) {
 		return false // too short for a long run, and opens no wrapped block
 	}
-	return lineMayFoldAt(line, minChars)
-}
-
-func lineMayFoldAt(line string, minChars int) bool {
 	minRun := max(1, min(minWrapWidth, minChars-2))
 	return lineMayFold(line, true, max(minRun, minChars-2))
 }

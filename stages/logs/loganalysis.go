@@ -219,7 +219,7 @@ func (a *logAnalysis) scan(s string, max int) {
 			s = ""
 		}
 		line = strings.TrimSuffix(line, "\r")
-		if blank(line) || textkit.IsProtectedLine(line) {
+		if textkit.IsBlank(line) || textkit.IsProtectedLine(line) {
 			continue
 		}
 		n++
@@ -410,15 +410,6 @@ func shapeOf(line string) shapeKey {
 	var k shapeKey
 	k.n = uint8(len(appendShape(k.b[:0], line)))
 	return k
-}
-
-// blank reports a line of white space only; a printable ASCII byte
-// first answers at once.
-func blank(line string) bool {
-	if line != "" && line[0] > ' ' && line[0] < 0x7f {
-		return false
-	}
-	return strings.TrimSpace(line) == ""
 }
 
 // appendShape appends the shape of line's first token (ANSI aside): runs of

@@ -257,3 +257,12 @@ func BoolOrder(b bool) int {
 	}
 	return 0
 }
+
+// IsBlank reports a line of white space only (strings.TrimSpace(s) ==
+// ""); a line that opens with a printable ASCII byte answers at once.
+func IsBlank(s string) bool {
+	if s != "" && s[0] > ' ' && s[0] < 0x7f {
+		return false
+	}
+	return strings.TrimSpace(s) == ""
+}

@@ -71,3 +71,19 @@ func TestIsFailureLineMatchesLowerContains(t *testing.T) {
 		}
 	}
 }
+
+// TestIsBlankIsTrimSpace checks IsBlank against strings.TrimSpace on
+// lines of blanks, Unicode spaces, control and printable bytes.
+func TestIsBlankIsTrimSpace(t *testing.T) {
+	pool := []string{" ", "\t", "\r", "\v", "\u00a0", "\u2003", "\x7f", "\x00", "a", "#", "\xff", "é"}
+	for n := 0; n < 5000; n++ {
+		var b strings.Builder
+		for k := 0; k < n%5; k++ {
+			b.WriteString(pool[(n*7+k*3)%len(pool)])
+		}
+		s := b.String()
+		if got, want := IsBlank(s), strings.TrimSpace(s) == ""; got != want {
+			t.Fatalf("IsBlank(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
