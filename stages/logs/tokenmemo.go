@@ -21,9 +21,9 @@ import (
 type tokenMemo struct {
 	index   map[uint64]int32 // hash of a digit shape -> entries
 	entries []memoEntry
-	block   []Tok  // the entries' tokens
-	shapes  []byte // the entries' digit shapes (digits as '0')
-	shape   []byte // the digit shape of the line at hand
+	block   chunks[Tok]  // the entries' tokens
+	shapes  chunks[byte] // the entries' digit shapes (digits as '0')
+	shape   []byte       // the digit shape of the line at hand
 	lookups int
 	hits    int
 	off     bool // too few hits to pay for the shapes
@@ -33,8 +33,8 @@ type tokenMemo struct {
 }
 
 type memoEntry struct {
-	from, to    int32 // its tokens in block
-	shapeAt     int32 // its shape in shapes
+	toks        chunkRef // its tokens in block
+	shapeAt     chunkRef // its shape in shapes
 	digitValued bool
 }
 
@@ -46,6 +46,9 @@ const (
 	memoMaxEntries = 1 << 14
 	memoMaxTokens  = 1 << 18
 	memoMaxShapes  = 4 << 20 // bytes
+	// The largest chunks of the arenas, in tokens and bytes.
+	memoChunkToks   = 4 << 10
+	memoChunkShapes = 64 << 10
 	// Every memoProbe lines the memo checks that the log repeats its
 	// shapes, one hit in eight so far, or stops: a line of a new shape
 	// costs its hashing and keeping on top of its tokenizing.
@@ -73,16 +76,21 @@ func getTokenMemo(of func(string, []Tok) []Tok) *tokenMemo {
 	m := memoPool.Get().(*tokenMemo)
 	m.of = of
 	clear(m.index)
-	m.entries, m.block, m.shapes = m.entries[:0], m.block[:0], m.shapes[:0]
+	m.entries = m.entries[:0]
+	m.block.reset()
+	m.shapes.reset()
 	m.lookups, m.hits, m.off = 0, 0, false
 	return m
 }
 
 // release puts m back in the pool; nothing of it may be used after.
 func (m *tokenMemo) release() {
-	if cap(m.block)*int(unsafe.Sizeof(Tok{}))+cap(m.shapes) <= memoKeepBytes && len(m.entries) <= 4096 {
-		memoPool.Put(m)
+	if len(m.entries) > 4096 {
+		return
 	}
+	m.block.keep(memoKeepBytes / 2 / int(unsafe.Sizeof(Tok{})))
+	m.shapes.keep(memoKeepBytes / 2)
+	memoPool.Put(m)
 }
 
 // lineTokens appends the tokens of line, as m.of does.
@@ -98,22 +106,20 @@ func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
 	m.shape, key = appendDigitShape(m.shape[:0], line)
 	if i, ok := m.index[key]; ok {
 		e := &m.entries[i]
-		if !e.digitValued && string(m.shapes[e.shapeAt:int(e.shapeAt)+len(m.shape)]) == string(m.shape) {
+		if !e.digitValued && string(m.shapes.at(e.shapeAt)) == string(m.shape) {
 			m.hits++
-			return append(dst, m.block[e.from:e.to]...)
+			return append(dst, m.block.at(e.toks)...)
 		}
 		return m.of(line, dst) // another shape under the same hash
 	}
 	at := len(dst)
 	dst = m.of(line, dst)
-	if len(m.entries) < memoMaxEntries && len(m.block)+len(dst)-at <= memoMaxTokens && len(m.shapes)+len(m.shape) <= memoMaxShapes {
-		e := memoEntry{from: int32(len(m.block)), shapeAt: int32(len(m.shapes))}
-		for _, t := range dst[at:] {
+	toks := dst[at:]
+	if len(m.entries) < memoMaxEntries && m.block.held+len(toks) <= memoMaxTokens && m.shapes.held+len(m.shape) <= memoMaxShapes {
+		e := memoEntry{toks: m.block.add(toks, memoChunkToks), shapeAt: m.shapes.add(m.shape, memoChunkShapes)}
+		for _, t := range toks {
 			e.digitValued = e.digitValued || t.digitValued()
 		}
-		m.block = append(m.block, dst[at:]...)
-		m.shapes = append(m.shapes, m.shape...)
-		e.to = int32(len(m.block))
 		m.index[key] = int32(len(m.entries))
 		m.entries = append(m.entries, e)
 	}
@@ -180,4 +186,57 @@ func appendDigitShape(dst []byte, s string) ([]byte, uint64) {
 		h = (h ^ uint64(c)) * mul
 	}
 	return dst, h ^ h>>29
+}
+
+// chunks is an append-only store in chunks that never move: growing it
+// copies nothing, and a pooled memo keeps its first chunks.
+type chunks[T any] struct {
+	list [][]T
+	cur  int // the chunk being filled
+	held int // elements added since reset
+}
+
+// chunkRef is where add put a run: chunk, offset and length.
+type chunkRef struct{ chunk, off, n int32 }
+
+// add copies xs into a chunk. Chunks double from 256 elements up to
+// size, and a run longer than size gets a chunk of its own.
+func (c *chunks[T]) add(xs []T, size int) chunkRef {
+	if c.cur < len(c.list) && cap(c.list[c.cur])-len(c.list[c.cur]) < len(xs) {
+		c.cur++
+	}
+	if c.cur == len(c.list) {
+		n := 256
+		if c.cur > 0 {
+			n = min(2*cap(c.list[c.cur-1]), size)
+		}
+		c.list = append(c.list, make([]T, 0, max(n, len(xs))))
+	}
+	ch := c.list[c.cur]
+	r := chunkRef{chunk: int32(c.cur), off: int32(len(ch)), n: int32(len(xs))}
+	c.list[c.cur] = append(ch, xs...)
+	c.held += len(xs)
+	return r
+}
+
+func (c *chunks[T]) at(r chunkRef) []T { return c.list[r.chunk][r.off : r.off+r.n] }
+
+// reset empties every chunk, keeping their memory.
+func (c *chunks[T]) reset() {
+	for i := range c.list {
+		c.list[i] = c.list[i][:0]
+	}
+	c.cur, c.held = 0, 0
+}
+
+// keep lets go of the chunks past the first holding max elements.
+func (c *chunks[T]) keep(max int) {
+	n := 0
+	for i, ch := range c.list {
+		if n += cap(ch); n > max {
+			clear(c.list[i:])
+			c.list = c.list[:i]
+			break
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -320,6 +321,38 @@ func TestMineSameWithoutMemo(t *testing.T) {
 		useTokenMemo = true
 		if with != without {
 			t.Fatalf("document %d: mined text differs with the memo (%d bytes) and without (%d bytes)", i, len(with), len(without))
+		}
+	}
+}
+
+// TestChunksKeepEveryRun: runs of every length, past the largest chunk
+// too, read back as added, across resets and trims as the pool does them.
+func TestChunksKeepEveryRun(t *testing.T) {
+	var c chunks[byte]
+	rng := rand.New(rand.NewPCG(7, 9))
+	for round := range 4 {
+		var refs []chunkRef
+		var want [][]byte
+		for range 2000 {
+			run := make([]byte, rng.IntN(300))
+			if rng.IntN(200) == 0 {
+				run = make([]byte, 5000) // longer than a chunk
+			}
+			for i := range run {
+				run[i] = byte(rng.Uint32())
+			}
+			refs = append(refs, c.add(run, 4096))
+			want = append(want, run)
+		}
+		for i, r := range refs {
+			if !bytes.Equal(c.at(r), want[i]) {
+				t.Fatalf("round %d: run %d read back differs", round, i)
+			}
+		}
+		c.keep(10000)
+		c.reset()
+		if c.held != 0 {
+			t.Fatalf("round %d: %d held after reset", round, c.held)
 		}
 	}
 }
