@@ -178,6 +178,7 @@ func (n logdedupNode) mine(ctx context.Context, x textkit.LineIndex, lay logs.La
 	if err != nil {
 		return "", false, err
 	}
+	defer m.Release()
 	if spans != nil {
 		m.Spans(spans)
 	}

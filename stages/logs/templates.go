@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/jetcompact/jetcompact/stages/textkit"
 )
@@ -26,6 +27,12 @@ func Mine(ctx context.Context, x textkit.LineIndex, lay Layout, minVariants int,
 		return nil, err
 	}
 	return &Mined{t: t, events: events, Merged: merged}, nil
+}
+
+// Release lets the next Mine reuse m's memory; m is not used again.
+func (m *Mined) Release() {
+	m.t.release()
+	m.t, m.events = nil, nil
 }
 
 // Spans puts each template's span in spans: its first event's first line
@@ -1203,7 +1210,34 @@ func (g *tgroup) firstTokens(dst []Tok) []Tok {
 const maxTemplateTokens = 128
 
 func newTemplates(minVariants int, lay Layout) *templates {
+	if a, ok := templatePool.Get().(*templateArenas); ok {
+		return &templates{minVariants: minVariants, lay: lay, byKey: a.byKey, groups: a.groups, block: a.block}
+	}
 	return &templates{minVariants: minVariants, lay: lay, byKey: make(map[uint64]int, 64), groups: make([]tgroup, 0, 64)}
+}
+
+// templateArenas are what a templates keeps between documents: its index,
+// groups and token words, emptied.
+type templateArenas struct {
+	byKey  map[uint64]int
+	groups []tgroup
+	block  []uint64
+}
+
+var templatePool sync.Pool
+
+// templateKeepGroups bounds the groups of arenas put back in the pool.
+const templateKeepGroups = 4096
+
+// release empties t's arenas into the pool; t is not used again.
+func (t *templates) release() {
+	if cap(t.groups) > templateKeepGroups || cap(t.block) > 16*templateKeepGroups {
+		return
+	}
+	clear(t.byKey)
+	clear(t.groups) // they hold the document's lines
+	templatePool.Put(&templateArenas{byKey: t.byKey, groups: t.groups[:0], block: t.block[:0]})
+	t.byKey, t.groups, t.block = nil, nil, nil
 }
 
 func mix(pos int, id uint64) uint64 {

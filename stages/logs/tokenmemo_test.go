@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jetcompact/jetcompact/stages/textkit"
@@ -275,6 +276,47 @@ func mineWrite(t *testing.T, text string) string {
 // among them), and on the
 // LogHub sample when ../shared is there.
 func TestMineSameWithoutMemo(t *testing.T) {
+	for i, doc := range mineTestDocs(t) {
+		with := mineWrite(t, doc)
+		useTokenMemo = false
+		without := mineWrite(t, doc)
+		useTokenMemo = true
+		if with != without {
+			t.Fatalf("document %d: mined text differs with the memo (%d bytes) and without (%d bytes)", i, len(with), len(without))
+		}
+	}
+}
+
+// TestMineSameWithPooledArenas: a document mined on the arenas another
+// document left in the pool (larger and smaller ones, in turn) gives the
+// text it gives on fresh ones.
+func TestMineSameWithPooledArenas(t *testing.T) {
+	docs := mineTestDocs(t)
+	fresh := make([]string, len(docs))
+	for i, doc := range docs {
+		templatePool = sync.Pool{}
+		fresh[i] = mineWrite(t, doc)
+	}
+	templatePool = sync.Pool{}
+	order := rand.New(rand.NewPCG(5, 6)).Perm(len(docs))
+	for _, i := range append(order, order...) {
+		x := textkit.NewLineIndex(docs[i])
+		m, err := Mine(context.Background(), x, Analyze(docs[i]), 3, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := m.Write(x)
+		m.Release()
+		if out != fresh[i] {
+			t.Fatalf("document %d: mined text differs on pooled arenas (%d bytes) and fresh ones (%d bytes)", i, len(out), len(fresh[i]))
+		}
+	}
+}
+
+// mineTestDocs generates logs of three syntaxes whose records (and stack
+// traces) repeat their shapes with other digits, and adds the LogHub
+// sample when ../shared is there.
+func mineTestDocs(t *testing.T) []string {
 	r := rand.New(rand.NewPCG(30, 31))
 	var docs []string
 	for n := range 40 {
@@ -314,15 +356,7 @@ func TestMineSameWithoutMemo(t *testing.T) {
 		}
 		docs = append(docs, string(b))
 	}
-	for i, doc := range docs {
-		with := mineWrite(t, doc)
-		useTokenMemo = false
-		without := mineWrite(t, doc)
-		useTokenMemo = true
-		if with != without {
-			t.Fatalf("document %d: mined text differs with the memo (%d bytes) and without (%d bytes)", i, len(with), len(without))
-		}
-	}
+	return docs
 }
 
 // TestChunksKeepEveryRun: runs of every length, past the largest chunk
