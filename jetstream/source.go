@@ -675,9 +675,13 @@ func (r *SourceRunner) redeliver(ctx context.Context, pending []windowRecord) er
 // awaitRedeliveries waits, when the consumer holds events delivered and
 // not acked (a worker crashed holding them), until their ack wait has run
 // out, so they come again before the events after them and windows keep
-// to stream order.
+// to stream order. The count of held events stays up until they are
+// redelivered and acked, so the wait runs to its end; a quarter of the
+// ack wait more lets a busy server requeue them before the first pull,
+// which would otherwise take newer events first: their window would then
+// span the late ones' sequences.
 func (r *SourceRunner) awaitRedeliveries(ctx context.Context) {
-	deadline := time.Now().Add(sourceAckWait)
+	deadline := time.Now().Add(sourceAckWait + sourceAckWait/4)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		info, err := r.cons.Info(ctx)
 		if err != nil || info.NumAckPending == 0 {
