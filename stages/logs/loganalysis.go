@@ -147,7 +147,9 @@ func Analyze(text string) Layout {
 	if len(text) <= 3*window {
 		heads = min(heads, strings.Count(text, "\n")+1)
 	}
-	a.heads, a.headShapes = make([]string, 0, heads), make([]shapeKey, 0, heads)
+	a.heads, a.headShapes, a.headFacts = make([]string, 0, heads), make([]shapeKey, 0, heads), make([]int32, 0, heads)
+	a.memo = getFactMemo()
+	defer a.memo.release()
 	if len(text) <= 3*window {
 		a.scan(text, analysisLines)
 	} else {
@@ -165,7 +167,10 @@ type logAnalysis struct {
 	heads []string
 	// headShapes are the shapes of heads, in order.
 	headShapes []shapeKey
-	shapes     shapeCounts
+	// headFacts number the facts of heads in memo, -1 where it had none.
+	headFacts []int32
+	memo      *factMemo
+	shapes    shapeCounts
 	// headed counts, per shape, the heads followed by a continuation
 	// form: an exception's name over its frames, not a record.
 	headed  map[shapeKey]int
@@ -184,11 +189,14 @@ type shapeCounts struct {
 	index  map[shapeKey]int // position in keys, once there are many
 }
 
-func (c *shapeCounts) add(k shapeKey) {
+func (c *shapeCounts) add(k shapeKey) { c.addN(k, 1) }
+
+// addN counts n more heads of shape k.
+func (c *shapeCounts) addN(k shapeKey, n int) {
 	if c.index == nil {
 		for i := range c.keys {
 			if c.keys[i] == k {
-				c.counts[i]++
+				c.counts[i] += n
 				return
 			}
 		}
@@ -199,14 +207,14 @@ func (c *shapeCounts) add(k shapeKey) {
 			}
 		}
 	} else if i, ok := c.index[k]; ok {
-		c.counts[i]++
+		c.counts[i] += n
 		return
 	}
 	if c.index != nil {
 		c.index[k] = len(c.keys)
 	}
 	c.keys = append(c.keys, k)
-	c.counts = append(c.counts, 1)
+	c.counts = append(c.counts, n)
 }
 
 func (a *logAnalysis) scan(s string, max int) {
@@ -224,31 +232,39 @@ func (a *logAnalysis) scan(s string, max int) {
 		}
 		n++
 		a.lines++
-		if strings.IndexByte(line, 0x1b) >= 0 {
+		f, fi := a.memo.lookup(line)
+		if fi < 0 {
+			fresh := factsOf(line)
+			f = &fresh
+		}
+		if f.escape {
 			a.escapes++
 		}
-		if continuationForm(line) {
+		if f.continuation {
 			if prev.n > 0 {
 				a.headed[prev]++
 				prev = shapeKey{}
 			}
 			continue
 		}
-		if len(line) > 4096 {
-			line = line[:4096] // a head is enough
-		}
-		a.heads = append(a.heads, line)
-		prev = shapeOf(line)
+		a.heads = append(a.heads, line[:min(len(line), maxHeadLen)])
+		prev = f.shape
 		a.headShapes = append(a.headShapes, prev)
-		a.shapes.add(prev)
-		if textkit.IsStamped(line) {
+		a.headFacts = append(a.headFacts, fi)
+		if fi >= 0 {
+			f.heads++ // counted in shapes by layout
+		} else {
+			a.shapes.add(prev)
+		}
+		if f.stamped {
 			a.stamped++
 		}
-		if jsonPayloadStart(line) >= 0 {
+		switch f.fields {
+		case headJSON:
 			a.json++
-		} else if _, end := accessRecord(line); end > 0 {
+		case headAccess:
 			a.access++
-		} else if logfmtPairs(line) >= 3 {
+		case headLogfmt:
 			a.logfmt++
 		}
 	}
@@ -259,6 +275,11 @@ func (a *logAnalysis) layout() Layout {
 	heads := len(a.heads)
 	if heads == 0 {
 		return l
+	}
+	for i := range a.memo.facts {
+		if f := &a.memo.facts[i]; f.heads > 0 {
+			a.shapes.addN(f.shape, int(f.heads))
+		}
 	}
 	type sc struct {
 		key   shapeKey
@@ -298,12 +319,16 @@ func (a *logAnalysis) layout() Layout {
 		}
 	}
 	openers := make([]string, 0, len(a.heads))
+	openerFacts := make([]int32, 0, maxHeaderHeads)
 	for i, h := range a.heads {
 		if slices.Contains(openerKeys, a.headShapes[i]) {
 			openers = append(openers, h)
+			if len(openerFacts) < maxHeaderHeads {
+				openerFacts = append(openerFacts, a.headFacts[i])
+			}
 		}
 	}
-	varying, header := headerStats(openers)
+	varying, header := a.headerStats(openers, openerFacts)
 	if l.Fields == "" {
 		l.HeaderCols = header
 		l.StatusFields = statusFields(openers)
@@ -459,10 +484,29 @@ func appendShape(dst []byte, line string) []byte {
 // number, an epoch, a request counter. header: the leading columns that
 // hold data on most lines (times, pids, node ids), with at most one
 // word between two of them (a host, a level); the message follows.
+// facts number the facts of the first heads (at most maxHeaderHeads):
+// their columns are read once a digit shape.
+func (a *logAnalysis) headerStats(heads []string, facts []int32) (varying bool, header int) {
+	var colsBuf [maxHeaderHeads]*headColumns
+	cols := colsBuf[:len(facts)]
+	for k, fi := range facts {
+		if fi < 0 {
+			return headerStats(heads)
+		}
+		f := &a.memo.facts[fi]
+		if !f.colsRead {
+			f.cols, f.colsRead = columnsOf(heads[k]), true
+		}
+		cols[k] = &f.cols
+	}
+	return headerStatsByColumns(heads, cols)
+}
+
+// headerStats is (*logAnalysis).headerStats for heads without facts
+// (the memo was off): it reads them a column at a time and stops once
+// the answer is settled.
 func headerStats(heads []string) (varying bool, header int) {
-	const cols, maxHeads = 8, 400
-	// The columns are read on 400 heads at most: a header's shape does
-	// not change with the length of the log.
+	const cols, maxHeads = headerCols, maxHeaderHeads
 	heads = heads[:min(len(heads), maxHeads)]
 	n := len(heads)
 	// Column by column, each head's unread rest kept: reading stops once

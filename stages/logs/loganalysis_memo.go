@@ -1,0 +1,277 @@
+package logs
+
+import (
+	"math/bits"
+	"strings"
+	"sync"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
+)
+
+// lineFacts are what Analyze reads of a sampled line. Each test that
+// makes them (continuationForm, appendShape, textkit.IsStamped,
+// jsonPayloadStart, accessRecord, logfmtPairs, the columns of
+// columnsOf) decides by byte classes in which every digit is alike, and
+// none reads a digit's value: lines of one digit shape (appendDigitShape)
+// have the same facts, and factMemo makes them once a shape.
+type lineFacts struct {
+	shape        shapeKey
+	escape       bool // holds an ANSI escape
+	continuation bool // continuationForm
+	stamped      bool // textkit.IsStamped
+	fields       uint8
+	heads        int32 // the heads of this digit shape sampled so far
+	colsRead     bool  // cols is made (columnsOf)
+	cols         headColumns
+}
+
+// The field syntaxes of a head, as lineFacts hold them.
+const (
+	headFree = iota
+	headJSON
+	headAccess
+	headLogfmt
+)
+
+// maxHeadLen bounds the head of a record: a head is enough to read.
+const maxHeadLen = 4096
+
+// factsOf reads the facts of a non-blank line from its bytes.
+func factsOf(line string) lineFacts {
+	var f lineFacts
+	f.escape = strings.IndexByte(line, 0x1b) >= 0
+	if continuationForm(line) {
+		f.continuation = true
+		return f
+	}
+	if len(line) > maxHeadLen {
+		line = line[:maxHeadLen]
+	}
+	f.shape = shapeOf(line)
+	f.stamped = textkit.IsStamped(line)
+	if jsonPayloadStart(line) >= 0 {
+		f.fields = headJSON
+	} else if _, end := accessRecord(line); end > 0 {
+		f.fields = headAccess
+	} else if logfmtPairs(line) >= 3 {
+		f.fields = headLogfmt
+	}
+	return f
+}
+
+// headColumns are the first columns of a head as headerStats reads them:
+// how many the head has, which hold data, and where each one's token
+// (brackets and quotes trimmed) stands in the head.
+type headColumns struct {
+	n    uint8
+	data uint8 // bit c: column c holds data
+	tok  [headerCols][2]uint16
+}
+
+// headerCols is how many leading columns headerStats reads.
+const headerCols = 8
+
+// columnsOf reads the first columns of head (at most maxHeadLen long),
+// as headerStats does one column at a time.
+func columnsOf(head string) headColumns {
+	var hc headColumns
+	i := textkit.SkipANSI(head, 0)
+	for c := 0; c < headerCols && i < len(head); c++ {
+		for i < len(head) && (head[i] == ' ' || head[i] == '\t' || head[i] == '|') {
+			i++
+		}
+		st := i
+		var cnt uint64 // digits and letters, as in readColumn
+		for ; i < len(head); i++ {
+			v := colCount[head[i]]
+			if v == colEnd {
+				break
+			}
+			cnt += v
+		}
+		e := i
+		for st < e && trimmedByte(head[st]) {
+			st++
+		}
+		for e > st && trimmedByte(head[e-1]) {
+			e--
+		}
+		hc.tok[c] = [2]uint16{uint16(st), uint16(e)}
+		if d, l := cnt&(1<<32-1), cnt>>32; d > 0 && l <= d {
+			hc.data |= 1 << c
+		}
+		hc.n = uint8(c + 1)
+	}
+	return hc
+}
+
+// headerStatsByColumns is headerStats on heads whose columns are read:
+// cols[k] are those of heads[k]. The data counts come from the columns'
+// bits, and tokens are compared only in the data columns that decide
+// varying.
+func headerStatsByColumns(heads []string, cols []*headColumns) (varying bool, header int) {
+	heads = heads[:min(len(heads), maxHeaderHeads)]
+	cols = cols[:len(heads)]
+	n := len(heads)
+	var data [headerCols]int
+	for _, hc := range cols {
+		for m := uint(hc.data); m != 0; m &= m - 1 {
+			data[bits.TrailingZeros(m)]++
+		}
+	}
+	gap := 0
+	for c := range headerCols {
+		if data[c]*10 < n*8 {
+			gap++
+			continue
+		}
+		if c < 6 && !varying && columnChanges(heads, cols, c, (n*3+9)/10) {
+			varying = true
+		}
+		if gap <= 1 && (header > 0 || c <= 1) {
+			header, gap = c+1, 0
+		}
+	}
+	return varying, header
+}
+
+// columnChanges reports whether at least want heads hold data in column
+// c that differs from the column of the last head above that has one.
+func columnChanges(heads []string, cols []*headColumns, c, want int) bool {
+	changes := 0
+	prev := ""
+	for k, hc := range cols {
+		if int(hc.n) <= c {
+			continue
+		}
+		t := hc.tok[c]
+		tok := heads[k][t[0]:t[1]]
+		if hc.data>>c&1 != 0 && tok != prev {
+			if changes++; changes >= want {
+				return true
+			}
+		}
+		prev = tok
+	}
+	return false
+}
+
+// maxHeaderHeads is how many heads headerStats reads: a header's shape
+// does not change with the length of the log.
+const maxHeaderHeads = 400
+
+// factMemo keeps the facts of the digit shapes of the lines sampled. A
+// line is hashed with its digits' low nibbles set (digits and ":;<=>?"
+// hash alike), then compared with the line that made the facts: equal
+// but for digits in both.
+type factMemo struct {
+	slots   []int32 // open addressing: 1 + a position in facts, 0 empty
+	facts   []lineFacts
+	lines   []string // the line that made facts[i]
+	hashes  []uint64
+	lookups int
+	hits    int
+	off     bool // too few hits to pay for the hashing
+}
+
+const (
+	// Every factProbe lines the memo checks that the log repeats its
+	// shapes, one line in four so far, or stops.
+	factProbe = 128
+	// factMaxFacts bounds the facts kept: Analyze samples 3000 lines.
+	factMaxFacts = 4096
+	factSlots    = 2 * factMaxFacts
+)
+
+var factPool = sync.Pool{New: func() any { return &factMemo{slots: make([]int32, factSlots)} }}
+
+func getFactMemo() *factMemo {
+	m := factPool.Get().(*factMemo)
+	clear(m.slots)
+	m.facts, m.lines, m.hashes = m.facts[:0], m.lines[:0], m.hashes[:0]
+	m.lookups, m.hits, m.off = 0, 0, false
+	return m
+}
+
+// release puts m back in the pool; nothing of it may be used after.
+func (m *factMemo) release() {
+	clear(m.lines) // the text is not kept alive
+	factPool.Put(m)
+}
+
+// lookup returns the facts of line's digit shape, made now or before,
+// and their number; -1 when the memo is off or full.
+func (m *factMemo) lookup(line string) (f *lineFacts, i int32) {
+	if m.off {
+		return nil, -1
+	}
+	m.lookups++
+	if m.lookups%factProbe == 0 && m.hits*4 < m.lookups {
+		m.off = true
+	}
+	h := shapeHash(line)
+	mask := uint64(len(m.slots) - 1)
+	for p := h & mask; ; p = (p + 1) & mask {
+		e := m.slots[p]
+		if e == 0 {
+			if len(m.facts) >= factMaxFacts {
+				return nil, -1
+			}
+			i = int32(len(m.facts))
+			m.slots[p] = i + 1
+			m.facts = append(m.facts, factsOf(line))
+			m.lines = append(m.lines, line)
+			m.hashes = append(m.hashes, h)
+			return &m.facts[i], i
+		}
+		if i = e - 1; m.hashes[i] == h && sameDigitShape(m.lines[i], line) {
+			m.hits++
+			return &m.facts[i], i
+		}
+	}
+}
+
+// digitNibbles sets the low nibble of every byte: digits become alike.
+const digitNibbles = 0x0F0F0F0F0F0F0F0F
+
+// shapeHash hashes s with every digit alike.
+func shapeHash(s string) uint64 {
+	const mul = 0x9E3779B97F4A7C15
+	n := len(s)
+	h := uint64(n) * mul
+	if n < 8 {
+		for i := 0; i < n; i++ {
+			h = (h ^ uint64(s[i]|0x0F)) * mul
+		}
+		return h ^ h>>29
+	}
+	for i := 0; i < n-8; i += 8 {
+		h = (h ^ (textkit.Load64(s[i:i+8]) | digitNibbles)) * mul
+	}
+	h = (h ^ (textkit.Load64(s[n-8:]) | digitNibbles)) * mul
+	return h ^ h>>29
+}
+
+// sameDigitShape reports whether a and b are the same bytes but for the
+// values of their digits.
+func sameDigitShape(a, b string) bool {
+	n := len(a)
+	if n != len(b) {
+		return false
+	}
+	if n < 8 {
+		for i := 0; i < n; i++ {
+			if x, y := a[i], b[i]; x != y && !(textkit.IsDigit(x) && textkit.IsDigit(y)) {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; i < n-8; i += 8 {
+		if x, y := textkit.Load64(a[i:i+8]), textkit.Load64(b[i:i+8]); x != y && digitsAsZero(x) != digitsAsZero(y) {
+			return false
+		}
+	}
+	x, y := textkit.Load64(a[n-8:]), textkit.Load64(b[n-8:]) // the last word, overlapping
+	return x == y || digitsAsZero(x) == digitsAsZero(y)
+}
