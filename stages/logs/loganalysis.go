@@ -493,11 +493,7 @@ func (a *logAnalysis) headerStats(heads []string, facts []int32) (varying bool, 
 		if fi < 0 {
 			return headerStats(heads)
 		}
-		f := &a.memo.facts[fi]
-		if !f.colsRead {
-			f.cols, f.colsRead = columnsOf(heads[k]), true
-		}
-		cols[k] = &f.cols
+		cols[k] = &a.memo.facts[fi].cols
 	}
 	return headerStatsByColumns(heads, cols)
 }

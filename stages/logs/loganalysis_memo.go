@@ -1,7 +1,6 @@
 package logs
 
 import (
-	"math/bits"
 	"strings"
 	"sync"
 
@@ -10,8 +9,8 @@ import (
 
 // lineFacts are what Analyze reads of a sampled line. Each test that
 // makes them (continuationForm, appendShape, textkit.IsStamped,
-// jsonPayloadStart, accessRecord, logfmtPairs, the columns of
-// columnsOf) decides by byte classes in which every digit is alike, and
+// jsonPayloadStart, accessRecord, logfmtPairs, the header columns of
+// headColumns.readTo) decides by byte classes in which every digit is alike, and
 // none reads a digit's value: lines of one digit shape (appendDigitShape)
 // have the same facts, and factMemo makes them once a shape.
 type lineFacts struct {
@@ -20,9 +19,8 @@ type lineFacts struct {
 	continuation bool // continuationForm
 	stamped      bool // textkit.IsStamped
 	fields       uint8
-	heads        int32 // the heads of this digit shape sampled so far
-	colsRead     bool  // cols is made (columnsOf)
-	cols         headColumns
+	heads        int32       // the heads of this digit shape sampled so far
+	cols         headColumns // read by headerStats
 }
 
 // The field syntaxes of a head, as lineFacts hold them.
@@ -59,24 +57,36 @@ func factsOf(line string) lineFacts {
 	return f
 }
 
-// headColumns are the first columns of a head as headerStats reads them:
-// how many the head has, which hold data, and where each one's token
-// (brackets and quotes trimmed) stands in the head.
+// headColumns are the first columns of a head as headerStats reads them,
+// read as far as it asks (readTo): which hold data, and where each
+// one's token (brackets and quotes trimmed) stands in the head.
 type headColumns struct {
-	n    uint8
-	data uint8 // bit c: column c holds data
-	tok  [headerCols][2]uint16
+	read  uint8 // columns read, or headerCols once the head ended
+	n     uint8 // columns the head has among those read
+	data  uint8 // bit c: column c holds data
+	begun bool  // at is past the head's ANSI escapes
+	at    uint16
+	tok   [headerCols][2]uint16
+	// heads of this digit shape among those headerStats reads, and the
+	// first of them
+	weight, first int32
 }
 
 // headerCols is how many leading columns headerStats reads.
 const headerCols = 8
 
-// columnsOf reads the first columns of head (at most maxHeadLen long),
-// as headerStats does one column at a time.
-func columnsOf(head string) headColumns {
-	var hc headColumns
-	i := textkit.SkipANSI(head, 0)
-	for c := 0; c < headerCols && i < len(head); c++ {
+// readTo reads the columns of head (at most maxHeadLen long) up to
+// column c, as readColumn does.
+func (hc *headColumns) readTo(head string, c int) {
+	if !hc.begun {
+		hc.at, hc.begun = uint16(textkit.SkipANSI(head, 0)), true
+	}
+	i := int(hc.at)
+	for ; int(hc.read) <= c; hc.read++ {
+		if i >= len(head) {
+			hc.read = headerCols
+			break
+		}
 		for i < len(head) && (head[i] == ' ' || head[i] == '\t' || head[i] == '|') {
 			i++
 		}
@@ -96,40 +106,57 @@ func columnsOf(head string) headColumns {
 		for e > st && trimmedByte(head[e-1]) {
 			e--
 		}
-		hc.tok[c] = [2]uint16{uint16(st), uint16(e)}
+		hc.tok[hc.read] = [2]uint16{uint16(st), uint16(e)}
 		if d, l := cnt&(1<<32-1), cnt>>32; d > 0 && l <= d {
-			hc.data |= 1 << c
+			hc.data |= 1 << hc.read
 		}
-		hc.n = uint8(c + 1)
+		hc.n = hc.read + 1
 	}
-	return hc
+	hc.at = uint16(i)
 }
 
-// headerStatsByColumns is headerStats on heads whose columns are read:
-// cols[k] are those of heads[k]. The data counts come from the columns'
-// bits, and tokens are compared only in the data columns that decide
-// varying.
+// headerStatsByColumns is headerStats on heads whose columns cols[k]
+// are those of heads[k], one headColumns for heads of one digit shape:
+// the columns are read once a shape and counted by their weight, and
+// tokens are compared only in the data columns that decide varying.
 func headerStatsByColumns(heads []string, cols []*headColumns) (varying bool, header int) {
 	heads = heads[:min(len(heads), maxHeaderHeads)]
 	cols = cols[:len(heads)]
 	n := len(heads)
-	var data [headerCols]int
-	for _, hc := range cols {
-		for m := uint(hc.data); m != 0; m &= m - 1 {
-			data[bits.TrailingZeros(m)]++
+	var shapesBuf [maxHeaderHeads]*headColumns
+	shapes := shapesBuf[:0]
+	for k, hc := range cols {
+		if hc.weight == 0 {
+			hc.first = int32(k)
+			shapes = append(shapes, hc)
 		}
+		hc.weight++
 	}
+	defer func() {
+		for _, hc := range shapes {
+			hc.weight = 0
+		}
+	}()
 	gap := 0
 	for c := range headerCols {
-		if data[c]*10 < n*8 {
+		data := 0
+		for _, hc := range shapes {
+			hc.readTo(heads[hc.first], c)
+			data += int(hc.data>>c&1) * int(hc.weight)
+		}
+		if data*10 < n*8 {
 			gap++
-			continue
+		} else {
+			if c < 6 && !varying && columnChanges(heads, cols, c, (n*3+9)/10) {
+				varying = true
+			}
+			if gap <= 1 && (header > 0 || c <= 1) {
+				header, gap = c+1, 0
+			}
 		}
-		if c < 6 && !varying && columnChanges(heads, cols, c, (n*3+9)/10) {
-			varying = true
-		}
-		if gap <= 1 && (header > 0 || c <= 1) {
-			header, gap = c+1, 0
+		// Settled, as in headerStats.
+		if (gap >= 2 || header == 0 && c >= 1) && (varying || c >= 5) {
+			break
 		}
 	}
 	return varying, header
@@ -137,6 +164,7 @@ func headerStatsByColumns(heads []string, cols []*headColumns) (varying bool, he
 
 // columnChanges reports whether at least want heads hold data in column
 // c that differs from the column of the last head above that has one.
+// The heads' columns are read up to c.
 func columnChanges(heads []string, cols []*headColumns, c, want int) bool {
 	changes := 0
 	prev := ""
