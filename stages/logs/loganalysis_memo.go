@@ -273,9 +273,17 @@ func shapeHash(s string) uint64 {
 		}
 		return h ^ h>>29
 	}
-	for i := 0; i < n-8; i += 8 {
+	g := h
+	i := 0
+	for ; i+16 <= n; i += 16 {
+		w := s[i : i+16]
+		h = (h ^ (textkit.Load64(w[:8]) | digitNibbles)) * mul
+		g = (g ^ (textkit.Load64(w[8:]) | digitNibbles)) * mul
+	}
+	if i+8 <= n {
 		h = (h ^ (textkit.Load64(s[i:i+8]) | digitNibbles)) * mul
 	}
+	h ^= g
 	h = (h ^ (textkit.Load64(s[n-8:]) | digitNibbles)) * mul
 	return h ^ h>>29
 }
@@ -295,11 +303,38 @@ func sameDigitShape(a, b string) bool {
 		}
 		return true
 	}
+	return sameDigitWords(a, b, digitMasks{0x7F7F7F7F7F7F7F7F, 0x8080808080808080, 0x5050505050505050, 0x4646464646464646})
+}
+
+// digitMasks are the masks of digitsAsZero.
+type digitMasks struct{ lo7, high, from0, beyond9 uint64 }
+
+// digits marks the high bit of every digit's byte of w.
+func (k *digitMasks) digits(w uint64) uint64 {
+	x := w & k.lo7
+	return (x + k.from0) &^ (x + k.beyond9) &^ w & k.high
+}
+
+// sameDigitWords is sameDigitShape on lines of 8 bytes or more, a word
+// a step. Its masks come as an argument, held in registers, where the
+// compiler would load constants again on every word.
+//
+//go:noinline
+func sameDigitWords(a, b string, k digitMasks) bool {
+	n := len(a)
+	b = b[:n]
 	for i := 0; i < n-8; i += 8 {
-		if x, y := textkit.Load64(a[i:i+8]), textkit.Load64(b[i:i+8]); x != y && digitsAsZero(x) != digitsAsZero(y) {
+		if x, y := textkit.Load64(a[i:i+8]), textkit.Load64(b[i:i+8]); x != y && !k.sameDigits(x, y) {
 			return false
 		}
 	}
 	x, y := textkit.Load64(a[n-8:]), textkit.Load64(b[n-8:]) // the last word, overlapping
-	return x == y || digitsAsZero(x) == digitsAsZero(y)
+	return x == y || k.sameDigits(x, y)
+}
+
+// sameDigits reports words whose every byte that differs is a digit in
+// both.
+func (k *digitMasks) sameDigits(x, y uint64) bool {
+	d := x ^ y
+	return (d&k.lo7+k.lo7|d)&k.high&^(k.digits(x)&k.digits(y)) == 0
 }
