@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"math/bits"
 	"strings"
 	"sync"
 
@@ -67,6 +68,7 @@ type headColumns struct {
 	begun bool  // at is past the head's ANSI escapes
 	at    uint16
 	tok   [headerCols][2]uint16
+	end   [headerCols]uint16 // where each column ends, untrimmed
 	// heads of this digit shape among those headerStats reads, and the
 	// first of them
 	weight, first int32
@@ -100,6 +102,7 @@ func (hc *headColumns) readTo(head string, c int) {
 			cnt += v
 		}
 		e := i
+		hc.end[hc.read] = uint16(e)
 		for st < e && trimmedByte(head[st]) {
 			st++
 		}
@@ -113,6 +116,53 @@ func (hc *headColumns) readTo(head string, c int) {
 		hc.n = hc.read + 1
 	}
 	hc.at = uint16(i)
+}
+
+// share takes the columns of lead, those of leadHead, that head shares:
+// the columns whose bytes, and the byte that ends them, head holds in
+// the same digit shape. readTo decides by byte classes, every digit
+// alike, and reads no further than the byte that ends a column. hc must
+// be unread.
+func (hc *headColumns) share(lead *headColumns, leadHead, head string) {
+	if hc.begun || lead.n == 0 {
+		return
+	}
+	limit := min(len(leadHead), int(lead.end[lead.n-1])+1)
+	same := sameShapeUpTo(leadHead[:limit], head)
+	c := 0 // columns shared
+	for c < int(lead.n) && int(lead.end[c]) < same {
+		c++
+	}
+	if c == 0 {
+		return
+	}
+	hc.begun, hc.read, hc.n = true, uint8(c), uint8(c)
+	hc.data = lead.data & (1<<c - 1)
+	copy(hc.tok[:c], lead.tok[:c])
+	copy(hc.end[:c], lead.end[:c])
+	hc.at = lead.end[c-1]
+}
+
+// sameShapeUpTo returns how many leading bytes a and b hold in the same
+// digit shape: the same bytes, or digits in both.
+func sameShapeUpTo(a, b string) int {
+	n := min(len(a), len(b))
+	a, b = a[:n], b[:n]
+	k := wordDigits
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x, y := textkit.Load64(a[i:i+8]), textkit.Load64(b[i:i+8]); x != y {
+			if bad := k.badBytes(x, y); bad != 0 {
+				return i + bits.TrailingZeros64(bad)/8
+			}
+		}
+	}
+	for ; i < n; i++ {
+		if x, y := a[i], b[i]; x != y && !(textkit.IsDigit(x) && textkit.IsDigit(y)) {
+			return i
+		}
+	}
+	return n
 }
 
 // headerStatsByColumns is headerStats on heads whose columns cols[k]
@@ -137,6 +187,16 @@ func headerStatsByColumns(heads []string, cols []*headColumns) (varying bool, he
 			hc.weight = 0
 		}
 	}()
+	if len(shapes) > 1 {
+		// The shapes of a log mostly share their header: the first
+		// shape's columns are read, and the others take as many of them
+		// as they share.
+		lead := shapes[0]
+		lead.readTo(heads[lead.first], headerCols-1)
+		for _, hc := range shapes[1:] {
+			hc.share(lead, heads[lead.first], heads[hc.first])
+		}
+	}
 	gap := 0
 	for c := range headerCols {
 		data := 0
@@ -303,11 +363,13 @@ func sameDigitShape(a, b string) bool {
 		}
 		return true
 	}
-	return sameDigitWords(a, b, digitMasks{0x7F7F7F7F7F7F7F7F, 0x8080808080808080, 0x5050505050505050, 0x4646464646464646})
+	return sameDigitWords(a, b, wordDigits)
 }
 
 // digitMasks are the masks of digitsAsZero.
 type digitMasks struct{ lo7, high, from0, beyond9 uint64 }
+
+var wordDigits = digitMasks{0x7F7F7F7F7F7F7F7F, 0x8080808080808080, 0x5050505050505050, 0x4646464646464646}
 
 // digits marks the high bit of every digit's byte of w.
 func (k *digitMasks) digits(w uint64) uint64 {
@@ -324,17 +386,17 @@ func sameDigitWords(a, b string, k digitMasks) bool {
 	n := len(a)
 	b = b[:n]
 	for i := 0; i < n-8; i += 8 {
-		if x, y := textkit.Load64(a[i:i+8]), textkit.Load64(b[i:i+8]); x != y && !k.sameDigits(x, y) {
+		if x, y := textkit.Load64(a[i:i+8]), textkit.Load64(b[i:i+8]); x != y && k.badBytes(x, y) != 0 {
 			return false
 		}
 	}
 	x, y := textkit.Load64(a[n-8:]), textkit.Load64(b[n-8:]) // the last word, overlapping
-	return x == y || k.sameDigits(x, y)
+	return x == y || k.badBytes(x, y) == 0
 }
 
-// sameDigits reports words whose every byte that differs is a digit in
-// both.
-func (k *digitMasks) sameDigits(x, y uint64) bool {
+// badBytes marks the high bit of every byte that differs in x and y and
+// is not a digit in both.
+func (k *digitMasks) badBytes(x, y uint64) uint64 {
 	d := x ^ y
-	return (d&k.lo7+k.lo7|d)&k.high&^(k.digits(x)&k.digits(y)) == 0
+	return (d&k.lo7 + k.lo7 | d) & k.high &^ (k.digits(x) & k.digits(y))
 }
