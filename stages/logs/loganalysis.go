@@ -142,14 +142,10 @@ func Analyze(text string) Layout {
 	var a logAnalysis
 	a.headed = map[shapeKey]int{}
 	const window = 96 << 10
-	// Room for the heads, not grown line by line.
-	heads := analysisLines
-	if len(text) <= 3*window {
-		heads = min(heads, strings.Count(text, "\n")+1)
-	}
-	a.heads, a.headShapes, a.headFacts = make([]string, 0, heads), make([]shapeKey, 0, heads), make([]int32, 0, heads)
+	// The heads are kept in the memo's room, pooled.
 	a.memo = getFactMemo()
-	defer a.memo.release()
+	a.heads, a.headShapes, a.headFacts = a.memo.heads[:0], a.memo.headShapes[:0], a.memo.headFacts[:0]
+	defer func() { a.memo.release(a.heads, a.headShapes, a.headFacts) }()
 	if len(text) <= 3*window {
 		a.scan(text, analysisLines)
 	} else {
@@ -318,10 +314,14 @@ func (a *logAnalysis) layout() Layout {
 			openerKeys = append(openerKeys, s.key)
 		}
 	}
+	for i := range a.memo.facts {
+		f := &a.memo.facts[i]
+		f.opener = f.heads > 0 && slices.Contains(openerKeys, f.shape)
+	}
 	openers := make([]string, 0, len(a.heads))
 	openerFacts := make([]int32, 0, maxHeaderHeads)
 	for i, h := range a.heads {
-		if slices.Contains(openerKeys, a.headShapes[i]) {
+		if fi := a.headFacts[i]; fi >= 0 && a.memo.facts[fi].opener || fi < 0 && slices.Contains(openerKeys, a.headShapes[i]) {
 			openers = append(openers, h)
 			if len(openerFacts) < maxHeaderHeads {
 				openerFacts = append(openerFacts, a.headFacts[i])

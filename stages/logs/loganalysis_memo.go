@@ -20,6 +20,7 @@ type lineFacts struct {
 	continuation bool // continuationForm
 	stamped      bool // textkit.IsStamped
 	fields       uint8
+	opener       bool        // its shape opens records (layout)
 	heads        int32       // the heads of this digit shape sampled so far
 	cols         headColumns // read by headerStats
 }
@@ -226,10 +227,13 @@ func headerStatsByColumns(heads []string, cols []*headColumns) (varying bool, he
 // c that differs from the column of the last head above that has one.
 // The heads' columns are read up to c.
 func columnChanges(heads []string, cols []*headColumns, c, want int) bool {
-	changes := 0
+	changes, misses := 0, 0
 	prev := ""
 	for k, hc := range cols {
 		if int(hc.n) <= c {
+			if misses++; misses > len(cols)-want {
+				return false // too few heads left to change
+			}
 			continue
 		}
 		t := hc.tok[c]
@@ -238,6 +242,8 @@ func columnChanges(heads []string, cols []*headColumns, c, want int) bool {
 			if changes++; changes >= want {
 				return true
 			}
+		} else if misses++; misses > len(cols)-want {
+			return false
 		}
 		prev = tok
 	}
@@ -260,6 +266,10 @@ type factMemo struct {
 	lookups int
 	hits    int
 	off     bool // too few hits to pay for the hashing
+	// Room for logAnalysis's heads, kept between documents.
+	heads      []string
+	headShapes []shapeKey
+	headFacts  []int32
 }
 
 const (
@@ -281,9 +291,15 @@ func getFactMemo() *factMemo {
 	return m
 }
 
-// release puts m back in the pool; nothing of it may be used after.
-func (m *factMemo) release() {
+// release puts m back in the pool, with the room of the heads; nothing
+// of it may be used after.
+func (m *factMemo) release(heads []string, headShapes []shapeKey, headFacts []int32) {
+	if cap(heads) > factMaxFacts {
+		return // a huge log's, let go
+	}
 	clear(m.lines) // the text is not kept alive
+	clear(heads)
+	m.heads, m.headShapes, m.headFacts = heads[:0], headShapes[:0], headFacts[:0]
 	factPool.Put(m)
 }
 
