@@ -144,8 +144,8 @@ func Analyze(text string) Layout {
 	const window = 96 << 10
 	// The heads are kept in the memo's room, pooled.
 	a.memo = getFactMemo()
-	a.heads, a.headShapes, a.headFacts = a.memo.heads[:0], a.memo.headShapes[:0], a.memo.headFacts[:0]
-	defer func() { a.memo.release(a.heads, a.headShapes, a.headFacts) }()
+	a.heads, a.freshShapes, a.headFacts = a.memo.heads[:0], a.memo.freshShapes[:0], a.memo.headFacts[:0]
+	defer func() { a.memo.release(a.heads, a.freshShapes, a.headFacts) }()
 	if len(text) <= 3*window {
 		a.scan(text, analysisLines)
 	} else {
@@ -161,12 +161,12 @@ func Analyze(text string) Layout {
 type logAnalysis struct {
 	lines int // non-blank lines
 	heads []string
-	// headShapes are the shapes of heads, in order.
-	headShapes []shapeKey
-	// headFacts number the facts of heads in memo, -1 where it had none.
-	headFacts []int32
-	memo      *factMemo
-	shapes    shapeCounts
+	// headFacts number the facts of heads in memo, or for a head the
+	// memo had none for (it was off), its shape in freshShapes as -1-i.
+	headFacts   []int32
+	freshShapes []shapeKey
+	memo        *factMemo
+	shapes      shapeCounts
 	// headed counts, per shape, the heads followed by a continuation
 	// form: an exception's name over its frames, not a record.
 	headed  map[shapeKey]int
@@ -245,24 +245,30 @@ func (a *logAnalysis) scan(s string, max int) {
 		}
 		a.heads = append(a.heads, line[:min(len(line), maxHeadLen)])
 		prev = f.shape
-		a.headShapes = append(a.headShapes, prev)
-		a.headFacts = append(a.headFacts, fi)
 		if fi >= 0 {
-			f.heads++ // counted in shapes by layout
+			f.heads++ // counted by layout
 		} else {
-			a.shapes.add(prev)
+			a.count(f, 1)
+			fi = -1 - int32(len(a.freshShapes))
+			a.freshShapes = append(a.freshShapes, prev)
 		}
-		if f.stamped {
-			a.stamped++
-		}
-		switch f.fields {
-		case headJSON:
-			a.json++
-		case headAccess:
-			a.access++
-		case headLogfmt:
-			a.logfmt++
-		}
+		a.headFacts = append(a.headFacts, fi)
+	}
+}
+
+// count counts n heads of facts f.
+func (a *logAnalysis) count(f *lineFacts, n int) {
+	a.shapes.addN(f.shape, n)
+	if f.stamped {
+		a.stamped += n
+	}
+	switch f.fields {
+	case headJSON:
+		a.json += n
+	case headAccess:
+		a.access += n
+	case headLogfmt:
+		a.logfmt += n
 	}
 }
 
@@ -274,7 +280,7 @@ func (a *logAnalysis) layout() Layout {
 	}
 	for i := range a.memo.facts {
 		if f := &a.memo.facts[i]; f.heads > 0 {
-			a.shapes.addN(f.shape, int(f.heads))
+			a.count(f, int(f.heads))
 		}
 	}
 	type sc struct {
@@ -321,7 +327,7 @@ func (a *logAnalysis) layout() Layout {
 	openers := make([]string, 0, len(a.heads))
 	openerFacts := make([]int32, 0, maxHeaderHeads)
 	for i, h := range a.heads {
-		if fi := a.headFacts[i]; fi >= 0 && a.memo.facts[fi].opener || fi < 0 && slices.Contains(openerKeys, a.headShapes[i]) {
+		if fi := a.headFacts[i]; fi >= 0 && a.memo.facts[fi].opener || fi < 0 && slices.Contains(openerKeys, a.freshShapes[-1-fi]) {
 			openers = append(openers, h)
 			if len(openerFacts) < maxHeaderHeads {
 				openerFacts = append(openerFacts, a.headFacts[i])

@@ -267,9 +267,9 @@ type factMemo struct {
 	hits    int
 	off     bool // too few hits to pay for the hashing
 	// Room for logAnalysis's heads, kept between documents.
-	heads      []string
-	headShapes []shapeKey
-	headFacts  []int32
+	heads       []string
+	freshShapes []shapeKey
+	headFacts   []int32
 }
 
 const (
@@ -293,13 +293,13 @@ func getFactMemo() *factMemo {
 
 // release puts m back in the pool, with the room of the heads; nothing
 // of it may be used after.
-func (m *factMemo) release(heads []string, headShapes []shapeKey, headFacts []int32) {
+func (m *factMemo) release(heads []string, freshShapes []shapeKey, headFacts []int32) {
 	if cap(heads) > factMaxFacts {
 		return // a huge log's, let go
 	}
 	clear(m.lines) // the text is not kept alive
 	clear(heads)
-	m.heads, m.headShapes, m.headFacts = heads[:0], headShapes[:0], headFacts[:0]
+	m.heads, m.freshShapes, m.headFacts = heads[:0], freshShapes[:0], headFacts[:0]
 	factPool.Put(m)
 }
 
