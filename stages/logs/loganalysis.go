@@ -320,20 +320,7 @@ func (a *logAnalysis) layout() Layout {
 			openerKeys = append(openerKeys, s.key)
 		}
 	}
-	for i := range a.memo.facts {
-		f := &a.memo.facts[i]
-		f.opener = f.heads > 0 && slices.Contains(openerKeys, f.shape)
-	}
-	openers := make([]string, 0, len(a.heads))
-	openerFacts := make([]int32, 0, maxHeaderHeads)
-	for i, h := range a.heads {
-		if fi := a.headFacts[i]; fi >= 0 && a.memo.facts[fi].opener || fi < 0 && slices.Contains(openerKeys, a.freshShapes[-1-fi]) {
-			openers = append(openers, h)
-			if len(openerFacts) < maxHeaderHeads {
-				openerFacts = append(openerFacts, a.headFacts[i])
-			}
-		}
-	}
+	openers, openerFacts := a.openers(openerKeys)
 	varying, header := a.headerStats(openers, openerFacts)
 	if l.Fields == "" {
 		l.HeaderCols = header
@@ -353,6 +340,27 @@ func (a *logAnalysis) layout() Layout {
 		l.Records, l.ByRepeats = true, true
 	}
 	return l
+}
+
+// openers returns the heads whose shape is one of keys, and the facts of
+// the first maxHeaderHeads of them.
+func (a *logAnalysis) openers(keys []shapeKey) (openers []string, facts []int32) {
+	for i := range a.memo.facts {
+		f := &a.memo.facts[i]
+		f.opener = f.heads > 0 && slices.Contains(keys, f.shape)
+	}
+	openers = make([]string, 0, len(a.heads))
+	facts = make([]int32, 0, maxHeaderHeads)
+	for i, h := range a.heads {
+		fi := a.headFacts[i]
+		if fi >= 0 && a.memo.facts[fi].opener || fi < 0 && slices.Contains(keys, a.freshShapes[-1-fi]) {
+			openers = append(openers, h)
+			if len(facts) < maxHeaderHeads {
+				facts = append(facts, fi)
+			}
+		}
+	}
+	return openers, facts
 }
 
 // fieldSyntax names the field syntax that six heads in ten share, if any.

@@ -10,9 +10,10 @@ import (
 
 // lineFacts are what Analyze reads of a sampled line. Each test that
 // makes them (continuationForm, appendShape, textkit.IsStamped,
-// jsonPayloadStart, accessRecord, logfmtPairs, the header columns of
-// headColumns.readTo) decides by byte classes in which every digit is alike, and
-// none reads a digit's value: lines of one digit shape (appendDigitShape)
+// jsonPayloadStart, accessRecord, logfmtPairs, and headColumns.readTo for
+// the header columns) decides by byte classes in which every digit is
+// alike, and none reads a digit's value: lines of one digit shape (the
+// same bytes but for the values of their digits, see appendDigitShape)
 // have the same facts, and factMemo makes them once a shape.
 type lineFacts struct {
 	shape        shapeKey
