@@ -331,6 +331,9 @@ func (m *factMemo) lookup(line string) (f *lineFacts, i int32) {
 		}
 		if i = e - 1; m.hashes[i] == h && sameDigitShape(m.lines[i], line) {
 			m.hits++
+			// The next line of the shape is compared with this one: the
+			// nearer lines of a log share more digits.
+			m.lines[i] = line
 			return &m.facts[i], i
 		}
 	}
