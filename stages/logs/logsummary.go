@@ -26,34 +26,37 @@ const (
 // measure (a unit: 1843.2ms, 4.5MB), followed for a spike alone.
 const measureCandidates = 2
 
-// slotStat follows one variable position of a template.
+// slotStat follows one variable position of a template. Its flags sit
+// together at the end: a summary holds up to maxSlots of them.
 type slotStat struct {
-	pos      int
 	name     string
-	distinct hashSet // values by wordHash: no strings kept
-	// pending holds hashes not yet in distinct: a numeric slot whose
-	// summary is its range never needs them counted.
-	pending  []uint64
+	distinct hashSet // values by wordHash
+	// pending holds values not yet hashed into distinct: a numeric slot
+	// whose summary is its range never needs them hashed or counted.
+	pending  []string
 	ex       [2]string
 	ex0Hash  uint64
-	numeric  bool
 	unit     string // of a duration or a size: 12ms, 4.5MB
 	min, max float64
 	minS     string
 	maxS     string
-	// last is the value added last (when added): adding it again changes
-	// nothing, and records of a template often repeat a value in a row.
-	last    string
-	hasLast bool
-	// The record of the maximum (-1: not known), and the values'
-	// moments, every record counted: see far.
-	maxEv   int
+	// last is the value added last (when hasLast): adding it again
+	// changes nothing, and records of a template often repeat a value in
+	// a row.
+	last string
+	// The values' moments, every record counted (see far), and the last
+	// value's number.
 	moments moments
 	lastF   float64
-	// spike marks a maximum far above the others (see markSpikes), and
-	// spikeAt is its record's clock.
-	spike   bool
+	// spikeAt is the clock of the record of a spike (see markSpikes).
 	spikeAt string
+	pos     int32
+	// maxEv is the record of the maximum (-1: not known); events are
+	// lines of a text whose offsets are int32.
+	maxEv   int32
+	numeric bool
+	hasLast bool
+	spike   bool // a maximum far above the others (see markSpikes)
 	// measureOnly: a slot past the candidates, followed for a spike
 	// alone (see measureCandidates); without one it is not shown.
 	measureOnly bool
@@ -63,48 +66,89 @@ type slotStat struct {
 	digitName bool
 }
 
+// maxSlots bounds the slots of a summary: the candidates, the measures
+// past them and a numbered name.
+const maxSlots = summaryCandidates + measureCandidates + 1
+
 // groupSummary follows the records of one template.
 type groupSummary struct {
 	first, last string // clocks of the first and last records
 	slots       []slotStat
-	// slotSpace is the candidates' room, in the same allocation; a
-	// template with measure slots past them pays for its own.
-	slotSpace [summaryCandidates]slotStat
+}
+
+// slotPick is a slot newGroupSummary chose, before its summary is made.
+type slotPick struct {
+	name        string
+	pos         int
+	measureOnly bool
+	digitName   bool
 }
 
 // newGroupSummary picks the slots of a template from its first instance:
 // variable positions (toks, ids at ids) after the header (the clock).
 func newGroupSummary(head string, toks []Tok, ids []uint64, lay Layout) *groupSummary {
-	s := &groupSummary{}
-	s.first, _ = clockIn(head)
 	msg := HeaderEnd(head, lay.HeaderCols)
 	if lay.HeaderCols == 0 {
 		msg = messageStart(head, stampEnd(head))
 	}
+	var picks [maxSlots]slotPick
+	n := 0
 	for p := range toks {
-		if len(s.slots) == summaryCandidates+measureCandidates {
+		if n == summaryCandidates+measureCandidates {
 			break
 		}
 		if ids[p] > varToken || int(toks[p].Start) < msg {
 			continue
 		}
-		measureOnly := len(s.slots) >= summaryCandidates
+		measureOnly := n >= summaryCandidates
 		if measureOnly && !unitValue(head[toks[p].Start:toks[p].End]) {
 			continue
 		}
-		name := slotName(head, toks, ids, p)
-		if s.slots == nil {
-			s.slots = s.slotSpace[:0]
-		}
-		s.slots = append(s.slots, slotStat{pos: p, name: name, numeric: true, maxEv: -1, measureOnly: measureOnly})
+		picks[n] = slotPick{name: slotName(head, toks, ids, p), pos: p, measureOnly: measureOnly}
+		n++
 	}
 	if p, ok := digitNameAt(head, toks, ids, msg); ok {
-		if s.slots == nil {
-			s.slots = s.slotSpace[:0]
-		}
-		s.slots = append(s.slots, slotStat{pos: p, name: namePattern(head[toks[p].Start:toks[p].End]), maxEv: -1, digitName: true})
+		picks[n] = slotPick{name: namePattern(head[toks[p].Start:toks[p].End]), pos: p, digitName: true}
+		n++
+	}
+	s := allocSummary(n)
+	s.first, _ = clockIn(head)
+	for _, pk := range picks[:n] {
+		s.slots = append(s.slots, slotStat{pos: int32(pk.pos), name: pk.name, numeric: !pk.digitName,
+			maxEv: -1, measureOnly: pk.measureOnly, digitName: pk.digitName})
 	}
 	return s
+}
+
+// allocSummary returns an empty summary with room for n slots, in one
+// allocation of its size when n is small: most templates have a few.
+func allocSummary(n int) *groupSummary {
+	switch n {
+	case 0:
+		return &groupSummary{}
+	case 1:
+		b := new(struct {
+			s    groupSummary
+			room [1]slotStat
+		})
+		b.s.slots = b.room[:0]
+		return &b.s
+	case 2:
+		b := new(struct {
+			s    groupSummary
+			room [2]slotStat
+		})
+		b.s.slots = b.room[:0]
+		return &b.s
+	case 3:
+		b := new(struct {
+			s    groupSummary
+			room [3]slotStat
+		})
+		b.s.slots = b.room[:0]
+		return &b.s
+	}
+	return &groupSummary{slots: make([]slotStat, 0, n)}
 }
 
 // digitNameAt returns the first word of the message that the template
@@ -224,14 +268,14 @@ func isPlainName(w string) bool {
 // template of millions of records.
 const pendingMax = 1024
 
-// settle moves the pending hashes into the distinct set, up to its cap.
+// settle hashes the pending values into the distinct set, up to its cap.
 func (sl *slotStat) settle() {
 	sl.distinct.reserve(len(sl.pending))
-	for _, h := range sl.pending {
+	for _, v := range sl.pending {
 		if sl.distinct.len() >= summaryDistinct {
 			break
 		}
-		sl.distinct.add(h)
+		sl.distinct.add(wordHash(v))
 	}
 	sl.pending = sl.pending[:0]
 }
@@ -250,7 +294,7 @@ func (sl *slotStat) hasRange() bool { return sl.numeric && sl.minS != sl.maxS }
 func (s *groupSummary) add(head string, toks []Tok, ev int) {
 	for i := range s.slots {
 		sl := &s.slots[i]
-		if sl.pos < len(toks) {
+		if int(sl.pos) < len(toks) {
 			sl.add(head[toks[sl.pos].Start:toks[sl.pos].End], ev, true)
 		}
 	}
@@ -261,7 +305,7 @@ func (s *groupSummary) add(head string, toks []Tok, ev int) {
 func (s *groupSummary) addWildcards(head string, toks []Tok, ids []uint64, ev int) {
 	for i := range s.slots {
 		sl := &s.slots[i]
-		if sl.pos < len(toks) && ids[sl.pos] == wildcard {
+		if int(sl.pos) < len(toks) && ids[sl.pos] == wildcard {
 			sl.add(head[toks[sl.pos].Start:toks[sl.pos].End], ev, true)
 		}
 	}
@@ -295,7 +339,7 @@ func (s *groupSummary) mergeFrom(o *groupSummary) {
 			})
 			if o.slots[j].numeric && o.slots[j].minS != "" {
 				sl.add(o.slots[j].minS, -1, false)
-				sl.add(o.slots[j].maxS, o.slots[j].maxEv, false)
+				sl.add(o.slots[j].maxS, int(o.slots[j].maxEv), false)
 				sl.moments.merge(o.slots[j].moments)
 			} else {
 				sl.numeric = false
@@ -318,13 +362,19 @@ func (sl *slotStat) add(v string, ev int, counted bool) {
 		sl.measure(v, ev, counted)
 		return
 	}
-	h := wordHash(v)
-	// The examples are the first two distinct values.
+	// The examples are the first two distinct values (by hash). A value
+	// is hashed here only while they are not found, or for a word slot.
+	var h uint64
+	hashed := false
 	switch {
 	case sl.ex[0] == "":
+		h, hashed = wordHash(v), true
 		sl.ex[0], sl.ex0Hash = v, h
-	case sl.ex[1] == "" && h != sl.ex0Hash:
-		sl.ex[1] = v
+	case sl.ex[1] == "":
+		h, hashed = wordHash(v), true
+		if h != sl.ex0Hash {
+			sl.ex[1] = v
+		}
 	}
 	sl.measure(v, ev, counted)
 	if !sl.numeric {
@@ -333,14 +383,17 @@ func (sl *slotStat) add(v string, ev int, counted bool) {
 			sl.settle()
 		}
 		if sl.distinct.len() < summaryDistinct {
+			if !hashed {
+				h = wordHash(v)
+			}
 			sl.distinct.add(h)
 		}
 		return
 	}
 	if sl.pending == nil {
-		sl.pending = make([]uint64, 0, 64)
+		sl.pending = make([]string, 0, 8)
 	}
-	if sl.pending = append(sl.pending, h); len(sl.pending) == pendingMax {
+	if sl.pending = append(sl.pending, v); len(sl.pending) == pendingMax {
 		sl.settle()
 	}
 }
@@ -366,13 +419,13 @@ func (sl *slotStat) measure(v string, ev int, counted bool) {
 		return
 	case sl.minS == "":
 		sl.min, sl.minS, sl.max, sl.maxS = f, v, f, v
-		sl.maxEv = ev
+		sl.maxEv = int32(ev)
 	case f < sl.min:
 		sl.min, sl.minS = f, v
 	case f > sl.max:
-		sl.max, sl.maxS, sl.maxEv = f, v, ev
+		sl.max, sl.maxS, sl.maxEv = f, v, int32(ev)
 	case f == sl.max && sl.maxEv < 0:
-		sl.maxEv = ev
+		sl.maxEv = int32(ev)
 	}
 	sl.lastF = f
 	if counted {
@@ -433,7 +486,7 @@ func (sl *slotStat) far() (ev int, ok bool) {
 	if m <= 0 || sl.max < 3*m || sl.max-m <= 4*sd {
 		return 0, false
 	}
-	return sl.maxEv, true
+	return int(sl.maxEv), true
 }
 
 // measureWords name a quantity measured, not an id.
@@ -446,13 +499,33 @@ func (sl *slotStat) measures() bool {
 	if sl.unit != "" {
 		return true
 	}
-	name := strings.ToLower(sl.name)
-	for _, w := range measureWords {
-		if strings.Contains(name, w) {
-			return true
+	return namesMeasure(sl.name)
+}
+
+// namesMeasure reports a name that holds a measure word, in any case.
+func namesMeasure(name string) bool {
+	for i := range len(name) {
+		for _, w := range measureWords {
+			if hasFoldPrefix(name[i:], w) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// hasFoldPrefix reports s starting with w, a lower-case ASCII word, in
+// any case of its letters.
+func hasFoldPrefix(s, w string) bool {
+	if len(s) < len(w) || textkit.Lower(s[0]) != w[0] {
+		return false
+	}
+	for i := 1; i < len(w); i++ {
+		if textkit.Lower(s[i]) != w[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // markSpikes marks the slots whose maximum is a spike (see
@@ -558,21 +631,26 @@ func (s *hashSet) each(f func(uint64)) {
 
 // suffix renders the count and the summary: " [×N; …]".
 func (s *groupSummary) suffix(count int) string {
-	var b strings.Builder
-	b.WriteString(CountOpen)
-	b.WriteString(strconv.Itoa(count))
+	var room [160]byte
+	b := append(room[:0], CountOpen...)
+	b = strconv.AppendInt(b, int64(count), 10)
 	if s.first != "" && s.last != "" && s.first != s.last {
-		b.WriteString("; " + s.first + "–" + s.last)
+		b = append(b, "; "...)
+		b = append(b, s.first...)
+		b = append(b, "–"...)
+		b = append(b, s.last...)
 	}
-	for _, sl := range s.shown() {
-		b.WriteString("; ")
+	var order [summarySlots]*slotStat
+	for _, sl := range s.shown(&order) {
+		b = append(b, "; "...)
 		if sl.name != "" {
-			b.WriteString(sl.name + ": ")
+			b = append(b, sl.name...)
+			b = append(b, ": "...)
 		}
-		sl.writeValues(&b)
+		b = sl.appendValues(b)
 	}
-	b.WriteString(countClose)
-	return b.String()
+	b = append(b, countClose...)
+	return string(b)
 }
 
 // Ranks of a slot in a summary, first shown first (see shown).
@@ -605,51 +683,64 @@ func (sl *slotStat) rank() int {
 	return rankNone
 }
 
-// shown returns the slots the summary describes, at most summarySlots.
-func (s *groupSummary) shown() []*slotStat {
-	var order []*slotStat
-	for r := rankSpike; r < rankNone; r++ {
-		if r == rankNames && len(order) > 0 {
+// shown returns the slots the summary describes, at most summarySlots,
+// in order's room: by rank, then in the template's order, numbered names
+// only when no other slot is shown.
+func (s *groupSummary) shown(order *[summarySlots]*slotStat) []*slotStat {
+	var ranks [maxSlots]int
+	for i := range s.slots {
+		ranks[i] = s.slots[i].rank()
+	}
+	n := 0
+	for r := rankSpike; r < rankNone && n < summarySlots; r++ {
+		if r == rankNames && n > 0 {
 			break
 		}
 		for i := range s.slots {
-			if sl := &s.slots[i]; sl.rank() == r {
-				order = append(order, sl)
+			if ranks[i] == r && n < summarySlots {
+				order[n] = &s.slots[i]
+				n++
 			}
 		}
 	}
-	return order[:min(len(order), summarySlots)]
+	return order[:n]
 }
 
-// writeValues writes what the slot's values were: their range, or how
+// appendValues appends what the slot's values were: their range, or how
 // many distinct and two of them.
-func (sl *slotStat) writeValues(b *strings.Builder) {
+func (sl *slotStat) appendValues(b []byte) []byte {
 	if sl.hasRange() {
-		b.WriteString(sl.minS + "–" + sl.maxS)
+		b = append(b, sl.minS...)
+		b = append(b, "–"...)
+		b = append(b, sl.maxS...)
 		if sl.spike && sl.spikeAt != "" {
-			b.WriteString(" (max at " + sl.spikeAt + ")")
+			b = append(b, " (max at "...)
+			b = append(b, sl.spikeAt...)
+			b = append(b, ')')
 		}
-		return
+		return b
 	}
 	n := sl.distinctCount()
-	b.WriteString(strconv.Itoa(n))
+	b = strconv.AppendInt(b, int64(n), 10)
 	if n == summaryDistinct {
-		b.WriteByte('+')
+		b = append(b, '+')
 	}
 	if sl.digitName {
 		// The line shows one of the names; they differ in digits.
-		b.WriteString(" distinct")
-		return
+		return append(b, " distinct"...)
 	}
 	x, y := clipValue(sl.ex[0], false), clipValue(sl.ex[1], false)
 	if x == y { // a long shared opening (pod/web-7d9f8b6c5-dz4hj)
 		x, y = clipValue(sl.ex[0], true), clipValue(sl.ex[1], true)
 	}
-	b.WriteString(" distinct (" + x + ", " + y)
+	b = append(b, " distinct ("...)
+	b = append(b, x...)
+	b = append(b, ", "...)
+	b = append(b, y...)
 	if n > 2 {
-		b.WriteString(", …")
+		b = append(b, ", …"...)
 	}
-	b.WriteByte(')')
+	return append(b, ')')
 }
 
 // unitValue reports a number with a unit (1843.2ms, 4.5MB, 98%).
