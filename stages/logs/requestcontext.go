@@ -41,10 +41,10 @@ func (c requestContext) line(x textkit.LineIndex, events []logEvent) string {
 // requestContexts returns, by failing event, the earlier event that
 // opened its request, for each template's first event that fails.
 func (t *templates) requestContexts(x textkit.LineIndex, events []logEvent) map[int]requestContext {
-	var tags []string
-	if !idTagged(x, events, tags) {
+	if !idTagged(x, events) {
 		return nil
 	}
+	var tags []string
 	var ctx map[int]requestContext
 	searches := 0
 	for ei := range events {
@@ -76,12 +76,11 @@ func (t *templates) requestContexts(x textkit.LineIndex, events []logEvent) map[
 }
 
 // idTagged reports a log half of whose first taggedSample records carry
-// an id (see idTokens): records of requests, jobs or blocks. tags is
-// room for the ids.
-func idTagged(x textkit.LineIndex, events []logEvent, tags []string) bool {
+// an id (see idTokens): records of requests, jobs or blocks.
+func idTagged(x textkit.LineIndex, events []logEvent) bool {
 	n, tagged := min(len(events), taggedSample), 0
 	for _, e := range events[:n] {
-		if tags = idTokens(x.Line(int(e.start)), tags[:0]); len(tags) > 0 {
+		if line := x.Line(int(e.start)); nextIDToken(line, 0) < len(line) {
 			tagged++
 		}
 	}
@@ -167,28 +166,56 @@ func tagIn(s, tag string, limit int) (first, seen int) {
 // Words, numbers, clocks, addresses, paths and names counted by a small
 // number (pool-1-thread-3, http-nio-8080-exec-5, user_1008) are not.
 func idTokens(line string, tags []string) []string {
-	for i := 0; i < len(line); {
-		j, digit, letter := i, false, false
-		for ; j < len(line); j++ {
-			c := line[j]
-			switch {
-			case textkit.IsDigit(c):
-				digit = true
-			case c|0x20 >= 'a' && c|0x20 <= 'z':
-				letter = true
-			case c == '-' || c == '_':
-			default:
-				goto end
-			}
-		}
-	end:
-		if j-i >= minTagBytes && digit && letter && tokenEdge(line, i-1) && tokenEdge(line, j) && generatedPart(line[i:j]) {
-			tags = append(tags, line[i:j])
-		}
+	for i := nextIDToken(line, 0); i < len(line); i = nextIDToken(line, i) {
+		j := idTokenEnd(line, i)
+		tags = append(tags, line[i:j])
 		i = j + 1
 	}
 	return tags
 }
+
+// nextIDToken returns the start of the first id (see idTokens) at or
+// after i, which starts a token, or len(line).
+func nextIDToken(line string, i int) int {
+	for i < len(line) {
+		j, seen := i, byte(0)
+		for ; j < len(line) && idClass[line[j]] != 0; j++ {
+			seen |= idClass[line[j]]
+		}
+		if j-i >= minTagBytes && seen&(idDigit|idLetter) == idDigit|idLetter && tokenEdge(line, i-1) && tokenEdge(line, j) && generatedPart(line[i:j]) {
+			return i
+		}
+		i = j + 1
+	}
+	return len(line)
+}
+
+// idTokenEnd returns the end of the token that starts at i.
+func idTokenEnd(line string, i int) int {
+	for i < len(line) && idClass[line[i]] != 0 {
+		i++
+	}
+	return i
+}
+
+// Classes of the bytes of an id: an ASCII digit or letter, '-' or '_'
+// (idJoin); any other byte (0) ends one.
+const (
+	idDigit = 1 << iota
+	idLetter
+	idJoin
+)
+
+var idClass = func() (c [256]byte) {
+	for b := '0'; b <= '9'; b++ {
+		c[b] = idDigit
+	}
+	for b := 'a'; b <= 'z'; b++ {
+		c[b], c[b-'a'+'A'] = idLetter, idLetter
+	}
+	c['-'], c['_'] = idJoin, idJoin
+	return c
+}()
 
 // generatedPart reports whether a part of id, between '-' and '_', holds
 // six digits or more, a letter after a digit (294315ea, 7f3a9c1e), or
@@ -237,6 +264,5 @@ func idByteAt(line string, i int) bool {
 	if i < 0 || i >= len(line) {
 		return false
 	}
-	c := line[i]
-	return textkit.IsDigit(c) || c|0x20 >= 'a' && c|0x20 <= 'z' || c == '-' || c == '_'
+	return idClass[line[i]] != 0
 }
