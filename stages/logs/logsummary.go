@@ -31,9 +31,9 @@ const measureCandidates = 2
 type slotStat struct {
 	name     string
 	distinct hashSet // values by wordHash
-	// pending holds values not yet hashed into distinct: a numeric slot
-	// whose summary is its range never needs them hashed or counted.
-	pending  []string
+	// pending holds hashes not yet in distinct: a numeric slot whose
+	// summary is its range never needs them counted.
+	pending  []uint64
 	ex       [2]string
 	ex0Hash  uint64
 	unit     string // of a duration or a size: 12ms, 4.5MB
@@ -268,14 +268,14 @@ func isPlainName(w string) bool {
 // template of millions of records.
 const pendingMax = 1024
 
-// settle hashes the pending values into the distinct set, up to its cap.
+// settle moves the pending hashes into the distinct set, up to its cap.
 func (sl *slotStat) settle() {
 	sl.distinct.reserve(len(sl.pending))
-	for _, v := range sl.pending {
+	for _, h := range sl.pending {
 		if sl.distinct.len() >= summaryDistinct {
 			break
 		}
-		sl.distinct.add(wordHash(v))
+		sl.distinct.add(h)
 	}
 	sl.pending = sl.pending[:0]
 }
@@ -362,19 +362,13 @@ func (sl *slotStat) add(v string, ev int, counted bool) {
 		sl.measure(v, ev, counted)
 		return
 	}
-	// The examples are the first two distinct values (by hash). A value
-	// is hashed here only while they are not found, or for a word slot.
-	var h uint64
-	hashed := false
+	h := wordHash(v)
+	// The examples are the first two distinct values.
 	switch {
 	case sl.ex[0] == "":
-		h, hashed = wordHash(v), true
 		sl.ex[0], sl.ex0Hash = v, h
-	case sl.ex[1] == "":
-		h, hashed = wordHash(v), true
-		if h != sl.ex0Hash {
-			sl.ex[1] = v
-		}
+	case sl.ex[1] == "" && h != sl.ex0Hash:
+		sl.ex[1] = v
 	}
 	sl.measure(v, ev, counted)
 	if !sl.numeric {
@@ -383,17 +377,15 @@ func (sl *slotStat) add(v string, ev int, counted bool) {
 			sl.settle()
 		}
 		if sl.distinct.len() < summaryDistinct {
-			if !hashed {
-				h = wordHash(v)
-			}
 			sl.distinct.add(h)
 		}
 		return
 	}
 	if sl.pending == nil {
-		sl.pending = make([]string, 0, 8)
+		// Room for a few: many numeric slots hold one value, or a handful.
+		sl.pending = make([]uint64, 0, 8)
 	}
-	if sl.pending = append(sl.pending, v); len(sl.pending) == pendingMax {
+	if sl.pending = append(sl.pending, h); len(sl.pending) == pendingMax {
 		sl.settle()
 	}
 }
@@ -505,7 +497,11 @@ func (sl *slotStat) measures() bool {
 // namesMeasure reports a name that holds a measure word, in any case.
 func namesMeasure(name string) bool {
 	for i := range len(name) {
-		for _, w := range measureWords {
+		c := textkit.Lower(name[i])
+		if c < 'a' || c > 'z' {
+			continue
+		}
+		for _, w := range measureWordsAt[c-'a'] {
 			if hasFoldPrefix(name[i:], w) {
 				return true
 			}
@@ -513,6 +509,14 @@ func namesMeasure(name string) bool {
 	}
 	return false
 }
+
+// measureWordsAt are the measureWords by their first letter.
+var measureWordsAt = func() (at [26][]string) {
+	for _, w := range measureWords {
+		at[w[0]-'a'] = append(at[w[0]-'a'], w)
+	}
+	return at
+}()
 
 // hasFoldPrefix reports s starting with w, a lower-case ASCII word, in
 // any case of its letters.
@@ -808,7 +812,12 @@ func clipValue(v string, tail bool) string {
 func clockIn(s string) (string, int) {
 	lim := min(len(s), 96)
 	for i := 0; i+4 < lim; i++ {
-		if s[i] != ':' || !textkit.IsDigit(s[i+1]) || !textkit.IsDigit(s[i+2]) || i == 0 || !textkit.IsDigit(s[i-1]) {
+		k := strings.IndexByte(s[i:lim-4], ':')
+		if k < 0 {
+			break
+		}
+		i += k
+		if !textkit.IsDigit(s[i+1]) || !textkit.IsDigit(s[i+2]) || i == 0 || !textkit.IsDigit(s[i-1]) {
 			continue
 		}
 		if i+3 < len(s) && textkit.IsDigit(s[i+3]) {

@@ -254,3 +254,66 @@ func TestSlotStatMatchesReference(t *testing.T) {
 		compareSummaries(t, "slot "+strconv.Itoa(n), s, ref)
 	}
 }
+
+// TestMeasuresMatchesReference: a slot's name tells a measure as the
+// reference's lower-casing and search do, on names cut from measure
+// words and other letters, in mixed case.
+func TestMeasuresMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 62))
+	pieces := append(refMeasureWords[:], "x", "_", "-", ".", "tim", "siz", "Z", "q", "1", "to", "ok")
+	for n := 0; n < 50000; n++ {
+		var b strings.Builder
+		for k := r.IntN(4); k > 0; k-- {
+			p := []byte(pieces[r.IntN(len(pieces))])
+			for i := range p {
+				if r.IntN(3) == 0 && p[i] >= 'a' && p[i] <= 'z' {
+					p[i] -= 'a' - 'A'
+				}
+			}
+			b.Write(p)
+		}
+		a, ref := slotStat{name: b.String()}, refSlotStat{name: b.String()}
+		if a.measures() != ref.measures() {
+			t.Fatalf("%q: measures %v, reference %v", a.name, a.measures(), ref.measures())
+		}
+	}
+}
+
+// clockLine draws the opening of a record: clocks whole and cut, ports,
+// addresses, fractions and zones, at any offset up to past the 96 bytes
+// clockIn reads.
+func clockLine(r *rand.Rand) string {
+	pieces := []string{"10:00:01", "7:04:05", "23:59", "10.0.0.85:50010", "123:45", ":1", "12:3", "1:23:4",
+		",000Z", "\"", " ", "\t", "2024-05-01", "x", ":", "99:99:99", "5:6", "é", strings.Repeat("a", 40)}
+	var b strings.Builder
+	for k := r.IntN(10); k > 0; k-- {
+		b.WriteString(pieces[r.IntN(len(pieces))])
+	}
+	return b.String()
+}
+
+// TestClockInMatchesReference holds clockIn, which finds its colons with
+// IndexByte, to the byte-at-a-time reference.
+func TestClockInMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(71, 72))
+	for n := 0; n < 50000; n++ {
+		s := clockLine(r)
+		c, e := clockIn(s)
+		rc, re := refClockIn(s)
+		if c != rc || e != re {
+			t.Fatalf("%q: (%q, %d), reference (%q, %d)", s, c, e, rc, re)
+		}
+	}
+}
+
+// FuzzClockInReference is TestClockInMatchesReference on fuzzed lines.
+func FuzzClockInReference(f *testing.F) {
+	f.Add("Dec 10 07:04:05 host sshd[42]: 10.0.0.85:50010 closed")
+	f.Fuzz(func(t *testing.T, s string) {
+		c, e := clockIn(s)
+		rc, re := refClockIn(s)
+		if c != rc || e != re {
+			t.Fatalf("%q: (%q, %d), reference (%q, %d)", s, c, e, rc, re)
+		}
+	})
+}
