@@ -773,9 +773,48 @@ func quantity(v string) (float64, string, error) {
 		}
 		return float64(n), v[e:], nil
 	}
+	if f, ok := plainDecimal(v[:e]); ok {
+		return f, v[e:], nil
+	}
 	f, err := strconv.ParseFloat(v[:e], 64)
 	return f, v[e:], err
 }
+
+// plainDecimal reads -?digits[.digits], 15 digits at most, as ParseFloat
+// does: such a mantissa and a power of ten up to 1e15 are exact floats,
+// and one division, correctly rounded, gives ParseFloat's value (its own
+// exact fast path).
+func plainDecimal(s string) (float64, bool) {
+	i, neg := 0, false
+	if s != "" && s[0] == '-' {
+		i, neg = 1, true
+	}
+	m, digits, frac, dot := 0, 0, 0, false
+	for ; i < len(s); i++ {
+		switch c := s[i]; {
+		case textkit.IsDigit(c):
+			m = m*10 + int(c-'0')
+			digits++
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return 0, false
+	}
+	f := float64(m) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
+var pow10 = [16]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // clipValue cuts an example value to summaryValueMax bytes, on a rune,
 // keeping its first bytes, or with tail its last: values that share a

@@ -317,3 +317,49 @@ func FuzzClockInReference(f *testing.F) {
 		}
 	})
 }
+
+// numberText draws what a slot may hold: signs, digits (up to 20),
+// points, exponents and units.
+func numberText(r *rand.Rand) string {
+	var b strings.Builder
+	if r.IntN(4) == 0 {
+		b.WriteByte("-+."[r.IntN(3)])
+	}
+	for k := r.IntN(21); k > 0; k-- {
+		switch r.IntN(12) {
+		case 0:
+			b.WriteByte('.')
+		case 1:
+			b.WriteByte('e')
+		default:
+			b.WriteByte(byte('0' + r.IntN(10)))
+		}
+	}
+	b.WriteString([...]string{"", "", "ms", "MB", "%", "s", "msec", "_1"}[r.IntN(8)])
+	return b.String()
+}
+
+// TestQuantityMatchesReference holds quantity, which reads plain
+// decimals itself, to the reference's ParseFloat: the same bits.
+func TestQuantityMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(81, 82))
+	for n := 0; n < 200000; n++ {
+		checkQuantity(t, numberText(r))
+	}
+}
+
+func checkQuantity(t *testing.T, v string) {
+	t.Helper()
+	f, u, err := quantity(v)
+	rf, ru, rerr := refQuantity(v)
+	if math.Float64bits(f) != math.Float64bits(rf) || u != ru || (err == nil) != (rerr == nil) {
+		t.Fatalf("%q: (%v, %q, %v), reference (%v, %q, %v)", v, f, u, err, rf, ru, rerr)
+	}
+}
+
+// FuzzQuantityReference is TestQuantityMatchesReference on fuzzed values.
+func FuzzQuantityReference(f *testing.F) {
+	f.Add("-12.5ms")
+	f.Add("0.000000000000001")
+	f.Fuzz(func(t *testing.T, v string) { checkQuantity(t, v) })
+}
