@@ -636,7 +636,12 @@ func (s *hashSet) each(f func(uint64)) {
 // suffix renders the count and the summary: " [×N; …]".
 func (s *groupSummary) suffix(count int) string {
 	var room [160]byte
-	b := append(room[:0], CountOpen...)
+	return string(s.appendSuffix(room[:0], count))
+}
+
+// appendSuffix appends suffix(count) to b.
+func (s *groupSummary) appendSuffix(b []byte, count int) []byte {
+	b = append(b, CountOpen...)
 	b = strconv.AppendInt(b, int64(count), 10)
 	if s.first != "" && s.last != "" && s.first != s.last {
 		b = append(b, "; "...)
@@ -653,8 +658,7 @@ func (s *groupSummary) suffix(count int) string {
 		}
 		b = sl.appendValues(b)
 	}
-	b = append(b, countClose...)
-	return string(b)
+	return append(b, countClose...)
 }
 
 // Ranks of a slot in a summary, first shown first (see shown).
