@@ -26,9 +26,13 @@ const (
 // measure (a unit: 1843.2ms, 4.5MB), followed for a spike alone.
 const measureCandidates = 2
 
-// slotStat follows one variable position of a template. Its flags sit
-// together at the end: a summary holds up to maxSlots of them.
+// slotStat follows one variable position of a template, in 256 bytes:
+// pos first and the flags together, the record loop reads a slot cheaply.
 type slotStat struct {
+	pos int32
+	// maxEv is the record of the maximum (-1: not known); events are
+	// lines of a text whose offsets are int32.
+	maxEv    int32
 	name     string
 	distinct hashSet // values by wordHash
 	// pending holds hashes not yet in distinct: a numeric slot whose
@@ -50,10 +54,6 @@ type slotStat struct {
 	lastF   float64
 	// spikeAt is the clock of the record of a spike (see markSpikes).
 	spikeAt string
-	pos     int32
-	// maxEv is the record of the maximum (-1: not known); events are
-	// lines of a text whose offsets are int32.
-	maxEv   int32
 	numeric bool
 	hasLast bool
 	spike   bool // a maximum far above the others (see markSpikes)
@@ -292,8 +292,9 @@ func (sl *slotStat) hasRange() bool { return sl.numeric && sl.minS != sl.maxS }
 
 // add counts one record of the template, event ev.
 func (s *groupSummary) add(head string, toks []Tok, ev int) {
-	for i := range s.slots {
-		sl := &s.slots[i]
+	slots := s.slots
+	for i := range slots {
+		sl := &slots[i]
 		if int(sl.pos) < len(toks) {
 			sl.add(head[toks[sl.pos].Start:toks[sl.pos].End], ev, true)
 		}
@@ -549,15 +550,15 @@ func (s *groupSummary) markSpikes(clockOf func(ev int) string) {
 // than a map for the thousand values a slot counts at most.
 type hashSet struct {
 	slots []uint64 // 0: empty
-	n     int
-	zero  bool // 0 itself is in the set
+	n     int32    // a slot's thousand values at most, a few more in tests
+	zero  bool     // 0 itself is in the set
 }
 
 func (s *hashSet) len() int {
 	if s.zero {
-		return s.n + 1
+		return int(s.n) + 1
 	}
-	return s.n
+	return int(s.n)
 }
 
 // add inserts h and reports whether it was new.
@@ -575,7 +576,7 @@ func (s *hashSet) add(h uint64) bool {
 			}
 		}
 	}
-	if (s.n+1)*2 > len(s.slots) {
+	if (int(s.n)+1)*2 > len(s.slots) {
 		s.grow()
 	}
 	s.put(h)
