@@ -139,19 +139,13 @@ func dropPartialLine(s string) string { return textkit.DropPartialLine(s) }
 // scan adds up to max non-blank lines of s outside fenced code blocks.
 func (st *kindStats) scan(s string, max int) {
 	fence := ""
-	breaks := newBreakFinder(s)
+	lines := newLineCutter(s, strings.IndexByte(s, '\r') >= 0)
 	// One search for an escape, not one a line (see add).
 	st.noEscapes = strings.IndexByte(s, 0x1b) < 0
 	for pos, n := 0, 0; pos < len(s) && n < max; {
-		line := s[pos:]
-		if i := breaks.next(pos); i >= 0 {
-			line, pos = s[pos:i], i+1
-			if s[i] == '\r' && pos < len(s) && s[pos] == '\n' {
-				pos++ // the empty line between would be skipped
-			}
-		} else {
-			pos = len(s)
-		}
+		end, next, _ := lines.cut(pos)
+		line := s[pos:end]
+		pos = next
 		if fence != "" {
 			if strings.HasPrefix(strings.TrimSpace(line), fence) {
 				fence = ""

@@ -117,20 +117,6 @@ func FuzzLineBreak(f *testing.F) {
 		if got, want := lineBreak(s), strings.IndexAny(s, "\r\n"); got != want {
 			t.Fatalf("lineBreak = %d, want %d", got, want)
 		}
-		f := newBreakFinder(s)
-		for pos := 0; pos <= len(s); {
-			want := strings.IndexAny(s[pos:], "\r\n")
-			if want >= 0 {
-				want += pos
-			}
-			if got := f.next(pos); got != want {
-				t.Fatalf("breakFinder.next(%d) = %d, want %d", pos, got, want)
-			}
-			if want < 0 {
-				break
-			}
-			pos = want + 1 + int(s[want])%2 // now and then past a \r\n
-		}
 	})
 }
 

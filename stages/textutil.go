@@ -61,33 +61,6 @@ func lineBreak(s string) int {
 	return -1
 }
 
-// breakFinder finds the line breaks (\r or \n) of a text in order, as
-// lineBreak does, with one scan for \n a line: the next \r is kept.
-type breakFinder struct {
-	text string
-	cr   int // the first \r at or after the last search, len(text) for none, -1 before
-}
-
-func newBreakFinder(text string) breakFinder { return breakFinder{text: text, cr: -1} }
-
-// next returns the index of the first \r or \n at or after pos, or -1.
-// pos must not decrease from call to call.
-func (f *breakFinder) next(pos int) int {
-	if f.cr < pos {
-		f.cr = len(f.text)
-		if i := strings.IndexByte(f.text[pos:], '\r'); i >= 0 {
-			f.cr = pos + i
-		}
-	}
-	if i := strings.IndexByte(f.text[pos:f.cr], '\n'); i >= 0 {
-		return pos + i
-	}
-	if f.cr < len(f.text) {
-		return f.cr
-	}
-	return -1
-}
-
 // fixpoint applies f until its output stops changing, at most max times.
 // Nodes whose decisions depend on text-wide statistics use it so that
 // node(node(x)) == node(x). f also reports whether its output is settled:

@@ -54,8 +54,10 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	w := prefixWriter{src: text}
 	cc := canceled{ctx: ctx}
 	blanks, started := 0, false
+	lines := newLineCutter(text, hasCR)
 	for pos := 0; ; {
-		line, next, more := nextLine(text[pos:], hasCR)
+		end, next, more := lines.cut(pos)
+		line := text[pos:end]
 		if err := cc.check(); err != nil {
 			return Outcome{}, err
 		}
@@ -84,7 +86,7 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		if !more {
 			break
 		}
-		pos = len(text) - len(next)
+		pos = next
 	}
 	// Leading blank lines carry nothing; a trailing line break stays.
 	if started && blanks > 0 && n.opt.MaxBlankLines > 0 {
