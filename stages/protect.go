@@ -75,27 +75,33 @@ func MayHaveFence(text string) bool {
 // reads the whole text once per marker.
 func hasOpenerLine(text string) bool {
 	for start := 0; start < len(text); {
-		switch line := text[start:]; line[0] {
-		case '`', '~', '#':
+		if openerFirst[text[start]] && opensLikeRegion(text[start:]) {
 			return true
-		case '<':
-			if strings.HasPrefix(line, "<source") || strings.HasPrefix(line, "<<<<<<< ") {
-				return true
-			}
-		case '*':
-			if strings.HasPrefix(line, "*** Begin Patch") {
-				return true
-			}
-		case 'd':
-			if strings.HasPrefix(line, "diff --git ") {
-				return true
-			}
 		}
 		end := strings.IndexByte(text[start:], '\n')
 		if end < 0 {
 			return false
 		}
 		start += end + 1
+	}
+	return false
+}
+
+// openerFirst marks the bytes that a region's first line may start with.
+var openerFirst = [256]bool{'`': true, '~': true, '#': true, '<': true, '*': true, 'd': true}
+
+// opensLikeRegion reports whether line starts the way a region's first
+// line must; line starts with a byte of openerFirst.
+func opensLikeRegion(line string) bool {
+	switch line[0] {
+	case '`', '~', '#':
+		return true
+	case '<':
+		return strings.HasPrefix(line, "<source") || strings.HasPrefix(line, "<<<<<<< ")
+	case '*':
+		return strings.HasPrefix(line, "*** Begin Patch")
+	case 'd':
+		return strings.HasPrefix(line, "diff --git ")
 	}
 	return false
 }
