@@ -71,3 +71,20 @@ func FuzzHasOpenerLine(f *testing.F) {
 	f.Add("a\n<<<<<<< b\n")
 	f.Fuzz(checkOpenerLine)
 }
+
+// TestDoubleBlankAtClasses compares doubleBlankAt with strings.Index on
+// texts of every class, from every line start.
+func TestDoubleBlankAtClasses(t *testing.T) {
+	for _, s := range classTexts(7) {
+		for from := 0; from <= len(s); {
+			if got, want := doubleBlankAt(s, from), doubleBlankAtPlain(s, from); got != want {
+				t.Fatalf("doubleBlankAt(%.60q..., %d) = %d, want %d", s, from, got, want)
+			}
+			i := strings.IndexByte(s[from:], '\n')
+			if i < 0 {
+				break
+			}
+			from += i + 1
+		}
+	}
+}
