@@ -77,7 +77,7 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 				if code {
 					writeCollapsedCode(&w, start, line)
 				} else {
-					writeCollapsed(&w, start, line)
+					writeCollapsed(&w, &runs, text, start, line)
 				}
 			} else {
 				w.writeSrc(start, start+len(line))
@@ -110,29 +110,31 @@ type prefixWriter struct {
 }
 
 func (w *prefixWriter) diverge() {
-	if !w.copied {
-		w.copied = true
-		w.b.Grow(len(w.src))
-		w.b.WriteString(w.src[:w.same])
-	}
+	w.copied = true
+	w.b.Grow(len(w.src))
+	w.b.WriteString(w.src[:w.same])
 }
 
 // writeSrc writes src[start:end].
 func (w *prefixWriter) writeSrc(start, end int) {
-	if !w.copied && start == w.same {
-		w.same = end
-		return
+	if !w.copied {
+		if start == w.same {
+			w.same = end
+			return
+		}
+		w.diverge()
 	}
-	w.diverge()
 	w.b.WriteString(w.src[start:end])
 }
 
 func (w *prefixWriter) writeByte(c byte) {
-	if !w.copied && w.same < len(w.src) && w.src[w.same] == c {
-		w.same++
-		return
+	if !w.copied {
+		if w.same < len(w.src) && w.src[w.same] == c {
+			w.same++
+			return
+		}
+		w.diverge()
 	}
-	w.diverge()
 	w.b.WriteByte(c)
 }
 
@@ -198,30 +200,6 @@ func trimBlanksRight(s string) string {
 	return s[:i]
 }
 
-// blankRunIndex returns the index of the first tab, or of the first
-// space followed by a space or a tab, in s, or -1: where collapsing
-// starts to change s. That is the start of the first run of blanks with
-// a tab or two blanks in it: the first double space, or the first tab
-// with the spaces before it. s is searched 64 bytes at a time (one
-// overlapping), where strings.Index compares whole blocks, and no further
-// than the first run, so that collapsing a line stays linear.
-func blankRunIndex(s string) int {
-	for off := 0; off < len(s); off += 63 {
-		block := s[off:min(off+64, len(s))]
-		i := strings.Index(block, "  ")
-		if t := strings.IndexByte(block, '\t'); t >= 0 && (i < 0 || t < i) {
-			i = t
-			for off+i > 0 && s[off+i-1] == ' ' {
-				i--
-			}
-		}
-		if i >= 0 {
-			return off + i
-		}
-	}
-	return -1
-}
-
 // nextRuns finds where runs of blanks to fold start in a text.
 type nextRuns struct {
 	// The next tab and double blank at or after the last start, or
@@ -246,29 +224,51 @@ func (r *nextRuns) before(text string, start, end int) bool {
 	return min(r.tab, r.double) < end
 }
 
-// writeCollapsed writes line, found at start in w's source, keeping its
-// leading indentation and folding later runs of spaces and tabs to one
-// space. line has no trailing blanks.
-func writeCollapsed(w *prefixWriter, start int, line string) {
+// first returns where the first run of blanks to fold starts at or
+// after at: a double blank, or a tab with the spaces right before it.
+// at never decreases from one call to the next, nor passes a line's
+// start without before having been asked for that line.
+func (r *nextRuns) first(text string, at int) int {
+	if r.tab < at {
+		r.tab = len(text)
+		if i := strings.IndexByte(text[at:], '\t'); i >= 0 {
+			r.tab = at + i
+		}
+	}
+	if r.double < at {
+		r.double = doubleBlankAt(text, at)
+	}
+	tab := r.tab
+	for tab > at && text[tab-1] == ' ' {
+		tab--
+	}
+	return min(tab, r.double)
+}
+
+// writeCollapsed writes line, found at start in w's source text, keeping
+// its leading indentation and folding later runs of spaces and tabs to
+// one space. line has no trailing blanks. runs knows the text's next
+// runs (see nextRuns.before).
+func writeCollapsed(w *prefixWriter, runs *nextRuns, text string, start int, line string) {
 	lead := 0
 	for lead < len(line) && (line[lead] == ' ' || line[lead] == '\t') {
 		lead++
 	}
 	w.writeSrc(start, start+lead)
-	body, at := line[lead:], start+lead
+	at, end := start+lead, start+len(line)
 	for {
-		k := blankRunIndex(body)
-		if k < 0 {
-			w.writeSrc(at, at+len(body))
+		k := runs.first(text, at)
+		if k >= end {
+			w.writeSrc(at, end)
 			return
 		}
-		w.writeSrc(at, at+k)
+		w.writeSrc(at, k)
 		w.writeByte(' ')
 		j := k + 1
-		for j < len(body) && (body[j] == ' ' || body[j] == '\t') {
+		for j < end && (text[j] == ' ' || text[j] == '\t') {
 			j++
 		}
-		body, at = body[j:], at+j
+		at = j
 	}
 }
 
