@@ -521,54 +521,64 @@ var simClass, simWordByte = func() (class, word [256]uint8) {
 }()
 
 // recordSimTokens appends to dst the hash of each token of line as
-// simToken(t, true) gives it, in one pass over the line: each run of hex
-// digits is read once, masked whole when it is a hex id, else with each of
-// its digit runs masked.
+// simToken(t, true) gives it (see recordTokenHash).
 func recordSimTokens(line string, dst []uint64) []uint64 {
-	const offset, prime = uint64(textkit.FNVOffset), uint64(textkit.FNVPrime)
-	h, inToken, afterWord := offset, false, false
 	for j := 0; j < len(line); {
-		c := line[j]
-		switch simClass[c] {
-		case simBlank:
-			if inToken {
-				dst = append(dst, h)
-				h, inToken = offset, false
-			}
-			afterWord = false
+		if simClass[line[j]] == simBlank {
 			j++
 			continue
-		case simPlain:
-			h = (h ^ uint64(c)) * prime
-			afterWord = simWordByte[c] != 0
-			j++
-			inToken = true
-			continue
 		}
-		// A run of hex digits; it ends at a byte no digit continues.
-		e, digits := j, 0
-		for ; e < len(line) && simClass[line[e]] >= simHexWord; e++ {
-			digits += int(simClass[line[e]] - simHexWord)
-		}
-		if !afterWord && digits > 0 && e-j >= 8 && (e == len(line) || simWordByte[line[e]] == 0) {
-			h = (h ^ '#') * prime
-		} else {
-			for k := j; k < e; k++ {
-				if d := line[k]; simClass[d] == simDigit {
-					if k == j || simClass[line[k-1]] != simDigit {
-						h = (h ^ '#') * prime
-					}
-				} else {
-					h = (h ^ uint64(d)) * prime
-				}
-			}
-		}
-		j, inToken, afterWord = e, true, true
-	}
-	if inToken {
+		var h uint64
+		h, j = recordTokenHash(line, j)
 		dst = append(dst, h)
 	}
 	return dst
+}
+
+// recordTokenHash returns the hash of the token of line at j and its end,
+// in one pass over its bytes: each digit run is hashed as one '#'. A run
+// of hex digits may be a hex id, masked whole, only where no word byte
+// comes right before it, so only there is the run read ahead; elsewhere
+// its bytes are hashed as they come.
+func recordTokenHash(line string, j int) (uint64, int) {
+	const prime = uint64(textkit.FNVPrime)
+	h, afterWord, inDigits := uint64(textkit.FNVOffset), false, false
+	for ; j < len(line); j++ {
+		c := line[j]
+		cl := simClass[c]
+		if cl == simPlain {
+			h = (h ^ uint64(c)) * prime
+			afterWord, inDigits = simWordByte[c] != 0, false
+			continue
+		}
+		if cl == simBlank {
+			break
+		}
+		if !afterWord {
+			// A run of hex digits starts here; it ends at a byte no digit
+			// continues.
+			e, digits := j, 0
+			for ; e < len(line) && simClass[line[e]] >= simHexWord; e++ {
+				digits += int(simClass[line[e]] - simHexWord)
+			}
+			if digits > 0 && e-j >= 8 && (e == len(line) || simWordByte[line[e]] == 0) {
+				h = (h ^ '#') * prime
+				j, afterWord, inDigits = e-1, true, false
+				continue
+			}
+			afterWord = true
+		}
+		if cl == simDigit {
+			if !inDigits {
+				h = (h ^ '#') * prime
+			}
+			inDigits = true
+		} else {
+			h = (h ^ uint64(c)) * prime
+			inDigits = false
+		}
+	}
+	return h, j
 }
 
 // seqKey hashes a token sequence exactly: equal keys, equal masked text.
