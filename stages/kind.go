@@ -152,7 +152,7 @@ func (st *kindStats) scan(s string, max int) {
 			}
 			continue
 		}
-		if f := textkit.FenceMarker(strings.TrimLeft(line, " ")); f != "" {
+		if f := fenceOpening(line); f != "" {
 			fence = f
 			continue
 		}
@@ -168,6 +168,19 @@ func (st *kindStats) scan(s string, max int) {
 		}
 		n++
 	}
+}
+
+// fenceOpening is textkit.FenceMarker of line without its leading
+// spaces, asked only of a line whose first other byte may open a fence.
+func fenceOpening(line string) string {
+	i := 0
+	for i < len(line) && line[i] == ' ' {
+		i++
+	}
+	if i == len(line) || line[i] != '`' && line[i] != '~' {
+		return ""
+	}
+	return textkit.FenceMarker(line[i:])
 }
 
 // mayBeCueTiming is cueTiming's first test (subtitles.go): past blanks,

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // nextLineCuts is the lines nextLine cuts from text, as [start, end, next].
@@ -70,6 +72,20 @@ func TestDetectScanClasses(t *testing.T) {
 			if !slices.Equal(got.sample, want.sample) || got.kind() != want.kind() {
 				t.Fatalf("scan(%.60q..., %d) sampled %d lines, want %d", s, max, len(got.sample), len(want.sample))
 			}
+		}
+	}
+}
+
+// TestFenceOpeningClasses compares fenceOpening with FenceMarker of the
+// line without its leading spaces, on every line of texts of every class.
+func TestFenceOpeningClasses(t *testing.T) {
+	lines := []string{"", " ", "```", "  ~~~go", "`` `", " \t```", "~~", "    ````x"}
+	for _, s := range classTexts(9) {
+		lines = append(lines, strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })...)
+	}
+	for _, line := range lines {
+		if got, want := fenceOpening(line), textkit.FenceMarker(strings.TrimLeft(line, " ")); got != want {
+			t.Fatalf("fenceOpening(%q) = %q, want %q", line, got, want)
 		}
 	}
 }
