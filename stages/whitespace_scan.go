@@ -3,23 +3,26 @@ package stages
 import "math/bits"
 
 // doubleBlankAt returns the index of the first double space in s at or
-// after from, or len(s). It reads 32 bytes a step as four words of eight:
-// in each, a byte is made zero where it and the byte after it (the next
-// word's first, for the last) are both spaces, and one zero-byte test on
-// the four tells whether the step holds a double space at all.
-// (strings.Index with "  " compares one byte pair at a time.)
+// after from, or len(s). It reads 32 bytes a step as four words of eight,
+// each or-ed with the word one byte on, both xor-ed with spaces: byte k of
+// such a word is zero where bytes k and k+1 of the step are both spaces.
+// One borrow test on the four finds no zero byte in most steps; it may
+// pass falsely on bytes above 0x7f, so a step it passes is checked
+// exactly. (strings.Index with "  " compares one byte pair at a time.)
 func doubleBlankAt(s string, from int) int {
 	i := from
 	for ; i+33 <= len(s); i += 32 {
 		step := s[i : i+33]
-		a, b := loadWord(step[0:8])^wordSpaces, loadWord(step[8:16])^wordSpaces
-		c, d := loadWord(step[16:24])^wordSpaces, loadWord(step[24:32])^wordSpaces
-		e := uint64(step[32] ^ ' ')
-		a, b, c, d = a|a>>8|b<<56, b|b>>8|c<<56, c|c>>8|d<<56, d|d>>8|e<<56
-		if (zeroBytes(a)|zeroBytes(b)|zeroBytes(c)|zeroBytes(d))&wordHighs == 0 {
+		a := (loadWord(step[0:8]) ^ wordSpaces) | (loadWord(step[1:9]) ^ wordSpaces)
+		b := (loadWord(step[8:16]) ^ wordSpaces) | (loadWord(step[9:17]) ^ wordSpaces)
+		c := (loadWord(step[16:24]) ^ wordSpaces) | (loadWord(step[17:25]) ^ wordSpaces)
+		d := (loadWord(step[24:32]) ^ wordSpaces) | (loadWord(step[25:33]) ^ wordSpaces)
+		if ((a-wordLows)|(b-wordLows)|(c-wordLows)|(d-wordLows))&wordHighs == 0 {
 			continue
 		}
-		return i + firstZeroByte([4]uint64{a, b, c, d})
+		if k := firstZeroByte([4]uint64{a, b, c, d}); k >= 0 {
+			return i + k
+		}
 	}
 	for ; i+1 < len(s); i++ {
 		if s[i] == ' ' && s[i+1] == ' ' {
@@ -30,7 +33,7 @@ func doubleBlankAt(s string, from int) int {
 }
 
 // firstZeroByte returns the index of the first zero byte of the four
-// words read as 32 bytes; one of them has one.
+// words read as 32 bytes, or -1.
 func firstZeroByte(words [4]uint64) int {
 	for j, w := range words {
 		// The lowest bit set marks a zero byte: a borrow only sets bits
@@ -39,7 +42,7 @@ func firstZeroByte(words [4]uint64) int {
 			return 8*j + bits.TrailingZeros64(m)/8
 		}
 	}
-	return 32
+	return -1
 }
 
 const (
