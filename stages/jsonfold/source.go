@@ -283,14 +283,32 @@ func (s *jsonSource) stringLit() error {
 		case c < utf8.RuneSelf:
 			i++
 		default:
-			r, size := utf8.DecodeRuneInString(s.s[i:])
-			if r == utf8.RuneError && size == 1 {
+			// Multi-byte runes never hold an ASCII byte, so a run of
+			// bytes above 0x7f is valid UTF-8 alone or not at all.
+			end := nonASCIIRunEnd(s.s, i)
+			if !utf8.ValidString(s.s[i:end]) {
 				return errBadJSON
 			}
-			i += size
+			i = end
 		}
 	}
 	return errBadJSON
+}
+
+// nonASCIIRunEnd returns the end of the run of bytes above 0x7f at i.
+func nonASCIIRunEnd(s string, i int) int {
+	const highs = 0x8080808080808080
+	for i+8 <= len(s) {
+		w := textkit.Load64(s[i:])
+		if w&highs != highs {
+			return i + bits.TrailingZeros64(^w&highs)/8
+		}
+		i += 8
+	}
+	for i < len(s) && s[i] >= utf8.RuneSelf {
+		i++
+	}
+	return i
 }
 
 func isHex4(h string) bool {

@@ -2,39 +2,105 @@ package jsonfold
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
 
-// Valid agrees with encoding/json on whole documents, on both paths:
-// simdjson-go where the CPU has it, and the literal tokenizer alone.
+var validCases = []string{
+	`{"a":1,"b":[true,false,null],"c":{"d":"e\u00e9\n"}}`,
+	`[{"id":18446744073709551616,"v":1.10},{"id":2,"v":1e400}]`,
+	`{"emoji":"\ud83d\ude00","s":"tab\there"}`,
+	`{"a":1}` + "\n" + `{"b":2}`,
+	`{"a":1,}`,
+	`[1,2,`,
+	`{"a":"b"} trailing`,
+	`{// comment` + "\n" + `"a":1}`,
+	`{"a":01}`,
+	`{"a":.5}`,
+	`{"a":"unterminated}`,
+	`[]`,
+	`{}`,
+	strings.Repeat(`[`, 200) + strings.Repeat(`]`, 200),
+	`{"big":` + strings.Repeat("9", 400) + `}`,
+	`["` + strings.Repeat("long text ", 40) + `"]`,
+}
+
+// Valid agrees with encoding/json on whole documents, and so do both of
+// its paths: simdjson-go (where the CPU has it and it is sure) and the
+// literal tokenizer alone.
 func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
-	docs := []string{
-		`{"a":1,"b":[true,false,null],"c":{"d":"e\u00e9\n"}}`,
-		`[{"id":18446744073709551616,"v":1.10},{"id":2,"v":1e400}]`,
-		`{"emoji":"\ud83d\ude00","s":"tab\there"}`,
-		`{"a":1}` + "\n" + `{"b":2}`,
-		`{"a":1,}`,
-		`[1,2,`,
-		`{"a":"b"} trailing`,
-		`{// comment` + "\n" + `"a":1}`,
-		`{"a":01}`,
-		`{"a":.5}`,
-		`{"a":"unterminated}`,
-		`[]`,
-		`{}`,
-		strings.Repeat(`[`, 200) + strings.Repeat(`]`, 200),
-		`{"big":` + strings.Repeat("9", 400) + `}`,
+	for _, d := range validCases {
+		want := json.Valid([]byte(d))
+		if got := Valid(d); got != want {
+			t.Errorf("Valid(%.60q) = %v, encoding/json says %v", d, got, want)
+		}
+		checkValidPaths(t, d, want)
 	}
-	defer func(v bool) { simdJSON = v }(simdJSON)
-	for _, simd := range []bool{true, false} {
-		simdJSON = simd && simdJSONSupported()
-		for _, d := range docs {
-			if got, want := Valid(d), json.Valid([]byte(d)); got != want {
-				t.Errorf("simd=%v Valid(%.60q) = %v, encoding/json says %v", simdJSON, d, got, want)
+}
+
+func checkValidPaths(t *testing.T, d string, want bool) {
+	t.Helper()
+	if got := walkJSON(d); got != want {
+		t.Errorf("walkJSON(%.60q) = %v, want %v", d, got, want)
+	}
+	if !simdJSON {
+		return
+	}
+	if got, sure := validBySIMD(d); sure && got != want {
+		t.Errorf("validBySIMD(%.60q) = %v, want %v", d, got, want)
+	}
+}
+
+// longASCIIStrings sends documents of long ASCII strings to simdjson-go,
+// and token-dense or non-Latin ones to the tokenizer, whatever the field
+// names and the document's size.
+func TestLongASCIIStringsByClass(t *testing.T) {
+	record := func(i int, body string) string {
+		return fmt.Sprintf(`{"id":%d,"name":"n%d","body":%q,"ok":true}`, i, i, body)
+	}
+	classes := []struct {
+		name string
+		body string
+		want bool
+	}{
+		{"records of short fields", "x", false},
+		{"records of numbers", "", false},
+		{"articles", strings.Repeat("the quick brown fox jumps over it ", 16), true},
+		{"non-Latin articles", strings.Repeat("日本語のテキストです。", 20), false},
+		{"Latin articles with accents", strings.Repeat("café crème brûlée ", 12), false},
+	}
+	for _, c := range classes {
+		for _, n := range []int{1, 10, 1000} {
+			var b strings.Builder
+			b.WriteByte('[')
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b.WriteString(",\n  ")
+				}
+				b.WriteString(record(i, c.body))
 			}
+			b.WriteByte(']')
+			doc := b.String()
+			if got := longASCIIStrings(doc); got != c.want && (n > 1 || c.want) {
+				t.Errorf("%s, %d records: longASCIIStrings = %v, want %v", c.name, n, got, c.want)
+			}
+			checkValidPaths(t, doc, true)
 		}
 	}
 }
 
-func simdJSONSupported() bool { return simdJSON }
+// FuzzValidPaths: simdjson-go, where it is sure, and the tokenizer agree.
+func FuzzValidPaths(f *testing.F) {
+	for _, d := range validCases {
+		f.Add(d)
+	}
+	f.Fuzz(func(t *testing.T, d string) {
+		if !simdJSON || len(d) == 0 {
+			return
+		}
+		if got, sure := validBySIMD(d); sure && got != walkJSON(d) {
+			t.Fatalf("validBySIMD(%q) = %v, the tokenizer %v", d, got, !got)
+		}
+	})
+}
