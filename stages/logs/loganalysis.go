@@ -185,8 +185,6 @@ type shapeCounts struct {
 	index  map[shapeKey]int // position in keys, once there are many
 }
 
-func (c *shapeCounts) add(k shapeKey) { c.addN(k, 1) }
-
 // addN counts n more heads of shape k.
 func (c *shapeCounts) addN(k shapeKey, n int) {
 	if c.index == nil {

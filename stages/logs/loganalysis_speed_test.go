@@ -113,8 +113,9 @@ func TestShapeCountsMatchesMap(t *testing.T) {
 			for i := range int(key.n) {
 				key.b[i] = byte('a' + r.IntN(kinds)%3)
 			}
-			c.add(key)
-			m[key]++
+			w := 1 + r.IntN(3)
+			c.addN(key, w)
+			m[key] += w
 		}
 		if len(c.keys) != len(m) || len(c.counts) != len(c.keys) {
 			t.Fatalf("run %d: %d keys, %d counts; the map has %d", n, len(c.keys), len(c.counts), len(m))
