@@ -1,7 +1,6 @@
 package logs
 
 import (
-	"math/bits"
 	"strings"
 	"sync"
 
@@ -13,7 +12,7 @@ import (
 // jsonPayloadStart, accessRecord, logfmtPairs, and headColumns.readTo for
 // the header columns) decides by byte classes in which every digit is
 // alike, and none reads a digit's value: lines of one digit shape (the
-// same bytes but for the values of their digits, see appendDigitShape)
+// same bytes but for the values of their digits, see digitshape.go)
 // have the same facts, and factMemo makes them once a shape.
 type lineFacts struct {
 	shape        shapeKey
@@ -130,7 +129,7 @@ func (hc *headColumns) share(lead *headColumns, leadHead, head string) {
 		return
 	}
 	limit := min(len(leadHead), int(lead.end[lead.n-1])+1)
-	same := sameShapeUpTo(leadHead[:limit], head)
+	same := digitShapePrefix(leadHead[:limit], head)
 	c := 0 // columns shared
 	for c < int(lead.n) && int(lead.end[c]) < same {
 		c++
@@ -143,28 +142,6 @@ func (hc *headColumns) share(lead *headColumns, leadHead, head string) {
 	copy(hc.tok[:c], lead.tok[:c])
 	copy(hc.end[:c], lead.end[:c])
 	hc.at = lead.end[c-1]
-}
-
-// sameShapeUpTo returns how many leading bytes a and b hold in the same
-// digit shape: the same bytes, or digits in both.
-func sameShapeUpTo(a, b string) int {
-	n := min(len(a), len(b))
-	a, b = a[:n], b[:n]
-	k := wordDigits
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		if x, y := textkit.Load64(a[i:i+8]), textkit.Load64(b[i:i+8]); x != y {
-			if bad := k.badBytes(x, y); bad != 0 {
-				return i + bits.TrailingZeros64(bad)/8
-			}
-		}
-	}
-	for ; i < n; i++ {
-		if x, y := a[i], b[i]; x != y && !(textkit.IsDigit(x) && textkit.IsDigit(y)) {
-			return i
-		}
-	}
-	return n
 }
 
 // headerStatsByColumns is headerStats on heads whose columns cols[k]
@@ -255,15 +232,11 @@ func columnChanges(heads []string, cols []*headColumns, c, want int) bool {
 // does not change with the length of the log.
 const maxHeaderHeads = 400
 
-// factMemo keeps the facts of the digit shapes of the lines sampled. A
-// line is hashed with its digits' low nibbles set (digits and ":;<=>?"
-// hash alike), then compared with the line that made the facts: equal
-// but for digits in both.
+// factMemo keeps the facts of the digit shapes of the lines sampled,
+// numbered by a shapeIndex.
 type factMemo struct {
-	slots   []int32 // open addressing: 1 + a position in facts, 0 empty
+	shapes  shapeIndex
 	facts   []lineFacts
-	lines   []string // the line that made facts[i]
-	hashes  []uint64
 	lookups int
 	hits    int
 	off     bool // too few hits to pay for the hashing
@@ -279,15 +252,14 @@ const (
 	factProbe = 128
 	// factMaxFacts bounds the facts kept: Analyze samples 3000 lines.
 	factMaxFacts = 4096
-	factSlots    = 2 * factMaxFacts
 )
 
-var factPool = sync.Pool{New: func() any { return &factMemo{slots: make([]int32, factSlots)} }}
+var factPool = sync.Pool{New: func() any { return new(factMemo) }}
 
 func getFactMemo() *factMemo {
 	m := factPool.Get().(*factMemo)
-	clear(m.slots)
-	m.facts, m.lines, m.hashes = m.facts[:0], m.lines[:0], m.hashes[:0]
+	m.shapes.reset()
+	m.facts = m.facts[:0]
 	m.lookups, m.hits, m.off = 0, 0, false
 	return m
 }
@@ -298,7 +270,7 @@ func (m *factMemo) release(heads []string, freshShapes []shapeKey, headFacts []i
 	if cap(heads) > factMaxFacts {
 		return // a huge log's, let go
 	}
-	clear(m.lines) // the text is not kept alive
+	m.shapes.forget() // the text is not kept alive
 	clear(heads)
 	m.heads, m.freshShapes, m.headFacts = heads[:0], freshShapes[:0], headFacts[:0]
 	factPool.Put(m)
@@ -314,109 +286,15 @@ func (m *factMemo) lookup(line string) (f *lineFacts, i int32) {
 	if m.lookups%factProbe == 0 && m.hits*4 < m.lookups {
 		m.off = true
 	}
-	h := shapeHash(line)
-	mask := uint64(len(m.slots) - 1)
-	for p := h & mask; ; p = (p + 1) & mask {
-		e := m.slots[p]
-		if e == 0 {
-			if len(m.facts) >= factMaxFacts {
-				return nil, -1
-			}
-			i = int32(len(m.facts))
-			m.slots[p] = i + 1
-			m.facts = append(m.facts, factsOf(line))
-			m.lines = append(m.lines, line)
-			m.hashes = append(m.hashes, h)
-			return &m.facts[i], i
-		}
-		if i = e - 1; m.hashes[i] == h && sameDigitShape(m.lines[i], line) {
-			m.hits++
-			// The next line of the shape is compared with this one: the
-			// nearer lines of a log share more digits.
-			m.lines[i] = line
-			return &m.facts[i], i
-		}
+	i, h, slot := m.shapes.find(line)
+	if i >= 0 {
+		m.hits++
+		return &m.facts[i], i
 	}
-}
-
-// digitNibbles sets the low nibble of every byte: digits become alike.
-const digitNibbles = 0x0F0F0F0F0F0F0F0F
-
-// shapeHash hashes s with every digit alike.
-func shapeHash(s string) uint64 {
-	const mul = 0x9E3779B97F4A7C15
-	n := len(s)
-	h := uint64(n) * mul
-	if n < 8 {
-		for i := 0; i < n; i++ {
-			h = (h ^ uint64(s[i]|0x0F)) * mul
-		}
-		return h ^ h>>29
+	if slot < 0 || len(m.facts) >= factMaxFacts {
+		return nil, -1
 	}
-	g := h
-	i := 0
-	for ; i+16 <= n; i += 16 {
-		w := s[i : i+16]
-		h = (h ^ (textkit.Load64(w[:8]) | digitNibbles)) * mul
-		g = (g ^ (textkit.Load64(w[8:]) | digitNibbles)) * mul
-	}
-	if i+8 <= n {
-		h = (h ^ (textkit.Load64(s[i:i+8]) | digitNibbles)) * mul
-	}
-	h ^= g
-	h = (h ^ (textkit.Load64(s[n-8:]) | digitNibbles)) * mul
-	return h ^ h>>29
-}
-
-// sameDigitShape reports whether a and b are the same bytes but for the
-// values of their digits.
-func sameDigitShape(a, b string) bool {
-	n := len(a)
-	if n != len(b) {
-		return false
-	}
-	if n < 8 {
-		for i := 0; i < n; i++ {
-			if x, y := a[i], b[i]; x != y && !(textkit.IsDigit(x) && textkit.IsDigit(y)) {
-				return false
-			}
-		}
-		return true
-	}
-	return sameDigitWords(a, b, wordDigits)
-}
-
-// digitMasks are the masks of digitsAsZero.
-type digitMasks struct{ lo7, high, from0, beyond9 uint64 }
-
-var wordDigits = digitMasks{0x7F7F7F7F7F7F7F7F, 0x8080808080808080, 0x5050505050505050, 0x4646464646464646}
-
-// digits marks the high bit of every digit's byte of w.
-func (k *digitMasks) digits(w uint64) uint64 {
-	x := w & k.lo7
-	return (x + k.from0) &^ (x + k.beyond9) &^ w & k.high
-}
-
-// sameDigitWords is sameDigitShape on lines of 8 bytes or more, a word
-// a step. Its masks come as an argument, held in registers, where the
-// compiler would load constants again on every word.
-//
-//go:noinline
-func sameDigitWords(a, b string, k digitMasks) bool {
-	n := len(a)
-	b = b[:n]
-	for i := 0; i < n-8; i += 8 {
-		if x, y := textkit.Load64(a[i:i+8]), textkit.Load64(b[i:i+8]); x != y && k.badBytes(x, y) != 0 {
-			return false
-		}
-	}
-	x, y := textkit.Load64(a[n-8:]), textkit.Load64(b[n-8:]) // the last word, overlapping
-	return x == y || k.badBytes(x, y) == 0
-}
-
-// badBytes marks the high bit of every byte that differs in x and y and
-// is not a digit in both.
-func (k *digitMasks) badBytes(x, y uint64) uint64 {
-	d := x ^ y
-	return (d&k.lo7 + k.lo7 | d) & k.high &^ (k.digits(x) & k.digits(y))
+	i = m.shapes.add(line, h, slot)
+	m.facts = append(m.facts, factsOf(line))
+	return &m.facts[i], i
 }

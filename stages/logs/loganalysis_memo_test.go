@@ -192,7 +192,7 @@ func TestFactsByDigitShape(t *testing.T) {
 			}
 		}
 		o := string(other)
-		if !sameDigitShape(line, o) || shapeHash(line) != shapeHash(o) {
+		if !sameDigitShape(line, o) || digitShapeHash(line) != digitShapeHash(o) {
 			t.Fatalf("%q and %q: not one shape", line, o)
 		}
 		if line != "" && factsOf(line) != factsOf(o) {

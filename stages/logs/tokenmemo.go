@@ -1,12 +1,8 @@
 package logs
 
 import (
-	"encoding/binary"
-	"slices"
 	"sync"
 	"unsafe"
-
-	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // tokenMemo hands a record line the tokens of an earlier line of the same
@@ -19,14 +15,12 @@ import (
 // earlier line's shape. Field values (JSON lines, logfmt) and
 // continuation lines (stack frames) go through memos of their own.
 type tokenMemo struct {
-	index   map[uint64]int32 // hash of a digit shape -> entries
+	shapes  shapeIndex // numbers the entries
 	entries []memoEntry
-	block   chunks[Tok]  // the entries' tokens
-	shapes  chunks[byte] // the entries' digit shapes (digits as '0')
-	shape   []byte       // the digit shape of the line at hand
+	block   chunks[Tok] // the entries' tokens
 	lookups int
 	hits    int
-	off     bool // too few hits to pay for the shapes
+	off     bool // too few hits to pay for the hashing
 	// of is what the memo remembers: lineTokens, or tokenize alone
 	// (continuation lines).
 	of func(string, []Tok) []Tok
@@ -34,7 +28,6 @@ type tokenMemo struct {
 
 type memoEntry struct {
 	toks        chunkRef // its tokens in block
-	shapeAt     chunkRef // its shape in shapes
 	digitValued bool
 }
 
@@ -45,10 +38,8 @@ var useTokenMemo = true
 const (
 	memoMaxEntries = 1 << 14
 	memoMaxTokens  = 1 << 18
-	memoMaxShapes  = 4 << 20 // bytes
-	// The largest chunks of the arenas, in tokens and bytes.
-	memoChunkToks   = 4 << 10
-	memoChunkShapes = 64 << 10
+	// The largest chunk of the arena, in tokens.
+	memoChunkToks = 4 << 10
 	// Every memoProbe lines the memo checks that the log repeats its
 	// shapes, one hit in eight so far, or stops: a line of a new shape
 	// costs its hashing and keeping on top of its tokenizing.
@@ -59,26 +50,25 @@ const (
 )
 
 func newTokenMemo() *tokenMemo {
-	return &tokenMemo{index: make(map[uint64]int32, 64), of: lineTokens}
+	return &tokenMemo{of: lineTokens}
 }
 
-// memoPool keeps memos between documents: a memo's arenas and index
+// memoPool keeps memos between documents: a memo's arena and index
 // would otherwise be allocated, zeroed and grown again for each one.
 var memoPool = sync.Pool{New: func() any { return newTokenMemo() }}
 
-// memoKeepBytes bounds the arenas of a memo put back in the pool: one
+// memoKeepBytes bounds the arena of a memo put back in the pool: one
 // that grew on a huge log is let go.
-const memoKeepBytes = 1 << 20
+const memoKeepBytes = 512 << 10
 
 // getTokenMemo returns an empty memo of the tokens of, lineTokens or
 // tokenize; release it when done.
 func getTokenMemo(of func(string, []Tok) []Tok) *tokenMemo {
 	m := memoPool.Get().(*tokenMemo)
 	m.of = of
-	clear(m.index)
+	m.shapes.reset()
 	m.entries = m.entries[:0]
 	m.block.reset()
-	m.shapes.reset()
 	m.lookups, m.hits, m.off = 0, 0, false
 	return m
 }
@@ -88,8 +78,8 @@ func (m *tokenMemo) release() {
 	if len(m.entries) > 4096 {
 		return
 	}
-	m.block.keep(memoKeepBytes / 2 / int(unsafe.Sizeof(Tok{})))
-	m.shapes.keep(memoKeepBytes / 2)
+	m.shapes.forget() // the text is not kept alive
+	m.block.keep(memoKeepBytes / int(unsafe.Sizeof(Tok{})))
 	memoPool.Put(m)
 }
 
@@ -102,25 +92,23 @@ func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
 	if m.lookups%memoProbe == 0 && m.hits*8 < m.lookups {
 		m.off = true
 	}
-	var key uint64
-	m.shape, key = appendDigitShape(m.shape[:0], line)
-	if i, ok := m.index[key]; ok {
-		e := &m.entries[i]
-		if !e.digitValued && string(m.shapes.at(e.shapeAt)) == string(m.shape) {
+	i, h, slot := m.shapes.find(line)
+	if i >= 0 {
+		if e := &m.entries[i]; !e.digitValued {
 			m.hits++
 			return append(dst, m.block.at(e.toks)...)
 		}
-		return m.of(line, dst) // another shape under the same hash
+		return m.of(line, dst)
 	}
 	at := len(dst)
 	dst = m.of(line, dst)
 	toks := dst[at:]
-	if len(m.entries) < memoMaxEntries && m.block.held+len(toks) <= memoMaxTokens && m.shapes.held+len(m.shape) <= memoMaxShapes {
-		e := memoEntry{toks: m.block.add(toks, memoChunkToks), shapeAt: m.shapes.add(m.shape, memoChunkShapes)}
+	if slot >= 0 && len(m.entries) < memoMaxEntries && m.block.held+len(toks) <= memoMaxTokens {
+		e := memoEntry{toks: m.block.add(toks, memoChunkToks)}
 		for _, t := range toks {
 			e.digitValued = e.digitValued || t.digitValued()
 		}
-		m.index[key] = int32(len(m.entries))
+		m.shapes.add(line, h, slot)
 		m.entries = append(m.entries, e)
 	}
 	return dst
@@ -146,46 +134,6 @@ func (m *tokenMemo) tokensAt(s string, off int, dst []Tok) []Tok {
 func lineTokens(line string, dst []Tok) []Tok {
 	at := len(dst)
 	return joinLists(line, tokenize(line, dst), at)
-}
-
-// digitsAsZero returns w, eight bytes of text, with each ASCII digit
-// replaced by '0'.
-func digitsAsZero(w uint64) uint64 {
-	const (
-		lo7     = 0x7F7F7F7F7F7F7F7F
-		high    = 0x8080808080808080
-		from0   = 0x5050505050505050 // + 0x50 sets bit 7 from '0' up
-		beyond9 = 0x4646464646464646 // + 0x46 sets bit 7 from ':' up
-	)
-	// Bytes taken without their high bit add without carries.
-	x := w & lo7
-	digits := (x + from0) &^ (x + beyond9) &^ w & high
-	// '0' is a digit with its low nibble cleared.
-	return w &^ ((digits >> 7) * 0x0F)
-}
-
-// appendDigitShape appends s with its digits as '0', and returns a hash
-// of that shape (and its length).
-func appendDigitShape(dst []byte, s string) ([]byte, uint64) {
-	const mul = 0x9E3779B97F4A7C15
-	h := uint64(len(s)) * mul
-	at := len(dst)
-	dst = slices.Grow(dst, len(s))[:at+len(s)]
-	out := dst[at:]
-	for ; len(s) >= 8; s, out = s[8:], out[8:] {
-		w := digitsAsZero(textkit.Load64(s))
-		binary.LittleEndian.PutUint64(out, w)
-		h = (h ^ w) * mul
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if textkit.IsDigit(c) {
-			c = '0'
-		}
-		out[i] = c
-		h = (h ^ uint64(c)) * mul
-	}
-	return dst, h ^ h>>29
 }
 
 // chunks is an append-only store in chunks that never move: growing it

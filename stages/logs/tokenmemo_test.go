@@ -150,30 +150,6 @@ func TestTokenMemoStopsOnDistinctShapes(t *testing.T) {
 	}
 }
 
-// TestDigitShape checks appendDigitShape against a byte-by-byte rule on
-// random strings over digits and their neighbours (/ : @ and bytes that
-// share a digit's high or low nibble).
-func TestDigitShape(t *testing.T) {
-	r := rand.New(rand.NewPCG(23, 24))
-	pool := []byte("0123456789/:@ aA\x00\x10\x39\x3a\x3f\x30\xb0\xf9\x7f\x80\x29\x40")
-	for range 20000 {
-		a := make([]byte, r.IntN(30))
-		for i := range a {
-			a[i] = pool[r.IntN(len(pool))]
-		}
-		want := make([]byte, len(a))
-		for i, c := range a {
-			if c >= '0' && c <= '9' {
-				c = '0'
-			}
-			want[i] = c
-		}
-		if got, _ := appendDigitShape(nil, string(a)); string(got) != string(want) {
-			t.Fatalf("appendDigitShape(%q) = %q, want %q", a, got, want)
-		}
-	}
-}
-
 // FuzzTokenMemo: a line and a digit variant of it get, through one memo,
 // the tokens tokenize gives each alone.
 func FuzzTokenMemo(f *testing.F) {

@@ -1,0 +1,204 @@
+package logs
+
+import (
+	"math/bits"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
+)
+
+// A digit shape is a line's bytes but for the values of its digits: two
+// lines have one shape when they are the same bytes, or digits in both
+// (the same record at another time, for another block or pid). The memos
+// of line facts (factMemo) and of tokens (tokenMemo) find a line's shape
+// in a shapeIndex.
+
+// shapeIndex numbers the digit shapes of lines, in the order added. A
+// line is hashed by digitShapeHash, then compared by sameDigitShape with
+// the latest line of each shape under its hash (open addressing): lines
+// are not copied.
+type shapeIndex struct {
+	slots  []int32 // 1 + a shape's number, or 0; at most half full
+	hashes []uint64
+	lines  []string // the latest line of each shape
+}
+
+// shapeProbes bounds the slots find reads. digitShapeHash reads the high
+// nibbles of bytes only: the lines of many shapes that hash alike are
+// let go, not searched ever longer.
+const shapeProbes = 32
+
+// reset empties x, keeping its room.
+func (x *shapeIndex) reset() {
+	clear(x.slots)
+	x.hashes, x.lines = x.hashes[:0], x.lines[:0]
+}
+
+// forget lets go of the lines, which hold the text alive; x must be reset
+// before it is used again.
+func (x *shapeIndex) forget() { clear(x.lines) }
+
+// find returns the number of line's shape, or -1 and the slot where add
+// puts it, -1 for none. The next line of the shape is compared with this
+// one: the nearer lines of a log share more digits.
+func (x *shapeIndex) find(line string) (i int32, h uint64, slot int) {
+	h = digitShapeHash(line)
+	if len(x.slots) == 0 {
+		x.slots = make([]int32, 64)
+	}
+	mask := len(x.slots) - 1
+	p := int(h) & mask
+	for range shapeProbes {
+		e := x.slots[p]
+		if e == 0 {
+			return -1, h, p
+		}
+		if i = e - 1; x.hashes[i] == h && sameDigitShape(x.lines[i], line) {
+			x.lines[i] = line
+			return i, h, -1
+		}
+		p = (p + 1) & mask
+	}
+	return -1, h, -1
+}
+
+// add numbers the shape of line, that find did not find, with its hash h
+// and slot.
+func (x *shapeIndex) add(line string, h uint64, slot int) int32 {
+	i := int32(len(x.lines))
+	if 2*(len(x.lines)+1) > len(x.slots) {
+		x.grow()
+		slot = x.free(h)
+	}
+	x.slots[slot] = i + 1
+	x.hashes = append(x.hashes, h)
+	x.lines = append(x.lines, line)
+	return i
+}
+
+// grow doubles the slots.
+func (x *shapeIndex) grow() {
+	x.slots = make([]int32, 2*len(x.slots))
+	for i, h := range x.hashes {
+		x.slots[x.free(h)] = int32(i) + 1
+	}
+}
+
+// free returns the first free slot from where h hashes.
+func (x *shapeIndex) free(h uint64) int {
+	mask := len(x.slots) - 1
+	p := int(h) & mask
+	for x.slots[p] != 0 {
+		p = (p + 1) & mask
+	}
+	return p
+}
+
+// digitNibbles sets the low nibble of every byte: digits become alike.
+const digitNibbles = 0x0F0F0F0F0F0F0F0F
+
+// digitShapeHash hashes s with every digit alike: its bytes' low nibbles
+// set, so that only their high nibbles count (digits and ":;<=>?" alike,
+// and 'a' to 'o'; sameDigitShape tells them apart), eight bytes a step.
+func digitShapeHash(s string) uint64 {
+	const mul = 0x9E3779B97F4A7C15
+	n := len(s)
+	h := uint64(n) * mul
+	if n < 8 {
+		for i := 0; i < n; i++ {
+			h = (h ^ uint64(s[i]|0x0F)) * mul
+		}
+	} else {
+		// Two words a step, hashed apart: one multiply does not wait on
+		// the other.
+		g := h
+		i := 0
+		for ; i+16 <= n; i += 16 {
+			w := s[i : i+16]
+			h = (h ^ (textkit.Load64(w[:8]) | digitNibbles)) * mul
+			g = (g ^ (textkit.Load64(w[8:]) | digitNibbles)) * mul
+		}
+		if i+8 <= n {
+			h = (h ^ (textkit.Load64(s[i:i+8]) | digitNibbles)) * mul
+			i += 8
+		}
+		h ^= bits.RotateLeft64(g, 32) // turned: two words swapped hash apart
+		if i < n {
+			h = (h ^ (textkit.Load64(s[n-8:]) | digitNibbles)) * mul // the last word, overlapping
+		}
+	}
+	// A multiply carries a byte's change to the bits above it only: bring
+	// the high bits down to those that pick the slot.
+	h ^= h >> 32
+	h *= mul
+	return h ^ h>>29
+}
+
+// sameDigitShape reports whether a and b are the same bytes but for the
+// values of their digits.
+func sameDigitShape(a, b string) bool {
+	return len(a) == len(b) && digitShapePrefix(a, b) == len(a)
+}
+
+// digitShapePrefix returns how many leading bytes a and b hold in the
+// same digit shape: the same bytes, or digits in both.
+func digitShapePrefix(a, b string) int {
+	n := min(len(a), len(b))
+	if n < 8 {
+		for i := 0; i < n; i++ {
+			if x, y := a[i], b[i]; x != y && !(textkit.IsDigit(x) && textkit.IsDigit(y)) {
+				return i
+			}
+		}
+		return n
+	}
+	return digitShapeWords(a[:n], b[:n], wordDigits)
+}
+
+// digitShapeWords is digitShapePrefix on strings of one length, 8 bytes
+// or more, a word a step. Its masks come as an argument, held in
+// registers, where the compiler would load constants again on every word.
+//
+//go:noinline
+func digitShapeWords(a, b string, k digitMasks) int {
+	n := len(a)
+	b = b[:n]
+	for i := 0; i < n-8; i += 8 {
+		if x, y := textkit.Load64(a[i:i+8]), textkit.Load64(b[i:i+8]); x != y {
+			if bad := k.badBytes(x, y); bad != 0 {
+				return i + bits.TrailingZeros64(bad)/8
+			}
+		}
+	}
+	// The last word, overlapping: the bytes before those the loop read
+	// are alike, so its first bad byte is one the loop did not read.
+	if x, y := textkit.Load64(a[n-8:]), textkit.Load64(b[n-8:]); x != y {
+		if bad := k.badBytes(x, y); bad != 0 {
+			return n - 8 + bits.TrailingZeros64(bad)/8
+		}
+	}
+	return n
+}
+
+// digitMasks are the constants of digit tests on words of eight bytes.
+type digitMasks struct{ lo7, high, from0, beyond9 uint64 }
+
+var wordDigits = digitMasks{
+	lo7:     0x7F7F7F7F7F7F7F7F,
+	high:    0x8080808080808080,
+	from0:   0x5050505050505050, // + 0x50 sets bit 7 from '0' up
+	beyond9: 0x4646464646464646, // + 0x46 sets bit 7 from ':' up
+}
+
+// digits marks the high bit of every digit's byte of w. Bytes taken
+// without their high bit add without carries.
+func (k *digitMasks) digits(w uint64) uint64 {
+	x := w & k.lo7
+	return (x + k.from0) &^ (x + k.beyond9) &^ w & k.high
+}
+
+// badBytes marks the high bit of every byte that differs in x and y and
+// is not a digit in both.
+func (k *digitMasks) badBytes(x, y uint64) uint64 {
+	d := x ^ y
+	return (d&k.lo7 + k.lo7 | d) & k.high &^ (k.digits(x) & k.digits(y))
+}
