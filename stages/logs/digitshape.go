@@ -179,7 +179,8 @@ func digitShapeWords(a, b string, k digitMasks) int {
 	return n
 }
 
-// digitMasks are the constants of digit tests on words of eight bytes.
+// digitMasks are the constants of badBytes, a digit test on words of
+// eight bytes.
 type digitMasks struct{ lo7, high, from0, beyond9 uint64 }
 
 var wordDigits = digitMasks{
@@ -189,16 +190,13 @@ var wordDigits = digitMasks{
 	beyond9: 0x4646464646464646, // + 0x46 sets bit 7 from ':' up
 }
 
-// digits marks the high bit of every digit's byte of w. Bytes taken
-// without their high bit add without carries.
-func (k *digitMasks) digits(w uint64) uint64 {
-	x := w & k.lo7
-	return (x + k.from0) &^ (x + k.beyond9) &^ w & k.high
-}
-
 // badBytes marks the high bit of every byte that differs in x and y and
-// is not a digit in both.
+// is not a digit in both. Bytes taken without their high bit add without
+// carries; the other bits of both are not read.
 func (k *digitMasks) badBytes(x, y uint64) uint64 {
 	d := x ^ y
-	return (d&k.lo7 + k.lo7 | d) & k.high &^ (k.digits(x) & k.digits(y))
+	xl, yl := x&k.lo7, y&k.lo7
+	// Bit 7: from '0' up in both, and from ':' up or past 0x7F in neither.
+	both := (xl + k.from0) & (yl + k.from0) &^ ((xl + k.beyond9) | (yl + k.beyond9) | x | y)
+	return (d&k.lo7 + k.lo7 | d) &^ both & k.high
 }
