@@ -99,37 +99,48 @@ const digitNibbles = 0x0F0F0F0F0F0F0F0F
 // digitShapeHash hashes s with every digit alike: its bytes' low nibbles
 // set, so that only their high nibbles count (digits and ":;<=>?" alike,
 // and 'a' to 'o'; sameDigitShape tells them apart), eight bytes a step.
-func digitShapeHash(s string) uint64 {
-	const mul = 0x9E3779B97F4A7C15
+func digitShapeHash(s string) uint64 { return shapeHashWith(s, shapeHashKeys) }
+
+// hashKeys are the constants of shapeHashWith.
+type hashKeys struct{ mul, nibbles uint64 }
+
+var shapeHashKeys = hashKeys{mul: 0x9E3779B97F4A7C15, nibbles: digitNibbles}
+
+// shapeHashWith is digitShapeHash. Its constants come as an argument,
+// held in registers, where the compiler would load them again on every
+// word.
+//
+//go:noinline
+func shapeHashWith(s string, k hashKeys) uint64 {
 	n := len(s)
-	h := uint64(n) * mul
+	h := uint64(n) * k.mul
 	if n < 8 {
 		for i := 0; i < n; i++ {
-			h = (h ^ uint64(s[i]|0x0F)) * mul
+			h = (h ^ uint64(s[i]|0x0F)) * k.mul
 		}
 	} else {
 		// Two words a step, hashed apart: one multiply does not wait on
 		// the other.
 		g := h
 		i := 0
-		for ; i+16 <= n; i += 16 {
+		for ; i < n-15; i += 16 { // not i+16 <= n, which would be checked for overflow
 			w := s[i : i+16]
-			h = (h ^ (textkit.Load64(w[:8]) | digitNibbles)) * mul
-			g = (g ^ (textkit.Load64(w[8:]) | digitNibbles)) * mul
+			h = (h ^ (textkit.Load64(w[:8]) | k.nibbles)) * k.mul
+			g = (g ^ (textkit.Load64(w[8:]) | k.nibbles)) * k.mul
 		}
 		if i+8 <= n {
-			h = (h ^ (textkit.Load64(s[i:i+8]) | digitNibbles)) * mul
+			h = (h ^ (textkit.Load64(s[i:i+8]) | k.nibbles)) * k.mul
 			i += 8
 		}
 		h ^= bits.RotateLeft64(g, 32) // turned: two words swapped hash apart
 		if i < n {
-			h = (h ^ (textkit.Load64(s[n-8:]) | digitNibbles)) * mul // the last word, overlapping
+			h = (h ^ (textkit.Load64(s[n-8:]) | k.nibbles)) * k.mul // the last word, overlapping
 		}
 	}
 	// A multiply carries a byte's change to the bits above it only: bring
 	// the high bits down to those that pick the slot.
 	h ^= h >> 32
-	h *= mul
+	h *= k.mul
 	return h ^ h>>29
 }
 
