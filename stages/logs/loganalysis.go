@@ -675,13 +675,14 @@ func HeaderEnd(line string, n int) int {
 	off := len(line) - len(s)
 	c := 0
 	for i := 0; i < len(s); {
-		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '|') {
+		// colClass's ccEnd: ' ', '\t' and '|', one test a byte.
+		for i < len(s) && colClass[s[i]] == ccEnd {
 			i++
 		}
 		if i >= len(s) {
 			break
 		}
-		for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != '|' {
+		for i < len(s) && colClass[s[i]] != ccEnd {
 			i++
 		}
 		if c++; c == n {
