@@ -460,15 +460,7 @@ func appendShape(dst []byte, line string) []byte {
 	}
 	for i := 0; i < len(s) && len(dst) < shapeMax; {
 		c := s[i]
-		if c == ' ' || c == '\t' || c == '\r' {
-			break
-		}
-		if c == '<' && textkit.IsPlaceholderAt(s[i:]) {
-			j := strings.IndexByte(s[i:], '>')
-			dst = append(dst, 'd')
-			i += j + 1
-			continue
-		}
+		// Letters and digits first, the most runs: no blank or '<' is one.
 		if seen := tokClass[c]; seen&(tcLetter|tcDigit) != 0 {
 			for i++; i < len(s); i++ {
 				cl := tokClass[s[i]]
@@ -482,6 +474,15 @@ func appendShape(dst []byte, line string) []byte {
 			} else {
 				dst = append(dst, 'a')
 			}
+			continue
+		}
+		if c == ' ' || c == '\t' || c == '\r' {
+			break
+		}
+		if c == '<' && textkit.IsPlaceholderAt(s[i:]) {
+			j := strings.IndexByte(s[i:], '>')
+			dst = append(dst, 'd')
+			i += j + 1
 			continue
 		}
 		dst = append(dst, c)
