@@ -272,6 +272,7 @@ func (t *templates) writeEvents(x textkit.LineIndex, events []logEvent) (out str
 	contexts := t.requestContexts(x, events)
 	var w textkit.LineWriter
 	w.Grow(len(t.groups)*128 + 1024)
+	var line []byte   // a summarised head line: head and suffix, one allocation
 	done := 0         // lines written or skipped so far
 	blankEnd := false // the last line written is blank
 	for ei, e := range events {
@@ -303,7 +304,8 @@ func (t *templates) writeEvents(x textkit.LineIndex, events []logEvent) (out str
 		case t.groups[root].events == 1 && sum == nil:
 			w.Add(x.Line(start)) // alone: as it was, its summary included
 		case sum != nil:
-			w.Add(head + sum.suffix(count))
+			line = sum.appendSuffix(append(line[:0], head...), count)
+			w.Add(string(line))
 		default:
 			w.Add(WithCount(head, count))
 		}
@@ -1343,7 +1345,7 @@ func (t *templates) summaries() map[int]*groupSummary {
 		k := kids[i]
 		if len(k) == 0 {
 			if g.summary != nil {
-				g.summary.first, _ = clockIn(g.head)
+				// newGroupSummary set first, from g.head.
 				g.summary.last, _ = clockIn(g.lastHead)
 				out[i] = g.summary
 			}
