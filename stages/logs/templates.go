@@ -1137,7 +1137,7 @@ func MaskedHash(line string) uint64 {
 type templates struct {
 	minVariants int
 	lay         Layout
-	byKey       map[uint64]int
+	byKey       groupIndex
 	groups      []tgroup
 	// scratch holds a group's first tokens while its summary starts.
 	scratch []Tok
@@ -1215,13 +1215,13 @@ func newTemplates(minVariants int, lay Layout) *templates {
 	if a, ok := templatePool.Get().(*templateArenas); ok {
 		return &templates{minVariants: minVariants, lay: lay, byKey: a.byKey, groups: a.groups, block: a.block}
 	}
-	return &templates{minVariants: minVariants, lay: lay, byKey: make(map[uint64]int, 64), groups: make([]tgroup, 0, 64)}
+	return &templates{minVariants: minVariants, lay: lay, groups: make([]tgroup, 0, 64)}
 }
 
 // templateArenas are what a templates keeps between documents: its index,
 // groups and token words, emptied.
 type templateArenas struct {
-	byKey  map[uint64]int
+	byKey  groupIndex
 	groups []tgroup
 	block  []uint64
 }
@@ -1236,10 +1236,10 @@ func (t *templates) release() {
 	if cap(t.groups) > templateKeepGroups || cap(t.block) > 16*templateKeepGroups {
 		return
 	}
-	clear(t.byKey)
+	t.byKey.reset()
 	clear(t.groups) // they hold the document's lines
 	templatePool.Put(&templateArenas{byKey: t.byKey, groups: t.groups[:0], block: t.block[:0]})
-	t.byKey, t.groups, t.block = nil, nil, nil
+	t.byKey, t.groups, t.block = groupIndex{}, nil, nil
 }
 
 func mix(pos int, id uint64) uint64 {
@@ -1252,7 +1252,7 @@ func mix(pos int, id uint64) uint64 {
 
 func (t *templates) add(toks []Tok, cont uint64, ev, weight int, head string) int {
 	key := foldTokenIDs((cont^uint64(len(toks)))*fnvPrime, toks)
-	if g, ok := t.byKey[key]; ok {
+	if g, ok := t.byKey.get(key); ok {
 		gr := &t.groups[g]
 		gr.count += weight
 		gr.events++
@@ -1287,7 +1287,7 @@ func (t *templates) add(toks []Tok, cont uint64, ev, weight int, head string) in
 		}
 	}
 	t.groups = append(t.groups, g)
-	t.byKey[key] = len(t.groups) - 1
+	t.byKey.put(key, len(t.groups)-1)
 	return len(t.groups) - 1
 }
 
