@@ -1502,7 +1502,9 @@ func tokenHalves(g *tgroup) (uint64, uint64) {
 // together (a node's name and id) are judged on the message alone. Levels
 // never merge. It reports whether any templates merged.
 func (t *templates) mergeHeaderColumns() bool {
-	hc := headerCells{cells: make([][]cell, len(t.groups)), names: map[uint64]int{}}
+	hc := headerCells{cells: make([][]cell, len(t.groups)), names: map[uint64]int{},
+		// Room for a few cells a group: appends that grow flat copy it whole.
+		flat: make([]cell, 0, len(t.groups)*(min(t.lay.HeaderCols, 13)+3))}
 	var toks []Tok
 	for i := range t.groups {
 		g := &t.groups[i]
@@ -1525,9 +1527,9 @@ func (t *templates) mergeHeaderColumns() bool {
 	}
 	message := t.messageKeys(&hc)
 	wild := map[uint64]bool{}
-	for _, col := range cols {
-		if t.independentColumn(col, hc.cells, message) {
-			wild[col] = true
+	for k, cells := range cellsByColumn(cols, hc.cells) {
+		if t.independentColumn(cells, message) {
+			wild[cols[k]] = true
 		}
 	}
 	if len(wild) == 0 {
@@ -1542,10 +1544,11 @@ type headerCells struct {
 	cells [][]cell
 	flat  []cell // the backing of cells: a group's cells are marked together
 	names map[uint64]int
+	ends  []int // scratch: a head's header column ends
 }
 
 func (hc *headerCells) mark(g *tgroup, i int, col uint64, p int, v string) {
-	if textkit.UpperLevelAt(v) || len(hc.cells[i]) >= 16 {
+	if len(hc.cells[i]) >= 16 || textkit.UpperLevelAt(v) {
 		return
 	}
 	c := cell{col: col, pos: p, name: g.toks[p] > varToken && len(v) >= 3}
@@ -1586,10 +1589,11 @@ func (t *templates) markFieldCells(hc *headerCells, i int, toks []Tok) {
 // and the values of the key=value pairs in its message.
 func (t *templates) markHeaderCells(hc *headerCells, i int, toks []Tok) {
 	g := &t.groups[i]
+	hc.ends = headerEnds(g.head, t.lay.HeaderCols, hc.ends[:0])
 	prev := -1 // the token the column before opened
+	p := 0     // the ends never fall: each column's scan goes on from the last
 	for c := 0; c <= t.lay.HeaderCols; c++ {
-		he := HeaderEnd(g.head, c)
-		p := 0
+		he := hc.ends[c]
 		for p < len(toks) && int(toks[p].Start) < he {
 			p++
 		}
@@ -1617,12 +1621,59 @@ func (t *templates) markHeaderCells(hc *headerCells, i int, toks []Tok) {
 	// logged an event as a pair after its message (node="worker-a"), or
 	// in a field line under it (_HOSTNAME=). A message key's value is
 	// what happened (journalctl's MESSAGE=).
-	from := HeaderEnd(g.head, t.lay.HeaderCols)
+	from := hc.ends[t.lay.HeaderCols]
 	for p := 1; p < len(toks); p++ {
 		if k := toks[p-1]; int(k.Start) >= from && pairValue(g.head, k, toks[p]) && !messageKey(g.head[k.Start:k.End]) {
 			hc.mark(g, i, g.toks[p-1]^pairColumn, p, g.head[toks[p].Start:toks[p].End])
 		}
 	}
+}
+
+// headerEnds appends HeaderEnd(line, c) for c = 0..n to dst, reading
+// the line once.
+func headerEnds(line string, n int, dst []int) []int {
+	dst = append(dst, 0)
+	s := line[textkit.SkipANSI(line, 0):]
+	off := len(line) - len(s)
+	i := 0
+	for c := 1; c <= n; c++ {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '|') {
+			i++
+		}
+		if i >= len(s) {
+			dst = append(dst, len(line)) // fewer columns: the line's end
+			continue
+		}
+		for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != '|' {
+			i++
+		}
+		dst = append(dst, off+i)
+	}
+	return dst
+}
+
+// groupCell is group's cell in one column.
+type groupCell struct {
+	group int
+	cell  cell
+}
+
+// cellsByColumn returns the cells of each column of cols (sorted), in
+// the order of cells: group by group, each group's in its order.
+func cellsByColumn(cols []uint64, cells [][]cell) [][]groupCell {
+	at := make(map[uint64]int, len(cols))
+	for k, col := range cols {
+		at[col] = k
+	}
+	by := make([][]groupCell, len(cols))
+	for i, cs := range cells {
+		for _, c := range cs {
+			if k, ok := at[c.col]; ok {
+				by[k] = append(by[k], groupCell{group: i, cell: c})
+			}
+		}
+	}
+	return by
 }
 
 // messageKey reports a key that names the message (msg, message, event,
@@ -1760,13 +1811,13 @@ type cell struct {
 	name bool // a name there, not a number or a level letter
 }
 
-// independentColumn reports whether column col is independent of the
+// independentColumn reports whether a column, its cells given, is independent of the
 // message, as a host is: three messages at least take several names
 // there, and so do half of the messages seen four times or more; and the
 // names come evenly, three of them (or all) with two in three messages
 // seen ten times or more. An HTTP method before a route is not: DELETE
 // comes with few routes.
-func (t *templates) independentColumn(col uint64, cells [][]cell, message []uint64) bool {
+func (t *templates) independentColumn(cells []groupCell, message []uint64) bool {
 	// The column's cells as (message, name) pairs, sorted: a message's
 	// pairs are a run, its distinct names runs within it.
 	type pair struct {
@@ -1774,18 +1825,14 @@ func (t *templates) independentColumn(col uint64, cells [][]cell, message []uint
 		named     bool
 		n         int
 	}
-	var pairs []pair
-	for i, cs := range cells {
-		for _, c := range cs {
-			if c.col != col {
-				continue
-			}
-			p := pair{msg: message[i], n: t.groups[i].count, named: c.name}
-			if c.name {
-				p.name = t.groups[i].toks[c.pos]
-			}
-			pairs = append(pairs, p)
+	pairs := make([]pair, 0, len(cells))
+	for _, gc := range cells {
+		i, c := gc.group, gc.cell
+		p := pair{msg: message[i], n: t.groups[i].count, named: c.name}
+		if c.name {
+			p.name = t.groups[i].toks[c.pos]
 		}
+		pairs = append(pairs, p)
 	}
 	slices.SortFunc(pairs, func(a, b pair) int {
 		if c := cmp.Compare(a.msg, b.msg); c != 0 {
