@@ -13,6 +13,12 @@ import (
 // groupedTemplates groups the events of text as mineTemplates does,
 // before any merge.
 func groupedTemplates(text string, lay Layout) *templates {
+	t, _ := groupedEvents(text, lay)
+	return t
+}
+
+// groupedEvents is groupedTemplates, and the events.
+func groupedEvents(text string, lay Layout) (*templates, []logEvent) {
 	x := textkit.NewLineIndex(text)
 	t := newTemplates(3, lay)
 	opens := make([]bool, x.Len())
@@ -20,7 +26,7 @@ func groupedTemplates(text string, lay Layout) *templates {
 		opens[i] = lay.OpensRecord(x.Line(i))
 	}
 	var toks, ctoks []Tok
-	ev := 0
+	var events []logEvent
 	for i := 0; i < x.Len(); {
 		if !opens[i] {
 			i++
@@ -32,11 +38,11 @@ func groupedTemplates(text string, lay Layout) *templates {
 		toks = lay.templateTokens(msg, toks[:0], nil)
 		var cont uint64
 		cont, ctoks = continuationHash(x, from, end, ctoks, nil)
-		t.add(toks, cont, ev, weight, msg)
-		ev++
+		g := t.add(toks, cont, len(events), weight, msg)
+		events = append(events, logEvent{start: int32(i), end: int32(end), group: int32(g)})
 		i = end
 	}
-	return t
+	return t, events
 }
 
 // headerLogClass writes record k of a log whose hosts, services and users

@@ -57,7 +57,13 @@ func (m *Mined) Members() map[int][]int {
 // HeadKeys maps the head line each template is written with to its
 // LineKey, which log_dedup's readers would compute again from that line.
 func (m *Mined) HeadKeys() map[string]uint64 {
-	keys := map[string]uint64{}
+	roots := 0
+	for i := range m.t.groups {
+		if m.t.groups[i].parent == i {
+			roots++
+		}
+	}
+	keys := make(map[string]uint64, roots) // sized once: grown, it cost more than its fill
 	for i := range m.t.groups {
 		if g := &m.t.groups[i]; g.parent == i {
 			keys[g.head] = g.lineKey
@@ -244,15 +250,19 @@ func continuationHash(x textkit.LineIndex, from, end int, ctoks []Tok, memo *tok
 // eventSpans puts each template's span in spans: its first event's
 // first line -> its last event's last line.
 func (t *templates) eventSpans(events []logEvent, spans map[int]int) {
-	last := map[int]int{} // root group -> its last event
+	last := make([]int, len(t.groups)) // root group -> its last event, -1 for none
+	for g := range last {
+		last[g] = -1
+	}
 	for g := range t.groups {
-		r := t.find(g)
-		if l, ok := last[r]; !ok || t.groups[g].last > l {
+		if r := t.find(g); t.groups[g].last > last[r] {
 			last[r] = t.groups[g].last
 		}
 	}
 	for r, l := range last {
-		spans[int(events[t.groups[r].first].start)] = int(events[l].end) - 1
+		if l >= 0 {
+			spans[int(events[t.groups[r].first].start)] = int(events[l].end) - 1
+		}
 	}
 }
 
@@ -267,7 +277,9 @@ func (t *templates) writeEvents(x textkit.LineIndex, events []logEvent) (out str
 		return c
 	}
 	for _, sum := range sums {
-		sum.markSpikes(clockOf)
+		if sum != nil {
+			sum.markSpikes(clockOf)
+		}
 	}
 	contexts := t.requestContexts(x, events)
 	var w textkit.LineWriter
@@ -1327,16 +1339,17 @@ func tieable(t Tok) bool { return !t.variable() && t.End-t.Start >= 3 }
 func repeatOf(i int) uint64 { return (uint64(i)+0x5245504541)*0x9E3779B97F4A7C15 | 2 }
 
 // summaries returns the summary of every template that stands for more
-// than one record, by root group. Merged groups add what they counted,
-// and a merged position (one word per group) becomes a slot of its own.
-func (t *templates) summaries() map[int]*groupSummary {
-	kids := map[int][]int{}
+// than one record, by root group (nil for none). Merged groups add what
+// they counted, and a merged position (one word per group) becomes a
+// slot of its own.
+func (t *templates) summaries() []*groupSummary {
+	kids := make([][]int, len(t.groups))
 	for i := range t.groups {
 		if r := t.find(i); r != i {
 			kids[r] = append(kids[r], i)
 		}
 	}
-	out := map[int]*groupSummary{}
+	out := make([]*groupSummary, len(t.groups))
 	for i := range t.groups {
 		g := &t.groups[i]
 		if g.parent != i || g.toks == nil {
