@@ -104,7 +104,7 @@ func timeAt(s string) bool {
 // stampAt reports whether s starts with a date, a time or an epoch: the
 // usual first field of a log record.
 func stampAt(s string) bool {
-	if IsPlaceholderAt(s) {
+	if s != "" && s[0] == '<' && IsPlaceholderAt(s) {
 		// A stamp that number_normalize already replaced: <N>, <*>, <TS>.
 		return true
 	}
@@ -264,7 +264,13 @@ func RecordStart(line string) (stamped, level bool) {
 	if line == "" || line[0] == ' ' || line[0] == '\t' {
 		return false, false
 	}
-	s := line[SkipANSI(line, 0):]
+	if IsDigit(line[0]) && numericStampAt(line) {
+		return true, false // most records: stampAt's first case, at once
+	}
+	s := line
+	if line[0] == 0x1b {
+		s = line[SkipANSI(line, 0):]
+	}
 	if stampAt(s) {
 		return true, false
 	}
