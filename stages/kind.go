@@ -249,7 +249,10 @@ func (st *kindStats) add(line string) {
 	// A level first ("INFO: ...", "WARNING: ...": java.util.logging, bare
 	// loggers), or right after the stamp ("[01-Mar-2024 10:00:00] NOTICE:
 	// ...": PHP-FPM and others), names no speaker.
-	if m := turnStartIndex(body); m != nil && !console && !level && !textkit.UpperLevelAt(body[m[2]:m[3]]) && saysSomething(body[m[1]:]) {
+	if !turnOpener[body[0]] || console || level {
+		return
+	}
+	if m := turnStartIndex(body); m != nil && !textkit.UpperLevelAt(body[m[2]:m[3]]) && saysSomething(body[m[1]:]) {
 		st.turns++
 		st.speakers[strings.ToLower(body[m[2]:m[3]])]++
 	}
@@ -370,6 +373,16 @@ func turnStartIndex(s string) []int {
 	}
 	return turnStart.FindStringSubmatchIndex(s)
 }
+
+// turnOpener marks the bytes mayStartTurn lets open a line: a heading's
+// '#', a bold '*', a '[' or a label's first byte. A log record's digit is
+// none: add rules such a line out without a call.
+var turnOpener = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '#' || c == '*' || c == '[' || turnLabelFirst(byte(c))
+	}
+	return t
+}()
 
 // mayStartTurn is a necessary condition for turnStart, written out so
 // that most lines (those of logs above all) never reach the expression:
