@@ -22,6 +22,15 @@ func Chars(s string) int {
 func CharsValid(s string) (n int, valid bool) {
 	const hi = 0x8080808080808080
 	valid = true
+	for len(s) >= 64 {
+		// ASCII text: 64 bytes a step, one test.
+		q := s[:64]
+		if (Load64(q)|Load64(q[8:])|Load64(q[16:])|Load64(q[24:])|
+			Load64(q[32:])|Load64(q[40:])|Load64(q[48:])|Load64(q[56:]))&hi != 0 {
+			break
+		}
+		n, s = n+64, s[64:]
+	}
 	for len(s) > 0 {
 		if len(s) >= 32 && (Load64(s)|Load64(s[8:])|Load64(s[16:])|Load64(s[24:]))&hi == 0 {
 			n, s = n+32, s[32:]
