@@ -152,14 +152,21 @@ func (st *kindStats) scan(s string, max int) {
 			}
 			continue
 		}
-		if f := fenceOpening(line); f != "" {
-			fence = f
-			continue
+		if line == "" {
+			continue // blank
 		}
-		// A quoted reply ("> > text") is read by what it quotes: its
-		// markers open every line alike, as a build's output does.
-		if line = unquoted(line); textkit.IsBlank(line) {
-			continue
+		// Most lines open with a byte that opens no fence, no quote and
+		// no blank: they skip those tests.
+		if c := line[0]; !plainOpener[c] {
+			if f := fenceOpening(line); f != "" {
+				fence = f
+				continue
+			}
+			// A quoted reply ("> > text") is read by what it quotes: its
+			// markers open every line alike, as a build's output does.
+			if line = unquoted(line); textkit.IsBlank(line) {
+				continue
+			}
 		}
 		st.add(line)
 		st.sample = append(st.sample, line)
@@ -169,6 +176,16 @@ func (st *kindStats) scan(s string, max int) {
 		n++
 	}
 }
+
+// plainOpener marks the first bytes of a line that is no fence opening,
+// no quoted reply and not blank: printable ASCII but for a blank, '>',
+// '`' and '~'.
+var plainOpener = func() (t [256]bool) {
+	for c := '!'; c < 0x7f; c++ {
+		t[c] = c != '>' && c != '`' && c != '~'
+	}
+	return t
+}()
 
 // fenceOpening is textkit.FenceMarker of line without its leading
 // spaces, asked only of a line whose first other byte may open a fence.

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,4 +93,24 @@ func FuzzKindAddReference(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkKindAdd(t, s) })
+}
+
+// TestDetectScanPlainOpeners checks scan, its shortcut for lines that open
+// with a plain byte included, against scanReference on texts of every
+// class and line ending, with quoted replies and indented fences among
+// their lines.
+func TestDetectScanPlainOpeners(t *testing.T) {
+	texts := classTexts(31)
+	texts = append(texts, "> > quoted reply here\n>\n  ```\ncode in a fence\n  ```\n~~~\nx\n~~~\n \t \nplain line\n")
+	for _, text := range texts {
+		for _, max := range []int{3, 450} {
+			got := kindStats{speakers: map[string]int{}}
+			want := kindStats{speakers: map[string]int{}}
+			got.scan(text, max)
+			want.scanReference(text, max)
+			if !slices.Equal(got.sample, want.sample) || got.kind() != want.kind() || got.lines != want.lines {
+				t.Fatalf("scan(%.200q, %d) sampled %q, want %q", text, max, got.sample, want.sample)
+			}
+		}
+	}
 }
