@@ -80,8 +80,13 @@ func newNameSet(names ...[]string) *nameSet {
 //
 //go:noinline
 func (set *nameSet) has(s string) bool {
-	k := nameIndex(s)
-	return k >= 0 && set[k/8]>>(k%8)&1 != 0
+	_ = s[2] // one bounds check for the three bytes
+	c0, c1, c2 := uint(s[0]-'A'), uint(s[1]-'a'), uint(s[2]-'a')
+	if c0 >= 26 || c1 >= 26 || c2 >= 26 {
+		return false
+	}
+	k := c0*26*26 + c1*26 + c2 // nameIndex, unsigned: shifts, no sign fix
+	return set[k/8]>>(k%8)&1 != 0
 }
 
 var monthSet, daySet, calendarSet = newNameSet(monthNames[:]), newNameSet(dayNames[:]), newNameSet(monthNames[:], dayNames[:])
