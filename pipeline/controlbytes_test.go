@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -12,7 +13,8 @@ func TestControlBytesMatchesByteLoop(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 9))
 	alphabet := []byte{0, 1, '\t', '\n', '\v', '\f', '\r', 0x1b, 0x1f, ' ', 'a', 0x7f, 0x80, 0xff}
 	for n := 0; n < 2000; n++ {
-		b := make([]byte, n%67+n/40)
+		// Lengths past several 32-byte steps.
+		b := make([]byte, n%67+n/10)
 		sparse := n%2 == 1 // mostly letters: most words hold no control
 		for i := range b {
 			switch {
@@ -24,15 +26,33 @@ func TestControlBytesMatchesByteLoop(t *testing.T) {
 				b[i] = byte(r.IntN(256))
 			}
 		}
-		want, wantASCII := 0, true
-		for _, c := range b {
-			if oddControl[c] {
-				want++
-			}
-			wantASCII = wantASCII && c < 0x80
-		}
-		if got, ascii := controlBytes(string(b)); got != want || ascii != wantASCII {
-			t.Fatalf("controlBytes(%q) = %d, %v; want %d, %v", b, got, ascii, want, wantASCII)
-		}
+		checkControlBytes(t, string(b))
 	}
+}
+
+// checkControlBytes compares controlBytes(s) with a byte loop.
+func checkControlBytes(t *testing.T, s string) {
+	t.Helper()
+	want, wantASCII := 0, true
+	for i := 0; i < len(s); i++ {
+		if oddControl[s[i]] {
+			want++
+		}
+		wantASCII = wantASCII && s[i] < 0x80
+	}
+	if got, ascii := controlBytes(s); got != want || ascii != wantASCII {
+		t.Fatalf("controlBytes(%q) = %d, %v; want %d, %v", s, got, ascii, want, wantASCII)
+	}
+}
+
+// FuzzControlBytes checks controlBytes against a byte loop on any input,
+// from each offset of a word.
+func FuzzControlBytes(f *testing.F) {
+	f.Add("2024-01-01 10:00:00 INFO ok\r\n\x00\x01\t\x1b[0m\r\n\xff")
+	f.Add(strings.Repeat("line\x0b\x0c\x1f\x7f\x80 ", 40))
+	f.Fuzz(func(t *testing.T, s string) {
+		for k := 0; k < 8 && k <= len(s); k++ {
+			checkControlBytes(t, s[k:])
+		}
+	})
 }
