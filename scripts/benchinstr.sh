@@ -19,6 +19,10 @@ while getopts p:b:1:2: opt; do
   esac
 done
 shift $((OPTIND - 1))
+if [ $# -gt 1 ]; then
+  # getopts stops at REV: options after it would be silently ignored.
+  echo "$0: options go before REV (got: $*)" >&2; exit 2
+fi
 root=$(git rev-parse --show-toplevel)
 work=$(mktemp -d)
 trap 'git -C "$root" worktree remove --force "$work/src" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
