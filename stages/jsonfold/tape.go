@@ -3,6 +3,7 @@ package jsonfold
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // A tape is the token stream of one valid JSON document as the literal
@@ -17,7 +18,11 @@ type Tape struct {
 	text string    // the document the tape was read from
 	end  int       // where its root value closes
 	toks []tapeTok // one a token
+	read atomic.Int64
 }
+
+// Reads reports how many folds have read tp.
+func (tp *Tape) Reads() int64 { return tp.read.Load() }
 
 // tapeTok is one token: its kind and where it ends (pos after it; a
 // key's literal end, its colon after that), and a literal's start.
@@ -130,6 +135,7 @@ func (tp *Tape) Fits(text string) bool {
 // tapeSource returns a source that reads text's tokens from tp, which
 // fits text.
 func tapeSource(text string, tp *Tape) *jsonSource {
+	tp.read.Add(1)
 	return &jsonSource{s: text, taped: true, toks: tp.toks}
 }
 

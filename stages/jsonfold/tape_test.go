@@ -414,6 +414,9 @@ func TestFoldTapeReadsTheTape(t *testing.T) {
 		t.Fatal("no tape")
 	}
 	moved := &Tape{text: tp.text, end: tp.end, toks: slices.Clone(tp.toks)}
+	if n := moved.Reads(); n != 0 {
+		t.Fatalf("a new tape read %d times", n)
+	}
 	var nums []int
 	for i, e := range moved.toks {
 		if jsonTok(e.end>>tapeOffBits) == tokInt {
@@ -427,5 +430,8 @@ func TestFoldTapeReadsTheTape(t *testing.T) {
 	got, ok, err := FoldTape(context.Background(), text, moved, testOptions(), true, "")
 	if want := `{"a": 222, "b": 222}`; got != want || !ok || err != nil {
 		t.Errorf("FoldTape with a moved literal = %q, %v, %v; want %q: the tape was not read", got, ok, err, want)
+	}
+	if n := moved.Reads(); n != 1 {
+		t.Errorf("Reads = %d after one fold, want 1", n)
 	}
 }
