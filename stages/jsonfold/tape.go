@@ -1,7 +1,6 @@
 package jsonfold
 
 import (
-	"slices"
 	"strings"
 	"sync/atomic"
 )
@@ -66,45 +65,22 @@ func walkJSONTape(text string) (bool, *Tape) {
 	if len(text) >= tapeMaxText {
 		return walkJSON(text), nil
 	}
-	src := newJSONSource(text)
-	t, err := src.next()
-	if err != nil || (t != tokObjStart && t != tokArrStart) {
-		return false, nil
-	}
 	maxToks := tapeMaxToks(len(text))
-	toks := make([]tapeTok, 0, min(maxToks, estimateTokens(text)))
-	taped := true
-	end := 0
-	for {
-		if taped {
-			if len(toks) == cap(toks) {
-				if len(toks) >= maxToks {
-					taped, toks = false, nil // too dense for its bound: the fold tokenizes
-				} else {
-					toks = slices.Grow(toks, min(maxToks, 2*cap(toks))-len(toks))
-				}
-			}
-			if taped {
-				toks = append(toks, src.tapeTok(t))
-			}
-		}
-		end = src.pos
-		if t, err = src.next(); err != nil {
-			return false, nil
-		}
-		if t == tokEnd {
-			if !taped {
-				return true, nil
-			}
-			return true, &Tape{text: text, end: end, toks: toks}
-		}
+	r := &tapeRec{toks: make([]tapeTok, 0, min(maxToks, estimateTokens(text))), max: maxToks}
+	valid, end := walkTape(text, r)
+	if !valid || r.off {
+		return valid, nil // r.off: too dense for its bound, the fold tokenizes
 	}
+	return true, &Tape{text: text, end: end, toks: r.toks}
 }
 
 // estimateTokens guesses the tokens of text from the punctuation of its
 // head: about five tokens for every four commas, colons and openings.
 func estimateTokens(text string) int {
 	head := text[:min(len(text), 16<<10)]
+	if head == "" {
+		return 0
+	}
 	n := strings.Count(head, ",") + strings.Count(head, ":") + strings.Count(head, "{") + strings.Count(head, "[")
 	return int(float64(n)*1.25*float64(len(text))/float64(len(head))) + 64
 }

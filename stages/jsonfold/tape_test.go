@@ -230,6 +230,13 @@ func sourceTrace(src *jsonSource, members bool) []string {
 // its trailing space; and Fold's output by the tape.
 func checkTape(t *testing.T, text string) {
 	t.Helper()
+	// The walk's verdict and tokens are next's, whatever the bound.
+	r := &tapeRec{max: 1 << 30}
+	if walked, _ := walkTape(text, r); walked != walkJSON(text) {
+		t.Fatalf("walkTape says %v, walkJSON %v:\n%s", walked, !walked, text)
+	} else if walked && !slices.Equal(r.toks, tapeByNext(text).toks) {
+		t.Fatalf("walkTape records other tokens than next reads:\n%s", text)
+	}
 	valid, tp := ValidTape(text)
 	if want := Valid(text); valid != want {
 		t.Fatalf("ValidTape says %v, Valid %v:\n%s", valid, want, text)
@@ -244,7 +251,7 @@ func checkTape(t *testing.T, text string) {
 		if simdJSON && longASCIIStrings(text) {
 			return // simdjson-go judged it
 		}
-		if len(walkTape(text).toks) <= tapeMaxToks(len(text)) {
+		if len(tapeByNext(text).toks) <= tapeMaxToks(len(text)) {
 			t.Fatalf("no tape for valid JSON within the bound:\n%s", text)
 		}
 		return
@@ -266,8 +273,8 @@ func checkTape(t *testing.T, text string) {
 	}
 }
 
-// walkTape is the tape walkJSONTape records with no bound.
-func walkTape(text string) *Tape {
+// tapeByNext is the tape of text read by next, with no bound.
+func tapeByNext(text string) *Tape {
 	src := newJSONSource(text)
 	tp := &Tape{text: text}
 	for {
