@@ -154,11 +154,8 @@ func (s *jsonSource) next() (jsonTok, error) {
 // scalar's literal). At the closing brace it returns tokObjEnd.
 func (s *jsonSource) member() (key string, keyEsc bool, t jsonTok, err error) {
 	if s.taped {
-		if s.tapeNext() == tokObjEnd {
-			return "", false, tokObjEnd, nil
-		}
-		key, keyEsc = s.text(), s.esc
-		return key, keyEsc, s.tapeNext(), nil
+		key, keyEsc, t = s.tapeMember()
+		return key, keyEsc, t, nil
 	}
 	top := &s.frames[len(s.frames)-1]
 	s.skipSpace()

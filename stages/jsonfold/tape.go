@@ -142,3 +142,19 @@ func (s *jsonSource) tapeNext() jsonTok {
 	}
 	return t
 }
+
+// tapeMember is member for a source that reads a tape: the key's token,
+// then its value's by tapeNext, in one call. The tape holds the member
+// or the closing brace an open object expects.
+func (s *jsonSource) tapeMember() (key string, keyEsc bool, t jsonTok) {
+	e := s.toks[s.ti]
+	s.ti++
+	if e.from == 0 {
+		s.pos = int(e.end & tapeOff)
+		return "", false, tokObjEnd
+	}
+	// The key's pos, after its colon, is never seen: its value's follows.
+	s.litFrom, s.litTo, s.esc = int(e.from&tapeOff), int(e.end&tapeOff), e.from&tapeEsc != 0
+	key, keyEsc = s.s[s.litFrom:s.litTo], s.esc
+	return key, keyEsc, s.tapeNext()
+}

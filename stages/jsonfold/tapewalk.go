@@ -6,25 +6,28 @@ import "slices"
 type tapeRec struct {
 	toks []tapeTok
 	max  int
-	off  bool // past the bound: nothing more is kept
+	off  bool // past the bound: the tape is dropped
 }
 
-func (r *tapeRec) add(e tapeTok) {
-	if len(r.toks) == cap(r.toks) && !r.grow() {
-		return
+// push appends e to toks, the tape's tokens as the walk holds them.
+func (r *tapeRec) push(toks []tapeTok, e tapeTok) []tapeTok {
+	if len(toks) == cap(toks) {
+		toks = r.more(toks)
 	}
-	r.toks = append(r.toks, e)
+	return append(toks, e)
 }
 
-// grow doubles the room for tokens, up to the bound; false when the
-// bound is reached, and the tape is dropped.
-func (r *tapeRec) grow() bool {
-	if r.off || len(r.toks) >= r.max {
-		r.off, r.toks = true, nil
-		return false
+// more doubles the room for tokens, up to the bound. Past it the tape
+// is dropped, and its room is written over until the walk ends. Not
+// inlined: push, which is, stays small.
+//
+//go:noinline
+func (r *tapeRec) more(toks []tapeTok) []tapeTok {
+	if r.off || len(toks) >= r.max {
+		r.off = true
+		return toks[:0]
 	}
-	r.toks = slices.Grow(r.toks, min(r.max, 2*cap(r.toks)+16)-len(r.toks))
-	return true
+	return slices.Grow(toks, min(r.max, 2*cap(toks)+16)-len(toks))
 }
 
 // walkTape is walkJSON's grammar in one loop rather than a call of next
@@ -33,6 +36,12 @@ func (r *tapeRec) grow() bool {
 // where the root value closes.
 func walkTape(text string, r *tapeRec) (valid bool, end int) {
 	s := &jsonSource{s: text}
+	toks := r.toks
+	defer func() {
+		if r.toks = toks; r.off {
+			r.toks = nil
+		}
+	}()
 	var open []bool // the open containers: object or not
 	s.skipSpace()
 	if s.pos >= len(text) || (text[s.pos] != '{' && text[s.pos] != '[') {
@@ -52,33 +61,35 @@ func walkTape(text string, r *tapeRec) (valid bool, end int) {
 			if c == '{' {
 				t = tokObjStart
 			}
-			r.add(tapeTok{end: uint32(t)<<tapeOffBits | uint32(s.pos)})
+			toks = r.push(toks, tapeTok{end: uint32(t)<<tapeOffBits | uint32(s.pos)})
 			open = append(open, c == '{')
 			s.skipSpace()
 			if s.pos < len(text) && text[s.pos] == c+2 { // '}' or ']': empty
 				break
 			}
-			if c == '{' && !s.tapeKey(r) {
-				return false, 0
+			if c == '{' {
+				if toks = s.tapeKey(r, toks); toks == nil {
+					return false, 0
+				}
 			}
 			continue
 		case c == '"':
 			if s.stringLit() != nil {
 				return false, 0
 			}
-			r.add(s.tapeTok(tokString))
+			toks = r.push(toks, s.tapeTok(tokString))
 		case c == '-' || (c >= '0' && c <= '9'):
 			t, err := s.number()
 			if err != nil {
 				return false, 0
 			}
-			r.add(s.tapeTok(t))
+			toks = r.push(toks, s.tapeTok(t))
 		default:
 			t, err := s.value()
 			if err != nil {
 				return false, 0
 			}
-			r.add(tapeTok{end: uint32(t)<<tapeOffBits | uint32(s.pos)})
+			toks = r.push(toks, tapeTok{end: uint32(t)<<tapeOffBits | uint32(s.pos)})
 		}
 		// After a value: close containers, or go on after a comma.
 		for {
@@ -92,7 +103,7 @@ func walkTape(text string, r *tapeRec) (valid bool, end int) {
 				s.pos++
 				if obj {
 					s.skipSpace()
-					if !s.tapeKey(r) {
+					if toks = s.tapeKey(r, toks); toks == nil {
 						return false, 0
 					}
 				}
@@ -106,7 +117,7 @@ func walkTape(text string, r *tapeRec) (valid bool, end int) {
 			if obj {
 				t = tokObjEnd
 			}
-			r.add(tapeTok{end: uint32(t)<<tapeOffBits | uint32(s.pos)})
+			toks = r.push(toks, tapeTok{end: uint32(t)<<tapeOffBits | uint32(s.pos)})
 			if open = open[:len(open)-1]; len(open) == 0 {
 				end = s.pos
 				s.skipSpace()
@@ -116,16 +127,16 @@ func walkTape(text string, r *tapeRec) (valid bool, end int) {
 	}
 }
 
-// tapeKey reads an object's key and its colon at pos and records it.
-func (s *jsonSource) tapeKey(r *tapeRec) bool {
+// tapeKey reads an object's key and its colon at pos and records it;
+// nil when they are not there.
+func (s *jsonSource) tapeKey(r *tapeRec, toks []tapeTok) []tapeTok {
 	if s.pos >= len(s.s) || s.s[s.pos] != '"' || s.stringLit() != nil {
-		return false
+		return nil
 	}
 	s.skipSpace()
 	if s.pos >= len(s.s) || s.s[s.pos] != ':' {
-		return false
+		return nil
 	}
 	s.pos++
-	r.add(s.tapeTok(tokString))
-	return true
+	return r.push(toks, s.tapeTok(tokString))
 }
