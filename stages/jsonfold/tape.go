@@ -65,9 +65,13 @@ func walkJSONTape(text string) (bool, *Tape) {
 	if len(text) >= tapeMaxText {
 		return walkJSON(text), nil
 	}
+	pos := len(text) - len(strings.TrimLeft(text, " \t\r\n"))
+	if pos == len(text) || (text[pos] != '{' && text[pos] != '[') {
+		return false, nil
+	}
 	maxToks := tapeMaxToks(len(text))
 	r := &tapeRec{toks: make([]tapeTok, 0, min(maxToks, estimateTokens(text))), max: maxToks}
-	valid, end := walkTape(text, r)
+	valid, end := walkTape(text, pos, r)
 	if !valid || r.off {
 		return valid, nil // r.off: too dense for its bound, the fold tokenizes
 	}

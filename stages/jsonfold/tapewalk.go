@@ -32,64 +32,46 @@ func (r *tapeRec) more(toks []tapeTok) []tapeTok {
 
 // walkTape is walkJSON's grammar in one loop rather than a call of next
 // per token: it reports whether text is one valid JSON object or array
-// and records each token as next leaves it (see tapeTok) into r. end is
-// where the root value closes.
-func walkTape(text string, r *tapeRec) (valid bool, end int) {
-	s := &jsonSource{s: text}
+// (whose first byte is at pos, after space) and records each token as
+// next leaves it (see tapeTok) into r. end is where the root value
+// closes.
+func walkTape(text string, pos int, r *tapeRec) (valid bool, end int) {
+	s := &jsonSource{s: text, pos: pos}
 	toks := r.toks
 	defer func() {
 		if r.toks = toks; r.off {
 			r.toks = nil
 		}
 	}()
-	var open []bool // the open containers: object or not
-	s.skipSpace()
-	if s.pos >= len(text) || (text[s.pos] != '{' && text[s.pos] != '[') {
-		return false, 0
-	}
+	var closers []byte // the closing bracket of each open container
 	for {
 		// At a value.
 		s.skipSpace()
 		if s.pos >= len(text) {
 			return false, 0
 		}
-		c := text[s.pos]
-		switch {
-		case c == '{' || c == '[':
+		if c := text[s.pos]; c == '{' || c == '[' {
 			s.pos++
-			t := tokArrStart
-			if c == '{' {
-				t = tokObjStart
-			}
-			toks = r.push(toks, tapeTok{end: uint32(t)<<tapeOffBits | uint32(s.pos)})
-			open = append(open, c == '{')
+			toks = r.push(toks, tapeTok{end: uint32(openTok(c))<<tapeOffBits | uint32(s.pos)})
+			closers = append(closers, c+2) // '}' or ']'
 			s.skipSpace()
-			if s.pos < len(text) && text[s.pos] == c+2 { // '}' or ']': empty
-				break
+			if c == '[' && (s.pos >= len(text) || text[s.pos] != ']') {
+				continue // the first item
 			}
-			if c == '{' {
-				if toks = s.tapeKey(r, toks); toks == nil {
+			if c == '{' && (s.pos >= len(text) || text[s.pos] != '}') {
+				e, ok := s.tapeKey()
+				if !ok {
 					return false, 0
 				}
+				toks = r.push(toks, e)
+				continue // the first member's value
 			}
-			continue
-		case c == '"':
-			if s.stringLit() != nil {
+		} else {
+			e, ok := s.tapeScalar(c)
+			if !ok {
 				return false, 0
 			}
-			toks = r.push(toks, s.tapeTok(tokString))
-		case c == '-' || (c >= '0' && c <= '9'):
-			t, err := s.number()
-			if err != nil {
-				return false, 0
-			}
-			toks = r.push(toks, s.tapeTok(t))
-		default:
-			t, err := s.value()
-			if err != nil {
-				return false, 0
-			}
-			toks = r.push(toks, tapeTok{end: uint32(t)<<tapeOffBits | uint32(s.pos)})
+			toks = r.push(toks, e)
 		}
 		// After a value: close containers, or go on after a comma.
 		for {
@@ -97,28 +79,25 @@ func walkTape(text string, r *tapeRec) (valid bool, end int) {
 			if s.pos >= len(text) {
 				return false, 0
 			}
-			c := text[s.pos]
-			obj := open[len(open)-1]
+			c, closer := text[s.pos], closers[len(closers)-1]
 			if c == ',' {
 				s.pos++
-				if obj {
+				if closer == '}' {
 					s.skipSpace()
-					if toks = s.tapeKey(r, toks); toks == nil {
+					e, ok := s.tapeKey()
+					if !ok {
 						return false, 0
 					}
+					toks = r.push(toks, e)
 				}
 				break
 			}
-			if (obj && c != '}') || (!obj && c != ']') {
+			if c != closer {
 				return false, 0
 			}
 			s.pos++
-			t := tokArrEnd
-			if obj {
-				t = tokObjEnd
-			}
-			toks = r.push(toks, tapeTok{end: uint32(t)<<tapeOffBits | uint32(s.pos)})
-			if open = open[:len(open)-1]; len(open) == 0 {
+			toks = r.push(toks, tapeTok{end: uint32(closeTok(c))<<tapeOffBits | uint32(s.pos)})
+			if closers = closers[:len(closers)-1]; len(closers) == 0 {
 				end = s.pos
 				s.skipSpace()
 				return s.pos == len(text), end
@@ -127,16 +106,47 @@ func walkTape(text string, r *tapeRec) (valid bool, end int) {
 	}
 }
 
-// tapeKey reads an object's key and its colon at pos and records it;
-// nil when they are not there.
-func (s *jsonSource) tapeKey(r *tapeRec, toks []tapeTok) []tapeTok {
+func openTok(c byte) jsonTok {
+	if c == '{' {
+		return tokObjStart
+	}
+	return tokArrStart
+}
+
+func closeTok(c byte) jsonTok {
+	if c == '}' {
+		return tokObjEnd
+	}
+	return tokArrEnd
+}
+
+// tapeScalar reads the string, number or literal at pos, whose first
+// byte is c, and returns its token for the tape.
+func (s *jsonSource) tapeScalar(c byte) (tapeTok, bool) {
+	switch {
+	case c == '"':
+		if s.stringLit() != nil {
+			return tapeTok{}, false
+		}
+		return s.tapeTok(tokString), true
+	case c == '-' || (c >= '0' && c <= '9'):
+		t, err := s.number()
+		return s.tapeTok(t), err == nil
+	}
+	t, err := s.value()
+	return tapeTok{end: uint32(t)<<tapeOffBits | uint32(s.pos)}, err == nil
+}
+
+// tapeKey reads an object's key and its colon at pos and returns its
+// token for the tape.
+func (s *jsonSource) tapeKey() (tapeTok, bool) {
 	if s.pos >= len(s.s) || s.s[s.pos] != '"' || s.stringLit() != nil {
-		return nil
+		return tapeTok{}, false
 	}
 	s.skipSpace()
 	if s.pos >= len(s.s) || s.s[s.pos] != ':' {
-		return nil
+		return tapeTok{}, false
 	}
 	s.pos++
-	return r.push(toks, s.tapeTok(tokString))
+	return s.tapeTok(tokString), true
 }
