@@ -119,12 +119,14 @@ func BenchmarkPipelineLogSize(b *testing.B) {
 }
 
 // BenchmarkPipelineJSON runs the whole algorithmic pipeline on a JSON payload.
-// Profile (callgrind, 370M instructions/op, Dec 2026; 701M before the
-// fold read a long array once): simdjson-go validating for Detect ~39%,
-// the fold's one token walk (jsonSource.member, stringLit, value) ~19%,
-// the array walk's field statistics (arrayWalk.field, fieldStats.add)
-// ~13%, the schema merge (jsonFolder.field) ~5%, the outlier pass
-// (arrayWalk.picks) ~5%, controlBytes ~3%.
+// Profile (callgrind, Dec 2026; scripts/benchinstr.sh -b 'PipelineJSON$'
+// -1 1 -2 3: 441M instructions/op, 537M when Detect and the fold each
+// tokenized the document): Detect's validating walk, which records the
+// token tape the fold reads (walkTape, stringLit, number, tapeKey) ~36%,
+// the schema merge (jsonFolder.scan, field) ~15%, the array walk's field
+// statistics (arrayWalk.field, fieldStats.add, numberValue) ~10%, the
+// fold reading the tape (tapeMember, tapeNext) ~9%, the outlier pass
+// (arrayWalk.picks, fieldRarity) ~6%, controlBytes ~2%.
 func BenchmarkPipelineJSON(b *testing.B) { benchPipeline(b, benchJSON()) }
 
 func benchCount(b *testing.B, data []byte) {

@@ -244,7 +244,13 @@ func (p *Pipeline) prepare(req Request) (stages.Input, Decoded, string) {
 			in.Text, dec.Form = lines, FormJSONStream
 		}
 		var lay logs.Layout
-		if in.Kind, lay = stages.DetectLayout(in.Text); lay.Analyzed && !in.Log.Analyzed {
+		if _, fold := p.nodes[stages.KeyStructured]; fold {
+			// Detect's read of a JSON document serves the fold too.
+			in.Kind, lay, in.JSON = stages.DetectTape(in.Text)
+		} else {
+			in.Kind, lay = stages.DetectLayout(in.Text)
+		}
+		if lay.Analyzed && !in.Log.Analyzed {
 			in.Log = lay // Detect analysed this text already: once is enough
 		}
 	}

@@ -53,7 +53,20 @@ func Detect(text string) Kind {
 // Detect needed it to decide: a log whose records no known time stamp
 // opens is then analysed once, not again by the caller. The layout is the
 // zero value when Detect did not analyse.
-func DetectLayout(text string) (Kind, logs.Layout) {
+func DetectLayout(text string) (Kind, logs.Layout) { return detectLayout(text, nil) }
+
+// DetectTape is DetectLayout, and for KindJSON the token tape of the
+// document as Detect read it to check it (jsonfold.ValidTape), for the
+// structured node: nil when none was recorded.
+func DetectTape(text string) (Kind, logs.Layout, *jsonfold.Tape) {
+	var tape *jsonfold.Tape
+	k, lay := detectLayout(text, &tape)
+	return k, lay, tape
+}
+
+// detectLayout is DetectLayout; with tape not nil, a JSON document's tape
+// is left there.
+func detectLayout(text string, tape **jsonfold.Tape) (Kind, logs.Layout) {
 	trimmed := strings.TrimLeft(text, " \t\r\n\ufeff")
 	if trimmed == "" {
 		return KindProse, logs.Layout{}
@@ -67,7 +80,7 @@ func DetectLayout(text string) (Kind, logs.Layout) {
 			// One object a line: a structured log, not a JSON document.
 			return KindLog, logs.Layout{}
 		}
-		if looksJSON(trimmed[0], text) && jsonfold.Valid(trimmed) {
+		if looksJSON(trimmed[0], text) && validJSON(trimmed, tape) {
 			// One whole JSON value; text that merely opens and closes with
 			// brackets (a log, code, JSON with comments) is read by its lines.
 			return KindJSON, logs.Layout{}
@@ -103,6 +116,17 @@ func DetectLayout(text string) (Kind, logs.Layout) {
 		}
 	}
 	return k, logs.Layout{}
+}
+
+// validJSON is jsonfold.Valid, leaving the document's tape in tape when
+// tape is not nil.
+func validJSON(text string, tape **jsonfold.Tape) bool {
+	if tape == nil {
+		return jsonfold.Valid(text)
+	}
+	valid, tp := jsonfold.ValidTape(text)
+	*tape = tp
+	return valid
 }
 
 // documentNoLog reports a text whose lines open alike, or hold times, as

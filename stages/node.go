@@ -6,6 +6,7 @@ import (
 	"context"
 	"unicode/utf8"
 
+	"github.com/jetcompact/jetcompact/stages/jsonfold"
 	"github.com/jetcompact/jetcompact/stages/logs"
 	"github.com/jetcompact/jetcompact/stages/textkit"
 )
@@ -88,6 +89,11 @@ type Input struct {
 	// Log is the analysis of the original text when it is a log (see
 	// logs.Analyze); the zero value makes a node analyse the text it gets.
 	Log logs.Layout
+	// JSON is the token tape Detect recorded when it read the original
+	// as one JSON document (see jsonfold.ValidTape); the structured node
+	// reads it instead of the text's bytes when it was made from the very
+	// text it folds. nil makes the node tokenize the text.
+	JSON *jsonfold.Tape
 }
 
 // LLMUsage records what one LLM call cost.

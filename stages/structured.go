@@ -169,7 +169,7 @@ func (n structuredNode) applyJSON(ctx context.Context, in Input, trimmed string)
 		}
 		return Outcome{}, false, nil
 	}
-	out, ok, err := n.foldJSONText(ctx, trimmed, false, "")
+	out, ok, err := n.foldJSONTape(ctx, trimmed, in.JSON, false, "")
 	if err != nil {
 		return Outcome{}, true, err
 	}
@@ -274,7 +274,13 @@ func looksJSONText(s string) bool {
 // foldJSONText folds one JSON document (jsonfold.Fold); ok is false when
 // text is not one valid JSON object or array.
 func (n structuredNode) foldJSONText(ctx context.Context, text string, inline bool, prefix string) (string, bool, error) {
-	return jsonfold.Fold(ctx, text, jsonfold.Options{
+	return n.foldJSONTape(ctx, text, nil, inline, prefix)
+}
+
+// foldJSONTape is foldJSONText reading text's tokens from tape when
+// Detect recorded it from text (jsonfold.FoldTape).
+func (n structuredNode) foldJSONTape(ctx context.Context, text string, tape *jsonfold.Tape, inline bool, prefix string) (string, bool, error) {
+	return jsonfold.FoldTape(ctx, text, tape, jsonfold.Options{
 		ArraySamples:   n.opt.ArraySamples,
 		MaxStringChars: n.opt.MaxStringChars,
 		MaxDepth:       n.opt.MaxDepth,

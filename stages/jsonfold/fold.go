@@ -157,7 +157,20 @@ type Options struct {
 // JSON object or array. inline prints it on one line; otherwise every
 // line after the first starts with prefix.
 func Fold(ctx context.Context, text string, opt Options, inline bool, prefix string) (string, bool, error) {
-	root, err := foldJSON(ctx, newJSONSource(text), opt)
+	return FoldTape(ctx, text, nil, opt, inline, prefix)
+}
+
+// FoldTape is Fold reading text's tokens from tape when ValidTape made
+// it from text (trailing space aside); otherwise, tape nil among them, it
+// reads text itself. The output is the same either way.
+func FoldTape(ctx context.Context, text string, tape *Tape, opt Options, inline bool, prefix string) (string, bool, error) {
+	var src *jsonSource
+	if tape.Fits(text) {
+		src = tapeSource(text, tape)
+	} else {
+		src = newJSONSource(text)
+	}
+	root, err := foldJSON(ctx, src, opt)
 	if err != nil {
 		if errors.Is(err, errBadJSON) {
 			return "", false, nil

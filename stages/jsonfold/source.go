@@ -42,6 +42,10 @@ type jsonSource struct {
 	esc     bool // the last string literal holds escapes
 	done    bool // the root value is closed
 	started bool // the root value has begun
+	// A source made by tapeSource reads its tokens from a tape.
+	taped bool
+	toks  []tapeTok
+	ti    int // the next token's index in toks
 }
 
 // jsonFrame is one open container and where its grammar stands.
@@ -79,6 +83,9 @@ func (s *jsonSource) skipSpace() {
 }
 
 func (s *jsonSource) next() (jsonTok, error) {
+	if s.taped {
+		return s.tapeNext(), nil
+	}
 	s.skipSpace()
 	if s.done {
 		if s.pos == len(s.s) {
@@ -146,6 +153,10 @@ func (s *jsonSource) next() (jsonTok, error) {
 // it holds escapes, then the first token of its value (text() holds a
 // scalar's literal). At the closing brace it returns tokObjEnd.
 func (s *jsonSource) member() (key string, keyEsc bool, t jsonTok, err error) {
+	if s.taped {
+		key, keyEsc, t = s.tapeMember()
+		return key, keyEsc, t, nil
+	}
 	top := &s.frames[len(s.frames)-1]
 	s.skipSpace()
 	if s.pos >= len(s.s) {
