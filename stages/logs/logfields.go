@@ -63,6 +63,22 @@ func (l Layout) templateTokens(head string, dst []Tok, memo *tokenMemo) []Tok {
 	return dropCorrelation(head, dst, at)
 }
 
+// recordTokens is templateTokens, and the memo entry whose tokens, all
+// but the correlation pairs dropCorrelation drops, these are: each line
+// of the entry's shape has the same template tokens. -1 for none: no
+// memo, fields, or error statuses marked by their values.
+func (l Layout) recordTokens(head string, dst []Tok, memo *tokenMemo) ([]Tok, int32) {
+	if memo == nil || l.Fields != "" || len(l.StatusFields) > 0 {
+		return l.templateTokens(head, dst, memo), -1
+	}
+	if len(head) > maxTemplateBytes {
+		head = head[:maxTemplateBytes] // as templateTokens
+	}
+	at := len(dst)
+	dst, e := memo.entryTokens(head, dst)
+	return dropCorrelation(head, dst, at), e
+}
+
 // joinLists joins in toks[at:], the tokens of s, each run of tokens
 // separated by ", " into one: a list written out in a sentence (evicted
 // keys alpha, beta, gamma; enabled features: a, b). Its items and their

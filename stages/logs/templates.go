@@ -116,10 +116,12 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 		end := eventEnd(x, opens, tail, i)
 		head, weight := SplitCount(x.Line(i))
 		msg, from := eventMessage(x, lay, head, i, end)
-		toks = lay.templateTokens(msg, toks[:0], memo)
+		var entry int32
+		toks, entry = lay.recordTokens(msg, toks[:0], memo)
 		var cont uint64
 		cont, ctoks = continuationHash(x, from, end, ctoks, cmemo)
-		g := t.add(toks, cont, len(events), weight, msg)
+		key := memo.groupKey(entry, toks, cont)
+		g := t.addKeyed(toks, key, cont, len(events), weight, msg)
 		events = append(events, logEvent{start: int32(i), end: int32(end), group: int32(g)})
 		i = end
 	}
@@ -1262,8 +1264,20 @@ func mix(pos int, id uint64) uint64 {
 	return x
 }
 
+// groupKey is the key of a group: a record's tokens toks and its
+// continuation hash cont.
+func groupKey(toks []Tok, cont uint64) uint64 {
+	return foldTokenIDs((cont^uint64(len(toks)))*fnvPrime, toks)
+}
+
+// add counts a record, event ev with tokens toks, continuation hash cont,
+// weight and head line, in its group, new or not, and returns the group.
 func (t *templates) add(toks []Tok, cont uint64, ev, weight int, head string) int {
-	key := foldTokenIDs((cont^uint64(len(toks)))*fnvPrime, toks)
+	return t.addKeyed(toks, groupKey(toks, cont), cont, ev, weight, head)
+}
+
+// addKeyed is add, the group key given (groupKey(toks, cont)).
+func (t *templates) addKeyed(toks []Tok, key, cont uint64, ev, weight int, head string) int {
 	if g, ok := t.byKey.get(key); ok {
 		gr := &t.groups[g]
 		gr.count += weight

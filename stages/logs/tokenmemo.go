@@ -29,6 +29,10 @@ type tokenMemo struct {
 type memoEntry struct {
 	toks        chunkRef // its tokens in block
 	digitValued bool
+	// keyed: key is the group key of the entry's tokens with the
+	// continuation hash keyCont (see mineTemplates).
+	keyed        bool
+	key, keyCont uint64
 }
 
 // useTokenMemo is false only in tests that mine without the memo to
@@ -85,8 +89,16 @@ func (m *tokenMemo) release() {
 
 // lineTokens appends the tokens of line, as m.of does.
 func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
+	dst, _ = m.entryTokens(line, dst)
+	return dst
+}
+
+// entryTokens is lineTokens, and the entry that holds the tokens of
+// line's shape, or -1 when none does (the memo off or full, or a token
+// digitValued): every line of the shape has those tokens.
+func (m *tokenMemo) entryTokens(line string, dst []Tok) ([]Tok, int32) {
 	if m.off {
-		return m.of(line, dst)
+		return m.of(line, dst), -1
 	}
 	m.lookups++
 	if m.lookups%memoProbe == 0 && m.hits*8 < m.lookups {
@@ -96,9 +108,9 @@ func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
 	if i >= 0 {
 		if e := &m.entries[i]; !e.digitValued {
 			m.hits++
-			return append(dst, m.block.at(e.toks)...)
+			return append(dst, m.block.at(e.toks)...), i
 		}
-		return m.of(line, dst)
+		return m.of(line, dst), -1
 	}
 	at := len(dst)
 	dst = m.of(line, dst)
@@ -110,8 +122,26 @@ func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
 		}
 		m.shapes.add(line, h, slot)
 		m.entries = append(m.entries, e)
+		if !e.digitValued {
+			return dst, int32(len(m.entries) - 1)
+		}
 	}
-	return dst
+	return dst, -1
+}
+
+// groupKey returns the group key of entry e's tokens with the
+// continuation hash cont, as key computes it, computed once a shape and
+// continuation: toks are the record's tokens, e's as templateTokens
+// gave them.
+func (m *tokenMemo) groupKey(e int32, toks []Tok, cont uint64) uint64 {
+	if e < 0 {
+		return groupKey(toks, cont)
+	}
+	en := &m.entries[e]
+	if !en.keyed || en.keyCont != cont {
+		en.key, en.keyCont, en.keyed = groupKey(toks, cont), cont, true
+	}
+	return en.key
 }
 
 // tokensAt is tokenizeAt by way of the memo, when there is one: a field's
