@@ -99,19 +99,10 @@ const digitNibbles = 0x0F0F0F0F0F0F0F0F
 // digitShapeHash hashes s with every digit alike: its bytes' low nibbles
 // set, so that only their high nibbles count (digits and ":;<=>?" alike,
 // and 'a' to 'o'; sameDigitShape tells them apart), eight bytes a step.
-func digitShapeHash(s string) uint64 { return shapeHashWith(s, shapeHashKeys) }
-
-// hashKeys are the constants of shapeHashWith.
-type hashKeys struct{ mul, nibbles uint64 }
-
-var shapeHashKeys = hashKeys{mul: 0x9E3779B97F4A7C15, nibbles: digitNibbles}
-
-// shapeHashWith is digitShapeHash. Its constants come as an argument,
-// held in registers, where the compiler would load them again on every
-// word.
-//
-//go:noinline
-func shapeHashWith(s string, k hashKeys) uint64 {
+func digitShapeHash(s string) uint64 {
+	// The constants are read from a variable, into registers: as
+	// constants, the compiler would load them again on every word.
+	k := shapeHashKeys
 	n := len(s)
 	h := uint64(n) * k.mul
 	if n < 8 {
@@ -144,6 +135,11 @@ func shapeHashWith(s string, k hashKeys) uint64 {
 	return h ^ h>>29
 }
 
+// hashKeys are the constants of digitShapeHash.
+type hashKeys struct{ mul, nibbles uint64 }
+
+var shapeHashKeys = hashKeys{mul: 0x9E3779B97F4A7C15, nibbles: digitNibbles}
+
 // sameDigitShape reports whether a and b are the same bytes but for the
 // values of their digits.
 func sameDigitShape(a, b string) bool {
@@ -162,15 +158,13 @@ func digitShapePrefix(a, b string) int {
 		}
 		return n
 	}
-	return digitShapeWords(a[:n], b[:n], wordDigits)
+	return digitShapeWords(a[:n], b[:n])
 }
 
 // digitShapeWords is digitShapePrefix on strings of one length, 8 bytes
-// or more, a word a step. Its masks come as an argument, held in
-// registers, where the compiler would load constants again on every word.
-//
-//go:noinline
-func digitShapeWords(a, b string, k digitMasks) int {
+// or more, a word a step.
+func digitShapeWords(a, b string) int {
+	k := wordDigits // read from a variable, into registers, as digitShapeHash's
 	n := len(a)
 	b = b[:n]
 	for i := 0; i < n-8; i += 8 {
