@@ -14,12 +14,10 @@ import (
 
 // shapeIndex numbers the digit shapes of lines, in the order added. A
 // line is hashed by digitShapeHash, then compared by sameDigitShape with
-// the latest line of each shape under its hash (open addressing): lines
-// are not copied.
+// the latest line of each shape under its hash: lines are not copied.
 type shapeIndex struct {
-	slots  []int32 // 1 + a shape's number, or 0; at most half full
-	hashes []uint64
-	lines  []string // the latest line of each shape
+	hashTable
+	lines []string // the latest line of each shape
 }
 
 // shapeProbes bounds the slots find reads. digitShapeHash reads the high
@@ -29,8 +27,8 @@ const shapeProbes = 32
 
 // reset empties x, keeping its room.
 func (x *shapeIndex) reset() {
-	clear(x.slots)
-	x.hashes, x.lines = x.hashes[:0], x.lines[:0]
+	x.hashTable.reset()
+	x.lines = x.lines[:0]
 }
 
 // forget lets go of the lines, which hold the text alive; x must be reset
@@ -42,21 +40,17 @@ func (x *shapeIndex) forget() { clear(x.lines) }
 // one: the nearer lines of a log share more digits.
 func (x *shapeIndex) find(line string) (i int32, h uint64, slot int) {
 	h = digitShapeHash(line)
-	if len(x.slots) == 0 {
-		x.slots = make([]int32, 64)
-	}
-	mask := len(x.slots) - 1
-	p := int(h) & mask
+	p := x.start(h)
 	for range shapeProbes {
-		e := x.slots[p]
-		if e == 0 {
+		i := x.slots[p] - 1
+		if i < 0 {
 			return -1, h, p
 		}
-		if i = e - 1; x.hashes[i] == h && sameDigitShape(x.lines[i], line) {
+		if x.hashes[i] == h && sameDigitShape(x.lines[i], line) {
 			x.lines[i] = line
 			return i, h, -1
 		}
-		p = (p + 1) & mask
+		p = x.next(p)
 	}
 	return -1, h, -1
 }
@@ -64,33 +58,8 @@ func (x *shapeIndex) find(line string) (i int32, h uint64, slot int) {
 // add numbers the shape of line, that find did not find, with its hash h
 // and slot.
 func (x *shapeIndex) add(line string, h uint64, slot int) int32 {
-	i := int32(len(x.lines))
-	if 2*(len(x.lines)+1) > len(x.slots) {
-		x.grow()
-		slot = x.free(h)
-	}
-	x.slots[slot] = i + 1
-	x.hashes = append(x.hashes, h)
 	x.lines = append(x.lines, line)
-	return i
-}
-
-// grow doubles the slots.
-func (x *shapeIndex) grow() {
-	x.slots = make([]int32, 2*len(x.slots))
-	for i, h := range x.hashes {
-		x.slots[x.free(h)] = int32(i) + 1
-	}
-}
-
-// free returns the first free slot from where h hashes.
-func (x *shapeIndex) free(h uint64) int {
-	mask := len(x.slots) - 1
-	p := int(h) & mask
-	for x.slots[p] != 0 {
-		p = (p + 1) & mask
-	}
-	return p
+	return x.hashTable.add(h, slot)
 }
 
 // digitNibbles sets the low nibble of every byte: digits become alike.
