@@ -113,13 +113,21 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 			i++
 			continue
 		}
-		end := eventEnd(x, opens, tail, i)
+		end := i + 1
+		if end < nl && !opens[end] {
+			end = eventEnd(x, opens, tail, i)
+		}
 		head, weight := SplitCount(x.Line(i))
-		msg, from := eventMessage(x, lay, head, i, end)
+		// A record of one line, the most common, is its message and has
+		// no continuation.
+		msg, cont := head, uint64(fnvOffset)
+		if end > i+1 {
+			var from int
+			msg, from = eventMessage(x, lay, head, i, end)
+			cont, ctoks = continuationHash(x, from, end, ctoks, cmemo)
+		}
 		var entry int32
 		toks, entry = lay.recordTokens(msg, toks[:0], memo)
-		var cont uint64
-		cont, ctoks = continuationHash(x, from, end, ctoks, cmemo)
 		key := memo.groupKey(entry, toks, cont)
 		g := t.addKeyed(toks, key, cont, len(events), weight, msg)
 		events = append(events, logEvent{start: int32(i), end: int32(end), group: int32(g)})
