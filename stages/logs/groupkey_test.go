@@ -35,7 +35,7 @@ func TestMemoGroupKeyIsComputedKey(t *testing.T) {
 		if r.IntN(8) == 0 {
 			cont = conts[r.IntN(len(conts))]
 		}
-		toks, e := lay.recordTokens(line, nil, memo)
+		toks, e, _ := lay.recordTokens(line, nil, memo)
 		if e >= 0 && memo.entries[e].keyed && memo.entries[e].keyCont == cont {
 			reused++
 		}

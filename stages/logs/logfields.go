@@ -66,17 +66,16 @@ func (l Layout) templateTokens(head string, dst []Tok, memo *tokenMemo) []Tok {
 // recordTokens is templateTokens, and the memo entry whose tokens, all
 // but the correlation pairs dropCorrelation drops, these are: each line
 // of the entry's shape has the same template tokens. -1 for none: no
-// memo, fields, or error statuses marked by their values.
-func (l Layout) recordTokens(head string, dst []Tok, memo *tokenMemo) ([]Tok, int32) {
+// memo, fields, or error statuses marked by their values. shared tokens
+// are the memo's, to be read only (see tokenMemo.recordTokens).
+func (l Layout) recordTokens(head string, dst []Tok, memo *tokenMemo) (_ []Tok, e int32, shared bool) {
 	if memo == nil || l.Fields != "" || len(l.StatusFields) > 0 {
-		return l.templateTokens(head, dst, memo), -1
+		return l.templateTokens(head, dst, memo), -1, false
 	}
 	if len(head) > maxTemplateBytes {
 		head = head[:maxTemplateBytes] // as templateTokens
 	}
-	at := len(dst)
-	dst, e := memo.entryTokens(head, dst)
-	return dropCorrelation(head, dst, at), e
+	return memo.recordTokens(head, dst)
 }
 
 // joinLists joins in toks[at:], the tokens of s, each run of tokens

@@ -91,7 +91,9 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 		defer memo.release()
 		defer cmemo.release()
 	}
-	toks, ctoks := make([]Tok, 0, 64), []Tok(nil) // room for most records' tokens
+	// buf has room for most records' tokens; toks are a record's, in buf
+	// or the memo's own (shared).
+	buf, toks, ctoks := make([]Tok, 0, 64), []Tok(nil), []Tok(nil)
 	nl := x.Len()
 	// opens[i]: line i opens a record; each line is asked once.
 	opens := make([]bool, nl)
@@ -127,7 +129,10 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 			cont, ctoks = continuationHash(x, from, end, ctoks, cmemo)
 		}
 		var entry int32
-		toks, entry = lay.recordTokens(msg, toks[:0], memo)
+		var shared bool
+		if toks, entry, shared = lay.recordTokens(msg, buf[:0], memo); !shared {
+			buf = toks[:0] // grown, perhaps
+		}
 		key := memo.groupKey(entry, toks, cont)
 		g := t.addKeyed(toks, key, cont, len(events), weight, msg)
 		events = append(events, logEvent{start: int32(i), end: int32(end), group: int32(g)})
