@@ -27,7 +27,7 @@ func TestMemoGroupKeyIsComputedKey(t *testing.T) {
 	}
 	conts := []uint64{fnvOffset, 1, 2, 3}
 	memo, reused := newTokenMemo(), 0
-	var lay Layout
+	var lay Layout // free text: lay.memoRecords()
 	for n := range 20000 {
 		b := r.IntN(len(bases))
 		line := digitVariant(r, bases[b])
@@ -35,7 +35,7 @@ func TestMemoGroupKeyIsComputedKey(t *testing.T) {
 		if r.IntN(8) == 0 {
 			cont = conts[r.IntN(len(conts))]
 		}
-		toks, e, _ := lay.recordTokens(line, nil, memo)
+		toks, e, _ := memo.recordTokens(templateHead(line), nil)
 		if e >= 0 && memo.entries[e].keyed && memo.entries[e].keyCont == cont {
 			reused++
 		}

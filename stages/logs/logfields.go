@@ -63,19 +63,19 @@ func (l Layout) templateTokens(head string, dst []Tok, memo *tokenMemo) []Tok {
 	return dropCorrelation(head, dst, at)
 }
 
-// recordTokens is templateTokens, and the memo entry whose tokens, all
-// but the correlation pairs dropCorrelation drops, these are: each line
-// of the entry's shape has the same template tokens. -1 for none: no
-// memo, fields, or error statuses marked by their values. shared tokens
-// are the memo's, to be read only (see tokenMemo.recordTokens).
-func (l Layout) recordTokens(head string, dst []Tok, memo *tokenMemo) (_ []Tok, e int32, shared bool) {
-	if memo == nil || l.Fields != "" || len(l.StatusFields) > 0 {
-		return l.templateTokens(head, dst, memo), -1, false
-	}
+// memoRecords reports whether mining under l takes a record line's
+// template tokens from tokenMemo.recordTokens: lines of free text,
+// whose tokens each line of a digit shape shares, no error statuses
+// marked by their values.
+func (l *Layout) memoRecords() bool { return l.Fields == "" && len(l.StatusFields) == 0 }
+
+// templateHead is the part of a head line that makes its template (see
+// templateTokens).
+func templateHead(head string) string {
 	if len(head) > maxTemplateBytes {
-		head = head[:maxTemplateBytes] // as templateTokens
+		return head[:maxTemplateBytes]
 	}
-	return memo.recordTokens(head, dst)
+	return head
 }
 
 // joinLists joins in toks[at:], the tokens of s, each run of tokens

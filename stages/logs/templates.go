@@ -94,6 +94,9 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 	// buf has room for most records' tokens; toks are a record's, in buf
 	// or the memo's own (shared).
 	buf, toks, ctoks := make([]Tok, 0, 64), []Tok(nil), []Tok(nil)
+	// memoRecords: record lines take their tokens and their entry from
+	// the memo (see tokenMemo.recordTokens).
+	memoRecords := memo != nil && lay.memoRecords()
 	nl := x.Len()
 	// opens[i]: line i opens a record; each line is asked once.
 	opens := make([]bool, nl)
@@ -128,9 +131,13 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 			msg, from = eventMessage(x, lay, head, i, end)
 			cont, ctoks = continuationHash(x, from, end, ctoks, cmemo)
 		}
-		var entry int32
-		var shared bool
-		if toks, entry, shared = lay.recordTokens(msg, buf[:0], memo); !shared {
+		entry, shared := int32(-1), false
+		if memoRecords {
+			toks, entry, shared = memo.recordTokens(templateHead(msg), buf[:0])
+		} else {
+			toks = lay.templateTokens(msg, buf[:0], memo)
+		}
+		if !shared {
 			buf = toks[:0] // grown, perhaps
 		}
 		key := memo.groupKey(entry, toks, cont)
