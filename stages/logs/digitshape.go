@@ -18,6 +18,9 @@ import (
 type shapeIndex struct {
 	hashTable
 	lines []string // the latest line of each shape
+	// last is 1 + the shape found or added last, 0 for none: a log's
+	// records often repeat the shape of the record before.
+	last, prev int32
 }
 
 // shapeProbes bounds the slots find reads. digitShapeHash reads the high
@@ -29,16 +32,28 @@ const shapeProbes = 32
 func (x *shapeIndex) reset() {
 	x.hashTable.reset()
 	x.lines = x.lines[:0]
+	x.last, x.prev = 0, 0
 }
 
 // forget lets go of the lines, which hold the text alive; x must be reset
 // before it is used again.
 func (x *shapeIndex) forget() { clear(x.lines) }
 
-// find returns the number of line's shape, or -1 and the slot where add
-// puts it, -1 for none. The next line of the shape is compared with this
-// one: the nearer lines of a log share more digits.
+// find returns the number of line's shape, or -1, the line's hash and
+// the slot where add puts it, -1 for none. The next line of the shape is
+// compared with this one: the nearer lines of a log share more digits.
+// A shape has one number, so the shape found last is tried first, with
+// no hash: lines of another length fail it at once.
 func (x *shapeIndex) find(line string) (i int32, h uint64, slot int) {
+	if i = x.last - 1; i >= 0 && sameDigitShape(x.lines[i], line) {
+		x.lines[i] = line
+		return i, 0, -1
+	}
+	if i = x.prev - 1; i >= 0 && sameDigitShape(x.lines[i], line) {
+		x.lines[i] = line
+		x.last, x.prev = x.prev, x.last
+		return i, 0, -1
+	}
 	h = digitShapeHash(line)
 	p := x.start(h)
 	for range shapeProbes {
@@ -48,6 +63,7 @@ func (x *shapeIndex) find(line string) (i int32, h uint64, slot int) {
 		}
 		if x.hashes[i] == h && sameDigitShape(x.lines[i], line) {
 			x.lines[i] = line
+			x.last, x.prev = i+1, x.last
 			return i, h, -1
 		}
 		p = x.next(p)
@@ -59,7 +75,9 @@ func (x *shapeIndex) find(line string) (i int32, h uint64, slot int) {
 // and slot.
 func (x *shapeIndex) add(line string, h uint64, slot int) int32 {
 	x.lines = append(x.lines, line)
-	return x.hashTable.add(h, slot)
+	i := x.hashTable.add(h, slot)
+	x.last, x.prev = i+1, x.last
+	return i
 }
 
 // digitNibbles sets the low nibble of every byte: digits become alike.
