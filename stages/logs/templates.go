@@ -420,15 +420,17 @@ func tokenize(line string, dst []Tok) []Tok {
 				continue
 			}
 		}
-		if seen&tcHex != 0 && mayOpenHexGroups(line, i) {
-			if e := hexGroupsEnd(line, i); e > 0 {
-				dst = append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), flags: tokVariable})
+		start := i
+		i, seen = tokenBytes(line, i, seen)
+		// A MAC or IPv6 address opens with one to four hex digits and a
+		// ':', which ends a token: only such a token is tried.
+		if i-start <= 4 && i < len(line) && line[i] == ':' && tokClass[line[start]]&tcHex != 0 && mayOpenHexGroups(line, start) {
+			if e := hexGroupsEnd(line, start); e > 0 {
+				dst = append(dst, Tok{h: fnvOffset, Start: int32(start), End: int32(e), flags: tokVariable})
 				i = e - 1
 				continue
 			}
 		}
-		start := i
-		i, seen = tokenBytes(line, i, seen)
 		end := i
 		if seen&tcHigh != 0 || i < len(line) && line[i] == 0x1b {
 			end, i, seen = tokenEnd(line, start, i, seen)
