@@ -422,10 +422,8 @@ func tokenize(line string, dst []Tok) []Tok {
 		}
 		start := i
 		i, seen = tokenBytes(line, i, seen)
-		// A MAC or IPv6 address opens with one to four hex digits and a
-		// ':', which ends a token: only such a token is tried.
-		if i-start <= 4 && i < len(line) && line[i] == ':' && tokClass[line[start]]&tcHex != 0 && mayOpenHexGroups(line, start) {
-			if e := hexGroupsEnd(line, start); e > 0 {
+		if i < len(line) && line[i] == ':' { // an address's first group ends at a ':'
+			if e := addressAt(line, start, i); e > 0 {
 				dst = append(dst, Tok{h: fnvOffset, Start: int32(start), End: int32(e), flags: tokVariable})
 				i = e - 1
 				continue
@@ -747,6 +745,17 @@ func hasRandomPart(t string) bool {
 		}
 	}
 	return false
+}
+
+// addressAt returns the end of the MAC or IPv6 address that the token
+// line[start:end] opens (see hexGroupsEnd), or 0. An address opens with
+// one to four hex digits and a ':', which ends a token: only such a
+// token is tried; tokenize has seen the ':' at line[end].
+func addressAt(line string, start, end int) int {
+	if end-start > 4 || tokClass[line[start]]&tcHex == 0 || !mayOpenHexGroups(line, start) {
+		return 0
+	}
+	return hexGroupsEnd(line, start)
 }
 
 // mayOpenHexGroups is a cheap test before hexGroupsEnd: room for five
