@@ -14,12 +14,13 @@ import (
 
 // shapeIndex numbers the digit shapes of lines, in the order added. A
 // line is hashed by digitShapeHash, then compared by sameDigitShape with
-// the latest line of each shape under its hash (open addressing): lines
-// are not copied.
+// the latest line of each shape under its hash: lines are not copied.
 type shapeIndex struct {
-	slots  []int32 // 1 + a shape's number, or 0; at most half full
-	hashes []uint64
-	lines  []string // the latest line of each shape
+	hashTable
+	lines []string // the latest line of each shape
+	// last is 1 + the shape found or added last, 0 for none: a log's
+	// records often repeat the shape of the record before.
+	last, prev int32
 }
 
 // shapeProbes bounds the slots find reads. digitShapeHash reads the high
@@ -29,34 +30,43 @@ const shapeProbes = 32
 
 // reset empties x, keeping its room.
 func (x *shapeIndex) reset() {
-	clear(x.slots)
-	x.hashes, x.lines = x.hashes[:0], x.lines[:0]
+	x.hashTable.reset()
+	x.lines = x.lines[:0]
+	x.last, x.prev = 0, 0
 }
 
 // forget lets go of the lines, which hold the text alive; x must be reset
 // before it is used again.
 func (x *shapeIndex) forget() { clear(x.lines) }
 
-// find returns the number of line's shape, or -1 and the slot where add
-// puts it, -1 for none. The next line of the shape is compared with this
-// one: the nearer lines of a log share more digits.
+// find returns the number of line's shape, or -1, the line's hash and
+// the slot where add puts it, -1 for none. The next line of the shape is
+// compared with this one: the nearer lines of a log share more digits.
+// A shape has one number, so the shape found last is tried first, with
+// no hash: lines of another length fail it at once.
 func (x *shapeIndex) find(line string) (i int32, h uint64, slot int) {
-	h = digitShapeHash(line)
-	if len(x.slots) == 0 {
-		x.slots = make([]int32, 64)
+	if i = x.last - 1; i >= 0 && sameDigitShape(x.lines[i], line) {
+		x.lines[i] = line
+		return i, 0, -1
 	}
-	mask := len(x.slots) - 1
-	p := int(h) & mask
+	if i = x.prev - 1; i >= 0 && sameDigitShape(x.lines[i], line) {
+		x.lines[i] = line
+		x.last, x.prev = x.prev, x.last
+		return i, 0, -1
+	}
+	h = digitShapeHash(line)
+	p := x.start(h)
 	for range shapeProbes {
-		e := x.slots[p]
-		if e == 0 {
+		i := x.slots[p] - 1
+		if i < 0 {
 			return -1, h, p
 		}
-		if i = e - 1; x.hashes[i] == h && sameDigitShape(x.lines[i], line) {
+		if x.hashes[i] == h && sameDigitShape(x.lines[i], line) {
 			x.lines[i] = line
+			x.last, x.prev = i+1, x.last
 			return i, h, -1
 		}
-		p = (p + 1) & mask
+		p = x.next(p)
 	}
 	return -1, h, -1
 }
@@ -64,33 +74,10 @@ func (x *shapeIndex) find(line string) (i int32, h uint64, slot int) {
 // add numbers the shape of line, that find did not find, with its hash h
 // and slot.
 func (x *shapeIndex) add(line string, h uint64, slot int) int32 {
-	i := int32(len(x.lines))
-	if 2*(len(x.lines)+1) > len(x.slots) {
-		x.grow()
-		slot = x.free(h)
-	}
-	x.slots[slot] = i + 1
-	x.hashes = append(x.hashes, h)
 	x.lines = append(x.lines, line)
+	i := x.hashTable.add(h, slot)
+	x.last, x.prev = i+1, x.last
 	return i
-}
-
-// grow doubles the slots.
-func (x *shapeIndex) grow() {
-	x.slots = make([]int32, 2*len(x.slots))
-	for i, h := range x.hashes {
-		x.slots[x.free(h)] = int32(i) + 1
-	}
-}
-
-// free returns the first free slot from where h hashes.
-func (x *shapeIndex) free(h uint64) int {
-	mask := len(x.slots) - 1
-	p := int(h) & mask
-	for x.slots[p] != 0 {
-		p = (p + 1) & mask
-	}
-	return p
 }
 
 // digitNibbles sets the low nibble of every byte: digits become alike.
@@ -99,19 +86,10 @@ const digitNibbles = 0x0F0F0F0F0F0F0F0F
 // digitShapeHash hashes s with every digit alike: its bytes' low nibbles
 // set, so that only their high nibbles count (digits and ":;<=>?" alike,
 // and 'a' to 'o'; sameDigitShape tells them apart), eight bytes a step.
-func digitShapeHash(s string) uint64 { return shapeHashWith(s, shapeHashKeys) }
-
-// hashKeys are the constants of shapeHashWith.
-type hashKeys struct{ mul, nibbles uint64 }
-
-var shapeHashKeys = hashKeys{mul: 0x9E3779B97F4A7C15, nibbles: digitNibbles}
-
-// shapeHashWith is digitShapeHash. Its constants come as an argument,
-// held in registers, where the compiler would load them again on every
-// word.
-//
-//go:noinline
-func shapeHashWith(s string, k hashKeys) uint64 {
+func digitShapeHash(s string) uint64 {
+	// The constants are read from a variable, into registers: as
+	// constants, the compiler would load them again on every word.
+	k := shapeHashKeys
 	n := len(s)
 	h := uint64(n) * k.mul
 	if n < 8 {
@@ -144,6 +122,11 @@ func shapeHashWith(s string, k hashKeys) uint64 {
 	return h ^ h>>29
 }
 
+// hashKeys are the constants of digitShapeHash.
+type hashKeys struct{ mul, nibbles uint64 }
+
+var shapeHashKeys = hashKeys{mul: 0x9E3779B97F4A7C15, nibbles: digitNibbles}
+
 // sameDigitShape reports whether a and b are the same bytes but for the
 // values of their digits.
 func sameDigitShape(a, b string) bool {
@@ -162,15 +145,13 @@ func digitShapePrefix(a, b string) int {
 		}
 		return n
 	}
-	return digitShapeWords(a[:n], b[:n], wordDigits)
+	return digitShapeWords(a[:n], b[:n])
 }
 
 // digitShapeWords is digitShapePrefix on strings of one length, 8 bytes
-// or more, a word a step. Its masks come as an argument, held in
-// registers, where the compiler would load constants again on every word.
-//
-//go:noinline
-func digitShapeWords(a, b string, k digitMasks) int {
+// or more, a word a step.
+func digitShapeWords(a, b string) int {
+	k := wordDigits // read from a variable, into registers, as digitShapeHash's
 	n := len(a)
 	b = b[:n]
 	for i := 0; i < n-8; i += 8 {

@@ -63,6 +63,21 @@ func (l Layout) templateTokens(head string, dst []Tok, memo *tokenMemo) []Tok {
 	return dropCorrelation(head, dst, at)
 }
 
+// memoRecords reports whether mining under l takes a record line's
+// template tokens from tokenMemo.recordTokens: lines of free text,
+// whose tokens each line of a digit shape shares, no error statuses
+// marked by their values.
+func (l *Layout) memoRecords() bool { return l.Fields == "" && len(l.StatusFields) == 0 }
+
+// templateHead is the part of a head line that makes its template (see
+// templateTokens).
+func templateHead(head string) string {
+	if len(head) > maxTemplateBytes {
+		return head[:maxTemplateBytes]
+	}
+	return head
+}
+
 // joinLists joins in toks[at:], the tokens of s, each run of tokens
 // separated by ", " into one: a list written out in a sentence (evicted
 // keys alpha, beta, gamma; enabled features: a, b). Its items and their

@@ -91,7 +91,12 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 		defer memo.release()
 		defer cmemo.release()
 	}
-	toks, ctoks := make([]Tok, 0, 64), []Tok(nil) // room for most records' tokens
+	// buf has room for most records' tokens; toks are a record's, in buf
+	// or the memo's own (shared).
+	buf, toks, ctoks := make([]Tok, 0, 64), []Tok(nil), []Tok(nil)
+	// memoRecords: record lines take their tokens and their entry from
+	// the memo (see tokenMemo.recordTokens).
+	memoRecords := memo != nil && lay.memoRecords()
 	nl := x.Len()
 	// opens[i]: line i opens a record; each line is asked once.
 	opens := make([]bool, nl)
@@ -113,13 +118,30 @@ func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVari
 			i++
 			continue
 		}
-		end := eventEnd(x, opens, tail, i)
+		end := i + 1
+		if end < nl && !opens[end] {
+			end = eventEnd(x, opens, tail, i)
+		}
 		head, weight := SplitCount(x.Line(i))
-		msg, from := eventMessage(x, lay, head, i, end)
-		toks = lay.templateTokens(msg, toks[:0], memo)
-		var cont uint64
-		cont, ctoks = continuationHash(x, from, end, ctoks, cmemo)
-		g := t.add(toks, cont, len(events), weight, msg)
+		// A record of one line, the most common, is its message and has
+		// no continuation.
+		msg, cont := head, uint64(fnvOffset)
+		if end > i+1 {
+			var from int
+			msg, from = eventMessage(x, lay, head, i, end)
+			cont, ctoks = continuationHash(x, from, end, ctoks, cmemo)
+		}
+		entry, shared := int32(-1), false
+		if memoRecords {
+			toks, entry, shared = memo.recordTokens(templateHead(msg), buf[:0])
+		} else {
+			toks = lay.templateTokens(msg, buf[:0], memo)
+		}
+		if !shared {
+			buf = toks[:0] // grown, perhaps
+		}
+		key := memo.groupKey(entry, toks, cont)
+		g := t.addKeyed(toks, key, cont, len(events), weight, msg)
 		events = append(events, logEvent{start: int32(i), end: int32(end), group: int32(g)})
 		i = end
 	}
@@ -398,15 +420,15 @@ func tokenize(line string, dst []Tok) []Tok {
 				continue
 			}
 		}
-		if seen&tcHex != 0 && mayOpenHexGroups(line, i) {
-			if e := hexGroupsEnd(line, i); e > 0 {
-				dst = append(dst, Tok{h: fnvOffset, Start: int32(i), End: int32(e), flags: tokVariable})
+		start := i
+		i, seen = tokenBytes(line, i, seen)
+		if i < len(line) && line[i] == ':' { // an address's first group ends at a ':'
+			if e := addressAt(line, start, i); e > 0 {
+				dst = append(dst, Tok{h: fnvOffset, Start: int32(start), End: int32(e), flags: tokVariable})
 				i = e - 1
 				continue
 			}
 		}
-		start := i
-		i, seen = tokenBytes(line, i, seen)
 		end := i
 		if seen&tcHigh != 0 || i < len(line) && line[i] == 0x1b {
 			end, i, seen = tokenEnd(line, start, i, seen)
@@ -723,6 +745,17 @@ func hasRandomPart(t string) bool {
 		}
 	}
 	return false
+}
+
+// addressAt returns the end of the MAC or IPv6 address that the token
+// line[start:end] opens (see hexGroupsEnd), or 0. An address opens with
+// one to four hex digits and a ':', which ends a token: only such a
+// token is tried; tokenize has seen the ':' at line[end].
+func addressAt(line string, start, end int) int {
+	if end-start > 4 || tokClass[line[start]]&tcHex == 0 || !mayOpenHexGroups(line, start) {
+		return 0
+	}
+	return hexGroupsEnd(line, start)
 }
 
 // mayOpenHexGroups is a cheap test before hexGroupsEnd: room for five
@@ -1262,8 +1295,20 @@ func mix(pos int, id uint64) uint64 {
 	return x
 }
 
+// groupKey is the key of a group: a record's tokens toks and its
+// continuation hash cont.
+func groupKey(toks []Tok, cont uint64) uint64 {
+	return foldTokenIDs((cont^uint64(len(toks)))*fnvPrime, toks)
+}
+
+// add counts a record, event ev with tokens toks, continuation hash cont,
+// weight and head line, in its group, new or not, and returns the group.
 func (t *templates) add(toks []Tok, cont uint64, ev, weight int, head string) int {
-	key := foldTokenIDs((cont^uint64(len(toks)))*fnvPrime, toks)
+	return t.addKeyed(toks, groupKey(toks, cont), cont, ev, weight, head)
+}
+
+// addKeyed is add, the group key given (groupKey(toks, cont)).
+func (t *templates) addKeyed(toks []Tok, key, cont uint64, ev, weight int, head string) int {
 	if g, ok := t.byKey.get(key); ok {
 		gr := &t.groups[g]
 		gr.count += weight

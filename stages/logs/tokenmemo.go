@@ -29,6 +29,13 @@ type tokenMemo struct {
 type memoEntry struct {
 	toks        chunkRef // its tokens in block
 	digitValued bool
+	// keyed: key is the group key of the entry's tokens with the
+	// continuation hash keyCont (see mineTemplates).
+	keyed        bool
+	key, keyCont uint64
+	// kept is 1 + how many of the tokens a record line keeps after
+	// dropCorrelation, 0 until recordTokens knows.
+	kept int32
 }
 
 // useTokenMemo is false only in tests that mine without the memo to
@@ -85,21 +92,66 @@ func (m *tokenMemo) release() {
 
 // lineTokens appends the tokens of line, as m.of does.
 func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
+	dst, _ = m.entryTokens(line, dst)
+	return dst
+}
+
+// entryTokens is lineTokens, and the entry that holds the tokens of
+// line's shape, or -1 when none does (the memo off or full, or a token
+// digitValued): every line of the shape has those tokens.
+func (m *tokenMemo) entryTokens(line string, dst []Tok) ([]Tok, int32) {
+	i, h, slot := m.lookup(line)
+	if i >= 0 {
+		return append(dst, m.block.at(m.entries[i].toks)...), i
+	}
+	return m.fill(line, dst, h, slot)
+}
+
+// recordTokens is entryTokens for a record line of free text, its
+// tokens as Layout.templateTokens gives them: dropCorrelation done. On
+// a hit the tokens are the entry's own (shared), to be read only: the
+// number dropCorrelation keeps of them is the same for every line of
+// the shape, and kept in the entry.
+func (m *tokenMemo) recordTokens(line string, dst []Tok) (_ []Tok, e int32, shared bool) {
+	i, h, slot := m.lookup(line)
+	if i >= 0 {
+		en := &m.entries[i]
+		toks := m.block.at(en.toks)
+		if en.kept == 0 {
+			en.kept = int32(len(dropCorrelation(line, toks, 0))) + 1
+		}
+		return toks[: en.kept-1 : en.kept-1], i, true
+	}
+	at := len(dst)
+	dst, e = m.fill(line, dst, h, slot)
+	return dropCorrelation(line, dst, at), e, false
+}
+
+// lookup returns the entry of line's shape, or -1 when it holds none to
+// reuse, with the hash and slot fill adds one with (slot -1: none to
+// add).
+func (m *tokenMemo) lookup(line string) (i int32, h uint64, slot int) {
 	if m.off {
-		return m.of(line, dst)
+		return -1, 0, -1
 	}
 	m.lookups++
 	if m.lookups%memoProbe == 0 && m.hits*8 < m.lookups {
 		m.off = true
 	}
-	i, h, slot := m.shapes.find(line)
+	i, h, slot = m.shapes.find(line)
 	if i >= 0 {
-		if e := &m.entries[i]; !e.digitValued {
-			m.hits++
-			return append(dst, m.block.at(e.toks)...)
+		if m.entries[i].digitValued {
+			return -1, h, -1
 		}
-		return m.of(line, dst)
+		m.hits++
 	}
+	return i, h, slot
+}
+
+// fill appends the tokens of line, that lookup did not find, as m.of
+// does, and keeps them in an entry numbered in slot when there is room:
+// it returns the entry, as entryTokens does.
+func (m *tokenMemo) fill(line string, dst []Tok, h uint64, slot int) ([]Tok, int32) {
 	at := len(dst)
 	dst = m.of(line, dst)
 	toks := dst[at:]
@@ -110,8 +162,26 @@ func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
 		}
 		m.shapes.add(line, h, slot)
 		m.entries = append(m.entries, e)
+		if !e.digitValued {
+			return dst, int32(len(m.entries) - 1)
+		}
 	}
-	return dst
+	return dst, -1
+}
+
+// groupKey returns the group key of entry e's tokens with the
+// continuation hash cont, as key computes it, computed once a shape and
+// continuation: toks are the record's tokens, e's as templateTokens
+// gave them.
+func (m *tokenMemo) groupKey(e int32, toks []Tok, cont uint64) uint64 {
+	if e < 0 {
+		return groupKey(toks, cont)
+	}
+	en := &m.entries[e]
+	if !en.keyed || en.keyCont != cont {
+		en.key, en.keyCont, en.keyed = groupKey(toks, cont), cont, true
+	}
+	return en.key
 }
 
 // tokensAt is tokenizeAt by way of the memo, when there is one: a field's
