@@ -55,11 +55,30 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	cc := canceled{ctx: ctx}
 	blanks, started := 0, false
 	lines := newLineCutter(text, hasCR)
+	// A plain line comes out as it is, with the line feed before it (see
+	// plainLine); stop is where the next run to fold starts, once known.
+	plain, stop := indent == 0, -1
+	if !collapse {
+		stop = len(text)
+	}
 	for pos := 0; ; {
 		end, next, more := lines.cut(pos)
 		line := text[pos:end]
 		if err := cc.check(); err != nil {
 			return Outcome{}, err
+		}
+		if plain && started && blanks == 0 && plainLine(text, pos, end) {
+			if stop < pos {
+				stop = runs.next(text, pos)
+			}
+			if end <= stop {
+				w.writeSrc(pos-1, end)
+				if !more {
+					break
+				}
+				pos = next
+				continue
+			}
 		}
 		line = trimBlanksRight(line)
 		if line == "" {
@@ -211,6 +230,12 @@ type nextRuns struct {
 // before reports whether a double blank or a tab starts in
 // text[start:end]. start never decreases from one call to the next.
 func (r *nextRuns) before(text string, start, end int) bool {
+	return r.next(text, start) < end
+}
+
+// next returns where the first double blank or tab at or after start
+// is, or len(text). start never decreases from one call to the next.
+func (r *nextRuns) next(text string, start int) int {
 	if !r.init || r.tab < start {
 		r.tab = len(text)
 		if i := strings.IndexByte(text[start:], '\t'); i >= 0 {
@@ -221,7 +246,23 @@ func (r *nextRuns) before(text string, start, end int) bool {
 		r.double = doubleBlankAt(text, start)
 	}
 	r.init = true
-	return min(r.tab, r.double) < end
+	return min(r.tab, r.double)
+}
+
+// plainLine reports a line [pos, end), after a line written and no
+// blank line pending, that the node writes as it is with the line feed
+// before it, as text[pos-1:end], unless a run to fold starts in it: it
+// follows a line feed, is not empty and ends in no blank. (A line the
+// cutter gives holds no '\r'.)
+func plainLine(text string, pos, end int) bool {
+	if end <= pos || text[pos-1] != '\n' {
+		return false
+	}
+	switch text[end-1] {
+	case ' ', '\t', '\f', '\v':
+		return false
+	}
+	return true
 }
 
 // first returns where the first run of blanks to fold starts at or
