@@ -87,6 +87,25 @@ func hasOpenerLine(text string) bool {
 	return false
 }
 
+// openerLineStarts is hasOpenerLine that appends to starts the start of
+// each line it passes, as textkit.NewLineIndex gives them, the end mark
+// included when it finds no opener line and so reads them all.
+func openerLineStarts(text string, starts []int32) (bool, []int32) {
+	starts = append(starts, 0)
+	for start := 0; start < len(text); {
+		if openerFirst[text[start]] && opensLikeRegion(text[start:]) {
+			return true, starts
+		}
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			break
+		}
+		start += end + 1
+		starts = append(starts, int32(start))
+	}
+	return false, append(starts, int32(len(text)+1))
+}
+
 // openerFirst marks the bytes that a region's first line may start with.
 var openerFirst = [256]bool{'`': true, '~': true, '#': true, '<': true, '*': true, 'd': true}
 

@@ -55,6 +55,9 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	cc := canceled{ctx: ctx}
 	blanks, started := 0, false
 	lines := newLineCutter(text, hasCR)
+	if x, ok := lineIndexOf(ctx, text); ok {
+		lines = newIndexedLineCutter(text, hasCR, x.Starts)
+	}
 	// A plain line comes out as it is, with the line feed before it (see
 	// plainLine); stop is where the next run to fold starts, once known.
 	plain, stop := indent == 0, -1
