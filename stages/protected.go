@@ -41,8 +41,10 @@ type runMemo struct {
 
 // lineMemo holds the line starts (as textkit.LineIndex has them) of the
 // last text a protected node read every line start of, looking for a
-// region's first line and finding none: the nodes that split that text
-// into lines take them from here.
+// region's first line and finding none, or that the whitespace node
+// wrote and none of whose lines opens like a region: the nodes that
+// split that text into lines take them from here, and a protected node
+// has no region to look for in it.
 type lineMemo struct {
 	text   string
 	starts []int32
@@ -65,12 +67,28 @@ func lineIndex(ctx context.Context, text string) textkit.LineIndex {
 	return textkit.NewLineIndex(text)
 }
 
+// noteLines keeps starts, text's line starts (as textkit.LineIndex has
+// them), as the memo's when no line of text opens like a region.
+func (m *runMemo) noteLines(text string, starts []int32) {
+	for _, s := range starts[:len(starts)-1] {
+		if int(s) < len(text) && openerFirst[text[s]] && opensLikeRegion(text[s:]) {
+			return
+		}
+	}
+	m.lines.text, m.lines.starts = text, starts
+}
+
 // protect is Protect that keeps text's line starts in m when it reads
-// them all.
+// them all, and reads none of a text whose starts it holds.
 func (m *runMemo) protect(text string) (string, *Stash) {
-	opener, starts := openerLineStarts(text, make([]int32, 0, max(len(m.lines.starts), len(text)/64)+2))
+	if m.lines.starts != nil && m.lines.text == text {
+		return text, &Stash{} // no line opens like a region (see lineMemo)
+	}
+	opener, starts := openerLineStarts(text, make([]int32, 0, lineStartsCap(text)))
 	if !opener {
-		m.lines.text, m.lines.starts = text, starts
+		if starts != nil {
+			m.lines.text, m.lines.starts = text, starts
+		}
 		return text, &Stash{}
 	}
 	if !mayHoldOpener(text) {

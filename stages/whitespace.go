@@ -52,6 +52,11 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	// run to fold, and is not searched again.
 	var runs nextRuns
 	w := prefixWriter{src: text}
+	// The output's line starts go to the run's line memo.
+	memo := runMemoOf(ctx)
+	if memo != nil {
+		w.starts = make([]int32, 1, lineStartsCap(text))
+	}
 	cc := canceled{ctx: ctx}
 	blanks, started := 0, false
 	lines := newLineCutter(text, hasCR)
@@ -75,6 +80,7 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 				stop = runs.next(text, pos)
 			}
 			if end <= stop {
+				w.noteLine(1)
 				w.writeSrc(pos-1, end)
 				if !more {
 					break
@@ -88,9 +94,9 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			blanks++
 		} else {
 			if started {
-				w.writeByte('\n')
+				w.newLine()
 				for k := 0; k < blanks && k < n.opt.MaxBlankLines; k++ {
-					w.writeByte('\n')
+					w.newLine()
 				}
 			}
 			blanks, started = 0, true
@@ -112,11 +118,14 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	}
 	// Leading blank lines carry nothing; a trailing line break stays.
 	if started && blanks > 0 && n.opt.MaxBlankLines > 0 {
-		w.writeByte('\n')
+		w.newLine()
 	}
 	out := w.String()
 	if out == text {
 		return skip(in, "nothing to trim"), nil
+	}
+	if memo != nil && len(w.starts) > 0 && len(w.starts) < cap(w.starts) {
+		memo.noteLines(out, append(w.starts, int32(len(out)+1)))
 	}
 	return done(out), nil
 }
@@ -129,6 +138,33 @@ type prefixWriter struct {
 	same   int // while b is unused, the output is src[:same]
 	copied bool
 	b      strings.Builder
+	// starts, when not nil, gets the start of each line of the output
+	// after the first, as textkit.LineIndex has them, up to its capacity
+	// (then it is emptied).
+	starts []int32
+}
+
+// len is the length of the output so far.
+func (w *prefixWriter) len() int {
+	if !w.copied {
+		return w.same
+	}
+	return w.b.Len()
+}
+
+// noteLine notes that a line starts at k bytes past the output so far.
+func (w *prefixWriter) noteLine(k int) {
+	if len(w.starts) < cap(w.starts) {
+		w.starts = append(w.starts, int32(w.len()+k))
+	} else {
+		w.starts = w.starts[:0:0] // too many lines: no growing
+	}
+}
+
+// newLine writes a line feed.
+func (w *prefixWriter) newLine() {
+	w.writeByte('\n')
+	w.noteLine(0)
 }
 
 func (w *prefixWriter) diverge() {
