@@ -41,26 +41,42 @@ func isAlignedHeader(line string) bool {
 	return ok
 }
 
+// mayOpenAligned is the cheap first test of alignedHeader: a line that
+// opens with a letter or '%', past blanks, and whose first word has no
+// digit.
+func mayOpenAligned(line string) bool {
+	i := 0
+	for i < len(line) && line[i] == ' ' {
+		i++
+	}
+	if i == len(line) || !textkit.IsLetter(line[i]) && line[i] != '%' {
+		return false
+	}
+	for ; i < len(line) && line[i] != ' '; i++ {
+		if textkit.IsDigit(line[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // headerWords checks line as alignedHeader does and counts its columns,
-// appending them to cols when cols is not nil. The first word must open
-// with a letter or '%' and hold no digit.
+// appending them to cols when cols is not nil.
 func headerWords(line string, cols *[]alignedColumn) (int, bool) {
-	if len(line) > maxAlignedHeader {
+	if len(line) > maxAlignedHeader || !mayOpenAligned(line) {
 		return 0, false
 	}
 	n, capitals, shouted, wide := 0, 0, false, false
 	for i := 0; i < len(line); {
 		if line[i] == ' ' {
-			if i+1 < len(line) && line[i+1] == ' ' && n > 0 {
-				wide = true
-			}
+			wide = wide || n > 0 && i+1 < len(line) && line[i+1] == ' '
 			i++
 			continue
 		}
 		s := i
 		upper, letters := true, 0
 		for ; i < len(line) && line[i] != ' '; i++ {
-			switch c := line[i]; headerByte[c] {
+			switch headerByte[line[i]] {
 			case headerUpper:
 				if letters == 0 {
 					capitals++ // the word's first letter is a capital
@@ -70,13 +86,10 @@ func headerWords(line string, cols *[]alignedColumn) (int, bool) {
 				letters++
 				upper = false
 			case headerDigit:
-				if i == s || n == 0 {
+				if i == s {
 					return 0, false
 				}
 			case headerPunct:
-				if i == s && n == 0 && c != '%' {
-					return 0, false
-				}
 			default:
 				return 0, false
 			}

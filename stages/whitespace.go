@@ -51,53 +51,32 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	// the whole text and kept until passed: a line before both has no
 	// run to fold, and is not searched again.
 	var runs nextRuns
-	w := prefixWriter{src: text}
-	// The output's line starts go to the run's line memo.
-	memo := runMemoOf(ctx)
-	if memo != nil {
-		w.starts = make([]int32, 1, lineStartsCap(text))
-	}
+	w := newPrefixWriter(text, runMemoOf(ctx))
 	cc := canceled{ctx: ctx}
 	blanks, started := 0, false
-	lines := newLineCutter(text, hasCR)
-	if x, ok := lineIndexOf(ctx, text); ok {
-		lines = newIndexedLineCutter(text, hasCR, x.Starts)
-	}
-	// A plain line comes out as it is, with the line feed before it (see
-	// plainLine); stop is where the next run to fold starts, once known.
-	plain, stop := indent == 0, -1
-	if !collapse {
-		stop = len(text)
-	}
+	lines := whitespaceLines(ctx, text, hasCR)
+	plain := newPlainLines(text, indent, collapse)
 	for pos := 0; ; {
 		end, next, more := lines.cut(pos)
 		line := text[pos:end]
 		if err := cc.check(); err != nil {
 			return Outcome{}, err
 		}
-		if plain && started && blanks == 0 && plainLine(text, pos, end) {
-			if stop < pos {
-				stop = runs.next(text, pos)
+		if started && blanks == 0 && plain.on && plainLine(text, pos, end) && end <= plain.stopAfter(text, &runs, pos) {
+			w.noteLine(1)
+			w.writeSrc(pos-1, end)
+			if !more {
+				break
 			}
-			if end <= stop {
-				w.noteLine(1)
-				w.writeSrc(pos-1, end)
-				if !more {
-					break
-				}
-				pos = next
-				continue
-			}
+			pos = next
+			continue
 		}
 		line = trimBlanksRight(line)
 		if line == "" {
 			blanks++
 		} else {
 			if started {
-				w.newLine()
-				for k := 0; k < blanks && k < n.opt.MaxBlankLines; k++ {
-					w.newLine()
-				}
+				w.newLines(1 + max(0, min(blanks, n.opt.MaxBlankLines)))
 			}
 			blanks, started = 0, true
 			start := pos + indent
@@ -124,10 +103,42 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if out == text {
 		return skip(in, "nothing to trim"), nil
 	}
-	if memo != nil && len(w.starts) > 0 && len(w.starts) < cap(w.starts) {
-		memo.noteLines(out, append(w.starts, int32(len(out)+1)))
-	}
+	w.keepLines(out)
 	return done(out), nil
+}
+
+// whitespaceLines is the line cutter of text, which reads the line feeds
+// from the run's line index when that has them.
+func whitespaceLines(ctx context.Context, text string, cr bool) lineCutter {
+	if x, ok := lineIndexOf(ctx, text); ok {
+		return newIndexedLineCutter(text, cr, x.Starts)
+	}
+	return newLineCutter(text, cr)
+}
+
+// plainLines tells the plain lines (see plainLine) that hold no run to
+// fold, which pass as they are: stop is where the next run starts, once
+// known.
+type plainLines struct {
+	on   bool // no indentation to remove
+	stop int
+}
+
+func newPlainLines(text string, indent int, collapse bool) plainLines {
+	p := plainLines{on: indent == 0, stop: -1}
+	if !collapse {
+		p.stop = len(text) // no run is folded
+	}
+	return p
+}
+
+// stopAfter returns where the first run to fold at or after pos starts,
+// or len(text). pos never decreases from one call to the next.
+func (p *plainLines) stopAfter(text string, runs *nextRuns, pos int) int {
+	if p.stop < pos {
+		p.stop = runs.next(text, pos)
+	}
+	return p.stop
 }
 
 // prefixWriter builds a text that mostly repeats src. While the output is
@@ -142,6 +153,25 @@ type prefixWriter struct {
 	// after the first, as textkit.LineIndex has them, up to its capacity
 	// (then it is emptied).
 	starts []int32
+	memo   *runMemo
+}
+
+// newPrefixWriter returns a writer of a text that mostly repeats src;
+// with memo, it notes the output's line starts for memo (see keepLines).
+func newPrefixWriter(src string, memo *runMemo) prefixWriter {
+	w := prefixWriter{src: src, memo: memo}
+	if memo != nil {
+		w.starts = make([]int32, 1, lineStartsCap(src))
+	}
+	return w
+}
+
+// keepLines leaves out's line starts, noted as it was written, in the
+// run's line memo (see runMemo.noteLines), when they all fitted.
+func (w *prefixWriter) keepLines(out string) {
+	if w.memo != nil && len(w.starts) > 0 && len(w.starts) < cap(w.starts) {
+		w.memo.noteLines(out, append(w.starts, int32(len(out)+1)))
+	}
 }
 
 // len is the length of the output so far.
@@ -165,6 +195,13 @@ func (w *prefixWriter) noteLine(k int) {
 func (w *prefixWriter) newLine() {
 	w.writeByte('\n')
 	w.noteLine(0)
+}
+
+// newLines writes k line feeds.
+func (w *prefixWriter) newLines(k int) {
+	for range k {
+		w.newLine()
+	}
 }
 
 func (w *prefixWriter) diverge() {
