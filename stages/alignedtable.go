@@ -20,25 +20,6 @@ const (
 	maxAlignedHeader  = 400 // bytes
 )
 
-// mayOpenAligned is the cheap first test of alignedHeader: a line that
-// opens with a letter or '%', past blanks, and whose first word has no
-// digit.
-func mayOpenAligned(line string) bool {
-	i := 0
-	for i < len(line) && line[i] == ' ' {
-		i++
-	}
-	if i == len(line) || !textkit.IsLetter(line[i]) && line[i] != '%' {
-		return false
-	}
-	for ; i < len(line) && line[i] != ' '; i++ {
-		if textkit.IsDigit(line[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // alignedHeader returns the columns of a line of column names: three or
 // more words of letters (and % _ - / + # .), none opening with a digit,
 // two in three opening with a capital, and a run of two blanks or a
@@ -60,6 +41,25 @@ func isAlignedHeader(line string) bool {
 	return ok
 }
 
+// mayOpenAligned is the cheap first test of alignedHeader: a line that
+// opens with a letter or '%', past blanks, and whose first word has no
+// digit.
+func mayOpenAligned(line string) bool {
+	i := 0
+	for i < len(line) && line[i] == ' ' {
+		i++
+	}
+	if i == len(line) || !textkit.IsLetter(line[i]) && line[i] != '%' {
+		return false
+	}
+	for ; i < len(line) && line[i] != ' '; i++ {
+		if textkit.IsDigit(line[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // headerWords checks line as alignedHeader does and counts its columns,
 // appending them to cols when cols is not nil.
 func headerWords(line string, cols *[]alignedColumn) (int, bool) {
@@ -69,34 +69,33 @@ func headerWords(line string, cols *[]alignedColumn) (int, bool) {
 	n, capitals, shouted, wide := 0, 0, false, false
 	for i := 0; i < len(line); {
 		if line[i] == ' ' {
-			if i+1 < len(line) && line[i+1] == ' ' && n > 0 {
-				wide = true
-			}
+			wide = wide || n > 0 && i+1 < len(line) && line[i+1] == ' '
 			i++
 			continue
 		}
 		s := i
 		upper, letters := true, 0
 		for ; i < len(line) && line[i] != ' '; i++ {
-			switch c := line[i]; {
-			case textkit.IsLetter(c):
+			switch headerByte[line[i]] {
+			case headerUpper:
+				if letters == 0 {
+					capitals++ // the word's first letter is a capital
+				}
 				letters++
-				upper = upper && c <= 'Z'
-			case textkit.IsDigit(c) && i > s:
-			case strings.IndexByte("%_-/+#.()", c) >= 0:
+			case headerLower:
+				letters++
+				upper = false
+			case headerDigit:
+				if i == s {
+					return 0, false
+				}
+			case headerPunct:
 			default:
 				return 0, false
 			}
 		}
 		if letters == 0 {
 			return 0, false
-		}
-		first := s
-		for !textkit.IsLetter(line[first]) {
-			first++
-		}
-		if line[first] <= 'Z' {
-			capitals++
 		}
 		shouted = shouted || upper && letters >= 2
 		if cols != nil {
@@ -109,6 +108,31 @@ func headerWords(line string, cols *[]alignedColumn) (int, bool) {
 	}
 	return n, true
 }
+
+// Classes of the bytes of a header word (see headerWords).
+const (
+	headerOther = iota
+	headerUpper
+	headerLower
+	headerDigit
+	headerPunct // one of %_-/+#.()
+)
+
+var headerByte = func() (t [256]uint8) {
+	for c := range 256 {
+		switch b := byte(c); {
+		case b >= 'A' && b <= 'Z':
+			t[c] = headerUpper
+		case b >= 'a' && b <= 'z':
+			t[c] = headerLower
+		case textkit.IsDigit(b):
+			t[c] = headerDigit
+		case strings.IndexByte("%_-/+#.()", b) >= 0:
+			t[c] = headerPunct
+		}
+	}
+	return t
+}()
 
 // alignedRows returns how many lines from the start of lines line up
 // under the header's columns, and the columns: header words that rows do

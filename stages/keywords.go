@@ -95,7 +95,7 @@ func (n keywordsNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 // key lines, their context and the short runs between them are then the
 // same in a second pass, so nothing more folds.
 func (n keywordsNode) pass(ctx context.Context, text string, lay logs.Layout) (string, bool, error) {
-	x := textkit.NewLineIndex(text)
+	x := lineIndex(ctx, text)
 	nl := x.Len()
 	if nl < n.opt.MinFold+2 {
 		return text, true, nil

@@ -18,10 +18,21 @@ type lineCutter struct {
 	// slow: text before blockEnd has a lone "\r" and is cut by lineBreak.
 	slow     bool
 	blockEnd int
+	// starts, when set, is text's line index (textkit.LineIndex.Starts):
+	// line feeds are read from it, the next one from starts[lf] on (lf
+	// is 1 or more).
+	starts []int32
+	lf     int
 }
 
 func newLineCutter(text string, cr bool) lineCutter {
 	return lineCutter{text: text, cr: cr}
+}
+
+// newIndexedLineCutter is newLineCutter that reads the line feeds of
+// text from starts, text's line index (textkit.LineIndex.Starts).
+func newIndexedLineCutter(text string, cr bool, starts []int32) lineCutter {
+	return lineCutter{text: text, cr: cr, starts: starts, lf: 1}
 }
 
 // cut returns the end of the line that starts at pos and where the next
@@ -30,11 +41,11 @@ func newLineCutter(text string, cr bool) lineCutter {
 // first).
 func (c *lineCutter) cut(pos int) (end, next int, more bool) {
 	if !c.cr {
-		i := strings.IndexByte(c.text[pos:], '\n')
-		if i < 0 {
+		j := c.lineFeed(pos)
+		if j < 0 {
 			return len(c.text), len(c.text), false
 		}
-		return pos + i, pos + i + 1, true
+		return j, j + 1, true
 	}
 	if c.k < c.n {
 		v := c.ends[c.k]
@@ -73,12 +84,7 @@ func (c *lineCutter) cutBlock(pos int) (end, next int, more bool) {
 func (c *lineCutter) fill(pos int) {
 	text, n, pairs := c.text, 0, 0
 	at := pos
-	for n < len(c.ends) {
-		i := strings.IndexByte(text[at:], '\n')
-		if i < 0 {
-			break
-		}
-		j := at + i
+	add := func(j int) {
 		v := j << 1
 		if j > pos && text[j-1] == '\r' {
 			v++
@@ -88,6 +94,25 @@ func (c *lineCutter) fill(pos int) {
 		n++
 		at = j + 1
 	}
+	if c.starts != nil {
+		// The line feeds from the index: starts[k]-1 for k < len(starts)-1.
+		k := c.lf
+		for k < len(c.starts)-1 && int(c.starts[k])-1 < pos {
+			k++
+		}
+		for ; n < len(c.ends) && k < len(c.starts)-1; k++ {
+			add(int(c.starts[k]) - 1)
+		}
+		c.lf = k
+	} else {
+		for n < len(c.ends) {
+			i := strings.IndexByte(text[at:], '\n')
+			if i < 0 {
+				break
+			}
+			add(at + i)
+		}
+	}
 	c.k, c.n, c.slow = 0, n, false
 	end := len(text)
 	if n == len(c.ends) {
@@ -96,4 +121,25 @@ func (c *lineCutter) fill(pos int) {
 	if strings.Count(text[pos:end], "\r") != pairs {
 		c.n, c.slow, c.blockEnd = 0, true, end
 	}
+}
+
+// lineFeed returns the index of the first line feed at or after at, or
+// -1. at never decreases from one call to the next.
+func (c *lineCutter) lineFeed(at int) int {
+	if c.starts == nil {
+		if i := strings.IndexByte(c.text[at:], '\n'); i >= 0 {
+			return at + i
+		}
+		return -1
+	}
+	// starts[k]-1 is the k-th line feed, for k from 1 to len(starts)-2.
+	k := c.lf
+	for k < len(c.starts)-1 && int(c.starts[k])-1 < at {
+		k++
+	}
+	c.lf = k
+	if k >= len(c.starts)-1 {
+		return -1
+	}
+	return int(c.starts[k]) - 1
 }

@@ -90,7 +90,7 @@ func (n neardupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		}
 		// One pass is a fixed point: a second one meets the records kept,
 		// in order, against the same index, and drops none.
-		out, err = n.records(ctx, textkit.NewLineIndex(in.Text), lay)
+		out, err = n.records(ctx, lineIndex(ctx, in.Text), lay)
 	default:
 		return skip(in, "kind "+string(in.Kind)+" is left to structured"), nil
 	}

@@ -87,6 +87,38 @@ func hasOpenerLine(text string) bool {
 	return false
 }
 
+// openerLineStarts is hasOpenerLine that appends to starts, up to its
+// capacity, the start of each line it passes, as textkit.NewLineIndex
+// gives them. starts comes back whole, the end mark included, when it
+// finds no opener line and so reads them all, and they fit; else nil.
+func openerLineStarts(text string, starts []int32) (bool, []int32) {
+	starts = append(starts, 0)
+	for start := 0; start < len(text); {
+		if openerFirst[text[start]] && opensLikeRegion(text[start:]) {
+			return true, nil
+		}
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			break
+		}
+		start += end + 1
+		if len(starts) < cap(starts) {
+			starts = append(starts, int32(start))
+		} else {
+			starts = starts[:0:0] // too many lines: no growing
+		}
+	}
+	if len(starts) == cap(starts) {
+		return false, nil
+	}
+	return false, append(starts, int32(len(text)+1))
+}
+
+// lineStartsCap is the capacity given to a text's line starts kept in a
+// run's memo: a text of shorter lines on average is not kept, so that a
+// memo holds at most an eighth of its text's bytes.
+func lineStartsCap(text string) int { return len(text)/32 + 2 }
+
 // openerFirst marks the bytes that a region's first line may start with.
 var openerFirst = [256]bool{'`': true, '~': true, '#': true, '<': true, '*': true, 'd': true}
 

@@ -36,13 +36,73 @@ type fenceMemo struct {
 type runMemo struct {
 	fence   fenceMemo
 	records recordMemo
+	lines   lineMemo
+}
+
+// lineMemo holds the line starts (as textkit.LineIndex has them) of the
+// last text a protected node read every line start of, looking for a
+// region's first line and finding none, or that the whitespace node
+// wrote and none of whose lines opens like a region: the nodes that
+// split that text into lines take them from here, and a protected node
+// has no region to look for in it.
+type lineMemo struct {
+	text   string
+	starts []int32
+}
+
+// lineIndexOf returns text's line index from ctx's run memo, when the
+// memo holds it.
+func lineIndexOf(ctx context.Context, text string) (textkit.LineIndex, bool) {
+	if m := runMemoOf(ctx); m != nil && m.lines.starts != nil && m.lines.text == text {
+		return textkit.LineIndex{Text: text, Starts: m.lines.starts}, true
+	}
+	return textkit.LineIndex{}, false
+}
+
+// lineIndex returns text's line index from ctx's run memo, or makes it.
+func lineIndex(ctx context.Context, text string) textkit.LineIndex {
+	if x, ok := lineIndexOf(ctx, text); ok {
+		return x
+	}
+	return textkit.NewLineIndex(text)
+}
+
+// noteLines keeps starts, text's line starts (as textkit.LineIndex has
+// them), as the memo's when no line of text opens like a region.
+func (m *runMemo) noteLines(text string, starts []int32) {
+	for _, s := range starts[:len(starts)-1] {
+		if int(s) < len(text) && openerFirst[text[s]] && opensLikeRegion(text[s:]) {
+			return
+		}
+	}
+	m.lines.text, m.lines.starts = text, starts
+}
+
+// protect is Protect that keeps text's line starts in m when it reads
+// them all, and reads none of a text whose starts it holds.
+func (m *runMemo) protect(text string) (string, *Stash) {
+	if m.lines.starts != nil && m.lines.text == text {
+		return text, &Stash{} // no line opens like a region (see lineMemo)
+	}
+	opener, starts := openerLineStarts(text, make([]int32, 0, lineStartsCap(text)))
+	if !opener {
+		if starts != nil {
+			m.lines.text, m.lines.starts = text, starts
+		}
+		return text, &Stash{}
+	}
+	if !mayHoldOpener(text) {
+		return text, &Stash{}
+	}
+	out, st, _ := protectRegions(context.Background(), text)
+	return out, st
 }
 
 type runMemoKey struct{}
 
 // WithRunMemo returns ctx carrying a memo for one run of nodes over one
-// document (see runMemo). Protected nodes and the nodes that count
-// templates use it when it is there.
+// document (see runMemo). Protected nodes, the nodes that count
+// templates and those that split lines use it when it is there.
 func WithRunMemo(ctx context.Context) context.Context {
 	return context.WithValue(ctx, runMemoKey{}, &runMemo{})
 }
@@ -59,16 +119,20 @@ func (p protectedNode) Apply(ctx context.Context, in Input) (out Outcome, err er
 	orig := in.Text
 	var stash *Stash
 	var memo *fenceMemo
-	if m := runMemoOf(ctx); m != nil {
+	m := runMemoOf(ctx)
+	if m != nil {
 		memo = &m.fence
 	}
-	if memo != nil && memo.known && memo.free == orig {
+	switch {
+	case memo != nil && memo.known && memo.free == orig:
 		stash = &Stash{} // nothing to protect: an earlier node's input, unchanged
-	} else {
-		in.Text, stash = Protect(in.Text)
-		if memo != nil && in.Text == orig && len(stash.regions) == 0 && !stash.escaped {
+	case m != nil:
+		in.Text, stash = m.protect(in.Text)
+		if in.Text == orig && len(stash.regions) == 0 && !stash.escaped {
 			memo.free, memo.known = orig, true
 		}
+	default:
+		in.Text, stash = Protect(in.Text)
 	}
 	out, err = p.node.Apply(ctx, in)
 	if err != nil {

@@ -22,13 +22,20 @@ func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error)
 		// stamp) opens a block only with a '|' in it.
 		digitQuiet: in.Kind == KindLog || in.Kind == KindJSON || in.Kind == KindHTML,
 	}
+	// Line ends come from the run's line index when it has the text's.
+	var starts []int32
+	if x, ok := lineIndexOf(ctx, in.Text); ok {
+		f.lines.x, f.lines.made, starts = x, true, x.Starts
+	}
 	cc := canceled{ctx: ctx}
 	for i, start := 0, 0; start <= len(in.Text); {
 		if err := cc.check(); err != nil {
 			return "", err
 		}
 		end := len(in.Text)
-		if k := strings.IndexByte(in.Text[start:], '\n'); k >= 0 {
+		if starts != nil {
+			end = int(starts[i+1]) - 1
+		} else if k := strings.IndexByte(in.Text[start:], '\n'); k >= 0 {
 			end = start + k
 		}
 		line := in.Text[start:end]

@@ -51,25 +51,32 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	// the whole text and kept until passed: a line before both has no
 	// run to fold, and is not searched again.
 	var runs nextRuns
-	w := prefixWriter{src: text}
+	w := newPrefixWriter(text, runMemoOf(ctx))
 	cc := canceled{ctx: ctx}
 	blanks, started := 0, false
-	lines := newLineCutter(text, hasCR)
+	lines := whitespaceLines(ctx, text, hasCR)
+	plain := newPlainLines(text, indent, collapse)
 	for pos := 0; ; {
 		end, next, more := lines.cut(pos)
 		line := text[pos:end]
 		if err := cc.check(); err != nil {
 			return Outcome{}, err
 		}
+		if started && blanks == 0 && plain.on && plainLine(text, pos, end) && end <= plain.stopAfter(text, &runs, pos) {
+			w.noteLine(1)
+			w.writeSrc(pos-1, end)
+			if !more {
+				break
+			}
+			pos = next
+			continue
+		}
 		line = trimBlanksRight(line)
 		if line == "" {
 			blanks++
 		} else {
 			if started {
-				w.writeByte('\n')
-				for k := 0; k < blanks && k < n.opt.MaxBlankLines; k++ {
-					w.writeByte('\n')
-				}
+				w.newLines(1 + max(0, min(blanks, n.opt.MaxBlankLines)))
 			}
 			blanks, started = 0, true
 			start := pos + indent
@@ -90,13 +97,48 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	}
 	// Leading blank lines carry nothing; a trailing line break stays.
 	if started && blanks > 0 && n.opt.MaxBlankLines > 0 {
-		w.writeByte('\n')
+		w.newLine()
 	}
 	out := w.String()
 	if out == text {
 		return skip(in, "nothing to trim"), nil
 	}
+	w.keepLines(out)
 	return done(out), nil
+}
+
+// whitespaceLines is the line cutter of text, which reads the line feeds
+// from the run's line index when that has them.
+func whitespaceLines(ctx context.Context, text string, cr bool) lineCutter {
+	if x, ok := lineIndexOf(ctx, text); ok {
+		return newIndexedLineCutter(text, cr, x.Starts)
+	}
+	return newLineCutter(text, cr)
+}
+
+// plainLines tells the plain lines (see plainLine) that hold no run to
+// fold, which pass as they are: stop is where the next run starts, once
+// known.
+type plainLines struct {
+	on   bool // no indentation to remove
+	stop int
+}
+
+func newPlainLines(text string, indent int, collapse bool) plainLines {
+	p := plainLines{on: indent == 0, stop: -1}
+	if !collapse {
+		p.stop = len(text) // no run is folded
+	}
+	return p
+}
+
+// stopAfter returns where the first run to fold at or after pos starts,
+// or len(text). pos never decreases from one call to the next.
+func (p *plainLines) stopAfter(text string, runs *nextRuns, pos int) int {
+	if p.stop < pos {
+		p.stop = runs.next(text, pos)
+	}
+	return p.stop
 }
 
 // prefixWriter builds a text that mostly repeats src. While the output is
@@ -107,6 +149,59 @@ type prefixWriter struct {
 	same   int // while b is unused, the output is src[:same]
 	copied bool
 	b      strings.Builder
+	// starts, when not nil, gets the start of each line of the output
+	// after the first, as textkit.LineIndex has them, up to its capacity
+	// (then it is emptied).
+	starts []int32
+	memo   *runMemo
+}
+
+// newPrefixWriter returns a writer of a text that mostly repeats src;
+// with memo, it notes the output's line starts for memo (see keepLines).
+func newPrefixWriter(src string, memo *runMemo) prefixWriter {
+	w := prefixWriter{src: src, memo: memo}
+	if memo != nil {
+		w.starts = make([]int32, 1, lineStartsCap(src))
+	}
+	return w
+}
+
+// keepLines leaves out's line starts, noted as it was written, in the
+// run's line memo (see runMemo.noteLines), when they all fitted.
+func (w *prefixWriter) keepLines(out string) {
+	if w.memo != nil && len(w.starts) > 0 && len(w.starts) < cap(w.starts) {
+		w.memo.noteLines(out, append(w.starts, int32(len(out)+1)))
+	}
+}
+
+// len is the length of the output so far.
+func (w *prefixWriter) len() int {
+	if !w.copied {
+		return w.same
+	}
+	return w.b.Len()
+}
+
+// noteLine notes that a line starts at k bytes past the output so far.
+func (w *prefixWriter) noteLine(k int) {
+	if len(w.starts) < cap(w.starts) {
+		w.starts = append(w.starts, int32(w.len()+k))
+	} else {
+		w.starts = w.starts[:0:0] // too many lines: no growing
+	}
+}
+
+// newLine writes a line feed.
+func (w *prefixWriter) newLine() {
+	w.writeByte('\n')
+	w.noteLine(0)
+}
+
+// newLines writes k line feeds.
+func (w *prefixWriter) newLines(k int) {
+	for range k {
+		w.newLine()
+	}
 }
 
 func (w *prefixWriter) diverge() {
@@ -211,6 +306,12 @@ type nextRuns struct {
 // before reports whether a double blank or a tab starts in
 // text[start:end]. start never decreases from one call to the next.
 func (r *nextRuns) before(text string, start, end int) bool {
+	return r.next(text, start) < end
+}
+
+// next returns where the first double blank or tab at or after start
+// is, or len(text). start never decreases from one call to the next.
+func (r *nextRuns) next(text string, start int) int {
 	if !r.init || r.tab < start {
 		r.tab = len(text)
 		if i := strings.IndexByte(text[start:], '\t'); i >= 0 {
@@ -221,7 +322,23 @@ func (r *nextRuns) before(text string, start, end int) bool {
 		r.double = doubleBlankAt(text, start)
 	}
 	r.init = true
-	return min(r.tab, r.double) < end
+	return min(r.tab, r.double)
+}
+
+// plainLine reports a line [pos, end), after a line written and no
+// blank line pending, that the node writes as it is with the line feed
+// before it, as text[pos-1:end], unless a run to fold starts in it: it
+// follows a line feed, is not empty and ends in no blank. (A line the
+// cutter gives holds no '\r'.)
+func plainLine(text string, pos, end int) bool {
+	if end <= pos || text[pos-1] != '\n' {
+		return false
+	}
+	switch text[end-1] {
+	case ' ', '\t', '\f', '\v':
+		return false
+	}
+	return true
 }
 
 // first returns where the first run of blanks to fold starts at or
