@@ -388,7 +388,7 @@ func (l Layout) opensRecordShape(line string) bool {
 		return false
 	}
 	var buf [shapeMax]byte
-	s := appendShape(buf[:0], line)
+	s := buf[:shapeInto(&buf, line)]
 	for _, o := range l.Openers {
 		if o == string(s) {
 			return true
@@ -445,7 +445,7 @@ type shapeKey struct {
 
 func shapeOf(line string) shapeKey {
 	var k shapeKey
-	k.n = uint8(len(appendShape(k.b[:0], line)))
+	k.n = uint8(shapeInto(&k.b, line))
 	return k
 }
 
@@ -453,43 +453,75 @@ func shapeOf(line string) shapeKey {
 // letters and digits become 'a' (letters only) or 'd' (with a digit, so
 // hex ids and dates alike), a placeholder such as <N> is 'd', and other
 // bytes stay. "2024-03-01" is "d-d-d", "[Sun" is "[a", "web-1" is "a-d".
+// The shape holds at most shapeMax bytes, dst's included.
 func appendShape(dst []byte, line string) []byte {
+	var b [shapeMax]byte
+	n := shapeInto(&b, line)
+	return append(dst, b[:min(n, max(shapeMax-len(dst), 0))]...)
+}
+
+// shapeInto writes the shape of line's first token (see appendShape) to
+// b and returns its length. It runs on every line a node asks
+// OpensRecord of: one class lookup a byte, no append.
+func shapeInto(b *[shapeMax]byte, line string) int {
 	s := line
 	if s != "" && s[0] == 0x1b {
 		s = s[textkit.SkipANSI(s, 0):]
 	}
-	for i := 0; i < len(s) && len(dst) < shapeMax; {
+	n := 0
+	for i := 0; i < len(s) && n < shapeMax; {
 		c := s[i]
-		// Letters and digits first, the most runs: no blank or '<' is one.
-		if seen := tokClass[c]; seen&(tcLetter|tcDigit) != 0 {
+		switch cl := shapeClass[c]; {
+		case cl&scWord != 0:
+			// Letters and digits first, the most runs.
+			seen := cl
 			for i++; i < len(s); i++ {
-				cl := tokClass[s[i]]
-				if cl&(tcLetter|tcDigit) == 0 {
+				x := shapeClass[s[i]]
+				if x&scWord == 0 {
 					break
 				}
-				seen |= cl
+				seen |= x
 			}
-			if seen&tcDigit != 0 {
-				dst = append(dst, 'd')
-			} else {
-				dst = append(dst, 'a')
+			b[n] = 'a'
+			if seen&scDigit != 0 {
+				b[n] = 'd'
 			}
-			continue
+		case cl == scStop:
+			return n
+		case c == '<' && textkit.IsPlaceholderAt(s[i:]):
+			b[n] = 'd'
+			i += strings.IndexByte(s[i:], '>') + 1
+		default:
+			b[n] = c
+			i++
 		}
-		if c == ' ' || c == '\t' || c == '\r' {
-			break
-		}
-		if c == '<' && textkit.IsPlaceholderAt(s[i:]) {
-			j := strings.IndexByte(s[i:], '>')
-			dst = append(dst, 'd')
-			i += j + 1
-			continue
-		}
-		dst = append(dst, c)
-		i++
+		n++
 	}
-	return dst
+	return n
 }
+
+// shapeClass classes bytes for shapeInto: a letter or a digit (tokClass's),
+// or a blank that ends the token.
+const (
+	scLetter = 1 << iota
+	scDigit
+	scStop
+	scWord = scLetter | scDigit
+)
+
+var shapeClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch cl := tokClass[c]; {
+		case c == ' ' || c == '\t' || c == '\r':
+			t[c] = scStop
+		case cl&tcDigit != 0:
+			t[c] = scDigit
+		case cl&tcLetter != 0:
+			t[c] = scLetter
+		}
+	}
+	return t
+}()
 
 // headerStats reads the first columns of the record heads. varying: one
 // holds data (a token with digits, no more letters than digits) on most
