@@ -343,9 +343,22 @@ func (a *logAnalysis) layout() Layout {
 // openers returns the heads whose shape is one of keys, and the facts of
 // the first maxHeaderHeads of them.
 func (a *logAnalysis) openers(keys []shapeKey) (openers []string, facts []int32) {
+	n := 0 // the heads that open records
 	for i := range a.memo.facts {
 		f := &a.memo.facts[i]
-		f.opener = f.heads > 0 && slices.Contains(keys, f.shape)
+		if f.opener = f.heads > 0 && slices.Contains(keys, f.shape); f.opener {
+			n += int(f.heads)
+		}
+	}
+	for _, k := range a.freshShapes {
+		if slices.Contains(keys, k) {
+			n++
+		}
+	}
+	if n == len(a.heads) {
+		// Every head opens a record, as in most logs: the heads as they
+		// are, read only until Analyze returns.
+		return a.heads, a.headFacts[:min(len(a.headFacts), maxHeaderHeads)]
 	}
 	openers = make([]string, 0, len(a.heads))
 	facts = make([]int32, 0, maxHeaderHeads)
