@@ -414,24 +414,33 @@ func (l Layout) opensRecordShape(line string) bool {
 // indented, a stack frame, a "Caused by:" or "Traceback" header, the
 // "... 12 more" of a Java trace, or a closing bracket.
 func continuationForm(line string) bool {
-	c := line[0]
-	if c == ' ' || c == '\t' || c == '}' || c == ']' || c == ')' {
-		return true
-	}
 	s := line
-	if c == 0x1b {
+	switch contOpener[line[0]] {
+	case contNone:
+		return false
+	case contAlways:
+		return true
+	case contEscape:
 		s = line[textkit.SkipANSI(line, 0):]
 		if s == "" || s[0] == ' ' || s[0] == '\t' {
 			return true
 		}
 	}
 	switch s[0] {
-	case 'a', 'C', 'S', 'T', 'D', 'g', 'c':
-		for _, p := range continuationPrefixes {
-			if strings.HasPrefix(s, p) {
-				return true
-			}
-		}
+	case 'a':
+		return strings.HasPrefix(s, continuationPrefixes[0])
+	case 'C':
+		return strings.HasPrefix(s, continuationPrefixes[1])
+	case 'S':
+		return strings.HasPrefix(s, continuationPrefixes[2])
+	case 'T':
+		return strings.HasPrefix(s, continuationPrefixes[3]) || strings.HasPrefix(s, continuationPrefixes[5])
+	case 'D':
+		return strings.HasPrefix(s, continuationPrefixes[4])
+	case 'g':
+		return strings.HasPrefix(s, continuationPrefixes[6])
+	case 'c':
+		return strings.HasPrefix(s, continuationPrefixes[7])
 	case '.':
 		return strings.HasPrefix(s, "... ") && strings.HasSuffix(trimLineEnd(s), " more")
 	}
@@ -440,12 +449,35 @@ func continuationForm(line string) bool {
 
 // continuationPrefixes open the lines of stack traces in Java, Python,
 // Go and JavaScript runtimes, which continue the record that logged them.
-// continuationForm filters on their first bytes: keep it in step.
+// continuationForm tests them by their first bytes, in this order: keep
+// it in step.
 var continuationPrefixes = [...]string{
 	"at ", "Caused by: ", "Suppressed: ", "Traceback (most recent call last)",
 	"During handling of the above exception", "The above exception was",
 	"goroutine ", "created by ",
 }
+
+// contOpener classes the first byte of a line for continuationForm: one
+// that opens no continuation form, one that always does (a blank or a
+// closing bracket), an escape, or one that may (a prefix's or '.').
+const (
+	contNone = iota
+	contAlways
+	contEscape
+	contMaybe
+)
+
+var contOpener = func() (t [256]uint8) {
+	for _, c := range []byte{' ', '\t', '}', ']', ')'} {
+		t[c] = contAlways
+	}
+	t[0x1b] = contEscape
+	for _, p := range continuationPrefixes {
+		t[p[0]] = contMaybe
+	}
+	t['.'] = contMaybe
+	return t
+}()
 
 // shapeMax bounds a shape's length: the opening of a token says what it is.
 const shapeMax = 8
