@@ -207,6 +207,7 @@ func headerStatsByColumns(heads []string, cols []*headColumns) (varying bool, he
 func columnChanges(heads []string, cols []*headColumns, c, want int) bool {
 	changes, misses := 0, 0
 	prev := ""
+	heads = heads[:len(cols)]
 	for k, hc := range cols {
 		if int(hc.n) <= c {
 			if misses++; misses > len(cols)-want {
@@ -216,7 +217,7 @@ func columnChanges(heads []string, cols []*headColumns, c, want int) bool {
 		}
 		t := hc.tok[c]
 		tok := heads[k][t[0]:t[1]]
-		if hc.data>>c&1 != 0 && tok != prev {
+		if hc.data>>c&1 != 0 && differ(tok, prev) {
 			if changes++; changes >= want {
 				return true
 			}
@@ -226,6 +227,12 @@ func columnChanges(heads []string, cols []*headColumns, c, want int) bool {
 		prev = tok
 	}
 	return false
+}
+
+// differ is a != b, its last bytes compared first: a time or a counter
+// changes at its end.
+func differ(a, b string) bool {
+	return len(a) != len(b) || a != "" && a[len(a)-1] != b[len(a)-1] || a != b
 }
 
 // maxHeaderHeads is how many heads headerStats reads: a header's shape
