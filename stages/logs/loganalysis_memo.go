@@ -180,7 +180,9 @@ func headerStatsByColumns(heads []string, cols []*headColumns) (varying bool, he
 	for c := range headerCols {
 		data := 0
 		for _, hc := range shapes {
-			hc.readTo(heads[hc.first], c)
+			if int(hc.read) <= c { // else read already
+				hc.readTo(heads[hc.first], c)
+			}
 			data += int(hc.data>>c&1) * int(hc.weight)
 		}
 		if data*10 < n*8 {
