@@ -116,22 +116,25 @@ const byteLows, byteHighs = 0x0101010101010101, 0x8080808080808080
 
 // controlBytes counts the odd control bytes of s, and reports whether s
 // is ASCII: then its characters need no second count. It runs on every
-// input, so it reads 32 bytes a step and looks up only the bytes below
-// 0x20 there (a log has one or two a line: its line break).
+// input, so it reads 32 bytes a step and tests them at once for bytes
+// outside 0x20-0x7f: only a step that holds one (a log has one or two a
+// line: its line break) is looked at again, word by word.
 func controlBytes(s string) (n int, ascii bool) {
-	var all uint64 // every word ORed: its high bits are the bytes >= 0x80
+	var all uint64 // the words of the steps looked at again, ORed: high bits are bytes >= 0x80
 	i := 0
 	for ; i+32 <= len(s); i += 32 {
-		// Four words a step, indexed (not resliced) and tested at once:
-		// a word with a byte below 0x20 is looked at again alone.
+		// Four words, indexed (not resliced). A byte below 0x20 sets its
+		// high bit in w-0x20*byteLows (and may borrow from the bytes
+		// above it), a byte of 0x80 or more in w: printable ASCII in
+		// none.
 		q := s[i : i+32]
 		a, b, c, d := le64(q[:8]), le64(q[8:16]), le64(q[16:24]), le64(q[24:32])
-		all |= a | b | c | d
-		la, lb, lc, ld := (a-0x20*byteLows)&^a, (b-0x20*byteLows)&^b, (c-0x20*byteLows)&^c, (d-0x20*byteLows)&^d
-		if (la|lb|lc|ld)&byteHighs == 0 {
+		const k = 0x20 * byteLows
+		if ((a-k)|a|(b-k)|b|(c-k)|c|(d-k)|d)&byteHighs == 0 {
 			continue
 		}
-		n += lowControlMarked(a, la) + lowControlMarked(b, lb) + lowControlMarked(c, lc) + lowControlMarked(d, ld)
+		all |= a | b | c | d
+		n += lowControl(a) + lowControl(b) + lowControl(c) + lowControl(d)
 	}
 	for ; i+8 <= len(s); i += 8 {
 		w := le64(s[i:])
@@ -151,15 +154,6 @@ func controlBytes(s string) (n int, ascii bool) {
 func le64(b string) uint64 {
 	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
-
-// lowControlMarked counts the odd control bytes of the word w, given
-// (w-0x20*byteLows)&^w: none when no high bit of it is set.
-func lowControlMarked(w, low uint64) int {
-	if low&byteHighs == 0 {
-		return 0
-	}
-	return lowControl(w)
 }
 
 // lowControl counts the odd control bytes of the word w.

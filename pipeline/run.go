@@ -165,8 +165,11 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	// The guard's count of the result is its count out, unless the guard
+	// or the budget changed it.
+	outChars := stages.Chars(text)
 	out, guard := text, GuardKeptResult
-	if !ShorterThan(text, origChars, len(req.Text)) {
+	if !shorter(text, outChars, origChars, len(req.Text)) {
 		out, guard = p.keptOriginal(dec), GuardKeptOriginal
 	}
 	if budget := cmp.Or(req.BudgetTokens, p.cfg.BudgetTokens); budget > 0 {
@@ -174,7 +177,10 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (Result, error) {
 		out, b = FitBudget(out, budget, in.Kind, 0)
 		rep.Budget = &b
 	}
-	rep.Nodes, rep.CharsOut, rep.Guard = reports, stages.Chars(out), guard
+	if out != text {
+		outChars = stages.Chars(out)
+	}
+	rep.Nodes, rep.CharsOut, rep.Guard = reports, outChars, guard
 	if in.Text == req.Text { // decoding kept the original's lines
 		for _, r := range reports {
 			if r.Spans != nil {
@@ -357,5 +363,10 @@ const (
 // ShorterThan is the guard's test against an original known by its sizes:
 // fewer characters and no more bytes.
 func ShorterThan(result string, origChars, origBytes int) bool {
-	return stages.Chars(result) < origChars && len(result) <= origBytes
+	return shorter(result, stages.Chars(result), origChars, origBytes)
+}
+
+// shorter is ShorterThan with result's characters counted.
+func shorter(result string, chars, origChars, origBytes int) bool {
+	return chars < origChars && len(result) <= origBytes
 }

@@ -442,19 +442,48 @@ func mayStartTurn(s string) bool {
 	}
 	// A label is at most 31 bytes, so what ends it is at index 31 at most.
 	for k := 1; k <= 31 && k < len(s); k++ {
-		switch c := s[k]; {
-		case c == ']' || c == '*':
+		switch labelByte[s[k]] {
+		case lbLabel:
+		case lbClose:
 			return true
-		case c == ':':
+		case lbColon:
 			return k+1 < len(s) && (s[k+1] == ' ' || s[k+1] == '*')
-		case c == ' ' && k+1 < len(s) && s[k+1] == '(':
-			return true
-		case !isWordByte(c) && c != ' ' && c != '.' && c != '\'' && c != '-':
+		case lbBlank:
+			if k+1 < len(s) && s[k+1] == '(' {
+				return true
+			}
+		default:
 			return false
 		}
 	}
 	return false
 }
+
+// labelByte classes the bytes after a speaker label's first for
+// mayStartTurn: a label's (a word byte, a dot, an apostrophe, a dash),
+// a blank, what closes it (']', '*'), a colon, or none of them (0).
+const (
+	lbLabel = 1 + iota
+	lbBlank
+	lbClose
+	lbColon
+)
+
+var labelByte = func() (t [256]uint8) {
+	for c := range 256 {
+		switch b := byte(c); {
+		case b == ']' || b == '*':
+			t[c] = lbClose
+		case b == ':':
+			t[c] = lbColon
+		case b == ' ':
+			t[c] = lbBlank
+		case isWordByte(b) || b == '.' || b == '\'' || b == '-':
+			t[c] = lbLabel
+		}
+	}
+	return t
+}()
 
 // skipTurnHeading returns s past a Markdown heading of at most four '#'
 // and its blanks; ok is false for a '#' run that is no such heading.

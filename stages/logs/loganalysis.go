@@ -343,9 +343,22 @@ func (a *logAnalysis) layout() Layout {
 // openers returns the heads whose shape is one of keys, and the facts of
 // the first maxHeaderHeads of them.
 func (a *logAnalysis) openers(keys []shapeKey) (openers []string, facts []int32) {
+	n := 0 // the heads that open records
 	for i := range a.memo.facts {
 		f := &a.memo.facts[i]
-		f.opener = f.heads > 0 && slices.Contains(keys, f.shape)
+		if f.opener = f.heads > 0 && slices.Contains(keys, f.shape); f.opener {
+			n += int(f.heads)
+		}
+	}
+	for _, k := range a.freshShapes {
+		if slices.Contains(keys, k) {
+			n++
+		}
+	}
+	if n == len(a.heads) {
+		// Every head opens a record, as in most logs: the heads as they
+		// are, read only until Analyze returns.
+		return a.heads, a.headFacts[:min(len(a.headFacts), maxHeaderHeads)]
 	}
 	openers = make([]string, 0, len(a.heads))
 	facts = make([]int32, 0, maxHeaderHeads)
@@ -388,7 +401,7 @@ func (l Layout) opensRecordShape(line string) bool {
 		return false
 	}
 	var buf [shapeMax]byte
-	s := appendShape(buf[:0], line)
+	s := buf[:shapeInto(&buf, line)]
 	for _, o := range l.Openers {
 		if o == string(s) {
 			return true
@@ -401,24 +414,33 @@ func (l Layout) opensRecordShape(line string) bool {
 // indented, a stack frame, a "Caused by:" or "Traceback" header, the
 // "... 12 more" of a Java trace, or a closing bracket.
 func continuationForm(line string) bool {
-	c := line[0]
-	if c == ' ' || c == '\t' || c == '}' || c == ']' || c == ')' {
-		return true
-	}
 	s := line
-	if c == 0x1b {
+	switch contOpener[line[0]] {
+	case contNone:
+		return false
+	case contAlways:
+		return true
+	case contEscape:
 		s = line[textkit.SkipANSI(line, 0):]
 		if s == "" || s[0] == ' ' || s[0] == '\t' {
 			return true
 		}
 	}
 	switch s[0] {
-	case 'a', 'C', 'S', 'T', 'D', 'g', 'c':
-		for _, p := range continuationPrefixes {
-			if strings.HasPrefix(s, p) {
-				return true
-			}
-		}
+	case 'a':
+		return strings.HasPrefix(s, continuationPrefixes[0])
+	case 'C':
+		return strings.HasPrefix(s, continuationPrefixes[1])
+	case 'S':
+		return strings.HasPrefix(s, continuationPrefixes[2])
+	case 'T':
+		return strings.HasPrefix(s, continuationPrefixes[3]) || strings.HasPrefix(s, continuationPrefixes[5])
+	case 'D':
+		return strings.HasPrefix(s, continuationPrefixes[4])
+	case 'g':
+		return strings.HasPrefix(s, continuationPrefixes[6])
+	case 'c':
+		return strings.HasPrefix(s, continuationPrefixes[7])
 	case '.':
 		return strings.HasPrefix(s, "... ") && strings.HasSuffix(trimLineEnd(s), " more")
 	}
@@ -427,12 +449,35 @@ func continuationForm(line string) bool {
 
 // continuationPrefixes open the lines of stack traces in Java, Python,
 // Go and JavaScript runtimes, which continue the record that logged them.
-// continuationForm filters on their first bytes: keep it in step.
+// continuationForm tests them by their first bytes, in this order: keep
+// it in step.
 var continuationPrefixes = [...]string{
 	"at ", "Caused by: ", "Suppressed: ", "Traceback (most recent call last)",
 	"During handling of the above exception", "The above exception was",
 	"goroutine ", "created by ",
 }
+
+// contOpener classes the first byte of a line for continuationForm: one
+// that opens no continuation form, one that always does (a blank or a
+// closing bracket), an escape, or one that may (a prefix's or '.').
+const (
+	contNone = iota
+	contAlways
+	contEscape
+	contMaybe
+)
+
+var contOpener = func() (t [256]uint8) {
+	for _, c := range []byte{' ', '\t', '}', ']', ')'} {
+		t[c] = contAlways
+	}
+	t[0x1b] = contEscape
+	for _, p := range continuationPrefixes {
+		t[p[0]] = contMaybe
+	}
+	t['.'] = contMaybe
+	return t
+}()
 
 // shapeMax bounds a shape's length: the opening of a token says what it is.
 const shapeMax = 8
@@ -445,7 +490,7 @@ type shapeKey struct {
 
 func shapeOf(line string) shapeKey {
 	var k shapeKey
-	k.n = uint8(len(appendShape(k.b[:0], line)))
+	k.n = uint8(shapeInto(&k.b, line))
 	return k
 }
 
@@ -453,43 +498,75 @@ func shapeOf(line string) shapeKey {
 // letters and digits become 'a' (letters only) or 'd' (with a digit, so
 // hex ids and dates alike), a placeholder such as <N> is 'd', and other
 // bytes stay. "2024-03-01" is "d-d-d", "[Sun" is "[a", "web-1" is "a-d".
+// The shape holds at most shapeMax bytes, dst's included.
 func appendShape(dst []byte, line string) []byte {
+	var b [shapeMax]byte
+	n := shapeInto(&b, line)
+	return append(dst, b[:min(n, max(shapeMax-len(dst), 0))]...)
+}
+
+// shapeInto writes the shape of line's first token (see appendShape) to
+// b and returns its length. It runs on every line a node asks
+// OpensRecord of: one class lookup a byte, no append.
+func shapeInto(b *[shapeMax]byte, line string) int {
 	s := line
 	if s != "" && s[0] == 0x1b {
 		s = s[textkit.SkipANSI(s, 0):]
 	}
-	for i := 0; i < len(s) && len(dst) < shapeMax; {
+	n := 0
+	for i := 0; i < len(s) && n < shapeMax; {
 		c := s[i]
-		// Letters and digits first, the most runs: no blank or '<' is one.
-		if seen := tokClass[c]; seen&(tcLetter|tcDigit) != 0 {
+		switch cl := shapeClass[c]; {
+		case cl&scWord != 0:
+			// Letters and digits first, the most runs.
+			seen := cl
 			for i++; i < len(s); i++ {
-				cl := tokClass[s[i]]
-				if cl&(tcLetter|tcDigit) == 0 {
+				x := shapeClass[s[i]]
+				if x&scWord == 0 {
 					break
 				}
-				seen |= cl
+				seen |= x
 			}
-			if seen&tcDigit != 0 {
-				dst = append(dst, 'd')
-			} else {
-				dst = append(dst, 'a')
+			b[n] = 'a'
+			if seen&scDigit != 0 {
+				b[n] = 'd'
 			}
-			continue
+		case cl == scStop:
+			return n
+		case c == '<' && textkit.IsPlaceholderAt(s[i:]):
+			b[n] = 'd'
+			i += strings.IndexByte(s[i:], '>') + 1
+		default:
+			b[n] = c
+			i++
 		}
-		if c == ' ' || c == '\t' || c == '\r' {
-			break
-		}
-		if c == '<' && textkit.IsPlaceholderAt(s[i:]) {
-			j := strings.IndexByte(s[i:], '>')
-			dst = append(dst, 'd')
-			i += j + 1
-			continue
-		}
-		dst = append(dst, c)
-		i++
+		n++
 	}
-	return dst
+	return n
 }
+
+// shapeClass classes bytes for shapeInto: a letter or a digit (tokClass's),
+// or a blank that ends the token.
+const (
+	scLetter = 1 << iota
+	scDigit
+	scStop
+	scWord = scLetter | scDigit
+)
+
+var shapeClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch cl := tokClass[c]; {
+		case c == ' ' || c == '\t' || c == '\r':
+			t[c] = scStop
+		case cl&tcDigit != 0:
+			t[c] = scDigit
+		case cl&tcLetter != 0:
+			t[c] = scLetter
+		}
+	}
+	return t
+}()
 
 // headerStats reads the first columns of the record heads. varying: one
 // holds data (a token with digits, no more letters than digits) on most

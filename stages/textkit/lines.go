@@ -31,7 +31,10 @@ func NewLineIndex(text string) LineIndex {
 func (x LineIndex) Len() int { return len(x.Starts) - 1 }
 
 // Line returns line i without its line break.
-func (x LineIndex) Line(i int) string { return x.Text[x.Starts[i] : x.Starts[i+1]-1] }
+func (x LineIndex) Line(i int) string {
+	b := x.Starts[i : i+2] // one bounds check for both ends
+	return x.Text[b[0] : b[1]-1]
+}
 
 // Span returns lines [i, j) joined by their line breaks.
 func (x LineIndex) Span(i, j int) string {

@@ -273,5 +273,11 @@ func IsBlank(s string) bool {
 	if s != "" && s[0] > ' ' && s[0] < 0x7f {
 		return false
 	}
-	return strings.TrimSpace(s) == ""
+	return isBlankSlow(s)
 }
+
+// isBlankSlow is IsBlank past its first byte's test, apart so that the
+// test inlines.
+//
+//go:noinline
+func isBlankSlow(s string) bool { return strings.TrimSpace(s) == "" }
