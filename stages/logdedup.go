@@ -115,7 +115,7 @@ func (n logdedupNode) pass(ctx context.Context, text string, lay logs.Layout) (s
 
 // passSpans is pass that fills a non-nil spans as mine does.
 func (n logdedupNode) passSpans(ctx context.Context, text string, lay logs.Layout, spans map[int]int) (string, bool, error) {
-	x := textkit.NewLineIndex(text)
+	x := lineIndex(ctx, text)
 	if lay.Records {
 		out, merged, err := n.mine(ctx, x, lay, spans)
 		// Without merged variants, a second pass finds the same
