@@ -90,12 +90,19 @@ func (n logdedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	lay := layoutOf(in)
 	var spans map[int]int // the first pass's, on in.Text
 	first := true
+	// A later pass reads the first records of the templates an earlier
+	// one wrote: the memos hold their tokens.
+	var memos logs.Memos
+	if lay.Records {
+		memos = logs.NewMemos()
+		defer memos.Release()
+	}
 	out, err := fixpoint(ctx, in.Text, 4, func(ctx context.Context, text string) (string, bool, error) {
 		if first {
 			first, spans = false, map[int]int{}
-			return n.passSpans(ctx, text, lay, spans)
+			return n.passSpans(ctx, text, lay, spans, &memos)
 		}
-		return n.pass(ctx, text, lay)
+		return n.passSpans(ctx, text, lay, nil, &memos)
 	})
 	if err != nil {
 		return Outcome{}, err
@@ -110,14 +117,15 @@ func (n logdedupNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 // logs, as the document's layout says: the text it is given may already
 // be rewritten, so it does not decide again.
 func (n logdedupNode) pass(ctx context.Context, text string, lay logs.Layout) (string, bool, error) {
-	return n.passSpans(ctx, text, lay, nil)
+	return n.passSpans(ctx, text, lay, nil, nil)
 }
 
-// passSpans is pass that fills a non-nil spans as mine does.
-func (n logdedupNode) passSpans(ctx context.Context, text string, lay logs.Layout, spans map[int]int) (string, bool, error) {
+// passSpans is pass that fills a non-nil spans as mine does, and mines
+// through memos (nil: its own).
+func (n logdedupNode) passSpans(ctx context.Context, text string, lay logs.Layout, spans map[int]int, memos *logs.Memos) (string, bool, error) {
 	x := lineIndex(ctx, text)
 	if lay.Records {
-		out, merged, err := n.mine(ctx, x, lay, spans)
+		out, merged, err := n.mine(ctx, x, lay, spans, memos)
 		// Without merged variants, a second pass finds the same
 		// templates, each once, and writes the same text.
 		return out, err == nil && !merged, err
@@ -172,9 +180,9 @@ func recordsDominateLines(lines []string, percent int) bool {
 // mine collapses every template of a record log to its first event. It
 // reports whether variants merged, or a count grew too long to read back.
 // A non-nil spans gets each template's span (see LogTemplateSpans).
-func (n logdedupNode) mine(ctx context.Context, x textkit.LineIndex, lay logs.Layout, spans map[int]int) (string, bool, error) {
+func (n logdedupNode) mine(ctx context.Context, x textkit.LineIndex, lay logs.Layout, spans map[int]int, memos *logs.Memos) (string, bool, error) {
 	// A build's failure is kept as it was written.
-	m, err := logs.Mine(ctx, x, lay, n.opt.MinVariants, failingTailLines(x))
+	m, err := logs.MineWith(ctx, x, lay, n.opt.MinVariants, failingTailLines(x), memos)
 	if err != nil {
 		return "", false, err
 	}

@@ -97,7 +97,7 @@ func TestMineLoopMatchesReference(t *testing.T) {
 				tail[i] = r.IntN(20) == 0
 			}
 		}
-		got, gotEvents, _, err := mineTemplates(context.Background(), x, lay, 3, tail)
+		got, gotEvents, _, err := mineTemplates(context.Background(), x, lay, 3, tail, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

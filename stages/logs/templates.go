@@ -22,7 +22,13 @@ type Mined struct {
 // variants and header columns merged. Lines marked in tail (nil for none)
 // neither open nor continue an event: they pass as they were written.
 func Mine(ctx context.Context, x textkit.LineIndex, lay Layout, minVariants int, tail []bool) (*Mined, error) {
-	t, events, merged, err := mineTemplates(ctx, x, lay, minVariants, tail)
+	return MineWith(ctx, x, lay, minVariants, tail, nil)
+}
+
+// MineWith is Mine that takes its tokens through memos (nil: memos of its
+// own), which a later pass over the text it writes finds them in.
+func MineWith(ctx context.Context, x textkit.LineIndex, lay Layout, minVariants int, tail []bool, memos *Memos) (*Mined, error) {
+	t, events, merged, err := mineTemplates(ctx, x, lay, minVariants, tail, memos)
 	if err != nil {
 		return nil, err
 	}
@@ -79,18 +85,44 @@ func (m *Mined) Write(x textkit.LineIndex) (out string, long bool) {
 	return m.t.writeEvents(x, m.events)
 }
 
+// Memos are the token memos of one document, kept across log dedup's
+// passes: a later pass reads the lines an earlier one wrote (each
+// template's first record), whose digit shapes they hold, and tokenizes
+// none of them again. Not safe for concurrent use.
+type Memos struct {
+	records, conts *tokenMemo // record lines', continuation lines'
+}
+
+// NewMemos returns empty memos; Release them after the last pass.
+func NewMemos() Memos {
+	if !useTokenMemo {
+		return Memos{}
+	}
+	return Memos{records: getTokenMemo(lineTokens), conts: getTokenMemo(tokenize)}
+}
+
+// Release lets another document reuse the memos; they are not used again.
+func (m *Memos) Release() {
+	if m.records != nil {
+		m.records.release()
+		m.conts.release()
+	}
+	*m = Memos{}
+}
+
 // mineTemplates groups the events of a record log into templates, variants
-// and header columns merged. merged reports whether any merged.
-func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVariants int, tail []bool) (*templates, []logEvent, bool, error) {
+// and header columns merged. merged reports whether any merged. Tokens
+// go through memos, or memos of its own when nil.
+func mineTemplates(ctx context.Context, x textkit.LineIndex, lay Layout, minVariants int, tail []bool, memos *Memos) (*templates, []logEvent, bool, error) {
 	// Events: a record line and the non-record lines after it. Lines
 	// outside events pass as they are.
 	t := newTemplates(minVariants, lay)
-	var memo, cmemo *tokenMemo // record lines', continuation lines'
-	if useTokenMemo {
-		memo, cmemo = getTokenMemo(lineTokens), getTokenMemo(tokenize)
-		defer memo.release()
-		defer cmemo.release()
+	if memos == nil {
+		own := NewMemos()
+		defer own.Release()
+		memos = &own
 	}
+	memo, cmemo := memos.records, memos.conts
 	// buf has room for most records' tokens; toks are a record's, in buf
 	// or the memo's own (shared).
 	buf, toks, ctoks := make([]Tok, 0, 64), []Tok(nil), []Tok(nil)
