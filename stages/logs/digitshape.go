@@ -173,11 +173,10 @@ func digitShapeWords(a, b string) int {
 
 // digitMasks are the constants of badBytes, a digit test on words of
 // eight bytes.
-type digitMasks struct{ lo7, high, from0, beyond9 uint64 }
+type digitMasks struct{ lo7, from0, beyond9 uint64 }
 
 var wordDigits = digitMasks{
 	lo7:     0x7F7F7F7F7F7F7F7F,
-	high:    0x8080808080808080,
 	from0:   0x5050505050505050, // + 0x50 sets bit 7 from '0' up
 	beyond9: 0x4646464646464646, // + 0x46 sets bit 7 from ':' up
 }
@@ -190,5 +189,7 @@ func (k *digitMasks) badBytes(x, y uint64) uint64 {
 	xl, yl := x&k.lo7, y&k.lo7
 	// Bit 7: from '0' up in both, and from ':' up or past 0x7F in neither.
 	both := (xl + k.from0) & (yl + k.from0) &^ ((xl + k.beyond9) | (yl + k.beyond9) | x | y)
-	return (d&k.lo7 + k.lo7 | d) &^ both & k.high
+	// The high bits are those lo7 clears: one register fewer than a
+	// mask of its own, and the loop keeps its constants in registers.
+	return (d&k.lo7 + k.lo7 | d) &^ (both | k.lo7)
 }
