@@ -1595,7 +1595,8 @@ func (t *templates) mergeHeaderColumns() bool {
 	hc := headerCells{cells: make([][]cell, len(t.groups)), names: map[uint64]int{},
 		// Room for a few cells a group: appends that grow flat copy it whole.
 		flat: make([]cell, 0, len(t.groups)*(min(t.lay.HeaderCols, 13)+3))}
-	var toks []Tok
+	toks := t.scratch[:0]
+	defer func() { t.scratch = toks[:0] }() // grown, perhaps
 	for i := range t.groups {
 		g := &t.groups[i]
 		if g.parent != i || g.toks == nil {
@@ -1749,16 +1750,30 @@ type groupCell struct {
 }
 
 // cellsByColumn returns the cells of each column of cols (sorted), in
-// the order of cells: group by group, each group's in its order.
+// the order of cells: group by group, each group's in its order. The
+// columns are few: a binary search finds one, and their cells, counted
+// first, are cut from one slice.
 func cellsByColumn(cols []uint64, cells [][]cell) [][]groupCell {
-	at := make(map[uint64]int, len(cols))
-	for k, col := range cols {
-		at[col] = k
+	n := make([]int, len(cols))
+	total := 0
+	for _, cs := range cells {
+		for _, c := range cs {
+			if k, ok := slices.BinarySearch(cols, c.col); ok {
+				n[k]++
+				total++
+			}
+		}
 	}
+	flat := make([]groupCell, total)
 	by := make([][]groupCell, len(cols))
+	at := 0
+	for k := range by {
+		by[k] = flat[at : at : at+n[k]]
+		at += n[k]
+	}
 	for i, cs := range cells {
 		for _, c := range cs {
-			if k, ok := at[c.col]; ok {
+			if k, ok := slices.BinarySearch(cols, c.col); ok {
 				by[k] = append(by[k], groupCell{group: i, cell: c})
 			}
 		}
