@@ -388,15 +388,16 @@ func (a *logAnalysis) fieldSyntax(heads int) string {
 }
 
 // OpensRecord reports whether line opens a record: not a continuation
-// form, and a first token of a record's shape or a known stamp.
-func (l Layout) OpensRecord(line string) bool {
+// form, and a first token of a record's shape or a known stamp. Nodes
+// ask it of every line: by pointer, the layout is not copied each time.
+func (l *Layout) OpensRecord(line string) bool {
 	if line == "" || continuationForm(line) || textkit.IsProtectedLine(line) || textkit.ParseFoldMarker(line) > 0 {
 		return false
 	}
 	return l.opensRecordShape(line) || textkit.IsLogRecord(line)
 }
 
-func (l Layout) opensRecordShape(line string) bool {
+func (l *Layout) opensRecordShape(line string) bool {
 	if len(l.Openers) == 0 {
 		return false
 	}
