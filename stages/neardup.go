@@ -537,9 +537,9 @@ func recordSimTokens(line string, dst []uint64) []uint64 {
 
 // recordTokenHash returns the hash of the token of line at j and its end,
 // in one pass over its bytes: each digit run is hashed as one '#'. A run
-// of hex digits is hashed as it comes (digit runs as '#'), and where no
-// word byte comes right before it and it reads as a hex id, as one '#'
-// instead.
+// of hex digits where no word byte comes right before it may be a hex
+// id: it is hashed as it comes (digit runs as '#'), and when it reads as
+// an id, as one '#' instead.
 func recordTokenHash(line string, j int) (uint64, int) {
 	const prime = uint64(textkit.FNVPrime)
 	h, start := uint64(textkit.FNVOffset), j
@@ -553,6 +553,19 @@ func recordTokenHash(line string, j int) (uint64, int) {
 		}
 		if cl == simBlank {
 			break
+		}
+		if j > start && simWordByte[line[j-1]] != 0 {
+			// Inside a word no hex id starts: a hex letter is hashed as
+			// it is, a run of digits as one '#'.
+			if cl == simHexWord {
+				h = (h ^ uint64(c)) * prime
+				j++
+				continue
+			}
+			h = (h ^ '#') * prime
+			for j++; j < len(line) && simClass[line[j]] == simDigit; j++ {
+			}
+			continue
 		}
 		// A run of hex digits [j, e).
 		run, digits, inDigits := h, 0, false
@@ -574,7 +587,7 @@ func recordTokenHash(line string, j int) (uint64, int) {
 				inDigits = false
 			}
 		}
-		if digits > 0 && e-j >= 8 && (j == start || simWordByte[line[j-1]] == 0) && (e == len(line) || simWordByte[line[e]] == 0) {
+		if digits > 0 && e-j >= 8 && (e == len(line) || simWordByte[line[e]] == 0) {
 			run = (h ^ '#') * prime // a hex id, masked whole
 		}
 		h, j = run, e
