@@ -537,46 +537,60 @@ func recordSimTokens(line string, dst []uint64) []uint64 {
 
 // recordTokenHash returns the hash of the token of line at j and its end,
 // in one pass over its bytes: each digit run is hashed as one '#'. A run
-// of hex digits may be a hex id, masked whole, only where no word byte
-// comes right before it, so only there is the run read ahead; elsewhere
-// its bytes are hashed as they come.
+// of hex digits where no word byte comes right before it may be a hex
+// id: it is hashed as it comes (digit runs as '#'), and when it reads as
+// an id, as one '#' instead.
 func recordTokenHash(line string, j int) (uint64, int) {
 	const prime = uint64(textkit.FNVPrime)
-	h, afterWord, inDigits := uint64(textkit.FNVOffset), false, false
-	for ; j < len(line); j++ {
+	h, start := uint64(textkit.FNVOffset), j
+	for j < len(line) {
 		c := line[j]
 		cl := simClass[c]
 		if cl == simPlain {
 			h = (h ^ uint64(c)) * prime
-			afterWord, inDigits = simWordByte[c] != 0, false
+			j++
 			continue
 		}
 		if cl == simBlank {
 			break
 		}
-		if !afterWord {
-			// A run of hex digits starts here; it ends at a byte no digit
-			// continues.
-			e, digits := j, 0
-			for ; e < len(line) && simClass[line[e]] >= simHexWord; e++ {
-				digits += int(simClass[line[e]] - simHexWord)
-			}
-			if digits > 0 && e-j >= 8 && (e == len(line) || simWordByte[line[e]] == 0) {
-				h = (h ^ '#') * prime
-				j, afterWord, inDigits = e-1, true, false
+		if j > start && simWordByte[line[j-1]] != 0 {
+			// Inside a word no hex id starts: a hex letter is hashed as
+			// it is, a run of digits as one '#'.
+			if cl == simHexWord {
+				h = (h ^ uint64(c)) * prime
+				j++
 				continue
 			}
-			afterWord = true
-		}
-		if cl == simDigit {
-			if !inDigits {
-				h = (h ^ '#') * prime
+			h = (h ^ '#') * prime
+			for j++; j < len(line) && simClass[line[j]] == simDigit; j++ {
 			}
-			inDigits = true
-		} else {
-			h = (h ^ uint64(c)) * prime
-			inDigits = false
+			continue
 		}
+		// A run of hex digits [j, e).
+		run, digits, inDigits := h, 0, false
+		e := j
+		for ; e < len(line); e++ {
+			c := line[e]
+			cl := simClass[c]
+			if cl < simHexWord {
+				break
+			}
+			if cl == simDigit {
+				digits++
+				if !inDigits {
+					run = (run ^ '#') * prime
+				}
+				inDigits = true
+			} else {
+				run = (run ^ uint64(c)) * prime
+				inDigits = false
+			}
+		}
+		if digits > 0 && e-j >= 8 && (e == len(line) || simWordByte[line[e]] == 0) {
+			run = (h ^ '#') * prime // a hex id, masked whole
+		}
+		h, j = run, e
 	}
 	return h, j
 }

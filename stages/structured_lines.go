@@ -16,7 +16,7 @@ import (
 func (n structuredNode) foldLines(ctx context.Context, in Input) (string, error) {
 	f := lineFolder{
 		n: n, text: in.Text, kind: in.Kind, lines: lazyLines{text: in.Text},
-		tables: tableGate{text: in.Text, kind: in.Kind, pipe: -1},
+		tables: newTableGate(in.Text, in.Kind),
 		dumps:  in.Kind == KindLog || in.Kind == KindProse,
 		// In logs, JSON and HTML a line that opens with a digit (a time
 		// stamp) opens a block only with a '|' in it.
@@ -167,13 +167,23 @@ func (l *lazyLines) index() textkit.LineIndex {
 // header of an aligned table (command output).
 type tableGate struct {
 	text string
-	kind Kind
 	pipe int // the first '|' at or after the line last asked, len(text) for none
+	// any: every line may open a table (the kind is none of the three);
+	// log: a line without a '|' may in a log.
+	any, log bool
+}
+
+func newTableGate(text string, kind Kind) tableGate {
+	return tableGate{
+		text: text, pipe: -1,
+		any: kind != KindLog && kind != KindJSON && kind != KindHTML,
+		log: kind == KindLog,
+	}
 }
 
 // mayOpen reports whether line, at byte start of the text, may open a table.
 func (g *tableGate) mayOpen(start int, line string) bool {
-	if g.kind != KindLog && g.kind != KindJSON && g.kind != KindHTML {
+	if g.any {
 		return true
 	}
 	if g.pipeIn(start, start+len(line)) {
@@ -181,7 +191,7 @@ func (g *tableGate) mayOpen(start int, line string) bool {
 	}
 	// Without a '|', only a box table's rule or an aligned table's header
 	// opens a table foldTable folds in a log.
-	return g.kind == KindLog && (boxRule(line) || isAlignedHeader(strings.TrimSuffix(line, "\r")))
+	return g.log && (boxRule(line) || isAlignedHeader(strings.TrimSuffix(line, "\r")))
 }
 
 // pipeIn reports a '|' in text[start:end]; start never decreases from one
@@ -214,8 +224,23 @@ func opensJSON(line string) bool {
 // mayFoldJSONLine is embeddedJSON's first test: a line it folds holds a
 // value of MinChars or more, or is a lone open bracket.
 func (n structuredNode) mayFoldJSONLine(line string) bool {
-	return len(line) >= n.opt.MinChars || len(strings.Trim(line, " \t\r")) == 1
+	return len(line) >= n.opt.MinChars || trimsToOneByte(line)
 }
+
+// trimsToOneByte reports whether strings.Trim(s, " \t\r") is one byte
+// long, without building Trim's cut set each call.
+func trimsToOneByte(s string) bool {
+	i, j := 0, len(s)-1
+	for i <= j && trimBlank(s[i]) {
+		i++
+	}
+	for j > i && trimBlank(s[j]) {
+		j--
+	}
+	return i == j
+}
+
+func trimBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
 
 // closerMemo remembers, for one indentation and bracket, that the first
 // closing line at or after from is at line at (-1: none to the end). Under

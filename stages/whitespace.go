@@ -51,10 +51,10 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	// the whole text and kept until passed: a line before both has no
 	// run to fold, and is not searched again.
 	var runs nextRuns
-	w := newPrefixWriter(text, runMemoOf(ctx))
+	lines, nl := whitespaceLines(ctx, text, hasCR)
+	w := newPrefixWriter(text, runMemoOf(ctx), nl)
 	cc := canceled{ctx: ctx}
 	blanks, started := 0, false
-	lines := whitespaceLines(ctx, text, hasCR)
 	plain := newPlainLines(text, indent, collapse)
 	for pos := 0; ; {
 		end, next, more := lines.cut(pos)
@@ -108,12 +108,13 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 }
 
 // whitespaceLines is the line cutter of text, which reads the line feeds
-// from the run's line index when that has them.
-func whitespaceLines(ctx context.Context, text string, cr bool) lineCutter {
+// from the run's line index when that has them, and the count of text's
+// lines it read there, or -1.
+func whitespaceLines(ctx context.Context, text string, cr bool) (lineCutter, int) {
 	if x, ok := lineIndexOf(ctx, text); ok {
-		return newIndexedLineCutter(text, cr, x.Starts)
+		return newIndexedLineCutter(text, cr, x.Starts), x.Len()
 	}
-	return newLineCutter(text, cr)
+	return newLineCutter(text, cr), -1
 }
 
 // plainLines tells the plain lines (see plainLine) that hold no run to
@@ -150,18 +151,26 @@ type prefixWriter struct {
 	copied bool
 	b      strings.Builder
 	// starts, when not nil, gets the start of each line of the output
-	// after the first, as textkit.LineIndex has them, up to its capacity
-	// (then it is emptied).
+	// after the first, as textkit.LineIndex has them, up to limit of
+	// them (then it is emptied).
 	starts []int32
+	limit  int
 	memo   *runMemo
 }
 
 // newPrefixWriter returns a writer of a text that mostly repeats src;
 // with memo, it notes the output's line starts for memo (see keepLines).
-func newPrefixWriter(src string, memo *runMemo) prefixWriter {
+// lines, when not -1, is src's count of lines: the output seldom has
+// more, so the starts are sized for it and grow only past it.
+func newPrefixWriter(src string, memo *runMemo, lines int) prefixWriter {
 	w := prefixWriter{src: src, memo: memo}
 	if memo != nil {
-		w.starts = make([]int32, 1, lineStartsCap(src))
+		w.limit = lineStartsCap(src)
+		size := w.limit
+		if lines >= 0 {
+			size = min(size, lines+2)
+		}
+		w.starts = make([]int32, 1, size)
 	}
 	return w
 }
@@ -169,7 +178,7 @@ func newPrefixWriter(src string, memo *runMemo) prefixWriter {
 // keepLines leaves out's line starts, noted as it was written, in the
 // run's line memo (see runMemo.noteLines), when they all fitted.
 func (w *prefixWriter) keepLines(out string) {
-	if w.memo != nil && len(w.starts) > 0 && len(w.starts) < cap(w.starts) {
+	if w.memo != nil && len(w.starts) > 0 && len(w.starts) < w.limit {
 		w.memo.noteLines(out, append(w.starts, int32(len(out)+1)))
 	}
 }
@@ -184,10 +193,10 @@ func (w *prefixWriter) len() int {
 
 // noteLine notes that a line starts at k bytes past the output so far.
 func (w *prefixWriter) noteLine(k int) {
-	if len(w.starts) < cap(w.starts) {
+	if len(w.starts) < w.limit {
 		w.starts = append(w.starts, int32(w.len()+k))
 	} else {
-		w.starts = w.starts[:0:0] // too many lines: no growing
+		w.starts, w.limit = nil, 0 // too many lines: no growing
 	}
 }
 

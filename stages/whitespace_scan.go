@@ -11,6 +11,28 @@ import "math/bits"
 // exactly. (strings.Index with "  " compares one byte pair at a time.)
 func doubleBlankAt(s string, from int) int {
 	i := from
+	// Two steps at a time while they fit: the loop's own cost is paid
+	// once for 64 bytes.
+	for ; i+65 <= len(s); i += 64 {
+		step := s[i : i+65]
+		a := (loadWord(step[0:8]) ^ wordSpaces) | (loadWord(step[1:9]) ^ wordSpaces)
+		b := (loadWord(step[8:16]) ^ wordSpaces) | (loadWord(step[9:17]) ^ wordSpaces)
+		c := (loadWord(step[16:24]) ^ wordSpaces) | (loadWord(step[17:25]) ^ wordSpaces)
+		d := (loadWord(step[24:32]) ^ wordSpaces) | (loadWord(step[25:33]) ^ wordSpaces)
+		e := (loadWord(step[32:40]) ^ wordSpaces) | (loadWord(step[33:41]) ^ wordSpaces)
+		f := (loadWord(step[40:48]) ^ wordSpaces) | (loadWord(step[41:49]) ^ wordSpaces)
+		g := (loadWord(step[48:56]) ^ wordSpaces) | (loadWord(step[49:57]) ^ wordSpaces)
+		h := (loadWord(step[56:64]) ^ wordSpaces) | (loadWord(step[57:65]) ^ wordSpaces)
+		if ((a-wordLows)|(b-wordLows)|(c-wordLows)|(d-wordLows)|(e-wordLows)|(f-wordLows)|(g-wordLows)|(h-wordLows))&wordHighs == 0 {
+			continue
+		}
+		if k := firstZeroByte([4]uint64{a, b, c, d}); k >= 0 {
+			return i + k
+		}
+		if k := firstZeroByte([4]uint64{e, f, g, h}); k >= 0 {
+			return i + 32 + k
+		}
+	}
 	for ; i+33 <= len(s); i += 32 {
 		step := s[i : i+33]
 		a := (loadWord(step[0:8]) ^ wordSpaces) | (loadWord(step[1:9]) ^ wordSpaces)

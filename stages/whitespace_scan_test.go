@@ -24,12 +24,12 @@ func checkDoubleBlankAt(t *testing.T, s string) {
 }
 
 // TestDoubleBlankAtSteps: blanks, '!' (the word test's false hit) and other
-// bytes at every offset of the 32-byte steps.
+// bytes at every offset of the 64- and 32-byte steps.
 func TestDoubleBlankAtSteps(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	alphabet := []byte{' ', ' ', '!', '\t', 'a', '\n', 0xa0, 0x00, 0x21, 0x20}
 	for n := 0; n < 4000; n++ {
-		b := make([]byte, r.IntN(100))
+		b := make([]byte, r.IntN(200))
 		for i := range b {
 			b[i] = 'x'
 			if r.IntN(3) == 0 {
