@@ -326,13 +326,22 @@ func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.
 			if lines < 0 {
 				lines = strings.Count(first, "\n")
 			}
-			if strings.Count(in.Text, "\n") == lines { // earlier nodes kept every line in place
+			if lineBreaks(ctx, in.Text) == lines { // earlier nodes kept every line in place
 				reports[len(reports)-1].Spans = out.Spans
 			}
 		}
 		in.Text, chars = out.Text, outChars
 	}
 	return in.Text, chars, reports, nil
+}
+
+// lineBreaks counts text's line breaks, or takes the count from ctx's
+// run memo when a node read text's lines.
+func lineBreaks(ctx context.Context, text string) int {
+	if n, ok := stages.LineBreaksOf(ctx, text); ok {
+		return n
+	}
+	return strings.Count(text, "\n")
 }
 
 // applyRecovered runs a node, decorators included, turning a panic into
