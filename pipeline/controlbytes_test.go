@@ -56,3 +56,30 @@ func FuzzControlBytes(f *testing.F) {
 		}
 	})
 }
+
+// TestControlNotSpaceExact checks controlNotSpace against a byte-by-byte
+// reading of its contract: every byte value at every position, beside
+// neighbours that borrow or carry.
+func TestControlNotSpaceExact(t *testing.T) {
+	want := func(w uint64) uint64 {
+		var m uint64
+		for i := range 8 {
+			if c := byte(w >> (8 * i)); c < 0x20 && (c < '\t' || c > '\r') {
+				m |= 0x80 << (8 * i)
+			}
+		}
+		return m
+	}
+	neighbours := []byte{0x00, 0x01, 0x09, 0x0a, 0x0d, 0x1f, 0x20, 0x41, 0x7f, 0x80, 0x89, 0x8a, 0xa0, 0xff}
+	for c := range 256 {
+		for _, nb := range neighbours {
+			for pos := range 8 {
+				w := uint64(nb) * byteLows
+				w = w&^(0xff<<(8*pos)) | uint64(c)<<(8*pos)
+				if got := controlNotSpace(w); got != want(w) {
+					t.Fatalf("controlNotSpace(%#016x) = %#016x, want %#016x", w, got, want(w))
+				}
+			}
+		}
+	}
+}

@@ -134,6 +134,9 @@ func controlBytes(s string) (n int, ascii bool) {
 			continue
 		}
 		all |= a | b | c | d
+		if controlNotSpace(a)|controlNotSpace(b)|controlNotSpace(c)|controlNotSpace(d) == 0 {
+			continue // blanks and bytes >= 0x80 only
+		}
 		n += lowControl(a) + lowControl(b) + lowControl(c) + lowControl(d)
 	}
 	for ; i+8 <= len(s); i += 8 {
@@ -154,6 +157,17 @@ func controlBytes(s string) (n int, ascii bool) {
 func le64(b string) uint64 {
 	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// controlNotSpace sets the high bit of every byte of w below 0x20 but
+// the blanks '\t' to '\r', and of no other byte: a word of text with its
+// line breaks (LF or CRLF) and tabs has none.
+func controlNotSpace(w uint64) uint64 {
+	const lows7 = 0x7f * byteLows
+	low7 := w & lows7
+	below := ^(low7 + 0x60*byteLows | w)                                           // below 0x20
+	blank := (low7 + (0x80-'\t')*byteLows) &^ (low7 + (0x80-'\r'-1)*byteLows) &^ w // '\t' to '\r'
+	return below &^ blank & byteHighs
 }
 
 // lowControl counts the odd control bytes of the word w.

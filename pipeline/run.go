@@ -161,13 +161,12 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (Result, error) {
 	if in.Text != req.Text {
 		inChars = stages.Chars(in.Text)
 	}
-	text, reports, err := p.runSegment(ctx, AllKeys(), in, inChars)
+	text, outChars, reports, err := p.runSegment(ctx, AllKeys(), in, inChars)
 	if err != nil {
 		return Result{}, err
 	}
-	// The guard's count of the result is its count out, unless the guard
-	// or the budget changed it.
-	outChars := stages.Chars(text)
+	// The last node's count of the result is its count out, unless the
+	// guard or the budget changed it.
 	out, guard := text, GuardKeptResult
 	if !shorter(text, outChars, origChars, len(req.Text)) {
 		out, guard = p.keptOriginal(dec), GuardKeptOriginal
@@ -282,11 +281,13 @@ func AllKeys() []stages.Key {
 // reported and its input passes on unchanged; only cancellation is returned
 // as an error.
 func (p *Pipeline) RunSegment(ctx context.Context, keys []stages.Key, in stages.Input) (string, []NodeReport, error) {
-	return p.runSegment(ctx, keys, in, stages.Chars(in.Text))
+	text, _, reports, err := p.runSegment(ctx, keys, in, stages.Chars(in.Text))
+	return text, reports, err
 }
 
-// runSegment is RunSegment with the input's character count known.
-func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.Input, chars int) (string, []NodeReport, error) {
+// runSegment is RunSegment with the input's character count known; it
+// returns the output's too.
+func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.Input, chars int) (string, int, []NodeReport, error) {
 	first := in.Text
 	reports := make([]NodeReport, 0, len(keys))
 	// Later nodes reuse what earlier ones found on the same bytes.
@@ -302,7 +303,7 @@ func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.
 		out, err := applyRecovered(ctx, node, in)
 		if err != nil {
 			if ctx.Err() != nil {
-				return "", nil, ctx.Err()
+				return "", 0, nil, ctx.Err()
 			}
 			out = stages.Outcome{Text: in.Text, Skipped: true, Reason: "error: " + err.Error()}
 		}
@@ -325,13 +326,22 @@ func (p *Pipeline) runSegment(ctx context.Context, keys []stages.Key, in stages.
 			if lines < 0 {
 				lines = strings.Count(first, "\n")
 			}
-			if strings.Count(in.Text, "\n") == lines { // earlier nodes kept every line in place
+			if lineBreaks(ctx, in.Text) == lines { // earlier nodes kept every line in place
 				reports[len(reports)-1].Spans = out.Spans
 			}
 		}
 		in.Text, chars = out.Text, outChars
 	}
-	return in.Text, reports, nil
+	return in.Text, chars, reports, nil
+}
+
+// lineBreaks counts text's line breaks, or takes the count from ctx's
+// run memo when a node read text's lines.
+func lineBreaks(ctx context.Context, text string) int {
+	if n, ok := stages.LineBreaksOf(ctx, text); ok {
+		return n
+	}
+	return strings.Count(text, "\n")
 }
 
 // applyRecovered runs a node, decorators included, turning a panic into

@@ -92,18 +92,20 @@ func detectLayout(text string, tape **jsonfold.Tape) (Kind, logs.Layout) {
 	}
 	var st kindStats
 	st.speakers = map[string]int{}
-	st.sample = make([]string, 0, 450)
+	var sampled [450]string // on the stack: at most 450 lines are sampled
+	sample := sampled[:0]
 	// Sample the head and, for long texts, windows in the middle and at the
 	// end: build logs often open with pages of environment banners.
 	const window = 24 << 10
 	if len(text) <= 3*window {
-		st.scan(text, 450)
+		sample = st.scan(text, 450, sample)
 	} else {
-		st.scan(text[:window], 150)
+		sample = st.scan(text[:window], 150, sample)
 		mid := len(text)/2 - window/2
-		st.scan(dropPartialLine(text[mid:mid+window]), 150)
-		st.scan(dropPartialLine(text[len(text)-window:]), 150)
+		sample = st.scan(dropPartialLine(text[mid:mid+window]), 150, sample)
+		sample = st.scan(dropPartialLine(text[len(text)-window:]), 150, sample)
 	}
+	st.sample = sample
 	k := st.kind()
 	if documentNoLog(k, &st, text) {
 		return KindProse, logs.Layout{}
@@ -160,8 +162,9 @@ func documentNoLog(k Kind, st *kindStats, text string) bool {
 // dropPartialLine is textkit.DropPartialLine.
 func dropPartialLine(s string) string { return textkit.DropPartialLine(s) }
 
-// scan adds up to max non-blank lines of s outside fenced code blocks.
-func (st *kindStats) scan(s string, max int) {
+// scan adds up to max non-blank lines of s outside fenced code blocks,
+// appending them to sample.
+func (st *kindStats) scan(s string, max int, sample []string) []string {
 	fence := ""
 	lines := newLineCutter(s, strings.IndexByte(s, '\r') >= 0)
 	// One search for an escape, not one a line (see add).
@@ -193,12 +196,13 @@ func (st *kindStats) scan(s string, max int) {
 			}
 		}
 		st.add(line)
-		st.sample = append(st.sample, line)
+		sample = append(sample, line)
 		if mayBeCueTiming(line) {
 			st.cueLike++
 		}
 		n++
 	}
+	return sample
 }
 
 // plainOpener marks the first bytes of a line that is no fence opening,

@@ -106,7 +106,7 @@ func TestDetectScanPlainOpeners(t *testing.T) {
 		for _, max := range []int{3, 450} {
 			got := kindStats{speakers: map[string]int{}}
 			want := kindStats{speakers: map[string]int{}}
-			got.scan(text, max)
+			got.sample = got.scan(text, max, got.sample)
 			want.scanReference(text, max)
 			if !slices.Equal(got.sample, want.sample) || got.kind() != want.kind() || got.lines != want.lines {
 				t.Fatalf("scan(%.200q, %d) sampled %q, want %q", text, max, got.sample, want.sample)

@@ -67,7 +67,7 @@ func TestDetectScanClasses(t *testing.T) {
 		for _, max := range []int{5, 450} {
 			got := kindStats{speakers: map[string]int{}}
 			want := kindStats{speakers: map[string]int{}}
-			got.scan(s, max)
+			got.sample = got.scan(s, max, got.sample)
 			want.scanReference(s, max)
 			if !slices.Equal(got.sample, want.sample) || got.kind() != want.kind() {
 				t.Fatalf("scan(%.60q..., %d) sampled %d lines, want %d", s, max, len(got.sample), len(want.sample))

@@ -59,6 +59,13 @@ func lineIndexOf(ctx context.Context, text string) (textkit.LineIndex, bool) {
 	return textkit.LineIndex{}, false
 }
 
+// LineBreaksOf returns the number of line breaks in text from ctx's run
+// memo, when the memo holds text's lines.
+func LineBreaksOf(ctx context.Context, text string) (int, bool) {
+	x, ok := lineIndexOf(ctx, text)
+	return x.Len() - 1, ok
+}
+
 // lineIndex returns text's line index from ctx's run memo, or makes it.
 func lineIndex(ctx context.Context, text string) textkit.LineIndex {
 	if x, ok := lineIndexOf(ctx, text); ok {
