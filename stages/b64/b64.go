@@ -355,11 +355,12 @@ func nextLineMayFold(text string, i, longRun int) int {
 // LineMayFold reports whether a line of a text may hold a run Fold
 // folds: when no line of a text may, Fold returns the text as it is.
 func LineMayFold(line string, minChars int) bool {
-	if len(line) < minChars-2 && (len(line) < minWrapWidth || !b64Alphabet[line[minWrapWidth-1]]) {
-		return false // too short for a long run, and opens no wrapped block
+	longRun := max(1, minChars-2) // as Fold's
+	if len(line) < longRun {
+		// Too short for a long run: only a wrapped block's first line.
+		return len(line) >= minWrapWidth && allAlphabet(line[:minWrapWidth])
 	}
-	minRun := max(1, min(minWrapWidth, minChars-2))
-	return lineMayFold(line, true, max(minRun, minChars-2))
+	return lineMayFold(line, true, longRun)
 }
 
 // lineMayFold reports a line (or the rest of one) that holds a run of
@@ -382,13 +383,34 @@ func lineMayFold(line string, whole bool, longRun int) bool {
 	return false
 }
 
-// allAlphabet reports whether every byte of s is in the alphabet, looking
-// from the end (a line of words fails at its last blank).
+// allAlphabet reports whether every byte of s is in the alphabet. It
+// first looks eight bytes at a time, from the end, for a byte below '+'
+// (a blank, say): none is in the alphabet.
 func allAlphabet(s string) bool {
+	for j := len(s) - 8; j >= 0; j -= 8 {
+		if hasByteBelowPlus(load64(s[j:])) {
+			return false
+		}
+	}
 	for j := len(s) - 1; j >= 0; j-- {
 		if !b64Alphabet[s[j]] {
 			return false
 		}
 	}
 	return true
+}
+
+// load64 returns the first eight bytes of s, little-endian.
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// hasByteBelowPlus reports whether a byte of w is below '+': subtracting
+// '+' from each byte borrows, setting its top bit, only under one that
+// is below; bytes with their own top bit set are masked out.
+func hasByteBelowPlus(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return (w-ones*'+')&^w&highs != 0
 }
