@@ -86,6 +86,9 @@ func checkHeaderWords(t *testing.T, line string) {
 	if n != wn || ok != wok || ok && !slicesEqualColumns(got, want) {
 		t.Fatalf("headerWords(%q) = %d %v %v, reference %d %v %v", line, n, ok, got, wn, wok, want)
 	}
+	if isAlignedHeader(line) != wok {
+		t.Fatalf("isAlignedHeader(%q) = %v, reference %v", line, !wok, wok)
+	}
 }
 
 func slicesEqualColumns(a, b []alignedColumn) bool {
