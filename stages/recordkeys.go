@@ -37,6 +37,12 @@ type recordKeyer struct {
 
 // newRecordKeyer returns a keyer for lay that uses ctx's run memo.
 func newRecordKeyer(ctx context.Context, lay logs.Layout) *recordKeyer {
+	return newRecordKeyerSized(ctx, lay, 0)
+}
+
+// newRecordKeyerSized is newRecordKeyer that makes a new run memo room
+// for lines keys at once.
+func newRecordKeyerSized(ctx context.Context, lay logs.Layout, lines int) *recordKeyer {
 	k := &recordKeyer{lay: lay}
 	m := runMemoOf(ctx)
 	if m == nil || !lay.Analyzed {
@@ -44,7 +50,7 @@ func newRecordKeyer(ctx context.Context, lay logs.Layout) *recordKeyer {
 	}
 	switch r := &m.records; {
 	case r.keys == nil:
-		r.lay, r.keys = lay, map[string]recordKey{}
+		r.lay, r.keys = lay, make(map[string]recordKey, min(lines, recordMemoMaxLines))
 		k.memo = r
 	case sameLayout(r.lay, lay):
 		k.memo = r
@@ -85,7 +91,7 @@ func (k *recordKeyer) remember(l string, r recordKey) {
 // mining found them), so that the nodes after log_dedup do not tokenize
 // its templates again.
 func seedRecordKeys(ctx context.Context, lay logs.Layout, text string, heads map[string]uint64) {
-	k := newRecordKeyer(ctx, lay)
+	k := newRecordKeyerSized(ctx, lay, len(heads))
 	if k.memo == nil {
 		return
 	}
