@@ -154,13 +154,15 @@ func numericStampAt(s string) bool {
 // Other shapes are found by the analysis of the document (logs.Analyze),
 // not listed here.
 func dateAt(s string, e int) bool {
-	sep := s[e]
-	f := DigitRun(s, e+1)
-	if f-e-1 != 2 || f >= len(s) || s[f] != sep {
+	// Two digits and the separator again, then two or four digits.
+	d := e + 4
+	if len(s) < d+2 || !IsDigit(s[e+1]) || !IsDigit(s[e+2]) || s[e+3] != s[e] || !IsDigit(s[d]) || !IsDigit(s[d+1]) {
 		return false
 	}
-	g := DigitRun(s, f+1)
-	return g-f-1 == 2 || g-f-1 == 4
+	if d+2 == len(s) || !IsDigit(s[d+2]) {
+		return true
+	}
+	return d+3 < len(s) && IsDigit(s[d+3]) && (d+4 == len(s) || !IsDigit(s[d+4]))
 }
 
 // IsPlaceholderAt reports a placeholder token such as <N>, <NUM> or <*>

@@ -52,6 +52,18 @@ func stampAtReference(s string) bool {
 	return len(s) > 6 && strings.IndexByte("IWEF", s[0]) >= 0 && DigitRun(s, 1) == 5 && s[5] == ' '
 }
 
+// dateAtReference is dateAt as written before its digits were read one
+// by one: the straightforward computation.
+func dateAtReference(s string, e int) bool {
+	sep := s[e]
+	f := DigitRun(s, e+1)
+	if f-e-1 != 2 || f >= len(s) || s[f] != sep {
+		return false
+	}
+	g := DigitRun(s, f+1)
+	return g-f-1 == 2 || g-f-1 == 4
+}
+
 // recordLineParts are the pieces genRecordLine joins: the openings of
 // log records of many shapes (epochs, dates, clocks, syslog and glog
 // stamps, levels, placeholders, escapes), and of prose, Markdown, code,
@@ -101,6 +113,14 @@ func checkRecordStart(t *testing.T, line string) {
 	}
 	if got, want := stampAt(line), stampAtReference(line); got != want {
 		t.Fatalf("stampAt(%q) = %v; want %v", line, got, want)
+	}
+	for e := 0; e+1 < len(line) && e < 6; e++ {
+		if IsDigit(line[e]) {
+			continue // dateAt's separator is no digit
+		}
+		if got, want := dateAt(line, e), dateAtReference(line, e); got != want {
+			t.Fatalf("dateAt(%q, %d) = %v; want %v", line, e, got, want)
+		}
 	}
 }
 

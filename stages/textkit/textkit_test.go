@@ -89,14 +89,20 @@ func TestIsBlankIsTrimSpace(t *testing.T) {
 }
 
 // TestCharsValidSteps checks CharsValid against the utf8 package on ASCII
-// texts around its 64- and 32-byte steps with one rune, invalid byte or
-// cut rune at every offset: before, inside and after the ASCII prefix.
+// texts around its 64- and 8-byte steps with one rune, invalid byte or
+// cut rune at every offset: before, inside and after the ASCII prefix;
+// and with a second one after it, read once the count is back to words.
 func TestCharsValidSteps(t *testing.T) {
-	for _, odd := range []string{"é", "日", "\xff", "\xc3", "\x80", "𝄞"} {
+	odds := []string{"é", "日", "\xff", "\xc3", "\x80", "𝄞"}
+	for i, odd := range odds {
 		for n := 0; n <= 200; n += 7 {
 			base := strings.Repeat("abcdefg\n", n/8+1)[:n]
 			for at := 0; at <= n; at++ {
 				s := base[:at] + odd + base[at:]
+				if got, valid := CharsValid(s); got != utf8.RuneCountInString(s) || valid != utf8.ValidString(s) {
+					t.Fatalf("CharsValid(%q) = %d, %v", s, got, valid)
+				}
+				s += odds[(i+at)%len(odds)] + base[:at]
 				if got, valid := CharsValid(s); got != utf8.RuneCountInString(s) || valid != utf8.ValidString(s) {
 					t.Fatalf("CharsValid(%q) = %d, %v", s, got, valid)
 				}
