@@ -249,11 +249,6 @@ type factMemo struct {
 	lookups int
 	hits    int
 	off     bool // too few hits to pay for the hashing
-	// last is the line lookup was last asked of, and lastFact the number
-	// of its facts (-1: none): a line of the same digit shape, as a
-	// quarter of a log's lines are, needs no hashing.
-	last     string
-	lastFact int32
 	// Room for logAnalysis's heads, kept between documents.
 	heads       []string
 	freshShapes []shapeKey
@@ -275,7 +270,6 @@ func getFactMemo() *factMemo {
 	m.shapes.reset()
 	m.facts = m.facts[:0]
 	m.lookups, m.hits, m.off = 0, 0, false
-	m.last, m.lastFact = "", -1
 	return m
 }
 
@@ -286,7 +280,6 @@ func (m *factMemo) release(heads []string, freshShapes []shapeKey, headFacts []i
 		return // a huge log's, let go
 	}
 	m.shapes.forget() // the text is not kept alive
-	m.last = ""
 	clear(heads)
 	m.heads, m.freshShapes, m.headFacts = heads[:0], freshShapes[:0], headFacts[:0]
 	factPool.Put(m)
@@ -302,24 +295,17 @@ func (m *factMemo) lookup(line string) (f *lineFacts, i int32) {
 	if m.lookups%factProbe == 0 && m.hits*4 < m.lookups {
 		m.off = true
 	}
-	if m.lastFact >= 0 && len(line) == len(m.last) && sameDigitShape(m.last, line) {
-		// The shape of the line before: the one find would find.
-		m.hits++
-		m.last = line
-		return &m.facts[m.lastFact], m.lastFact
-	}
+	// find tries the shape of the line before first, unhashed: a
+	// quarter of a log's lines have it.
 	i, h, slot := m.shapes.find(line)
 	if i >= 0 {
 		m.hits++
-		m.last, m.lastFact = line, i
 		return &m.facts[i], i
 	}
-	m.last, m.lastFact = line, -1
 	if slot < 0 || len(m.facts) >= factMaxFacts {
 		return nil, -1
 	}
 	i = m.shapes.add(line, h, slot)
 	m.facts = append(m.facts, factsOf(line))
-	m.lastFact = i
 	return &m.facts[i], i
 }
