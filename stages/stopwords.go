@@ -85,15 +85,31 @@ func (n stopwordsNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	return done(joinLines(lines)), nil
 }
 
+// filterLine drops stop words from one line. A Han stop character that
+// sits between two Latin words (mixed-script text such as "o在f") is kept
+// once: dropping it would glue the words into a new one, which could itself
+// be a stop word and vanish on the next run.
 func (n stopwordsNode) filterLine(line string) string {
 	var b strings.Builder
 	b.Grow(len(line))
+	pendingHan := ""     // the first Han stop character since the last write
+	lastWasWord := false // the output ends in a Latin letter or apostrophe
+	write := func(s string, startsWord, endsWord bool) {
+		if pendingHan != "" && lastWasWord && startsWord {
+			b.WriteString(pendingHan)
+		}
+		pendingHan = ""
+		b.WriteString(s)
+		lastWasWord = endsWord
+	}
 	i := 0
 	for i < len(line) {
 		r, size := utf8.DecodeRuneInString(line[i:])
 		if unicode.Is(unicode.Han, r) {
 			if _, stop := n.han[r]; !stop {
-				b.WriteString(line[i : i+size])
+				write(line[i:i+size], false, false)
+			} else if pendingHan == "" {
+				pendingHan = line[i : i+size]
 			}
 			i += size
 			continue
@@ -102,7 +118,7 @@ func (n stopwordsNode) filterLine(line string) string {
 			j := i
 			for j < len(line) {
 				r2, s2 := utf8.DecodeRuneInString(line[j:])
-				if !unicode.IsLetter(r2) && r2 != '\'' || unicode.Is(unicode.Han, r2) {
+				if !isLatinWordRune(r2) {
 					break
 				}
 				j += s2
@@ -116,12 +132,19 @@ func (n stopwordsNode) filterLine(line string) string {
 				i = j
 				continue
 			}
-			b.WriteString(word)
+			write(word, true, true)
 			i = j
 			continue
 		}
-		b.WriteString(line[i : i+size])
+		wordRune := r == '\''
+		write(line[i:i+size], wordRune, wordRune)
 		i += size
 	}
 	return b.String()
+}
+
+// isLatinWordRune reports whether r continues a word: a letter outside Han,
+// or an apostrophe.
+func isLatinWordRune(r rune) bool {
+	return (unicode.IsLetter(r) || r == '\'') && !unicode.Is(unicode.Han, r)
 }
