@@ -165,35 +165,89 @@ func dropPartialLine(s string) string { return textkit.DropPartialLine(s) }
 // scan adds up to max non-blank lines of s outside fenced code blocks,
 // appending them to sample.
 func (st *kindStats) scan(s string, max int, sample []string) []string {
-	fence := ""
-	lines := newLineCutter(s, strings.IndexByte(s, '\r') >= 0)
 	// One search for an escape, not one a line (see add).
 	st.noEscapes = strings.IndexByte(s, 0x1b) < 0
+	at := len(sample)
+	sample, end, pairs := sampleLinesLF(s, max, sample)
+	if strings.Count(s[:end], "\r") != pairs {
+		// A "\r" that ends a line on its own: cut by the slow path.
+		return st.scanCR(s, max, sample[:at])
+	}
+	for _, line := range sample[at:] {
+		st.add(line)
+		if mayBeCueTiming(line) {
+			st.cueLike++
+		}
+	}
+	return sample
+}
+
+// sampleLinesLF is scan's choice of lines, cutting s at "\n" only and
+// dropping a "\r" right before one. It returns where the lines read end
+// and how many "\r" it dropped: when s[:end] holds no other "\r", the
+// lines are those a cut at "\r\n", "\n" and a lone "\r" gives.
+func sampleLinesLF(s string, max int, sample []string) (_ []string, end, pairs int) {
+	fence := ""
+	pos := 0
+	for n := 0; pos < len(s) && n < max; {
+		line := s[pos:]
+		if j := strings.IndexByte(line, '\n'); j >= 0 {
+			line = line[:j]
+			pos += j + 1
+			if j > 0 && line[j-1] == '\r' {
+				line = line[:j-1]
+				pairs++
+			}
+		} else {
+			pos = len(s)
+		}
+		if line, fence = sampledLine(line, fence); line != "" {
+			sample = append(sample, line)
+			n++
+		}
+	}
+	return sample, pos, pairs
+}
+
+// sampledLine is line as scan samples it, or "" for a line it skips: a
+// blank one, one in a fenced block or one that opens or closes it. fence
+// is the marker of the block line is in ("" outside one), and the next
+// line's.
+func sampledLine(line, fence string) (string, string) {
+	if fence != "" {
+		if strings.HasPrefix(strings.TrimSpace(line), fence) {
+			fence = ""
+		}
+		return "", fence
+	}
+	if line == "" {
+		return "", fence // blank
+	}
+	// Most lines open with a byte that opens no fence, no quote and
+	// no blank: they skip those tests.
+	if c := line[0]; !plainOpener[c] {
+		if f := fenceOpening(line); f != "" {
+			return "", f
+		}
+		// A quoted reply ("> > text") is read by what it quotes: its
+		// markers open every line alike, as a build's output does.
+		if line = unquoted(line); textkit.IsBlank(line) {
+			return "", fence
+		}
+	}
+	return line, fence
+}
+
+// scanCR is scan for a text with a "\r" that ends a line on its own.
+func (st *kindStats) scanCR(s string, max int, sample []string) []string {
+	fence := ""
+	lines := newLineCutter(s, true)
 	for pos, n := 0, 0; pos < len(s) && n < max; {
 		end, next, _ := lines.cut(pos)
 		line := s[pos:end]
 		pos = next
-		if fence != "" {
-			if strings.HasPrefix(strings.TrimSpace(line), fence) {
-				fence = ""
-			}
+		if line, fence = sampledLine(line, fence); line == "" {
 			continue
-		}
-		if line == "" {
-			continue // blank
-		}
-		// Most lines open with a byte that opens no fence, no quote and
-		// no blank: they skip those tests.
-		if c := line[0]; !plainOpener[c] {
-			if f := fenceOpening(line); f != "" {
-				fence = f
-				continue
-			}
-			// A quoted reply ("> > text") is read by what it quotes: its
-			// markers open every line alike, as a build's output does.
-			if line = unquoted(line); textkit.IsBlank(line) {
-				continue
-			}
 		}
 		st.add(line)
 		sample = append(sample, line)
