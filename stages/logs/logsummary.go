@@ -64,6 +64,9 @@ type slotStat struct {
 	// worker-7), which the template masks and so does not vary in it;
 	// shown only when no other slot is.
 	digitName bool
+	// ex0Pending: ex0Hash, a number's, is the first pending hash, kept
+	// out of pending: a slot of one value allocates none.
+	ex0Pending bool
 }
 
 // maxSlots bounds the slots of a summary: the candidates, the measures
@@ -270,7 +273,15 @@ const pendingMax = 1024
 
 // settle moves the pending hashes into the distinct set, up to its cap.
 func (sl *slotStat) settle() {
-	sl.distinct.reserve(len(sl.pending))
+	n := len(sl.pending)
+	if sl.ex0Pending {
+		n++
+	}
+	sl.distinct.reserve(n)
+	if sl.ex0Pending {
+		sl.ex0Pending = false
+		sl.distinct.add(sl.ex0Hash) // the first value: the set is empty
+	}
 	for _, h := range sl.pending {
 		if sl.distinct.len() >= summaryDistinct {
 			break
@@ -385,9 +396,10 @@ func (sl *slotStat) addNew(v string, ev int, counted bool) {
 		return
 	}
 	h := wordHash(v)
+	first := sl.ex[0] == ""
 	// The examples are the first two distinct values.
 	switch {
-	case sl.ex[0] == "":
+	case first:
 		sl.ex[0], sl.ex0Hash = v, h
 	case sl.ex[1] == "" && h != sl.ex0Hash:
 		sl.ex[1] = v
@@ -395,12 +407,16 @@ func (sl *slotStat) addNew(v string, ev int, counted bool) {
 	sl.measure(v, ev, counted)
 	if !sl.numeric {
 		// A word slot's count is shown: its values go straight to the set.
-		if len(sl.pending) > 0 {
+		if len(sl.pending) > 0 || sl.ex0Pending {
 			sl.settle()
 		}
 		if sl.distinct.len() < summaryDistinct {
 			sl.distinct.add(h)
 		}
+		return
+	}
+	if first {
+		sl.ex0Pending = true
 		return
 	}
 	if sl.pending == nil {
