@@ -419,6 +419,9 @@ func (sl *slotStat) addNew(v string, ev int, counted bool) {
 		sl.ex0Pending = true
 		return
 	}
+	if h == sl.ex0Hash {
+		return // the first value again: counted already
+	}
 	if sl.pending == nil {
 		// Room for a few: many numeric slots hold one value, or a handful.
 		sl.pending = make([]uint64, 0, 8)

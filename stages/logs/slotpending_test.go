@@ -11,7 +11,7 @@ import (
 func TestFirstNumberOutOfPending(t *testing.T) {
 	seqs := [][]string{
 		{"5"}, {"5", "5"}, {"5", "x"}, {"5", "6"}, {"5", "6", "x", "5"}, {"5", "5", "6", "x", "5", "y"},
-		{"x", "5"}, {"", "5"}, {"5", ""}, {"5ms", "6s"}, {"-1", "1", "-1"}, {"0.5", "05"},
+		{"x", "5"}, {"", "5"}, {"5", ""}, {"5ms", "6s"}, {"-1", "1", "-1"}, {"0.5", "05"}, {"5", "6", "5", "7", "5"},
 	}
 	fill := func(vals []string) (slotStat, refSlotStat) {
 		a := slotStat{numeric: true, maxEv: -1}
