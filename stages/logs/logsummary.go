@@ -64,6 +64,9 @@ type slotStat struct {
 	// worker-7), which the template masks and so does not vary in it;
 	// shown only when no other slot is.
 	digitName bool
+	// ex0Pending: ex0Hash, a number's, is the first pending hash, kept
+	// out of pending: a slot of one value allocates none.
+	ex0Pending bool
 }
 
 // maxSlots bounds the slots of a summary: the candidates, the measures
@@ -270,7 +273,15 @@ const pendingMax = 1024
 
 // settle moves the pending hashes into the distinct set, up to its cap.
 func (sl *slotStat) settle() {
-	sl.distinct.reserve(len(sl.pending))
+	n := len(sl.pending)
+	if sl.ex0Pending {
+		n++
+	}
+	sl.distinct.reserve(n)
+	if sl.ex0Pending {
+		sl.ex0Pending = false
+		sl.distinct.add(sl.ex0Hash) // the first value: the set is empty
+	}
 	for _, h := range sl.pending {
 		if sl.distinct.len() >= summaryDistinct {
 			break
@@ -295,10 +306,26 @@ func (s *groupSummary) add(head string, toks []Tok, ev int) {
 	slots := s.slots
 	for i := range slots {
 		sl := &slots[i]
-		if int(sl.pos) < len(toks) {
-			sl.add(head[toks[sl.pos].Start:toks[sl.pos].End], ev, true)
+		if int(sl.pos) >= len(toks) {
+			continue
 		}
+		t := &toks[sl.pos]
+		v := head[t.Start:t.End]
+		if sl.hasLast && sameString(v, sl.last) {
+			// slotStat.add's first case, without the call.
+			if sl.numeric {
+				sl.moments.add(sl.lastF)
+			}
+			continue
+		}
+		sl.addNew(v, ev, true)
 	}
+}
+
+// sameString is a == b, its last bytes compared before the call to
+// memequal: values of a slot that differ mostly differ there (counters).
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (a == "" || a[len(a)-1] == b[len(b)-1]) && a == b
 }
 
 // addWildcards counts the values a record, event ev, holds at the
@@ -352,21 +379,27 @@ func (s *groupSummary) mergeFrom(o *groupSummary) {
 // add counts one value of the slot, held by event ev (-1: not known);
 // counted adds it to the moments, which a merge adds whole.
 func (sl *slotStat) add(v string, ev int, counted bool) {
-	if sl.hasLast && v == sl.last {
+	if sl.hasLast && sameString(v, sl.last) {
 		if counted && sl.numeric {
 			sl.moments.add(sl.lastF)
 		}
 		return
 	}
+	sl.addNew(v, ev, counted)
+}
+
+// addNew is add for a value other than the last.
+func (sl *slotStat) addNew(v string, ev int, counted bool) {
 	sl.last, sl.hasLast = v, true
 	if sl.measureOnly {
 		sl.measure(v, ev, counted)
 		return
 	}
 	h := wordHash(v)
+	first := sl.ex[0] == ""
 	// The examples are the first two distinct values.
 	switch {
-	case sl.ex[0] == "":
+	case first:
 		sl.ex[0], sl.ex0Hash = v, h
 	case sl.ex[1] == "" && h != sl.ex0Hash:
 		sl.ex[1] = v
@@ -374,13 +407,20 @@ func (sl *slotStat) add(v string, ev int, counted bool) {
 	sl.measure(v, ev, counted)
 	if !sl.numeric {
 		// A word slot's count is shown: its values go straight to the set.
-		if len(sl.pending) > 0 {
+		if len(sl.pending) > 0 || sl.ex0Pending {
 			sl.settle()
 		}
 		if sl.distinct.len() < summaryDistinct {
 			sl.distinct.add(h)
 		}
 		return
+	}
+	if first {
+		sl.ex0Pending = true
+		return
+	}
+	if h == sl.ex0Hash {
+		return // the first value again: counted already
 	}
 	if sl.pending == nil {
 		// Room for a few: many numeric slots hold one value, or a handful.
@@ -407,7 +447,7 @@ func (sl *slotStat) measure(v string, ev int, counted bool) {
 		sl.unit = unit
 	}
 	switch {
-	case err != nil || unit != sl.unit:
+	case err != nil || len(unit) != len(sl.unit) || (unit != "" && unit != sl.unit):
 		sl.numeric = false
 		return
 	case sl.minS == "":
@@ -771,15 +811,20 @@ func quantity(v string) (float64, string, error) {
 	if e == 0 || e < len(v)-3 {
 		return 0, "", strconv.ErrSyntax
 	}
-	if e <= 15 && textkit.DigitRun(v, 0) == e {
-		n := 0 // most values are plain integers: no float parse
-		for i := 0; i < e; i++ {
+	if e <= 15 {
+		n, i := 0, 0 // most values are plain integers: no float parse
+		for ; i < e && textkit.IsDigit(v[i]); i++ {
 			n = n*10 + int(v[i]-'0')
 		}
-		return float64(n), v[e:], nil
+		if i == e {
+			return float64(n), v[e:], nil
+		}
 	}
 	if f, ok := plainDecimal(v[:e]); ok {
 		return f, v[e:], nil
+	}
+	if notFloat(v[:e]) {
+		return 0, v[e:], strconv.ErrSyntax // ParseFloat's error, not allocated
 	}
 	f, err := strconv.ParseFloat(v[:e], 64)
 	return f, v[e:], err
@@ -817,6 +862,29 @@ func plainDecimal(s string) (float64, bool) {
 		f = -f
 	}
 	return f, true
+}
+
+// notFloat reports a string ParseFloat surely rejects: a byte it reads
+// in no number, two dots, or a sign neither first nor after an exponent's
+// letter (addresses, clocks, dates). It may miss some.
+func notFloat(s string) bool {
+	dots := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case textkit.IsWordByte(c):
+		case c == '.':
+			if dots++; dots > 1 {
+				return true
+			}
+		case c == '+' || c == '-':
+			if i > 0 && !strings.ContainsRune("eEpP", rune(s[i-1])) {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 var pow10 = [16]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
