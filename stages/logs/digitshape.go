@@ -130,13 +130,23 @@ var shapeHashKeys = hashKeys{mul: 0x9E3779B97F4A7C15, nibbles: digitNibbles}
 // sameDigitShape reports whether a and b are the same bytes but for the
 // values of their digits.
 func sameDigitShape(a, b string) bool {
-	return len(a) == len(b) && digitShapePrefix(a, b) == len(a)
+	return len(a) == len(b) && digitShapeWords(a, b) == len(a)
 }
 
 // digitShapePrefix returns how many leading bytes a and b hold in the
 // same digit shape: the same bytes, or digits in both.
 func digitShapePrefix(a, b string) int {
 	n := min(len(a), len(b))
+	return digitShapeWords(a[:n], b[:n])
+}
+
+// digitShapeWords is digitShapePrefix on strings of one length, a word a
+// step (a byte a step under 8 bytes). sameDigitShape calls it directly:
+// one call a compare.
+func digitShapeWords(a, b string) int {
+	k := wordDigits // read from a variable, into registers, as digitShapeHash's
+	n := len(a)
+	b = b[:n]
 	if n < 8 {
 		for i := 0; i < n; i++ {
 			if x, y := a[i], b[i]; x != y && !(textkit.IsDigit(x) && textkit.IsDigit(y)) {
@@ -145,15 +155,6 @@ func digitShapePrefix(a, b string) int {
 		}
 		return n
 	}
-	return digitShapeWords(a[:n], b[:n])
-}
-
-// digitShapeWords is digitShapePrefix on strings of one length, 8 bytes
-// or more, a word a step.
-func digitShapeWords(a, b string) int {
-	k := wordDigits // read from a variable, into registers, as digitShapeHash's
-	n := len(a)
-	b = b[:n]
 	for i := 0; i < n-8; i += 8 {
 		if x, y := textkit.Load64(a[i:i+8]), textkit.Load64(b[i:i+8]); x != y {
 			if bad := k.badBytes(x, y); bad != 0 {

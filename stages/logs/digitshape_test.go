@@ -56,6 +56,12 @@ func checkDigitShape(t *testing.T, a, b string) {
 	if got := digitShapePrefix(a, b); got != want {
 		t.Fatalf("digitShapePrefix(%q, %q) = %d, want %d", a, b, got, want)
 	}
+	if len(a) == len(b) {
+		// sameDigitShape's path: one call, short lines included.
+		if got := digitShapeWords(a, b); got != want {
+			t.Fatalf("digitShapeWords(%q, %q) = %d, want %d", a, b, got, want)
+		}
+	}
 	same := len(a) == len(b) && want == len(a)
 	if got := sameDigitShape(a, b); got != same {
 		t.Fatalf("sameDigitShape(%q, %q) = %v, want %v", a, b, got, same)
