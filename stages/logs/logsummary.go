@@ -447,7 +447,7 @@ func (sl *slotStat) measure(v string, ev int, counted bool) {
 		sl.unit = unit
 	}
 	switch {
-	case err != nil || len(unit) != len(sl.unit) || (unit != "" && unit != sl.unit):
+	case err != nil || unit != sl.unit:
 		sl.numeric = false
 		return
 	case sl.minS == "":
