@@ -52,8 +52,22 @@ func validBySIMD(text string) (valid, sure bool) {
 	if err != nil {
 		return false, false
 	}
+	if hasNonJSONControl(text) {
+		return false, false // simdjson-go takes some (form feed) for blanks
+	}
 	// simdjson-go does not check the UTF-8 inside strings.
 	return utf8.ValidString(text), true
+}
+
+// hasNonJSONControl reports a control byte other than JSON's blanks
+// (tab, newline, carriage return): never valid JSON anywhere.
+func hasNonJSONControl(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+			return true
+		}
+	}
+	return false
 }
 
 // bytesPerTokenForSIMD is where simdjson-go starts to pay: 16 or more
