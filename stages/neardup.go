@@ -114,7 +114,8 @@ type simIndex struct {
 
 // newSimIndex makes an index for about units fingerprints.
 func newSimIndex(o NearDupOptions, units int) *simIndex {
-	return &simIndex{opt: o, heads: newBandHeads(simBands * min(units, 1<<12))}
+	units = min(units, 1<<12)
+	return &simIndex{opt: o, heads: newBandHeads(simBands * units), next: make([]int32, 0, simBands*units), prints: make([]uint64, 0, units)}
 }
 
 // bucket returns the latest unit filed under band b of fp, or -1.
@@ -341,8 +342,8 @@ func (n neardupNode) records(ctx context.Context, x textkit.LineIndex, lay logs.
 	nl := x.Len()
 	cc := canceled{ctx: ctx}
 	idx := newSimIndex(n.opt, nl)
-	var lineOf []int32 // unit id -> its line, increasing
-	var count []int    // unit id -> records it stands for
+	lineOf := make([]int32, 0, min(nl, 1<<12)) // unit id -> its line, increasing
+	count := make([]int, 0, cap(lineOf))       // unit id -> records it stands for
 	drop := make([]uint64, nl/64+1)
 	seen := make(map[uint64]int, min(nl, 1<<12)) // masked text -> unit id
 	changed := false
