@@ -114,7 +114,8 @@ type simIndex struct {
 
 // newSimIndex makes an index for about units fingerprints.
 func newSimIndex(o NearDupOptions, units int) *simIndex {
-	return &simIndex{opt: o, heads: newBandHeads(simBands * min(units, 1<<12))}
+	units = min(units, 1<<12)
+	return &simIndex{opt: o, heads: newBandHeads(simBands * units), next: make([]int32, 0, simBands*units), prints: make([]uint64, 0, units)}
 }
 
 // bucket returns the latest unit filed under band b of fp, or -1.
@@ -341,8 +342,8 @@ func (n neardupNode) records(ctx context.Context, x textkit.LineIndex, lay logs.
 	nl := x.Len()
 	cc := canceled{ctx: ctx}
 	idx := newSimIndex(n.opt, nl)
-	var lineOf []int32 // unit id -> its line, increasing
-	var count []int    // unit id -> records it stands for
+	lineOf := make([]int32, 0, min(nl, 1<<12)) // unit id -> its line, increasing
+	count := make([]int, 0, cap(lineOf))       // unit id -> records it stands for
 	drop := make([]uint64, nl/64+1)
 	seen := make(map[uint64]int, min(nl, 1<<12)) // masked text -> unit id
 	changed := false
@@ -493,17 +494,17 @@ func simTokens(lines []string, all bool, dst []uint64) []uint64 {
 	return dst
 }
 
-// Byte classes of recordSimTokens.
+// Byte classes of recordSimTokens, word bytes last.
 const (
-	simPlain   = iota // hashed as it is
+	simOther   = iota // hashed as it is
 	simBlank          // separates tokens
+	simLetter         // a word byte that is no hex digit: hashed as it is
 	simHexWord        // a hex letter: may open a hex id
 	simDigit          // a digit: may open a hex id, masked in a run
 )
 
-// simClass is each byte's class for recordSimTokens; simWordByte marks
-// the bytes of isWordByte.
-var simClass, simWordByte = func() (class, word [256]uint8) {
+// simClass is each byte's class for recordSimTokens.
+var simClass = func() (class [256]uint8) {
 	for c := 0; c < 256; c++ {
 		switch b := byte(c); {
 		case b == ' ' || b == '\t':
@@ -512,87 +513,86 @@ var simClass, simWordByte = func() (class, word [256]uint8) {
 			class[c] = simDigit
 		case isHexDigit(b):
 			class[c] = simHexWord
-		}
-		if isWordByte(byte(c)) {
-			word[c] = 1
+		case isWordByte(b):
+			class[c] = simLetter
 		}
 	}
-	return class, word
+	return class
 }()
 
 // recordSimTokens appends to dst the hash of each token of line as
-// simToken(t, true) gives it (see recordTokenHash).
+// simToken(t, true) gives it, in one pass over its bytes: each digit run
+// is hashed as one '#'. A run of hex digits where no word byte comes
+// right before it may be a hex id: it is hashed as it comes, and when it
+// reads as an id, as one '#' instead.
 func recordSimTokens(line string, dst []uint64) []uint64 {
+	const prime = uint64(textkit.FNVPrime)
 	for j := 0; j < len(line); {
 		if simClass[line[j]] == simBlank {
 			j++
 			continue
 		}
-		var h uint64
-		h, j = recordTokenHash(line, j)
+		h := uint64(textkit.FNVOffset)
+	token:
+		for j < len(line) {
+			c := line[j]
+			switch simClass[c] {
+			case simOther:
+				h = (h ^ uint64(c)) * prime
+				j++
+				continue
+			case simBlank:
+				break token
+			case simLetter:
+				h = (h ^ uint64(c)) * prime
+				j++
+			default:
+				// A run of hex digits opens the word.
+				before, start, digits := h, j, false
+				for j < len(line) {
+					c := line[j]
+					cl := simClass[c]
+					if cl < simHexWord {
+						break
+					}
+					if cl == simDigit {
+						h, j, digits = (h^'#')*prime, digitRunEnd(line, j+1), true
+						continue
+					}
+					h = (h ^ uint64(c)) * prime
+					j++
+				}
+				if digits && j-start >= 8 && (j == len(line) || simClass[line[j]] != simLetter) {
+					h = (before ^ '#') * prime // a hex id, masked whole
+				}
+			}
+			// Inside a word no hex id starts: a hex letter is hashed as it
+			// is, a run of digits as one '#'.
+			for j < len(line) {
+				c := line[j]
+				cl := simClass[c]
+				if cl < simLetter {
+					break
+				}
+				if cl == simDigit {
+					h, j = (h^'#')*prime, digitRunEnd(line, j+1)
+					continue
+				}
+				h = (h ^ uint64(c)) * prime
+				j++
+			}
+		}
 		dst = append(dst, h)
 	}
 	return dst
 }
 
-// recordTokenHash returns the hash of the token of line at j and its end,
-// in one pass over its bytes: each digit run is hashed as one '#'. A run
-// of hex digits where no word byte comes right before it may be a hex
-// id: it is hashed as it comes (digit runs as '#'), and when it reads as
-// an id, as one '#' instead.
-func recordTokenHash(line string, j int) (uint64, int) {
-	const prime = uint64(textkit.FNVPrime)
-	h, start := uint64(textkit.FNVOffset), j
-	for j < len(line) {
-		c := line[j]
-		cl := simClass[c]
-		if cl == simPlain {
-			h = (h ^ uint64(c)) * prime
-			j++
-			continue
-		}
-		if cl == simBlank {
-			break
-		}
-		if j > start && simWordByte[line[j-1]] != 0 {
-			// Inside a word no hex id starts: a hex letter is hashed as
-			// it is, a run of digits as one '#'.
-			if cl == simHexWord {
-				h = (h ^ uint64(c)) * prime
-				j++
-				continue
-			}
-			h = (h ^ '#') * prime
-			for j++; j < len(line) && simClass[line[j]] == simDigit; j++ {
-			}
-			continue
-		}
-		// A run of hex digits [j, e).
-		run, digits, inDigits := h, 0, false
-		e := j
-		for ; e < len(line); e++ {
-			c := line[e]
-			cl := simClass[c]
-			if cl < simHexWord {
-				break
-			}
-			if cl == simDigit {
-				digits++
-				if !inDigits {
-					run = (run ^ '#') * prime
-				}
-				inDigits = true
-			} else {
-				run = (run ^ uint64(c)) * prime
-				inDigits = false
-			}
-		}
-		if digits > 0 && e-j >= 8 && (e == len(line) || simWordByte[line[e]] == 0) {
-			run = (h ^ '#') * prime // a hex id, masked whole
-		}
-		h, j = run, e
+// digitRunEnd returns the end of the run of digits of line at j.
+func digitRunEnd(line string, j int) int {
+	for j < len(line) && simClass[line[j]] == simDigit {
+		j++
 	}
-	return h, j
+	return j
 }
 
 // seqKey hashes a token sequence exactly: equal keys, equal masked text.

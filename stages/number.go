@@ -73,7 +73,9 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 			return Outcome{}, err
 		}
 	}
-	var out, scratch []byte // out stays nil until a line changes
+	var out strings.Builder // stays empty until a line changes
+	changed := false
+	var scratch []byte
 	cc := canceled{ctx: ctx}
 	tails := failingTails(text) // a build's failure keeps its numbers
 	lineNo := 0
@@ -93,38 +95,34 @@ func (n numberNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 		head, _ := logs.SplitCount(line)
 		// A rare record (its template seen once or twice) keeps its full line.
 		rewrite := (in.Kind != KindLog || (rare.opens(lineNo) && !rare.nextIsRare())) && !tails.holds(start)
+		keep, ok := 0, false
 		if rewrite && lineSignal(head) == 0 {
 			// The header (times in any shape, pids, nodes) says when and
 			// where the first record was: it stays as written.
-			keep := 0
 			if in.Kind == KindLog {
 				keep = logs.HeaderEnd(head, lay.HeaderCols)
 			}
-			if out == nil {
-				var ok bool
-				if scratch, ok = n.normalize(scratch[:0], head[keep:]); ok {
-					out = make([]byte, 0, len(text))
-					out = append(append(out, text[:start+keep]...), scratch...)
-					out = append(out, text[start+len(head):next]...)
-				}
-			} else {
-				at := len(out)
-				var ok bool
-				if out, ok = n.normalize(append(out, head[:keep]...), head[keep:]); ok {
-					out = append(out, text[start+len(head):next]...)
-				} else {
-					out = append(out[:at], text[start:next]...)
-				}
+			scratch, ok = n.normalize(scratch[:0], head[keep:])
+		}
+		switch {
+		case ok:
+			if !changed {
+				out.Grow(len(text))
+				out.WriteString(text[:start])
+				changed = true
 			}
-		} else if out != nil {
-			out = append(out, text[start:next]...)
+			out.WriteString(head[:keep])
+			out.Write(scratch)
+			out.WriteString(text[start+len(head) : next])
+		case changed:
+			out.WriteString(text[start:next])
 		}
 		start, lineNo = end+1, lineNo+1
 	}
-	if out == nil {
+	if !changed {
 		return skip(in, "no numbers to normalize"), nil
 	}
-	return done(string(out)), nil
+	return done(out.String()), nil
 }
 
 // rareTemplates counts the records of each template of a log (their
