@@ -244,11 +244,17 @@ const maxHeaderHeads = 400
 // factMemo keeps the facts of the digit shapes of the lines sampled,
 // numbered by a shapeIndex.
 type factMemo struct {
-	shapes  shapeIndex
-	facts   []lineFacts
-	lookups int
-	hits    int
-	off     bool // too few hits to pay for the hashing
+	shapes shapeIndex
+	// byLength holds, for each line length, 1 + the shape last found or
+	// added at it: a log's shapes mostly differ in length, so it holds a
+	// line's shape more often than the line before does, and needs no
+	// hash. It is not cleared between texts: a number out of range, or of
+	// a line of another length, is let go.
+	byLength [factByLength]int32
+	facts    []lineFacts
+	lookups  int
+	hits     int
+	off      bool // too few hits to pay for the hashing
 	// Room for logAnalysis's heads, kept between documents.
 	heads       []string
 	freshShapes []shapeKey
@@ -261,6 +267,9 @@ const (
 	factProbe = 128
 	// factMaxFacts bounds the facts kept: Analyze samples 3000 lines.
 	factMaxFacts = 4096
+	// factByLength bounds the line lengths byLength holds: a log's lines
+	// are mostly shorter.
+	factByLength = 1024
 )
 
 var factPool = sync.Pool{New: func() any { return new(factMemo) }}
@@ -295,17 +304,28 @@ func (m *factMemo) lookup(line string) (f *lineFacts, i int32) {
 	if m.lookups%factProbe == 0 && m.hits*4 < m.lookups {
 		m.off = true
 	}
-	// find tries the shape of the line before first, unhashed: a
-	// quarter of a log's lines have it.
-	i, h, slot := m.shapes.find(line)
-	if i >= 0 {
+	x := &m.shapes
+	n := len(line)
+	if n < factByLength {
+		if i = m.byLength[n] - 1; i >= 0 && int(i) < len(x.lines) && sameDigitShape(x.lines[i], line) {
+			m.hits++
+			x.lines[i] = line // the nearer lines share more digits
+			return &m.facts[i], i
+		}
+	}
+	// find tries the shape of the line before first, unhashed.
+	i, h, slot := x.find(line)
+	if i < 0 {
+		if slot < 0 || len(m.facts) >= factMaxFacts {
+			return nil, -1
+		}
+		i = x.add(line, h, slot)
+		m.facts = append(m.facts, factsOf(line))
+	} else {
 		m.hits++
-		return &m.facts[i], i
 	}
-	if slot < 0 || len(m.facts) >= factMaxFacts {
-		return nil, -1
+	if n < factByLength {
+		m.byLength[n] = i + 1
 	}
-	i = m.shapes.add(line, h, slot)
-	m.facts = append(m.facts, factsOf(line))
 	return &m.facts[i], i
 }
