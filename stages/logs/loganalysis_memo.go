@@ -21,6 +21,7 @@ type lineFacts struct {
 	stamped      bool // textkit.IsStamped
 	fields       uint8
 	opener       bool        // its shape opens records (layout)
+	request      int8        // requestLine finds a request: 1, none: -1, not asked: 0
 	heads        int32       // the heads of this digit shape sampled so far
 	cols         headColumns // read by headerStats
 }
@@ -207,23 +208,40 @@ func headerStatsByColumns(heads []string, cols []*headColumns) (varying bool, he
 // c that differs from the column of the last head above that has one.
 // The heads' columns are read up to c.
 func columnChanges(heads []string, cols []*headColumns, c, want int) bool {
-	changes, misses := 0, 0
+	c &= headerCols - 1 // c < headerCols: no bounds checks
+	bit := uint8(1) << c
+	changesLeft, missesLeft := want, len(cols)-want
 	prev := ""
 	heads = heads[:len(cols)]
 	for k, hc := range cols {
 		if int(hc.n) <= c {
-			if misses++; misses > len(cols)-want {
+			if missesLeft--; missesLeft < 0 {
 				return false // too few heads left to change
 			}
 			continue
 		}
 		t := hc.tok[c]
 		tok := heads[k][t[0]:t[1]]
-		if hc.data>>c&1 != 0 && differ(tok, prev) {
-			if changes++; changes >= want {
+		changed := false
+		if hc.data&bit != 0 {
+			// Tokens of 8 to 16 bytes (most times and counters) are
+			// compared a word from each end, the last first, here: a
+			// call would spill the loop's registers.
+			if n := len(tok); n != len(prev) {
+				changed = true
+			} else if p := prev[:n]; n >= 8 && n <= 16 {
+				changed = textkit.Load64(tok[n-8:]) != textkit.Load64(p[n-8:]) || textkit.Load64(tok) != textkit.Load64(p)
+			} else if n >= 4 && n < 8 {
+				changed = load32(tok[n-4:]) != load32(p[n-4:]) || load32(tok) != load32(p)
+			} else {
+				changed = differ(tok, p)
+			}
+		}
+		if changed {
+			if changesLeft--; changesLeft == 0 {
 				return true
 			}
-		} else if misses++; misses > len(cols)-want {
+		} else if missesLeft--; missesLeft < 0 {
 			return false
 		}
 		prev = tok
@@ -235,6 +253,12 @@ func columnChanges(heads []string, cols []*headColumns, c, want int) bool {
 // changes at its end.
 func differ(a, b string) bool {
 	return len(a) != len(b) || a != "" && a[len(a)-1] != b[len(a)-1] || a != b
+}
+
+// load32 reads the first four bytes of s as a little-endian word.
+func load32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // maxHeaderHeads is how many heads headerStats reads: a header's shape
