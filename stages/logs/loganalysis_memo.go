@@ -179,17 +179,25 @@ func headerStatsByColumns(heads []string, cols []*headColumns) (varying bool, he
 	}
 	gap := 0
 	for c := range headerCols {
-		data := 0
+		// Once the heads left cannot change whether the column holds
+		// data, the shapes left are not read (a later column reads it on
+		// the way), unless columnChanges is to read the column.
+		changes := c < 6 && !varying
+		data, left := 0, n
 		for _, hc := range shapes {
+			if (data+left)*10 < n*8 || !changes && data*10 >= n*8 {
+				break
+			}
 			if int(hc.read) <= c { // else read already
 				hc.readTo(heads[hc.first], c)
 			}
 			data += int(hc.data>>c&1) * int(hc.weight)
+			left -= int(hc.weight)
 		}
 		if data*10 < n*8 {
 			gap++
 		} else {
-			if c < 6 && !varying && columnChanges(heads, cols, c, (n*3+9)/10) {
+			if changes && columnChanges(heads, cols, c, (n*3+9)/10) {
 				varying = true
 			}
 			if gap <= 1 && (header > 0 || c <= 1) {
