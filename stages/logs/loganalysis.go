@@ -322,7 +322,9 @@ func (a *logAnalysis) layout() Layout {
 	varying, header := a.headerStats(openers, openerFacts)
 	if l.Fields == "" {
 		l.HeaderCols = header
-		l.StatusFields = statusFields(openers)
+		if !a.fewRequests(openers, openerFacts) {
+			l.StatusFields = statusFields(openers)
+		}
 	}
 	// Records must make up most of the text's lines, continuations aside.
 	mostly := len(openers)*10 >= (heads-exceptions)*6 && len(openers) >= 1
@@ -372,6 +374,35 @@ func (a *logAnalysis) openers(keys []shapeKey) (openers []string, facts []int32)
 		}
 	}
 	return openers, facts
+}
+
+// fewRequests reports heads too few of which hold a request line for
+// statusFields to find a status: fewer than three in ten of the first
+// statusProbe, or of fewer heads six in ten. requestLine decides by
+// bytes in which every digit is alike: it is asked once a digit shape of
+// the first heads, whose facts facts number.
+func (a *logAnalysis) fewRequests(heads []string, facts []int32) bool {
+	n := min(len(heads), statusProbe)
+	requests := 0
+	for k, h := range heads[:n] {
+		if fi := facts[k]; fi < 0 {
+			if open, _ := requestLine(h); open >= 0 {
+				requests++
+			}
+		} else if f := &a.memo.facts[fi]; f.request > 0 {
+			requests++
+		} else if f.request == 0 {
+			f.request = -1
+			if open, _ := requestLine(h); open >= 0 {
+				f.request = 1
+				requests++
+			}
+		}
+	}
+	if len(heads) > statusProbe {
+		return requests*10 < statusProbe*3
+	}
+	return requests < 2 || requests*10 < len(heads)*6
 }
 
 // fieldSyntax names the field syntax that six heads in ten share, if any.

@@ -21,6 +21,7 @@ type lineFacts struct {
 	stamped      bool // textkit.IsStamped
 	fields       uint8
 	opener       bool        // its shape opens records (layout)
+	request      int8        // requestLine finds a request: 1, none: -1, not asked: 0
 	heads        int32       // the heads of this digit shape sampled so far
 	cols         headColumns // read by headerStats
 }
@@ -178,17 +179,25 @@ func headerStatsByColumns(heads []string, cols []*headColumns) (varying bool, he
 	}
 	gap := 0
 	for c := range headerCols {
-		data := 0
+		// Once the heads left cannot change whether the column holds
+		// data, the shapes left are not read (a later column reads it on
+		// the way), unless columnChanges is to read the column.
+		changes := c < 6 && !varying
+		data, left := 0, n
 		for _, hc := range shapes {
+			if (data+left)*10 < n*8 || !changes && data*10 >= n*8 {
+				break
+			}
 			if int(hc.read) <= c { // else read already
 				hc.readTo(heads[hc.first], c)
 			}
 			data += int(hc.data>>c&1) * int(hc.weight)
+			left -= int(hc.weight)
 		}
 		if data*10 < n*8 {
 			gap++
 		} else {
-			if c < 6 && !varying && columnChanges(heads, cols, c, (n*3+9)/10) {
+			if changes && columnChanges(heads, cols, c, (n*3+9)/10) {
 				varying = true
 			}
 			if gap <= 1 && (header > 0 || c <= 1) {
@@ -207,23 +216,40 @@ func headerStatsByColumns(heads []string, cols []*headColumns) (varying bool, he
 // c that differs from the column of the last head above that has one.
 // The heads' columns are read up to c.
 func columnChanges(heads []string, cols []*headColumns, c, want int) bool {
-	changes, misses := 0, 0
+	c &= headerCols - 1 // c < headerCols: no bounds checks
+	bit := uint8(1) << c
+	changesLeft, missesLeft := want, len(cols)-want
 	prev := ""
 	heads = heads[:len(cols)]
 	for k, hc := range cols {
 		if int(hc.n) <= c {
-			if misses++; misses > len(cols)-want {
+			if missesLeft--; missesLeft < 0 {
 				return false // too few heads left to change
 			}
 			continue
 		}
 		t := hc.tok[c]
 		tok := heads[k][t[0]:t[1]]
-		if hc.data>>c&1 != 0 && differ(tok, prev) {
-			if changes++; changes >= want {
+		changed := false
+		if hc.data&bit != 0 {
+			// Tokens of 8 to 16 bytes (most times and counters) are
+			// compared a word from each end, the last first, here: a
+			// call would spill the loop's registers.
+			if n := len(tok); n != len(prev) {
+				changed = true
+			} else if p := prev[:n]; n >= 8 && n <= 16 {
+				changed = textkit.Load64(tok[n-8:]) != textkit.Load64(p[n-8:]) || textkit.Load64(tok) != textkit.Load64(p)
+			} else if n >= 4 && n < 8 {
+				changed = load32(tok[n-4:]) != load32(p[n-4:]) || load32(tok) != load32(p)
+			} else {
+				changed = differ(tok, p)
+			}
+		}
+		if changed {
+			if changesLeft--; changesLeft == 0 {
 				return true
 			}
-		} else if misses++; misses > len(cols)-want {
+		} else if missesLeft--; missesLeft < 0 {
 			return false
 		}
 		prev = tok
@@ -237,6 +263,12 @@ func differ(a, b string) bool {
 	return len(a) != len(b) || a != "" && a[len(a)-1] != b[len(a)-1] || a != b
 }
 
+// load32 reads the first four bytes of s as a little-endian word.
+func load32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
 // maxHeaderHeads is how many heads headerStats reads: a header's shape
 // does not change with the length of the log.
 const maxHeaderHeads = 400
@@ -244,11 +276,17 @@ const maxHeaderHeads = 400
 // factMemo keeps the facts of the digit shapes of the lines sampled,
 // numbered by a shapeIndex.
 type factMemo struct {
-	shapes  shapeIndex
-	facts   []lineFacts
-	lookups int
-	hits    int
-	off     bool // too few hits to pay for the hashing
+	shapes shapeIndex
+	// byLength holds, for each line length, 1 + the shape last found or
+	// added at it: a log's shapes mostly differ in length, so it holds a
+	// line's shape more often than the line before does, and needs no
+	// hash. It is not cleared between texts: a number out of range, or of
+	// a line of another length, is let go.
+	byLength [factByLength]int32
+	facts    []lineFacts
+	lookups  int
+	hits     int
+	off      bool // too few hits to pay for the hashing
 	// Room for logAnalysis's heads, kept between documents.
 	heads       []string
 	freshShapes []shapeKey
@@ -261,6 +299,9 @@ const (
 	factProbe = 128
 	// factMaxFacts bounds the facts kept: Analyze samples 3000 lines.
 	factMaxFacts = 4096
+	// factByLength bounds the line lengths byLength holds: a log's lines
+	// are mostly shorter.
+	factByLength = 1024
 )
 
 var factPool = sync.Pool{New: func() any { return new(factMemo) }}
@@ -295,17 +336,28 @@ func (m *factMemo) lookup(line string) (f *lineFacts, i int32) {
 	if m.lookups%factProbe == 0 && m.hits*4 < m.lookups {
 		m.off = true
 	}
-	// find tries the shape of the line before first, unhashed: a
-	// quarter of a log's lines have it.
-	i, h, slot := m.shapes.find(line)
-	if i >= 0 {
+	x := &m.shapes
+	n := len(line)
+	if n < factByLength {
+		if i = m.byLength[n] - 1; i >= 0 && int(i) < len(x.lines) && sameDigitShape(x.lines[i], line) {
+			m.hits++
+			x.lines[i] = line // the nearer lines share more digits
+			return &m.facts[i], i
+		}
+	}
+	// find tries the shape of the line before first, unhashed.
+	i, h, slot := x.find(line)
+	if i < 0 {
+		if slot < 0 || len(m.facts) >= factMaxFacts {
+			return nil, -1
+		}
+		i = x.add(line, h, slot)
+		m.facts = append(m.facts, factsOf(line))
+	} else {
 		m.hits++
-		return &m.facts[i], i
 	}
-	if slot < 0 || len(m.facts) >= factMaxFacts {
-		return nil, -1
+	if n < factByLength {
+		m.byLength[n] = i + 1
 	}
-	i = m.shapes.add(line, h, slot)
-	m.facts = append(m.facts, factsOf(line))
 	return &m.facts[i], i
 }

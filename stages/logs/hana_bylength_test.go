@@ -1,0 +1,67 @@
+package logs
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestFactMemoByLength checks factMemo.lookup, which tries the shape
+// last seen at a line's length before it asks its shapeIndex, against a
+// plain key (every digit made '0') and factsOf: on texts one after the
+// other from the pool, whose lines share lengths, with lines of one
+// length and another shape, and lines too long for the table.
+func TestFactMemoByLength(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	digitsAlike := func(s string) string {
+		return strings.Map(func(c rune) rune {
+			if c >= '0' && c <= '9' {
+				return '0'
+			}
+			return c
+		}, s)
+	}
+	byTable := 0
+	for run := range 300 {
+		m := getFactMemo()
+		key := map[string]int32{}
+		lengths := map[int]string{} // the key last looked up at a length
+		for n := range 1 + r.IntN(500) {
+			line := logClasses[r.IntN(len(logClasses))](r, n)
+			switch r.IntN(8) {
+			case 0: // one length, another shape
+				b := []byte(line)
+				b[r.IntN(len(b))] = "x:-a9 "[r.IntN(6)]
+				line = string(b)
+			case 1: // too long for the table
+				line += strings.Repeat(" pad 7", factByLength/6+r.IntN(3))
+			case 2:
+				line = line[:1+r.IntN(len(line))]
+			}
+			k := digitsAlike(line)
+			if lengths[len(line)] == k && len(line) < factByLength {
+				byTable++
+			}
+			lengths[len(line)] = k
+			f, fi := m.lookup(line)
+			if fi < 0 {
+				continue
+			}
+			want, ok := key[k]
+			if !ok {
+				want = int32(len(key))
+				key[k] = want
+			}
+			if fi != want || f != &m.facts[fi] {
+				t.Fatalf("run %d: %q numbered %d, want %d", run, line, fi, want)
+			}
+			if g := factsOf(line); g.shape != f.shape || g.escape != f.escape || g.continuation != f.continuation || g.stamped != f.stamped || g.fields != f.fields {
+				t.Fatalf("run %d: %q has facts %+v, want %+v", run, line, *f, g)
+			}
+		}
+		m.release(nil, nil, nil)
+	}
+	if byTable < 10000 {
+		t.Fatalf("%d lines met the shape last seen at their length: the test does not test", byTable)
+	}
+}
