@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"strings"
+	"unsafe"
 )
 
 // WhitespaceOptions are the whitespace node's knobs.
@@ -40,10 +41,7 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	}
 	text := in.Text
 	hasCR := strings.IndexByte(text, '\r') >= 0
-	indent := 0
-	if n.opt.Dedent && in.Kind != KindJSON {
-		indent = commonIndent(text, hasCR)
-	}
+	indent := n.indent(text, in.Kind, hasCR)
 	collapse := n.opt.CollapseInnerSpaces && in.Kind != KindJSON
 	// Source code keeps the blanks of its string literals.
 	code := collapse && in.Kind == KindProse && sourceCodeText(text)
@@ -57,7 +55,10 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	blanks, started := 0, false
 	plain := newPlainLines(text, indent, collapse)
 	for pos := 0; ; {
-		end, next, more := lines.cut(pos)
+		end, next, more, ok := lines.fromIndex(pos)
+		if !ok {
+			end, next, more = lines.cut.cut(pos)
+		}
 		line := text[pos:end]
 		if err := cc.check(); err != nil {
 			return Outcome{}, err
@@ -107,14 +108,66 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	return done(out), nil
 }
 
-// whitespaceLines is the line cutter of text, which reads the line feeds
-// from the run's line index when that has them, and the count of text's
-// lines it read there, or -1.
-func whitespaceLines(ctx context.Context, text string, cr bool) (lineCutter, int) {
-	if x, ok := lineIndexOf(ctx, text); ok {
-		return newIndexedLineCutter(text, cr, x.Starts), x.Len()
+// indent is the indentation common to text's lines that the node
+// removes.
+func (n whitespaceNode) indent(text string, kind Kind, cr bool) int {
+	if n.opt.Dedent && kind != KindJSON {
+		return commonIndent(text, cr)
 	}
-	return newLineCutter(text, cr), -1
+	return 0
+}
+
+// whitespaceLines cuts text into lines as lineCutter does: from the
+// run's line index when that has text's lines and every "\r" in text
+// comes right before a line feed (see indexLines), else with a
+// lineCutter (which reads the line feeds from the index when it has
+// them). It also returns the count of text's lines in the index, or -1.
+func whitespaceLines(ctx context.Context, text string, cr bool) (indexLines, int) {
+	x, ok := lineIndexOf(ctx, text)
+	switch {
+	case !ok:
+		return indexLines{cut: newLineCutter(text, cr)}, -1
+	case cr && loneCR(text, x.Starts):
+		return indexLines{cut: newIndexedLineCutter(text, cr, x.Starts)}, x.Len()
+	}
+	return indexLines{text: text, starts: x.Starts}, x.Len()
+}
+
+// loneCR reports whether a "\r" of text comes other than right before a
+// line feed; starts is text's line index.
+func loneCR(text string, starts []int32) bool {
+	pairs := 0
+	for _, s := range starts[1 : len(starts)-1] {
+		if s >= 2 && text[s-2] == '\r' {
+			pairs++
+		}
+	}
+	return strings.Count(text, "\r") != pairs
+}
+
+// indexLines gives the lines of a text from its line index, or, without
+// one, from cut. The index knows only line feeds: a line ends before
+// the "\r" of a "\r\n", and the text has no other "\r".
+type indexLines struct {
+	text   string
+	starts []int32 // the index, or nil
+	k      int     // the next line is k
+	cut    lineCutter
+}
+
+// fromIndex returns what lineCutter.cut(pos) does, from the index; ok is
+// false without one.
+func (l *indexLines) fromIndex(pos int) (end, next int, more, ok bool) {
+	if l.starts == nil {
+		return 0, 0, false, false
+	}
+	l.k++
+	next = int(l.starts[l.k])
+	end, more = next-1, l.k < len(l.starts)-1
+	if more && end > pos && l.text[end-1] == '\r' {
+		end--
+	}
+	return end, next, more, true
 }
 
 // plainLines tells the plain lines (see plainLine) that hold no run to
@@ -144,12 +197,12 @@ func (p *plainLines) stopAfter(text string, runs *nextRuns, pos int) int {
 
 // prefixWriter builds a text that mostly repeats src. While the output is
 // a prefix of src it is only an offset; the first differing write copies
-// that prefix into a builder.
+// that prefix into out, which has room for all the output: the node
+// never writes more bytes than src has.
 type prefixWriter struct {
-	src    string
-	same   int // while b is unused, the output is src[:same]
-	copied bool
-	b      strings.Builder
+	src  string
+	same int    // while out is nil, the output is src[:same]
+	out  []byte // written, from the first differing write on
 	// starts, when not nil, gets the start of each line of the output
 	// after the first, as textkit.LineIndex has them, up to limit of
 	// them (then it is emptied).
@@ -185,10 +238,10 @@ func (w *prefixWriter) keepLines(out string) {
 
 // len is the length of the output so far.
 func (w *prefixWriter) len() int {
-	if !w.copied {
+	if w.out == nil {
 		return w.same
 	}
-	return w.b.Len()
+	return len(w.out)
 }
 
 // noteLine notes that a line starts at k bytes past the output so far.
@@ -213,40 +266,49 @@ func (w *prefixWriter) newLines(k int) {
 	}
 }
 
-func (w *prefixWriter) diverge() {
-	w.copied = true
-	w.b.Grow(len(w.src))
-	w.b.WriteString(w.src[:w.same])
-}
-
 // writeSrc writes src[start:end].
 func (w *prefixWriter) writeSrc(start, end int) {
-	if !w.copied {
-		if start == w.same {
-			w.same = end
-			return
-		}
-		w.diverge()
+	if w.out == nil && w.extends(start, end) {
+		return
 	}
-	w.b.WriteString(w.src[start:end])
+	w.out = append(w.out, w.src[start:end]...)
+}
+
+// extends writes src[start:end] while the output is a prefix of src,
+// and reports whether it still is; if not, out holds the prefix.
+func (w *prefixWriter) extends(start, end int) bool {
+	if start == w.same {
+		w.same = end
+		return true
+	}
+	w.diverge()
+	return false
+}
+
+func (w *prefixWriter) diverge() {
+	w.out = make([]byte, w.same, len(w.src))
+	copy(w.out, w.src)
 }
 
 func (w *prefixWriter) writeByte(c byte) {
-	if !w.copied {
+	if w.out == nil {
 		if w.same < len(w.src) && w.src[w.same] == c {
 			w.same++
 			return
 		}
 		w.diverge()
 	}
-	w.b.WriteByte(c)
+	w.out = append(w.out, c)
 }
 
+// String returns the output; nothing is written after.
 func (w *prefixWriter) String() string {
-	if !w.copied {
+	if w.out == nil {
 		return w.src[:w.same]
 	}
-	return w.b.String()
+	// out is not written again: as strings.Builder does, let the string
+	// share its bytes rather than copy them.
+	return unsafe.String(unsafe.SliceData(w.out), len(w.out))
 }
 
 // nextLine cuts the first line off s. Line breaks are \n, and with cr
@@ -380,7 +442,9 @@ func writeCollapsed(w *prefixWriter, runs *nextRuns, text string, start int, lin
 	for lead < len(line) && (line[lead] == ' ' || line[lead] == '\t') {
 		lead++
 	}
-	w.writeSrc(start, start+lead)
+	if lead > 0 {
+		w.writeSrc(start, start+lead)
+	}
 	at, end := start+lead, start+len(line)
 	for {
 		k := runs.first(text, at)
@@ -388,8 +452,13 @@ func writeCollapsed(w *prefixWriter, runs *nextRuns, text string, start int, lin
 			w.writeSrc(at, end)
 			return
 		}
-		w.writeSrc(at, k)
-		w.writeByte(' ')
+		// A run that starts with a space keeps that space.
+		if text[k] == ' ' {
+			w.writeSrc(at, k+1)
+		} else {
+			w.writeSrc(at, k)
+			w.writeByte(' ')
+		}
 		j := k + 1
 		for j < end && (text[j] == ' ' || text[j] == '\t') {
 			j++
