@@ -18,12 +18,10 @@ import (
 type shapeIndex struct {
 	hashTable
 	lines []string // the latest line of each shape
-	// last is 1 + the shape found or added last, 0 for none: a log's
-	// records often repeat the shape of the record before.
-	last int32
 	// byLen is 1 + the shape found or added last of each length (mod
-	// 256), 0 for none: a log's shapes of one length are few, and the
-	// lines of a shape have one length.
+	// 256), 0 for none: the lines of a shape have one length, a log's
+	// shapes of one length are few, and its records often repeat the
+	// shape of the record before.
 	byLen [256]int32
 }
 
@@ -36,7 +34,6 @@ const shapeProbes = 32
 func (x *shapeIndex) reset() {
 	x.hashTable.reset()
 	x.lines = x.lines[:0]
-	x.last = 0
 	clear(x.byLen[:])
 }
 
@@ -47,18 +44,12 @@ func (x *shapeIndex) forget() { clear(x.lines) }
 // find returns the number of line's shape, or -1, the line's hash and
 // the slot where add puts it, -1 for none. The next line of the shape is
 // compared with this one: the nearer lines of a log share more digits.
-// A shape has one number, so the shape found last, then the one of the
-// line's length, are tried first, with no hash: lines of another length
-// fail them at once.
+// A shape has one number, so the shape found last of the line's length
+// is tried first, with no hash.
 func (x *shapeIndex) find(line string) (i int32, h uint64, slot int) {
-	if i = x.last - 1; i >= 0 && sameDigitShape(x.lines[i], line) {
-		x.lines[i] = line
-		return i, 0, -1
-	}
 	byLen := &x.byLen[uint8(len(line))]
-	if i = *byLen - 1; i >= 0 && i != x.last-1 && sameDigitShape(x.lines[i], line) {
+	if i = *byLen - 1; i >= 0 && sameDigitShape(x.lines[i], line) {
 		x.lines[i] = line
-		x.last = i + 1
 		return i, 0, -1
 	}
 	h = digitShapeHash(line)
@@ -70,7 +61,7 @@ func (x *shapeIndex) find(line string) (i int32, h uint64, slot int) {
 		}
 		if x.hashes[i] == h && sameDigitShape(x.lines[i], line) {
 			x.lines[i] = line
-			x.last, *byLen = i+1, i+1
+			*byLen = i + 1
 			return i, h, -1
 		}
 		p = x.next(p)
@@ -83,7 +74,7 @@ func (x *shapeIndex) find(line string) (i int32, h uint64, slot int) {
 func (x *shapeIndex) add(line string, h uint64, slot int) int32 {
 	x.lines = append(x.lines, line)
 	i := x.hashTable.add(h, slot)
-	x.last, x.byLen[uint8(len(line))] = i+1, i+1
+	x.byLen[uint8(len(line))] = i + 1
 	return i
 }
 
