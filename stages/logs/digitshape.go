@@ -23,6 +23,10 @@ type shapeIndex struct {
 	// shapes of one length are few, and its records often repeat the
 	// shape of the record before.
 	byLen [256]int32
+	// lenTries and lenHits count the tries of byLen and those that found
+	// the shape: where a log's shapes of one length are many, byLen is
+	// let go (see lenTried).
+	lenTries, lenHits int32
 }
 
 // shapeProbes bounds the slots find reads. digitShapeHash reads the high
@@ -35,7 +39,16 @@ func (x *shapeIndex) reset() {
 	x.hashTable.reset()
 	x.lines = x.lines[:0]
 	clear(x.byLen[:])
+	x.lenTries, x.lenHits = 0, 0
 }
+
+// lenTried reports whether byLen is still worth a try: it found the
+// shape once in two tries so far, or has been tried less than
+// lenTrials times.
+func (x *shapeIndex) lenTried() bool { return 2*x.lenHits+lenTrials >= x.lenTries }
+
+// lenTrials is how many tries byLen may miss before it is let go.
+const lenTrials = 32
 
 // forget lets go of the lines, which hold the text alive; x must be reset
 // before it is used again.
@@ -48,9 +61,13 @@ func (x *shapeIndex) forget() { clear(x.lines) }
 // is tried first, with no hash.
 func (x *shapeIndex) find(line string) (i int32, h uint64, slot int) {
 	byLen := &x.byLen[uint8(len(line))]
-	if i = *byLen - 1; i >= 0 && sameDigitShape(x.lines[i], line) {
-		x.lines[i] = line
-		return i, 0, -1
+	if i = *byLen - 1; i >= 0 && x.lenTried() {
+		x.lenTries++
+		if sameDigitShape(x.lines[i], line) {
+			x.lenHits++
+			x.lines[i] = line
+			return i, 0, -1
+		}
 	}
 	h = digitShapeHash(line)
 	p := x.start(h)
