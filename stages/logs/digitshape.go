@@ -18,9 +18,15 @@ import (
 type shapeIndex struct {
 	hashTable
 	lines []string // the latest line of each shape
-	// last is 1 + the shape found or added last, 0 for none: a log's
-	// records often repeat the shape of the record before.
-	last, prev int32
+	// byLen is 1 + the shape found or added last of each length (mod
+	// 256), 0 for none: the lines of a shape have one length, a log's
+	// shapes of one length are few, and its records often repeat the
+	// shape of the record before.
+	byLen [256]int32
+	// lenTries and lenHits count the tries of byLen and those that found
+	// the shape: where a log's shapes of one length are many, byLen is
+	// let go (see lenTried).
+	lenTries, lenHits int32
 }
 
 // shapeProbes bounds the slots find reads. digitShapeHash reads the high
@@ -32,8 +38,17 @@ const shapeProbes = 32
 func (x *shapeIndex) reset() {
 	x.hashTable.reset()
 	x.lines = x.lines[:0]
-	x.last, x.prev = 0, 0
+	clear(x.byLen[:])
+	x.lenTries, x.lenHits = 0, 0
 }
+
+// lenTried reports whether byLen is still worth a try: it found the
+// shape once in two tries so far, or has been tried less than
+// lenTrials times.
+func (x *shapeIndex) lenTried() bool { return 2*x.lenHits+lenTrials >= x.lenTries }
+
+// lenTrials is how many tries byLen may miss before it is let go.
+const lenTrials = 32
 
 // forget lets go of the lines, which hold the text alive; x must be reset
 // before it is used again.
@@ -42,17 +57,17 @@ func (x *shapeIndex) forget() { clear(x.lines) }
 // find returns the number of line's shape, or -1, the line's hash and
 // the slot where add puts it, -1 for none. The next line of the shape is
 // compared with this one: the nearer lines of a log share more digits.
-// A shape has one number, so the shape found last is tried first, with
-// no hash: lines of another length fail it at once.
+// A shape has one number, so the shape found last of the line's length
+// is tried first, with no hash.
 func (x *shapeIndex) find(line string) (i int32, h uint64, slot int) {
-	if i = x.last - 1; i >= 0 && sameDigitShape(x.lines[i], line) {
-		x.lines[i] = line
-		return i, 0, -1
-	}
-	if i = x.prev - 1; i >= 0 && sameDigitShape(x.lines[i], line) {
-		x.lines[i] = line
-		x.last, x.prev = x.prev, x.last
-		return i, 0, -1
+	byLen := &x.byLen[uint8(len(line))]
+	if i = *byLen - 1; i >= 0 && x.lenTried() {
+		x.lenTries++
+		if sameDigitShape(x.lines[i], line) {
+			x.lenHits++
+			x.lines[i] = line
+			return i, 0, -1
+		}
 	}
 	h = digitShapeHash(line)
 	p := x.start(h)
@@ -63,7 +78,7 @@ func (x *shapeIndex) find(line string) (i int32, h uint64, slot int) {
 		}
 		if x.hashes[i] == h && sameDigitShape(x.lines[i], line) {
 			x.lines[i] = line
-			x.last, x.prev = i+1, x.last
+			*byLen = i + 1
 			return i, h, -1
 		}
 		p = x.next(p)
@@ -76,7 +91,7 @@ func (x *shapeIndex) find(line string) (i int32, h uint64, slot int) {
 func (x *shapeIndex) add(line string, h uint64, slot int) int32 {
 	x.lines = append(x.lines, line)
 	i := x.hashTable.add(h, slot)
-	x.last, x.prev = i+1, x.last
+	x.byLen[uint8(len(line))] = i + 1
 	return i
 }
 

@@ -27,7 +27,7 @@ type tokenMemo struct {
 }
 
 type memoEntry struct {
-	toks        chunkRef // its tokens in block
+	toks        []Tok // its tokens, in block (whose chunks never move)
 	digitValued bool
 	// keyed: key is the group key of the entry's tokens with the
 	// continuation hash keyCont (see mineTemplates).
@@ -86,6 +86,7 @@ func (m *tokenMemo) release() {
 		return
 	}
 	m.shapes.forget() // the text is not kept alive
+	clear(m.entries)  // nor the chunks keep lets go
 	m.block.keep(memoKeepBytes / int(unsafe.Sizeof(Tok{})))
 	memoPool.Put(m)
 }
@@ -102,7 +103,7 @@ func (m *tokenMemo) lineTokens(line string, dst []Tok) []Tok {
 func (m *tokenMemo) entryTokens(line string, dst []Tok) ([]Tok, int32) {
 	i, h, slot := m.lookup(line)
 	if i >= 0 {
-		return append(dst, m.block.at(m.entries[i].toks)...), i
+		return append(dst, m.entries[i].toks...), i
 	}
 	return m.fill(line, dst, h, slot)
 }
@@ -116,7 +117,7 @@ func (m *tokenMemo) recordTokens(line string, dst []Tok) (_ []Tok, e int32, shar
 	i, h, slot := m.lookup(line)
 	if i >= 0 {
 		en := &m.entries[i]
-		toks := m.block.at(en.toks)
+		toks := en.toks
 		if en.kept == 0 {
 			en.kept = int32(len(dropCorrelation(line, toks, 0))) + 1
 		}
@@ -156,10 +157,11 @@ func (m *tokenMemo) fill(line string, dst []Tok, h uint64, slot int) ([]Tok, int
 	dst = m.of(line, dst)
 	toks := dst[at:]
 	if slot >= 0 && len(m.entries) < memoMaxEntries && m.block.held+len(toks) <= memoMaxTokens {
-		e := memoEntry{toks: m.block.add(toks, memoChunkToks)}
+		var flags tokFlags
 		for _, t := range toks {
-			e.digitValued = e.digitValued || t.digitValued()
+			flags |= t.flags
 		}
+		e := memoEntry{toks: m.block.at(m.block.add(toks, memoChunkToks)), digitValued: flags&tokDigitValued != 0}
 		m.shapes.add(line, h, slot)
 		m.entries = append(m.entries, e)
 		if !e.digitValued {
