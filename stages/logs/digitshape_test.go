@@ -176,12 +176,7 @@ func TestShapeIndexNumbersShapes(t *testing.T) {
 				line = []byte("shape 1 " + strings.Repeat("x", k) + " 12:00")
 			}
 			line = digitsChanged(r, line)
-			shape := strings.Map(func(c rune) rune {
-				if '0' <= c && c <= '9' {
-					return '0'
-				}
-				return c
-			}, string(line))
+			shape := digitsAsZero(string(line))
 			want, known := ref[shape]
 			i, h, slot := x.find(string(line))
 			switch {

@@ -24,20 +24,7 @@ func TestFactMemoNumbersShapesOnce(t *testing.T) {
 			if fi < 0 {
 				continue
 			}
-			k := strings.Map(func(c rune) rune {
-				if c >= '0' && c <= '9' {
-					return '0'
-				}
-				return c
-			}, line)
-			want, ok := key[k]
-			if !ok {
-				want = int32(len(key))
-				key[k] = want
-			}
-			if fi != want || f != &m.facts[fi] {
-				t.Fatalf("run %d: %q numbered %d, want %d", run, line, fi, want)
-			}
+			checkFactNumber(t, run, m, key, line, f, fi)
 			numbered++
 		}
 		m.release(nil, nil, nil)

@@ -25,24 +25,7 @@ func TestShapeIndexRecentShapes(t *testing.T) {
 			}
 			// One length: the shape in a letter, or where a digit stands.
 			line := fmt.Sprintf("10:00:%02d job %c done %s", r.IntN(60), 'a'+k%3, strings.Repeat("x", k/3)+"7"+strings.Repeat("x", 2-k/3))
-			shape := strings.Map(func(c rune) rune {
-				if '0' <= c && c <= '9' {
-					return '0'
-				}
-				return c
-			}, line)
-			want, known := ref[shape]
-			i, h, slot := x.find(line)
-			switch {
-			case i >= 0:
-				if !known || i != want {
-					t.Fatalf("run %d: %q numbered %d, want %d (known %v)", run, line, i, want, known)
-				}
-			case known || slot < 0:
-				t.Fatalf("run %d: %q not found (known %v, slot %d)", run, line, known, slot)
-			default:
-				ref[shape] = x.add(line, h, slot)
-			}
+			checkShapeNumber(t, run, &x, ref, line)
 		}
 	}
 }

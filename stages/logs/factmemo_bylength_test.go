@@ -13,14 +13,6 @@ import (
 // length and another shape, and lines too long for the table.
 func TestFactMemoByLength(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
-	digitsAlike := func(s string) string {
-		return strings.Map(func(c rune) rune {
-			if c >= '0' && c <= '9' {
-				return '0'
-			}
-			return c
-		}, s)
-	}
 	byTable := 0
 	for run := range 300 {
 		m := getFactMemo()
@@ -38,7 +30,7 @@ func TestFactMemoByLength(t *testing.T) {
 			case 2:
 				line = line[:1+r.IntN(len(line))]
 			}
-			k := digitsAlike(line)
+			k := digitsAsZero(line)
 			if lengths[len(line)] == k && len(line) < factByLength {
 				byTable++
 			}
@@ -47,14 +39,7 @@ func TestFactMemoByLength(t *testing.T) {
 			if fi < 0 {
 				continue
 			}
-			want, ok := key[k]
-			if !ok {
-				want = int32(len(key))
-				key[k] = want
-			}
-			if fi != want || f != &m.facts[fi] {
-				t.Fatalf("run %d: %q numbered %d, want %d", run, line, fi, want)
-			}
+			checkFactNumber(t, run, m, key, line, f, fi)
 			if g := factsOf(line); g.shape != f.shape || g.escape != f.escape || g.continuation != f.continuation || g.stamped != f.stamped || g.fields != f.fields {
 				t.Fatalf("run %d: %q has facts %+v, want %+v", run, line, *f, g)
 			}

@@ -167,7 +167,7 @@ func checkWriteMatchesJSON(t *testing.T, e Envelope) {
 	}
 }
 
-func TestHenvWriteMatchesJSON(t *testing.T) {
+func TestEnvelopeWriteMatchesJSON(t *testing.T) {
 	checkWriteMatchesJSON(t, benchEnvelope())
 	checkWriteMatchesJSON(t, Envelope{})
 	checkWriteMatchesJSON(t, Envelope{Reports: []pipeline.NodeReport{}})
@@ -177,7 +177,7 @@ func TestHenvWriteMatchesJSON(t *testing.T) {
 	}
 }
 
-func TestHenvAppendReportsMatchesJSON(t *testing.T) {
+func TestEnvelopeAppendReportsMatchesJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 20000 {
 		rs := oddReports(r)
@@ -200,7 +200,7 @@ func TestHenvAppendReportsMatchesJSON(t *testing.T) {
 	}
 }
 
-func TestHenvAppendLayoutMatchesString(t *testing.T) {
+func TestEnvelopeAppendLayoutMatchesString(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 20000 {
 		l := oddLayout(r)
@@ -210,10 +210,10 @@ func TestHenvAppendLayoutMatchesString(t *testing.T) {
 	}
 }
 
-// TestHenvEncodedTypesAreKnown: appendReports and appendLayout write the
+// TestEnvelopeEncodedTypesAreKnown: appendReports and appendLayout write the
 // fields below; a field added, renamed or retagged, or a type given its
 // own encoding, fails here until they learn it.
-func TestHenvEncodedTypesAreKnown(t *testing.T) {
+func TestEnvelopeEncodedTypesAreKnown(t *testing.T) {
 	for typ, want := range map[reflect.Type]string{
 		reflect.TypeFor[pipeline.NodeReport](): `Key string json:"key"; CharsIn int json:"chars_in"; CharsOut int json:"chars_out"; Duration int64 json:"duration_ns"; Skipped bool json:"skipped,omitempty"; Reason string json:"reason,omitempty"; LLM ptr json:"llm,omitempty"; Redactions string json:"redactions,omitempty"; Spans map json:"-"; `,
 		reflect.TypeFor[stages.LLMUsage]():     `Model string ; PromptTokens int ; CompletionTokens int ; Retries int ; CacheHit bool ; LatencyMS int64 ; Redactions string ; `,
@@ -258,9 +258,9 @@ func FuzzEnvelopeWriteMatchesJSON(f *testing.F) {
 	})
 }
 
-// TestHenvIDChecksMatchRegexps: ValidDocID and validNonce test by hand
+// TestEnvelopeIDChecksMatchRegexps: ValidDocID and validNonce test by hand
 // what docIDRe and the nonce's pattern say.
-func TestHenvIDChecksMatchRegexps(t *testing.T) {
+func TestEnvelopeIDChecksMatchRegexps(t *testing.T) {
 	nonceRe := regexp.MustCompile(`^[0-9a-f]{32}$`)
 	r := rand.New(rand.NewPCG(7, 8))
 	const alphabet = "azAZ09_-gG:. \n\x00\xff/"

@@ -63,7 +63,7 @@ func TestWhitespaceIndexedLines(t *testing.T) {
 	}
 }
 
-func FuzzHwsWhitespaceIndexed(f *testing.F) {
+func FuzzWhitespaceIndexedLines(f *testing.F) {
 	for _, s := range []string{"a  b\t c\r\n\r\n\r\n  d \r\n", "   x\r\n   y\r\n", "a\rb\r\n\r\nc", "x \r\n y\n", "z\r"} {
 		f.Add(s)
 	}

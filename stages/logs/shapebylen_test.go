@@ -43,24 +43,7 @@ func TestShapeIndexByLength(t *testing.T) {
 			body := strings.Repeat("x", at) + digits + strings.Repeat("x", 3-at)
 			head := fmt.Sprintf("%02d:%02d %c %s ", r.IntN(60), r.IntN(60), tag, body)
 			line := head + strings.Repeat(string("-=+"[k%3]), n-len(head))
-			shape := strings.Map(func(c rune) rune {
-				if '0' <= c && c <= '9' {
-					return '0'
-				}
-				return c
-			}, line)
-			want, known := ref[shape]
-			i, h, slot := x.find(line)
-			switch {
-			case i >= 0:
-				if !known || i != want {
-					t.Fatalf("run %d: %q numbered %d, want %d (known %v)", run, line, i, want, known)
-				}
-			case known || slot < 0:
-				t.Fatalf("run %d: %q not found (known %v, slot %d)", run, line, known, slot)
-			default:
-				ref[shape] = x.add(line, h, slot)
-			}
+			checkShapeNumber(t, run, &x, ref, line)
 		}
 		if many && len(ref) > 40 && x.lenTried() {
 			t.Fatalf("run %d: %d shapes of one length, byLen still tried (%d hits in %d)", run, len(ref), x.lenHits, x.lenTries)
