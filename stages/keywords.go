@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/jetcompact/jetcompact/stages/logs"
 	"github.com/jetcompact/jetcompact/stages/textkit"
@@ -931,6 +932,7 @@ func rawSignalWith(line string, words, pairs *scoreTable) int {
 	head := lineHead(line)
 	best := headSignal(head)
 	var sc signalScan
+	used := usedWords(words, pairs)
 	for i := textkit.SkipANSI(line, 0); i < len(line); {
 		switch signalByte[line[i]] {
 		case signalBlank:
@@ -944,17 +946,36 @@ func rawSignalWith(line string, words, pairs *scoreTable) int {
 			sc.marks, sc.prevZero = true, false
 			i++
 			continue
-		case signalOther:
-			next, code := sc.nonLetter(line, i)
-			if code {
+		case signalEscape:
+			i = textkit.SkipANSI(line, i)
+			continue
+		case signalDigit:
+			e := textkit.DigitRun(line, i)
+			if e-i == 4 && compilerCode(line, i, e) {
 				return 3
 			}
-			i = next
+			sc.prevZero, sc.prevLen = zeroCount(line, i, e), 0
+			i = e
 			continue
 		}
 		e := i + 1
 		for e < len(line) && signalByte[line[e]] >= signalWordByte {
 			e++
+		}
+		next := e // the blank a word mostly ends on changes nothing
+		if next < len(line) && line[next] == ' ' {
+			next++
+		}
+		// Most words are read no further: word's first answer, without
+		// a call, for a word no table may hold, not capitalised, no
+		// phrase open before it.
+		n := min(e-i, 15) & 15 // the mask drops bounds checks
+		// Bits 26 and up are clear: &31 keeps '_' out and drops shift checks.
+		f, l := (lower(line[i])-'a')&31, (lower(line[i+n-1])-'a')&31
+		if used.last[n][f]>>l&1 == 0 && !sc.prevKept && (line[i] >= 'a' || n <= 5) {
+			sc.prevLen, sc.prevZero = n, false
+			i = next
+			continue
 		}
 		if s := int(sc.word(line, i, e, words, pairs)); s > best {
 			best = s
@@ -962,8 +983,14 @@ func rawSignalWith(line string, words, pairs *scoreTable) int {
 				return 3
 			}
 		}
-		i = e
+		i = next
 	}
+	return sc.lineEnd(line, head, best)
+}
+
+// lineEnd scores what only the whole line shows, after its words gave
+// best: an assertion report, a failure mark, a heading over problems.
+func (sc *signalScan) lineEnd(line, head string, best int) int {
 	if sc.expect.both() || (sc.marks && hasFailMark(line)) {
 		return 3
 	}
@@ -971,6 +998,12 @@ func rawSignalWith(line string, words, pairs *scoreTable) int {
 		return 3
 	}
 	return best
+}
+
+// zeroCount reports the digit run line[i:e] as the number 0, a word
+// after it not joined on ("0 errors" counts none; "0x1f" is no count).
+func zeroCount(line string, i, e int) bool {
+	return e-i == 1 && line[i] == '0' && (e == len(line) || !isLetter(line[e]))
 }
 
 // headSignal scores a line's head before its words are read: a shell
@@ -983,9 +1016,9 @@ func headSignal(head string) int {
 	if strings.HasPrefix(head, "$ ") {
 		return 1 // a command: a landmark, kept without context
 	}
-	end := strings.IndexAny(head, " \t")
-	if end < 0 {
-		end = len(head)
+	end := 0
+	for end < len(head) && head[end] != ' ' && head[end] != '\t' {
+		end++
 	}
 	if hasFileLine(head[:end]) {
 		return 1
@@ -1007,10 +1040,11 @@ func hasFailMark(line string) bool {
 	return false
 }
 
-// Byte classes of rawSignalWith's scan: what nonLetter would do with a
-// byte, or whether it is part of a word.
+// Byte classes of rawSignalWith's scan: what a byte does between words,
+// or whether it is part of a word.
 const (
-	signalOther     = iota // ESC or a digit: nonLetter reads it
+	signalEscape    = iota // ESC: an ANSI sequence to step over
+	signalDigit            // a digit: a number, maybe a compiler code
 	signalBlank            // a blank changes nothing
 	signalPunct            // punctuation ends a zero ("Errors: 0, ...")
 	signalMarkStart        // may start a failure mark, and ends a zero
@@ -1023,8 +1057,10 @@ var signalByte = func() (t [256]uint8) {
 		switch b := byte(c); {
 		case isLetter(b):
 			t[c] = signalLetter
-		case b == 0x1b || isDigit(b):
-			t[c] = signalOther
+		case b == 0x1b:
+			t[c] = signalEscape
+		case isDigit(b):
+			t[c] = signalDigit
 		case b == ' ':
 			t[c] = signalBlank
 		case b >= 0x80 || b == '*' || b == '!' || b == '-':
@@ -1050,29 +1086,56 @@ type signalScan struct {
 	expect   expectation
 }
 
-// nonLetter steps over the byte at line[i], which is no letter, or the
-// ANSI sequence or digit run it starts. code reports a compiler code.
-func (sc *signalScan) nonLetter(line string, i int) (next int, code bool) {
-	c := line[i]
-	switch {
-	case c == 0x1b:
-		return textkit.SkipANSI(line, i), false
-	case isDigit(c):
-		e := textkit.DigitRun(line, i)
-		if e-i == 4 && compilerCode(line, i, e) {
-			return e, true
+// wordsUsed tells rawSignalWith which words word may do more with than
+// pass over: last[n][c-'a'] has bit d-'a' set when a word of n letters
+// from c to d is in words, opens a phrase in pairs (both cut to 15
+// bytes), is "no" or "without", or is one an assertion report may use.
+// Words outside it score nothing and leave only their length behind,
+// unless capitalised (a type name) or after a word kept.
+type wordsUsed struct {
+	words, pairs *scoreTable
+	last         [16][32]uint32
+}
+
+// usedCache holds the wordsUsed of the signal tables and of the failure
+// tables, built when first asked for and again when the tables change.
+var usedCache [2]atomic.Pointer[wordsUsed]
+
+func usedWords(words, pairs *scoreTable) *wordsUsed {
+	for k := range usedCache {
+		if u := usedCache[k].Load(); u != nil && u.words == words && u.pairs == pairs {
+			return u
 		}
-		sc.prevZero = e-i == 1 && c == '0' && (e == len(line) || !isLetter(line[e]))
-		sc.prevLen = 0
-		return e, false
-	case c >= 0x80 || c == '*' || c == '!' || c == '-':
-		sc.marks = true
 	}
-	if c != ' ' {
-		// "0 errors" counts, "Errors: 0, Skipped: 2" does not carry over.
-		sc.prevZero = false
+	u := &wordsUsed{words: words, pairs: pairs}
+	add := func(w string) {
+		w = w[:min(len(w), 15)]
+		if f, l := w[0]-'a', w[len(w)-1]-'a'; f < 26 && l < 26 {
+			u.last[len(w)][f] |= 1 << l
+		}
 	}
-	return i + 1, false
+	for w := range words.scores {
+		add(w)
+	}
+	for p := range pairs.scores {
+		w, _, _ := strings.Cut(p, " ")
+		add(w)
+	}
+	add("no")
+	add("without")
+	for n := range expectFirst {
+		for c := byte('a'); c <= 'z'; c++ {
+			if expectFirst[n]>>(c&31)&1 != 0 {
+				u.last[n][c-'a'] = 1<<26 - 1
+			}
+		}
+	}
+	k := 1
+	if words == signalWords {
+		k = 0
+	}
+	usedCache[k].Store(u)
+	return u
 }
 
 // word scores the word line[i:e], alone or after the previous word, and
