@@ -1549,9 +1549,11 @@ func (t *templates) mergeVariants() (merged bool) {
 func (t *templates) sweepOrder(minV int32) []int {
 	// Sized once: grown key by key, these maps cost more than the sweep.
 	countA, countB := make(map[uint64]int32, len(t.groups)), make(map[uint64]int32, len(t.groups))
+	halves := make([][2]uint64, len(t.groups)) // hashed once, read twice
 	for i := range t.groups {
 		if len(t.groups[i].toks) > 1 {
 			a, b := tokenHalves(&t.groups[i])
+			halves[i] = [2]uint64{a, b}
 			countA[a]++
 			countB[b]++
 		}
@@ -1559,7 +1561,7 @@ func (t *templates) sweepOrder(minV int32) []int {
 	var order []int
 	for i := range t.groups {
 		if len(t.groups[i].toks) > 1 {
-			if a, b := tokenHalves(&t.groups[i]); countA[a] >= minV || countB[b] >= minV {
+			if h := halves[i]; countA[h[0]] >= minV || countB[h[1]] >= minV {
 				order = append(order, i)
 			}
 		}
@@ -1571,12 +1573,12 @@ func (t *templates) sweepOrder(minV int32) []int {
 func tokenHalves(g *tgroup) (uint64, uint64) {
 	a := (g.cont ^ uint64(len(g.toks))) * fnvPrime
 	b := a ^ 0x9E3779B97F4A7C15
-	for i, x := range g.toks {
-		if i < len(g.toks)/2 {
-			a += mix(i, x)
-		} else {
-			b += mix(i, x)
-		}
+	half := len(g.toks) / 2
+	for i, x := range g.toks[:half] {
+		a += mix(i, x)
+	}
+	for i, x := range g.toks[half:] {
+		b += mix(half+i, x)
 	}
 	return a, b
 }
@@ -1639,7 +1641,7 @@ type headerCells struct {
 }
 
 func (hc *headerCells) mark(g *tgroup, i int, col uint64, p int, v string) {
-	if len(hc.cells[i]) >= 16 || textkit.UpperLevelAt(v) {
+	if len(hc.cells[i]) >= 16 || mayBeLevel(v) && textkit.UpperLevelAt(v) {
 		return
 	}
 	c := cell{col: col, pos: p, name: g.toks[p] > varToken && len(v) >= 3}
@@ -1650,6 +1652,20 @@ func (hc *headerCells) mark(g *tgroup, i int, col uint64, p int, v string) {
 	if c.name {
 		hc.names[col]++
 	}
+}
+
+// mayBeLevel is false where textkit.UpperLevelAt(v) is sure to be: a
+// level's first byte, after a bracket, is a letter, ESC or not ASCII
+// (which upper-casing leaves alone otherwise).
+func mayBeLevel(v string) bool {
+	if v != "" && (v[0] == '[' || v[0] == '<') {
+		v = v[1:]
+	}
+	if v == "" {
+		return false
+	}
+	c := v[0] | 0x20
+	return c >= 'a' && c <= 'z' || v[0] == 0x1b || v[0] >= 0x80
 }
 
 // candidates returns the columns with names in three groups or more, sorted.
@@ -1714,7 +1730,11 @@ func (t *templates) markHeaderCells(hc *headerCells, i int, toks []Tok) {
 	// what happened (journalctl's MESSAGE=).
 	from := hc.ends[t.lay.HeaderCols]
 	for p := 1; p < len(toks); p++ {
-		if k := toks[p-1]; int(k.Start) >= from && pairValue(g.head, k, toks[p]) && !messageKey(g.head[k.Start:k.End]) {
+		k := toks[p-1]
+		if int(k.Start) < from || int(k.End) >= len(g.head) || g.head[k.End] != '=' && g.head[k.End] != '"' {
+			continue // pairValue's first test, without the call
+		}
+		if pairValue(g.head, k, toks[p]) && !messageKey(g.head[k.Start:k.End]) {
 			hc.mark(g, i, g.toks[p-1]^pairColumn, p, g.head[toks[p].Start:toks[p].End])
 		}
 	}
