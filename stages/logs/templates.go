@@ -1618,9 +1618,10 @@ func (t *templates) mergeHeaderColumns() bool {
 	if len(cols) == 0 {
 		return false
 	}
-	message := t.messageKeys(&hc)
+	byColumn := cellsByColumn(cols, hc.cells)
+	message := t.messageKeys(byColumn)
 	wild := map[uint64]bool{}
-	for k, cells := range cellsByColumn(cols, hc.cells) {
+	for k, cells := range byColumn {
 		if t.independentColumn(cells, message) {
 			wild[cols[k]] = true
 		}
@@ -1775,13 +1776,18 @@ type groupCell struct {
 // first, are cut from one slice.
 func cellsByColumn(cols []uint64, cells [][]cell) [][]groupCell {
 	n := make([]int, len(cols))
+	var colOf []int32 // each cell's column, in order; -1 for none
 	total := 0
 	for _, cs := range cells {
 		for _, c := range cs {
-			if k, ok := slices.BinarySearch(cols, c.col); ok {
+			k, ok := slices.BinarySearch(cols, c.col)
+			if !ok {
+				k = -1
+			} else {
 				n[k]++
 				total++
 			}
+			colOf = append(colOf, int32(k))
 		}
 	}
 	flat := make([]groupCell, total)
@@ -1793,9 +1799,10 @@ func cellsByColumn(cols []uint64, cells [][]cell) [][]groupCell {
 	}
 	for i, cs := range cells {
 		for _, c := range cs {
-			if k, ok := slices.BinarySearch(cols, c.col); ok {
+			if k := colOf[0]; k >= 0 {
 				by[k] = append(by[k], groupCell{group: i, cell: c})
 			}
+			colOf = colOf[1:]
 		}
 	}
 	return by
@@ -1867,18 +1874,21 @@ func pairValue(line string, k, v Tok) bool {
 }
 
 // messageKeys returns the message of each group: its tokens but the
-// candidate columns (names in three groups or more).
-func (t *templates) messageKeys(hc *headerCells) []uint64 {
+// candidate columns (names in three groups or more), whose cells are
+// byColumn.
+func (t *templates) messageKeys(byColumn [][]groupCell) []uint64 {
 	message := make([]uint64, len(t.groups))
-	for i, cs := range hc.cells {
-		g := &t.groups[i]
-		k := g.sum
-		for _, c := range cs {
-			if hc.names[c.col] >= 3 {
-				k -= mix(c.pos, g.toks[c.pos])
-			}
+	for i := range message {
+		message[i] = t.groups[i].sum
+	}
+	for _, cells := range byColumn {
+		for _, gc := range cells {
+			message[gc.group] -= mix(gc.cell.pos, t.groups[gc.group].toks[gc.cell.pos])
 		}
-		message[i] = k ^ (g.cont^uint64(len(g.toks)))*fnvPrime
+	}
+	for i := range message {
+		g := &t.groups[i]
+		message[i] ^= (g.cont ^ uint64(len(g.toks))) * fnvPrime
 	}
 	return message
 }
