@@ -1499,12 +1499,17 @@ func (t *templates) mergeVariants() (merged bool) {
 		}
 		// Count first: most buckets hold one group and need no list.
 		clear(sizes)
+		counted := 0
 		for _, i := range order {
 			if g := &t.groups[i]; g.parent == i && g.toks[p] > varToken {
 				sizes[key(g, p)]++
+				counted++
 			}
 		}
 		clear(buckets)
+		if len(sizes) > counted-int(minV)+1 {
+			continue // too many keys for a bucket of minV
+		}
 		for _, i := range order {
 			if g := &t.groups[i]; g.parent == i && g.toks[p] > varToken {
 				if k := key(g, p); sizes[k] >= minV {
