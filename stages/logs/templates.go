@@ -1499,12 +1499,17 @@ func (t *templates) mergeVariants() (merged bool) {
 		}
 		// Count first: most buckets hold one group and need no list.
 		clear(sizes)
+		counted := 0
 		for _, i := range order {
 			if g := &t.groups[i]; g.parent == i && g.toks[p] > varToken {
 				sizes[key(g, p)]++
+				counted++
 			}
 		}
 		clear(buckets)
+		if len(sizes) > counted-int(minV)+1 {
+			continue // too many keys for a bucket of minV
+		}
 		for _, i := range order {
 			if g := &t.groups[i]; g.parent == i && g.toks[p] > varToken {
 				if k := key(g, p); sizes[k] >= minV {
@@ -1549,9 +1554,11 @@ func (t *templates) mergeVariants() (merged bool) {
 func (t *templates) sweepOrder(minV int32) []int {
 	// Sized once: grown key by key, these maps cost more than the sweep.
 	countA, countB := make(map[uint64]int32, len(t.groups)), make(map[uint64]int32, len(t.groups))
+	halves := make([][2]uint64, len(t.groups)) // hashed once, read twice
 	for i := range t.groups {
 		if len(t.groups[i].toks) > 1 {
 			a, b := tokenHalves(&t.groups[i])
+			halves[i] = [2]uint64{a, b}
 			countA[a]++
 			countB[b]++
 		}
@@ -1559,7 +1566,7 @@ func (t *templates) sweepOrder(minV int32) []int {
 	var order []int
 	for i := range t.groups {
 		if len(t.groups[i].toks) > 1 {
-			if a, b := tokenHalves(&t.groups[i]); countA[a] >= minV || countB[b] >= minV {
+			if h := halves[i]; countA[h[0]] >= minV || countB[h[1]] >= minV {
 				order = append(order, i)
 			}
 		}
@@ -1571,12 +1578,12 @@ func (t *templates) sweepOrder(minV int32) []int {
 func tokenHalves(g *tgroup) (uint64, uint64) {
 	a := (g.cont ^ uint64(len(g.toks))) * fnvPrime
 	b := a ^ 0x9E3779B97F4A7C15
-	for i, x := range g.toks {
-		if i < len(g.toks)/2 {
-			a += mix(i, x)
-		} else {
-			b += mix(i, x)
-		}
+	half := len(g.toks) / 2
+	for i, x := range g.toks[:half] {
+		a += mix(i, x)
+	}
+	for i, x := range g.toks[half:] {
+		b += mix(half+i, x)
 	}
 	return a, b
 }
@@ -1616,9 +1623,10 @@ func (t *templates) mergeHeaderColumns() bool {
 	if len(cols) == 0 {
 		return false
 	}
-	message := t.messageKeys(&hc)
+	byColumn := cellsByColumn(cols, hc.cells)
+	message := t.messageKeys(byColumn)
 	wild := map[uint64]bool{}
-	for k, cells := range cellsByColumn(cols, hc.cells) {
+	for k, cells := range byColumn {
 		if t.independentColumn(cells, message) {
 			wild[cols[k]] = true
 		}
@@ -1639,7 +1647,7 @@ type headerCells struct {
 }
 
 func (hc *headerCells) mark(g *tgroup, i int, col uint64, p int, v string) {
-	if len(hc.cells[i]) >= 16 || textkit.UpperLevelAt(v) {
+	if len(hc.cells[i]) >= 16 || mayBeLevel(v) && textkit.UpperLevelAt(v) {
 		return
 	}
 	c := cell{col: col, pos: p, name: g.toks[p] > varToken && len(v) >= 3}
@@ -1650,6 +1658,20 @@ func (hc *headerCells) mark(g *tgroup, i int, col uint64, p int, v string) {
 	if c.name {
 		hc.names[col]++
 	}
+}
+
+// mayBeLevel is false where textkit.UpperLevelAt(v) is sure to be: a
+// level's first byte, after a bracket, is a letter, ESC or not ASCII
+// (which upper-casing leaves alone otherwise).
+func mayBeLevel(v string) bool {
+	if v != "" && (v[0] == '[' || v[0] == '<') {
+		v = v[1:]
+	}
+	if v == "" {
+		return false
+	}
+	c := v[0] | 0x20
+	return c >= 'a' && c <= 'z' || v[0] == 0x1b || v[0] >= 0x80
 }
 
 // candidates returns the columns with names in three groups or more, sorted.
@@ -1714,7 +1736,11 @@ func (t *templates) markHeaderCells(hc *headerCells, i int, toks []Tok) {
 	// what happened (journalctl's MESSAGE=).
 	from := hc.ends[t.lay.HeaderCols]
 	for p := 1; p < len(toks); p++ {
-		if k := toks[p-1]; int(k.Start) >= from && pairValue(g.head, k, toks[p]) && !messageKey(g.head[k.Start:k.End]) {
+		k := toks[p-1]
+		if int(k.Start) < from || int(k.End) >= len(g.head) || g.head[k.End] != '=' && g.head[k.End] != '"' {
+			continue // pairValue's first test, without the call
+		}
+		if pairValue(g.head, k, toks[p]) && !messageKey(g.head[k.Start:k.End]) {
 			hc.mark(g, i, g.toks[p-1]^pairColumn, p, g.head[toks[p].Start:toks[p].End])
 		}
 	}
@@ -1755,13 +1781,18 @@ type groupCell struct {
 // first, are cut from one slice.
 func cellsByColumn(cols []uint64, cells [][]cell) [][]groupCell {
 	n := make([]int, len(cols))
+	var colOf []int32 // each cell's column, in order; -1 for none
 	total := 0
 	for _, cs := range cells {
 		for _, c := range cs {
-			if k, ok := slices.BinarySearch(cols, c.col); ok {
+			k, ok := slices.BinarySearch(cols, c.col)
+			if !ok {
+				k = -1
+			} else {
 				n[k]++
 				total++
 			}
+			colOf = append(colOf, int32(k))
 		}
 	}
 	flat := make([]groupCell, total)
@@ -1773,9 +1804,10 @@ func cellsByColumn(cols []uint64, cells [][]cell) [][]groupCell {
 	}
 	for i, cs := range cells {
 		for _, c := range cs {
-			if k, ok := slices.BinarySearch(cols, c.col); ok {
+			if k := colOf[0]; k >= 0 {
 				by[k] = append(by[k], groupCell{group: i, cell: c})
 			}
+			colOf = colOf[1:]
 		}
 	}
 	return by
@@ -1847,18 +1879,21 @@ func pairValue(line string, k, v Tok) bool {
 }
 
 // messageKeys returns the message of each group: its tokens but the
-// candidate columns (names in three groups or more).
-func (t *templates) messageKeys(hc *headerCells) []uint64 {
+// candidate columns (names in three groups or more), whose cells are
+// byColumn.
+func (t *templates) messageKeys(byColumn [][]groupCell) []uint64 {
 	message := make([]uint64, len(t.groups))
-	for i, cs := range hc.cells {
-		g := &t.groups[i]
-		k := g.sum
-		for _, c := range cs {
-			if hc.names[c.col] >= 3 {
-				k -= mix(c.pos, g.toks[c.pos])
-			}
+	for i := range message {
+		message[i] = t.groups[i].sum
+	}
+	for _, cells := range byColumn {
+		for _, gc := range cells {
+			message[gc.group] -= mix(gc.cell.pos, t.groups[gc.group].toks[gc.cell.pos])
 		}
-		message[i] = k ^ (g.cont^uint64(len(g.toks)))*fnvPrime
+	}
+	for i := range message {
+		g := &t.groups[i]
+		message[i] ^= (g.cont ^ uint64(len(g.toks))) * fnvPrime
 	}
 	return message
 }
