@@ -6,11 +6,14 @@ import (
 	"testing"
 )
 
-// TestFactMemoByLength checks factMemo.lookup, which tries the shape
-// last seen at a line's length before it asks its shapeIndex, against a
+// longLineBytes is a length past most log lines.
+const longLineBytes = 1024
+
+// TestFactMemoByLength checks factMemo.lookup, whose shapeIndex tries
+// the shape last seen at a line's length before it hashes, against a
 // plain key (every digit made '0') and factsOf: on texts one after the
 // other from the pool, whose lines share lengths, with lines of one
-// length and another shape, and lines too long for the table.
+// length and another shape, and long lines.
 func TestFactMemoByLength(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
 	byTable := 0
@@ -25,13 +28,13 @@ func TestFactMemoByLength(t *testing.T) {
 				b := []byte(line)
 				b[r.IntN(len(b))] = "x:-a9 "[r.IntN(6)]
 				line = string(b)
-			case 1: // too long for the table
-				line += strings.Repeat(" pad 7", factByLength/6+r.IntN(3))
+			case 1: // long
+				line += strings.Repeat(" pad 7", longLineBytes/6+r.IntN(3))
 			case 2:
 				line = line[:1+r.IntN(len(line))]
 			}
 			k := digitsAsZero(line)
-			if lengths[len(line)] == k && len(line) < factByLength {
+			if lengths[len(line)] == k && len(line) < longLineBytes {
 				byTable++
 			}
 			lengths[len(line)] = k

@@ -276,17 +276,11 @@ const maxHeaderHeads = 400
 // factMemo keeps the facts of the digit shapes of the lines sampled,
 // numbered by a shapeIndex.
 type factMemo struct {
-	shapes shapeIndex
-	// byLength holds, for each line length, 1 + the shape last found or
-	// added at it: a log's shapes mostly differ in length, so it holds a
-	// line's shape more often than the line before does, and needs no
-	// hash. It is not cleared between texts: a number out of range, or of
-	// a line of another length, is let go.
-	byLength [factByLength]int32
-	facts    []lineFacts
-	lookups  int
-	hits     int
-	off      bool // too few hits to pay for the hashing
+	shapes  shapeIndex
+	facts   []lineFacts
+	lookups int
+	hits    int
+	off     bool // too few hits to pay for the hashing
 	// Room for logAnalysis's heads, kept between documents.
 	heads       []string
 	freshShapes []shapeKey
@@ -299,9 +293,6 @@ const (
 	factProbe = 128
 	// factMaxFacts bounds the facts kept: Analyze samples 3000 lines.
 	factMaxFacts = 4096
-	// factByLength bounds the line lengths byLength holds: a log's lines
-	// are mostly shorter.
-	factByLength = 1024
 )
 
 var factPool = sync.Pool{New: func() any { return new(factMemo) }}
@@ -337,15 +328,7 @@ func (m *factMemo) lookup(line string) (f *lineFacts, i int32) {
 		m.off = true
 	}
 	x := &m.shapes
-	n := len(line)
-	if n < factByLength {
-		if i = m.byLength[n] - 1; i >= 0 && int(i) < len(x.lines) && sameDigitShape(x.lines[i], line) {
-			m.hits++
-			x.lines[i] = line // the nearer lines share more digits
-			return &m.facts[i], i
-		}
-	}
-	// find tries the shape of the line before first, unhashed.
+	// find tries the shape last seen at the line's length first, unhashed.
 	i, h, slot := x.find(line)
 	if i < 0 {
 		if slot < 0 || len(m.facts) >= factMaxFacts {
@@ -355,9 +338,6 @@ func (m *factMemo) lookup(line string) (f *lineFacts, i int32) {
 		m.facts = append(m.facts, factsOf(line))
 	} else {
 		m.hits++
-	}
-	if n < factByLength {
-		m.byLength[n] = i + 1
 	}
 	return &m.facts[i], i
 }
