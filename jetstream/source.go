@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -259,12 +260,12 @@ func (r *SourceRunner) Run(ctx context.Context) error {
 	if err := r.redeliver(ctx, pending); err != nil {
 		return err
 	}
-	r.awaitRedeliveries(ctx)
 	keepAlive, stopKeepAlive := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopKeepAlive()
 	go r.keepHeldAlive(keepAlive)
-	var refreshed time.Time
 	batch := min(512, r.src.MaxAckPending/4+1)
+	r.catchUp(ctx, batch)
+	var refreshed time.Time
 	for ctx.Err() == nil {
 		msgs, err := r.cons.Fetch(batch, njs.FetchMaxWait(r.pull))
 		if err != nil {
@@ -449,8 +450,9 @@ func WindowDocID(source, key string, first, last uint64) string {
 
 // closeWindow turns w into a document: its original is stored (and the
 // fleet takes it from there), then its record is written, then its events
-// are acked; its result goes out in the background. A failure before the
-// acks leaves the events to be redelivered.
+// are acked; its result goes out in the background. When that cannot be
+// done before ctx ends (or cannot be done at all) the events are handed
+// back, to be redelivered.
 func (r *SourceRunner) closeWindow(ctx context.Context, w *window, reason string) error {
 	r.mu.Lock()
 	if r.open[w.key] != w {
@@ -486,34 +488,53 @@ func (r *SourceRunner) closeWindow(ctx context.Context, w *window, reason string
 		FirstTime: w.times[0], LastTime: w.times[len(w.times)-1], Closed: time.Now(),
 	}
 	doc := Document{ID: rec.DocID, Text: text.String(), Kind: r.src.Kind}
-	wait, err := r.client.expect(ctx, doc.ID, 0)
-	if err != nil {
-		r.nakAll(w)
-		return err
+	// A failed attempt is retried while the runner holds the events (kept
+	// alive, nothing newer pulled): handed back, they would come again
+	// after newer events and a later window's range would span them.
+	for delay := 100 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
+		wait, dup, err := r.commitWindow(ctx, rec, doc)
+		if err == nil {
+			for _, m := range w.msgs {
+				_ = m.Ack() // a lost ack is redelivered and then found in the record
+			}
+			if dup {
+				r.client.offerStoredResult(ctx, doc.ID)
+			}
+			r.inflight.Add(1)
+			go func() {
+				defer r.inflight.Done()
+				r.deliver(r.deliveries, rec, doc.Text, wait)
+			}()
+			return nil
+		}
+		if errors.Is(err, errPermanent) || ctx.Err() != nil {
+			r.nakAll(w)
+			return err
+		}
+		if delay == 100*time.Millisecond {
+			r.log.Warn("source window not closed; retrying while holding its events", "source", r.src.Name, "doc", doc.ID, "error", err.Error())
+		}
+		sleepCtx(ctx, delay)
 	}
-	dup, err := r.client.submit(ctx, doc, 0, "")
+}
+
+// commitWindow is one attempt to store a window's original, start it on
+// the fleet and write its record; after an error nothing waits for it.
+func (r *SourceRunner) commitWindow(ctx context.Context, rec windowRecord, doc Document) (wait func(context.Context) (Result, error), dup bool, err error) {
+	wait, err = r.client.expect(ctx, doc.ID, 0)
+	if err != nil {
+		return nil, false, err
+	}
+	if dup, err = r.client.submit(ctx, doc, 0, ""); err != nil {
+		err = fmt.Errorf("window %s: %w", doc.ID, err)
+	} else {
+		err = r.putRecord(ctx, rec)
+	}
 	if err != nil {
 		r.client.forget(doc.ID)
-		r.nakAll(w)
-		return fmt.Errorf("window %s: %w", doc.ID, err)
+		return nil, false, err
 	}
-	if err := r.putRecord(ctx, rec); err != nil {
-		r.client.forget(doc.ID)
-		r.nakAll(w)
-		return err
-	}
-	for _, m := range w.msgs {
-		_ = m.Ack() // a lost ack is redelivered and then found in the record
-	}
-	if dup {
-		r.client.offerStoredResult(ctx, doc.ID)
-	}
-	r.inflight.Add(1)
-	go func() {
-		defer r.inflight.Done()
-		r.deliver(r.deliveries, rec, doc.Text, wait)
-	}()
-	return nil
+	return wait, dup, nil
 }
 
 // deliver waits for the window's result and publishes it to the output
@@ -672,23 +693,71 @@ func (r *SourceRunner) redeliver(ctx context.Context, pending []windowRecord) er
 	return nil
 }
 
-// awaitRedeliveries waits, when the consumer holds events delivered and
-// not acked (a worker crashed holding them), until their ack wait has run
-// out, so they come again before the events after them and windows keep
-// to stream order. The count of held events stays up until they are
-// redelivered and acked, so the wait runs to its end; a quarter of the
-// ack wait more lets a busy server requeue them before the first pull,
-// which would otherwise take newer events first: their window would then
-// span the late ones' sequences.
-func (r *SourceRunner) awaitRedeliveries(ctx context.Context) {
-	deadline := time.Now().Add(sourceAckWait + sourceAckWait/4)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		info, err := r.cons.Info(ctx)
-		if err != nil || info.NumAckPending == 0 {
-			return
-		}
-		sleepCtx(ctx, 100*time.Millisecond)
+// catchUp runs before the first plain pull when the consumer counts
+// events delivered and not acked (a runner died holding them). Those come
+// back in the order their ack waits ran out, not in stream order, mixed
+// with newer events; so every event is taken and kept, until all the
+// consumer's pending events are in hand (at most the ack wait and a
+// quarter, or max_held_bytes), and then added in stream order. A key's
+// windows then never span one another's sequences.
+func (r *SourceRunner) catchUp(ctx context.Context, batch int) {
+	info, err := r.cons.Info(ctx)
+	if err != nil || info.NumAckPending == 0 {
+		return
 	}
+	pending := int(info.NumAckPending)
+	taken := map[uint64]njs.Msg{}
+	size := int64(0)
+	deadline := time.Now().Add(sourceAckWait + sourceAckWait/4)
+	touched := time.Now()
+	for ctx.Err() == nil && time.Now().Before(deadline) && size < r.src.MaxHeldBytes {
+		if msgs, err := r.cons.Fetch(batch, njs.FetchMaxWait(r.pull)); err == nil {
+			for m := range msgs.Messages() {
+				size += r.take(taken, m)
+			}
+		}
+		if time.Since(touched) >= sourceAckWait/3 {
+			touched = time.Now()
+			for _, m := range taken {
+				_ = m.InProgress()
+			}
+		}
+		if info, err := r.cons.Info(ctx); err == nil {
+			if pending = int(info.NumAckPending); pending <= len(taken) {
+				break
+			}
+		}
+	}
+	if pending > len(taken) && ctx.Err() == nil {
+		r.log.Warn("source events held elsewhere did not come back in time; windows of their keys may overlap", "source", r.src.Name, "pending", pending, "in_hand", len(taken))
+	}
+	for _, seq := range slices.Sorted(maps.Keys(taken)) {
+		if err := r.add(ctx, taken[seq]); err != nil {
+			r.log.Warn("source event not taken; it will be redelivered", "source", r.src.Name, "error", err.Error())
+		}
+	}
+}
+
+// take keeps m in taken, by stream sequence (a later delivery of the same
+// event replaces the earlier), or acks it when a recorded window holds it.
+// It returns the bytes added.
+func (r *SourceRunner) take(taken map[uint64]njs.Msg, m njs.Msg) int64 {
+	meta, err := m.Metadata()
+	if err != nil {
+		_ = m.Term()
+		return 0
+	}
+	seq := meta.Sequence.Stream
+	if meta.NumDelivered > 1 && r.isCommitted(seq) {
+		_ = m.Ack()
+		return 0
+	}
+	_, again := taken[seq]
+	taken[seq] = m
+	if again {
+		return 0
+	}
+	return int64(len(m.Data()))
 }
 
 // keepHeldAlive tells the server, every third of the ack wait, that the

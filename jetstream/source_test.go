@@ -2,6 +2,7 @@ package jetstream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -246,6 +248,13 @@ func testSource() SourceConfig {
 // crash would: the connection goes first, so nothing is acked on the way out.
 func runSource(t *testing.T, b *sourceBench, src SourceConfig, opts ...SourceOption) (stop func(crash bool)) {
 	t.Helper()
+	return runSourceWith(t, b, src, nil, opts...)
+}
+
+// runSourceWith is runSource with prepare called on the runner before it
+// runs.
+func runSourceWith(t *testing.T, b *sourceBench, src SourceConfig, prepare func(*SourceRunner), opts ...SourceOption) (stop func(crash bool)) {
+	t.Helper()
 	nc, err := nats.Connect(b.f.srv.ClientURL())
 	if err != nil {
 		t.Fatal(err)
@@ -258,6 +267,9 @@ func runSource(t *testing.T, b *sourceBench, src SourceConfig, opts ...SourceOpt
 	r, err := NewSourceRunner(context.Background(), js, client, src, opts...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if prepare != nil {
+		prepare(r)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -341,6 +353,105 @@ func TestSourceSurvivesCrashes(t *testing.T) {
 
 // TestSourceMaxAgeClosesAQuietKey: one event on a quiet key goes out
 // within max_age plus a pull wait.
+// TestSourceTakesRedeliveriesInStreamOrder: a dead runner's events come
+// back in the order their ack waits run out, not in stream order. Here it
+// hands back every other event at once and the rest wait out the ack
+// wait, so they return as two interleaved runs; the restarted runner must
+// still form windows whose ranges never overlap.
+func TestSourceTakesRedeliveriesInStreamOrder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: waits out a source's ack wait; runs without -short")
+	}
+	defer func(ack time.Duration) { sourceAckWait = ack }(sourceAckWait)
+	sourceAckWait = 2 * time.Second
+	const n = 3000
+	b := newSourceBench(t)
+	b.publish(t, n)
+	src := testSource()
+	src.Window.MaxBytes = 16 << 10
+	nc, err := nats.Connect(b.f.srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := njs.New(nc)
+	client, err := NewClient(context.Background(), js, b.f.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead, err := NewSourceRunner(context.Background(), js, client, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for taken := 0; taken < n; {
+		msgs, err := dead.cons.Fetch(n-taken, njs.FetchMaxWait(5*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for m := range msgs.Messages() {
+			if taken%2 == 0 {
+				if err := m.Nak(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			taken++
+		}
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	client.Close()
+	nc.Close()
+	runSource(t, b, src)
+	ws := b.covered(t, time.Minute)
+	b.checkContent(t, ws)
+}
+
+// flakyRecords fails every third window record write.
+type flakyRecords struct {
+	njs.KeyValue
+	puts, failed atomic.Int64
+}
+
+func (f *flakyRecords) Put(ctx context.Context, key string, value []byte) (uint64, error) {
+	if f.puts.Add(1)%3 == 0 {
+		f.failed.Add(1)
+		return 0, errors.New("injected: window records unavailable")
+	}
+	return f.KeyValue.Put(ctx, key, value)
+}
+
+// TestSourceRetriesAWindowItCannotClose: a window whose record cannot be
+// written is retried while the runner holds its events; none is handed
+// back, since a redelivered event would come after newer ones of its key.
+func TestSourceRetriesAWindowItCannotClose(t *testing.T) {
+	const n = 3000
+	b := newSourceBench(t)
+	b.publish(t, n)
+	src := testSource()
+	src.Window.MaxBytes = 16 << 10
+	flaky := &flakyRecords{}
+	runSourceWith(t, b, src, func(r *SourceRunner) {
+		flaky.KeyValue = r.records
+		r.records = flaky
+	})
+	ws := b.covered(t, time.Minute)
+	b.checkContent(t, ws)
+	if flaky.failed.Load() == 0 {
+		t.Fatal("no record write failed: the test did not exercise a retry")
+	}
+	cons, err := b.logs.Consumer(context.Background(), Names{b.f.cfg.Prefix}.SourceConsumer(src.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := cons.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Delivered.Consumer != n || info.NumRedelivered != 0 {
+		t.Fatalf("%d deliveries of %d events (%d redelivered now), %d record writes failed: a failed window was handed back", info.Delivered.Consumer, n, info.NumRedelivered, flaky.failed.Load())
+	}
+}
+
 func TestSourceMaxAgeClosesAQuietKey(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits out a window max_age")
