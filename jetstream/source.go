@@ -711,10 +711,13 @@ func (r *SourceRunner) catchUp(ctx context.Context, batch int) {
 	deadline := time.Now().Add(sourceAckWait + sourceAckWait/4)
 	touched := time.Now()
 	for ctx.Err() == nil && time.Now().Before(deadline) && size < r.src.MaxHeldBytes {
-		if msgs, err := r.cons.Fetch(batch, njs.FetchMaxWait(r.pull)); err == nil {
-			for m := range msgs.Messages() {
-				size += r.take(taken, m)
-			}
+		msgs, err := r.cons.Fetch(batch, njs.FetchMaxWait(r.pull))
+		if err != nil {
+			sleepCtx(ctx, r.pull) // reconnecting: no tight loop
+			continue
+		}
+		for m := range msgs.Messages() {
+			size += r.take(taken, m)
 		}
 		if time.Since(touched) >= sourceAckWait/3 {
 			touched = time.Now()
