@@ -52,8 +52,8 @@ func validBySIMD(text string) (valid, sure bool) {
 	if err != nil {
 		return false, false
 	}
-	if hasNonJSONControl(text) {
-		return false, false // simdjson-go takes some (form feed) for blanks
+	if hasNonJSONControl(text) || badUnicodeEscape(text) {
+		return false, false // simdjson-go takes a form feed for a blank, ' ' to '/' for hex digits
 	}
 	// simdjson-go does not check the UTF-8 inside strings.
 	return utf8.ValidString(text), true
@@ -68,6 +68,38 @@ func hasNonJSONControl(text string) bool {
 		}
 	}
 	return false
+}
+
+// badUnicodeEscape reports a \u escape whose four characters are not all
+// hex digits. Escapes are read in order, so an escaped backslash before a
+// 'u' opens none.
+func badUnicodeEscape(text string) bool {
+	for i := strings.IndexByte(text, '\\'); i >= 0 && i+1 < len(text); {
+		skip := 2
+		if text[i+1] == 'u' {
+			if i+6 > len(text) || !allHex(text[i+2:i+6]) {
+				return true
+			}
+			skip = 6
+		}
+		i += skip
+		j := strings.IndexByte(text[i:], '\\')
+		if j < 0 {
+			break
+		}
+		i += j
+	}
+	return false
+}
+
+func allHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // bytesPerTokenForSIMD is where simdjson-go starts to pay: 16 or more

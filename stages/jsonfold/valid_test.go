@@ -104,3 +104,34 @@ func FuzzValidPaths(f *testing.F) {
 		}
 	})
 }
+
+// TestValidBySIMDUnicodeEscapes: every printable byte in each of a \u
+// escape's four places, in a key and in a value, after an escaped
+// backslash (no escape then) and after a good escape. Where simdjson-go is
+// sure it agrees with the tokenizer, and it stays sure of escapes that are
+// well formed.
+func TestValidBySIMDUnicodeEscapes(t *testing.T) {
+	if !simdJSON {
+		t.Skip("simdjson-go needs AVX2 and CLMUL; this CPU lacks them")
+	}
+	shapes := []string{`["%s"]`, `{"%s":1}`, `{"k":"a%sb","n":[1,2]}`}
+	for pos := range 4 {
+		for c := byte(0x20); c < 0x7f; c++ {
+			hex := []byte("00e9")
+			hex[pos] = c
+			for _, esc := range []string{`\u` + string(hex), `\\u` + string(hex), `\n\u00e9\u` + string(hex)} {
+				for _, shape := range shapes {
+					d := fmt.Sprintf(shape, esc)
+					got, sure := validBySIMD(d)
+					want := walkJSON(d)
+					if sure && got != want {
+						t.Fatalf("validBySIMD(%q) = %v, the tokenizer %v", d, got, want)
+					}
+					if want && !sure {
+						t.Errorf("validBySIMD(%q) unsure of a valid document", d)
+					}
+				}
+			}
+		}
+	}
+}
