@@ -60,10 +60,22 @@ func validBySIMD(text string) (valid, sure bool) {
 }
 
 // hasNonJSONControl reports a control byte other than JSON's blanks
-// (tab, newline, carriage return): never valid JSON anywhere.
+// (tab, newline, carriage return): never valid JSON anywhere. Eight bytes
+// are tested at once; only a word holding some byte below 0x20 (a line
+// feed, mostly) is read byte by byte.
 func hasNonJSONControl(text string) bool {
-	for i := 0; i < len(text); i++ {
-		if c := text[i]; c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+	i := 0
+	for ; i+8 <= len(text); i += 8 {
+		if w := textkit.Load64(text[i:]); (w-0x2020202020202020)&^w&0x8080808080808080 != 0 && nonJSONControlIn(text[i:i+8]) {
+			return true
+		}
+	}
+	return nonJSONControlIn(text[i:])
+}
+
+func nonJSONControlIn(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
 			return true
 		}
 	}
