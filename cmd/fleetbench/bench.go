@@ -25,6 +25,7 @@ type benchOptions struct {
 	docs, size, window, latencyDocs int
 	rounds, concurrency, pullBatch  int
 	workers                         int
+	latencyWarmup                   int
 	latencyLoad                     float64
 	workerBin, benthosBin, corpus   string
 	only, workerProfiles            string
@@ -67,7 +68,7 @@ func runBench(ctx context.Context, o benchOptions) error {
 	}
 	var runners []runner
 	for _, sc := range scenarios {
-		runners = append(runners, runner{sc.name, func(dir string) (outcome, error) { return runScenario(ctx, o, sc, dir, docs, 0) }})
+		runners = append(runners, runner{sc.name, func(dir string) (outcome, error) { return runScenario(ctx, o, sc, dir, docs, pacing{}) }})
 	}
 	peers := []relayPeer{rawRelayPeer(o)}
 	if wanted(o, 'e') {
@@ -156,15 +157,30 @@ func printRatios(median map[byte]float64) {
 
 // runLatency runs each fleet paced below its own saturation: a rate the
 // split fleet cannot sustain would measure its queue, not its latency.
+// The first -latency-warmup documents of a run are timed apart: a fresh
+// server and worker start with empty caches and heaps. After the fused
+// fleet, the same rate goes through the fused topology with no-op stages,
+// so the transport's own share of the tail shows.
 func runLatency(ctx context.Context, o benchOptions, fleets []scenario, median map[byte]float64, tmp string, docs []string) error {
-	fmt.Printf("latency at %.0f%% of each fleet's own median throughput:\n", o.latencyLoad*100)
+	fmt.Printf("latency at %.0f%% of each fleet's own median throughput, %d documents after %d warm-up ones:\n", o.latencyLoad*100, o.latencyDocs, o.latencyWarmup)
+	runDocs := make([]string, 0, o.latencyWarmup+o.latencyDocs)
+	for len(runDocs) < cap(runDocs) {
+		runDocs = append(runDocs, docs[:min(len(docs), cap(runDocs)-len(runDocs))]...)
+	}
 	for i, sc := range fleets {
 		if median[sc.name[0]] == 0 {
 			continue
 		}
 		rate := o.latencyLoad * median[sc.name[0]] * 1e6 / float64(o.size)
-		if _, err := runScenario(ctx, o, sc, filepath.Join(tmp, "lat"+strconv.Itoa(i)), docs[:min(o.latencyDocs, len(docs))], rate); err != nil {
-			return fmt.Errorf("%s latency: %w", sc.name, err)
+		runs := []scenario{sc}
+		if !sc.noop && len(sc.segments) == 1 {
+			runs = append(runs, scenario{name: "  the same, no-op stages (transport alone)", segments: sc.segments, noop: true})
+		}
+		for j, run := range runs {
+			dir := filepath.Join(tmp, fmt.Sprintf("lat%d-%d", i, j))
+			if _, err := runScenario(ctx, o, run, dir, runDocs, pacing{rate: rate, warmup: o.latencyWarmup}); err != nil {
+				return fmt.Errorf("%s latency: %w", run.name, err)
+			}
 		}
 	}
 	return nil
@@ -201,9 +217,16 @@ func makeDocs(o benchOptions) []string {
 	return docs
 }
 
+// pacing is a latency run's publishing rate in documents a second, and how
+// many of its first documents are warm-up; a zero rate publishes at once.
+type pacing struct {
+	rate   float64
+	warmup int
+}
+
 // runScenario starts a server and workers as processes, pushes docs and
-// measures. rate > 0 paces publishing and reports latency percentiles.
-func runScenario(ctx context.Context, o benchOptions, sc scenario, dir string, docs []string, rate float64) (outcome, error) {
+// measures. A paced run reports latency percentiles.
+func runScenario(ctx context.Context, o benchOptions, sc scenario, dir string, docs []string, pace pacing) (outcome, error) {
 	var procs procGroup
 	defer procs.stop()
 	url, err := procs.startServer(dir)
@@ -263,8 +286,8 @@ func runScenario(ctx context.Context, o benchOptions, sc scenario, dir string, d
 	selfCPU := cpuSeconds("/proc/self/stat")
 	begin := time.Now()
 	for i, d := range docs {
-		if rate > 0 {
-			next := begin.Add(time.Duration(float64(i) / rate * float64(time.Second)))
+		if pace.rate > 0 {
+			next := begin.Add(time.Duration(float64(i) / pace.rate * float64(time.Second)))
 			time.Sleep(time.Until(next))
 		}
 		sem <- struct{}{}
@@ -289,14 +312,31 @@ func runScenario(ctx context.Context, o benchOptions, sc scenario, dir string, d
 		return outcome{}, firstErr
 	}
 	res := procs.outcome(len(docs)*o.size, elapsed, selfCPU)
-	if rate > 0 {
-		slices.Sort(lat)
-		fmt.Printf("  %-43s p50 %7.1f ms  p99 %7.1f ms  (%d docs at %.0f docs/s)\n", sc.name, ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]), len(lat), rate)
+	if pace.rate > 0 {
+		warm := min(pace.warmup, len(lat)-1)
+		measured, cold := lat[warm:], lat[:warm]
+		warmNote := ""
+		if len(cold) > 0 {
+			warmNote = fmt.Sprintf("; warm-up p99 %.1f ms", ms(percentile(cold, 99)))
+		}
+		fmt.Printf("  %-43s p50 %7.1f ms  p99 %7.1f ms  (%d docs at %.0f docs/s%s)\n",
+			sc.name, ms(percentile(measured, 50)), ms(percentile(measured, 99)), len(measured), pace.rate, warmNote)
 	}
 	return res, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// percentile returns the p-th percentile of ds (nearest rank, on a sorted
+// copy); 0 for none.
+func percentile(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	sorted := slices.Clone(ds)
+	slices.Sort(sorted)
+	return sorted[min(len(sorted)-1, len(sorted)*p/100)]
+}
 
 func benchFleetConfig(o benchOptions, sc scenario) jetstream.Config {
 	c := jetstream.DefaultConfig()

@@ -44,6 +44,7 @@ func main() {
 	flag.IntVar(&o.size, "size", 64<<10, "document size in bytes")
 	flag.IntVar(&o.window, "window", 256, "documents in flight during throughput runs")
 	flag.IntVar(&o.latencyDocs, "latency-docs", 1000, "documents in the latency run")
+	flag.IntVar(&o.latencyWarmup, "latency-warmup", 300, "documents published at the same rate before the timed ones of a latency run")
 	flag.IntVar(&o.rounds, "rounds", 3, "throughput rounds; each scenario reports its median")
 	flag.IntVar(&o.concurrency, "concurrency", 64, "fleet.concurrency of every worker")
 	flag.IntVar(&o.pullBatch, "pull-batch", 64, "fleet.pull_batch of every worker")
