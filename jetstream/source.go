@@ -170,6 +170,9 @@ func (r *SourceRunner) attach(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("source %s: stream %s: %w (sources read an existing stream; jetcompact never creates it)", r.src.Name, r.src.Stream, err)
 	}
+	if err := r.windowFits(stream.CachedInfo().Config); err != nil {
+		return err
+	}
 	out := r.src.outputPattern(r.names.Prefix)
 	for _, f := range stream.CachedInfo().Config.Subjects {
 		if subjectsIntersect(out, f) {
@@ -189,6 +192,23 @@ func (r *SourceRunner) attach(ctx context.Context) error {
 		return fmt.Errorf("source %s: consumer on %s: %w", r.src.Name, r.src.Stream, err)
 	}
 	r.cons = cons
+	return nil
+}
+
+// windowFits refuses a window limit fleet.max_document_bytes cannot take.
+// A window closes once it holds window.max_bytes, so it passes that by at
+// most one event, which the stream's max_msg_size bounds, or else the
+// server's max_payload. A window over the limit could never be submitted:
+// its events would come back for ever.
+func (r *SourceRunner) windowFits(stream njs.StreamConfig) error {
+	event, bound := int64(stream.MaxMsgSize), "max_msg_size of stream "+stream.Name
+	if event <= 0 {
+		event, bound = r.js.Conn().MaxPayload(), "the server's max_payload"
+	}
+	if limit := r.client.cfg.MaxDocumentBytes; int64(r.src.Window.MaxBytes)+event > limit {
+		return fmt.Errorf("source %s: window.max_bytes %d plus one event of up to %d bytes (%s) is above fleet.max_document_bytes %d: lower window.max_bytes or raise max_document_bytes",
+			r.src.Name, r.src.Window.MaxBytes, event, bound, limit)
+	}
 	return nil
 }
 

@@ -730,3 +730,45 @@ func TestSourceConfigValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceRefusesAWindowTheFleetCannotTake: a window passes
+// window.max_bytes by up to one event, bounded by the stream's
+// max_msg_size or else the server's max_payload; a window that could pass
+// fleet.max_document_bytes would be refused at every attempt, so the
+// runner refuses the configuration when it attaches.
+func TestSourceRefusesAWindowTheFleetCannotTake(t *testing.T) {
+	b := newSourceBench(t)
+	ctx := context.Background()
+	cfg := b.f.cfg
+	cfg.MaxDocumentBytes, cfg.InlineMaxBytes = 512<<10, 64<<10
+	client, err := NewClient(ctx, b.f.js, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	payload := b.f.js.Conn().MaxPayload()
+	if payload <= 512<<10 {
+		t.Fatalf("the test needs a server max_payload above 512 KiB, got %d", payload)
+	}
+	src := testSource() // window.max_bytes 64 KiB
+	_, err = NewSourceRunner(ctx, b.f.js, client, src)
+	if err == nil || !strings.Contains(err.Error(), "max_payload") || !strings.Contains(err.Error(), "max_document_bytes 524288") {
+		t.Fatalf("64 KiB windows, events up to max_payload %d, documents up to 512 KiB: %v", payload, err)
+	}
+	// The stream bounds its events: 64 KiB + 16 KiB fits.
+	if _, err := b.f.js.UpdateStream(ctx, njs.StreamConfig{Name: "LOGS", Subjects: []string{"logs.>"}, Storage: njs.FileStorage, MaxMsgSize: 16 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewSourceRunner(ctx, b.f.js, client, src); err != nil {
+		t.Fatalf("64 KiB windows, events up to 16 KiB, documents up to 512 KiB: %v", err)
+	}
+	// Exactly at the limit fits; one byte more does not.
+	src.Window.MaxBytes = 512<<10 - 16<<10
+	if _, err := NewSourceRunner(ctx, b.f.js, client, src); err != nil {
+		t.Fatalf("a window that can just reach the limit: %v", err)
+	}
+	src.Window.MaxBytes++
+	if _, err := NewSourceRunner(ctx, b.f.js, client, src); err == nil || !strings.Contains(err.Error(), "max_msg_size of stream LOGS") {
+		t.Fatalf("a window one byte over: %v", err)
+	}
+}
