@@ -322,10 +322,10 @@ func nonASCIIRunEnd(s string, i int) int {
 	return i
 }
 
+// isHex4 reports whether h's first four bytes are hex digits.
 func isHex4(h string) bool {
 	for i := 0; i < 4; i++ {
-		c := h[i]
-		if !(isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) {
+		if !textkit.IsHexDigit(h[i]) {
 			return false
 		}
 	}

@@ -89,7 +89,7 @@ func badUnicodeEscape(text string) bool {
 	for i := strings.IndexByte(text, '\\'); i >= 0 && i+1 < len(text); {
 		skip := 2
 		if text[i+1] == 'u' {
-			if i+6 > len(text) || !allHex(text[i+2:i+6]) {
+			if i+6 > len(text) || !isHex4(text[i+2:]) {
 				return true
 			}
 			skip = 6
@@ -102,16 +102,6 @@ func badUnicodeEscape(text string) bool {
 		i += j
 	}
 	return false
-}
-
-func allHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
-			return false
-		}
-	}
-	return true
 }
 
 // bytesPerTokenForSIMD is where simdjson-go starts to pay: 16 or more
