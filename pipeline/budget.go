@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/jetcompact/jetcompact/stages"
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // Budget classes, in the order lines are kept: the last class folds first.
@@ -469,7 +470,7 @@ func registerDump(msg string) bool {
 			pairs++
 		}
 		w = strings.TrimPrefix(w, "0x")
-		if len(w) < 4 || strings.TrimFunc(w, func(r rune) bool { return r < 128 && isHexByte(byte(r)) }) != "" {
+		if len(w) < 4 || strings.TrimFunc(w, func(r rune) bool { return r < 128 && textkit.IsHexDigit(byte(r)) }) != "" {
 			return false
 		}
 	}
@@ -487,7 +488,7 @@ func fieldDump(line string) bool {
 	}
 	body = strings.TrimRight(body, " \t")
 	j := len(body)
-	for j > 0 && isHexByte(body[j-1]) {
+	for j > 0 && textkit.IsHexDigit(body[j-1]) {
 		j--
 	}
 	value := strings.TrimPrefix(body[j:], "0x")
@@ -501,10 +502,6 @@ func fieldDump(line string) bool {
 }
 
 func isLetterByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-func isHexByte(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
 
 // withoutSummary is a count line " [×N; what varied]" cut to " [×N]".
 func withoutSummary(line string) (string, bool) {

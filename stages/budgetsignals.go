@@ -1,6 +1,10 @@
 package stages
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
+)
 
 // LineSignal scores one line as the keywords node does: 3 for a failure, 2
 // for a warning or summary, 1 for a weaker fact, 0 for nothing.
@@ -64,7 +68,7 @@ func Chatter(line string) bool {
 func progressLine(s string) bool {
 	pct := false
 	for i := 1; i < len(s); i++ {
-		if s[i] == '%' && isDigit(s[i-1]) {
+		if s[i] == '%' && textkit.IsDigit(s[i-1]) {
 			pct = true
 			break
 		}
@@ -85,9 +89,9 @@ func StackFrame(line string) bool {
 		return true
 	case strings.HasPrefix(s, "... ") && strings.HasSuffix(s, " more"):
 		return true
-	case len(s) > 2 && s[0] == '#' && isDigit(s[1]):
+	case len(s) > 2 && s[0] == '#' && textkit.IsDigit(s[1]):
 		j := 1
-		for j < len(s) && isDigit(s[j]) {
+		for j < len(s) && textkit.IsDigit(s[j]) {
 			j++
 		}
 		return strings.HasPrefix(s[j:], " 0x") || strings.HasPrefix(s[j:], "  0x")

@@ -58,7 +58,7 @@ func terminalView(line string) string {
 		line = line[i+1:]
 	}
 	s := stripANSI(line)
-	if len(s) > 20 && isDigit(s[0]) && s[4] == '-' && s[10] == 'T' {
+	if len(s) > 20 && textkit.IsDigit(s[0]) && s[4] == '-' && s[10] == 'T' {
 		if sp := strings.IndexByte(s, ' '); sp > 0 && sp < 40 {
 			s = s[sp+1:]
 		}

@@ -363,7 +363,7 @@ func appendWarningTemplate(b []byte, line string) []byte {
 			break
 		}
 		c := line[j]
-		if isDigit(c) {
+		if textkit.IsDigit(c) {
 			if len(b) == 0 || b[len(b)-1] != '0' {
 				b = append(b, '0')
 			}
@@ -542,7 +542,7 @@ func hasFileLine(tok string) bool {
 		case '.':
 			dot = i
 		case ':':
-			if isDigit(tok[i+1]) && dot > 0 && dot < i-1 && isLetter(tok[dot+1]) && isWordByte(tok[dot-1]) {
+			if textkit.IsDigit(tok[i+1]) && dot > 0 && dot < i-1 && isLetter(tok[dot+1]) && isWordByte(tok[dot-1]) {
 				return true
 			}
 		}
@@ -796,7 +796,7 @@ func cargoBanner(line string) bool {
 		return false
 	}
 	f := strings.Fields(rest)
-	return ok && len(f) >= 2 && len(f[1]) > 1 && f[1][0] == 'v' && isDigit(f[1][1])
+	return ok && len(f) >= 2 && len(f[1]) > 1 && f[1][0] == 'v' && textkit.IsDigit(f[1][1])
 }
 
 // passed reports a line that ends with a passing verdict (OK, PASSED, ✓) or
@@ -906,7 +906,7 @@ func failureTagged(line string) bool {
 	}
 	for i := 0; i < len(line); {
 		switch {
-		case isDigit(line[i]):
+		case textkit.IsDigit(line[i]):
 			e := textkit.DigitRun(line, i)
 			if compilerCode(line, i, e) {
 				return true
@@ -1059,7 +1059,7 @@ var signalByte = func() (t [256]uint8) {
 			t[c] = signalLetter
 		case b == 0x1b:
 			t[c] = signalEscape
-		case isDigit(b):
+		case textkit.IsDigit(b):
 			t[c] = signalDigit
 		case b == ' ':
 			t[c] = signalBlank
@@ -1385,7 +1385,7 @@ func zeroAfter(line string, i int) bool {
 		return false
 	}
 	// 0 but not 0.5, 01 or 0xC0000005 (an error code, not a count).
-	return i+1 == len(line) || !isWordByte(line[i+1]) && !(line[i+1] == '.' && i+2 < len(line) && isDigit(line[i+2]))
+	return i+1 == len(line) || !isWordByte(line[i+1]) && !(line[i+1] == '.' && i+2 < len(line) && textkit.IsDigit(line[i+2]))
 }
 
 func noBefore(prev []byte) bool { return string(prev) == "no" || string(prev) == "without" }

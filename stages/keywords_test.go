@@ -361,7 +361,7 @@ func rawSignalReference(line string) int {
 			case c == 0x1b:
 				i = textkit.SkipANSI(line, i)
 				continue
-			case isDigit(c):
+			case textkit.IsDigit(c):
 				e := textkit.DigitRun(line, i)
 				if compilerCode(line, i, e) {
 					return 3

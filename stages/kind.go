@@ -420,7 +420,7 @@ func openingKey(line string, buf []byte) []byte {
 	at := len(buf)
 	buf = append(append(append(buf, f[0]...), ' '), f[1]...)
 	for i := at; i < len(buf); i++ {
-		if isDigit(buf[i]) {
+		if textkit.IsDigit(buf[i]) {
 			buf[i] = '0'
 		}
 	}
@@ -601,9 +601,9 @@ func opensWithID(tok string) bool {
 	digits, hex := 0, true
 	for i := 0; i < len(tok); i++ {
 		c := tok[i]
-		if isDigit(c) {
+		if textkit.IsDigit(c) {
 			digits++
-		} else if !isHexDigit(c) && c != '-' {
+		} else if !textkit.IsHexDigit(c) && c != '-' {
 			hex = false
 		}
 	}

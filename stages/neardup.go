@@ -461,7 +461,7 @@ func dataLike(t string) bool {
 		return false
 	}
 	for i := 0; i < len(t); i++ {
-		if isDigit(t[i]) || (i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == '@')) {
+		if textkit.IsDigit(t[i]) || (i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == '@')) {
 			return true
 		}
 	}
@@ -509,9 +509,9 @@ var simClass = func() (class [256]uint8) {
 		switch b := byte(c); {
 		case b == ' ' || b == '\t':
 			class[c] = simBlank
-		case isDigit(b):
+		case textkit.IsDigit(b):
 			class[c] = simDigit
-		case isHexDigit(b):
+		case textkit.IsHexDigit(b):
 			class[c] = simHexWord
 		case isWordByte(b):
 			class[c] = simLetter
@@ -687,9 +687,9 @@ func simTokenShape(t string) (plain uint64, digits int, stamp bool) {
 	plain = uint64(textkit.FNVOffset)
 	for j := 0; j < len(t); j++ {
 		plain = (plain ^ uint64(t[j])) * textkit.FNVPrime
-		if isDigit(t[j]) {
+		if textkit.IsDigit(t[j]) {
 			digits++
-		} else if j > 0 && j+1 < len(t) && isDigit(t[j-1]) && isDigit(t[j+1]) {
+		} else if j > 0 && j+1 < len(t) && textkit.IsDigit(t[j-1]) && textkit.IsDigit(t[j+1]) {
 			switch t[j] {
 			case ':':
 				timeLike = true
@@ -707,14 +707,14 @@ func maskedSimHash(t string, maskAll bool) uint64 {
 	h := uint64(textkit.FNVOffset)
 	for j := 0; j < len(t); {
 		c := t[j]
-		if isHexDigit(c) && (j == 0 || !isWordByte(t[j-1])) {
+		if textkit.IsHexDigit(c) && (j == 0 || !isWordByte(t[j-1])) {
 			if e := hexIDEnd(t, j); e > j {
 				h = (h ^ '#') * textkit.FNVPrime
 				j = e
 				continue
 			}
 		}
-		if isDigit(c) {
+		if textkit.IsDigit(c) {
 			e := textkit.DigitRun(t, j)
 			if maskAll || e-j >= 5 {
 				h = (h ^ '#') * textkit.FNVPrime
@@ -735,12 +735,12 @@ func maskedSimHash(t string, maskAll bool) uint64 {
 // hexIDEnd returns the end of a hex id at t[j]: eight hex digits or more,
 // a digit among them, as a whole word. It returns j when there is none.
 func hexIDEnd(t string, j int) int {
-	if !isHexDigit(t[j]) || (j > 0 && isWordByte(t[j-1])) {
+	if !textkit.IsHexDigit(t[j]) || (j > 0 && isWordByte(t[j-1])) {
 		return j
 	}
 	e, d := j, 0
-	for e < len(t) && isHexDigit(t[e]) {
-		if isDigit(t[e]) {
+	for e < len(t) && textkit.IsHexDigit(t[e]) {
+		if textkit.IsDigit(t[e]) {
 			d++
 		}
 		e++

@@ -261,9 +261,9 @@ func simTokenReference(t string, all bool) uint64 {
 	plain := uint64(textkit.FNVOffset) // the hash when there is nothing to mask
 	for j := 0; j < len(t); j++ {
 		plain = (plain ^ uint64(t[j])) * textkit.FNVPrime
-		if isDigit(t[j]) {
+		if textkit.IsDigit(t[j]) {
 			digits++
-		} else if j > 0 && j+1 < len(t) && isDigit(t[j-1]) && isDigit(t[j+1]) {
+		} else if j > 0 && j+1 < len(t) && textkit.IsDigit(t[j-1]) && textkit.IsDigit(t[j+1]) {
 			switch t[j] {
 			case ':':
 				timeLike = true
@@ -279,10 +279,10 @@ func simTokenReference(t string, all bool) uint64 {
 	h := uint64(textkit.FNVOffset)
 	for j := 0; j < len(t); {
 		c := t[j]
-		if isHexDigit(c) && (j == 0 || !isWordByte(t[j-1])) {
+		if textkit.IsHexDigit(c) && (j == 0 || !isWordByte(t[j-1])) {
 			e, d := j, 0
-			for e < len(t) && isHexDigit(t[e]) {
-				if isDigit(t[e]) {
+			for e < len(t) && textkit.IsHexDigit(t[e]) {
+				if textkit.IsDigit(t[e]) {
 					d++
 				}
 				e++
@@ -293,7 +293,7 @@ func simTokenReference(t string, all bool) uint64 {
 				continue
 			}
 		}
-		if isDigit(c) {
+		if textkit.IsDigit(c) {
 			e := textkit.DigitRun(t, j)
 			if maskAll || e-j >= 5 {
 				h = (h ^ '#') * textkit.FNVPrime

@@ -213,14 +213,14 @@ func (n numberNode) normalize(dst []byte, text string) (_ []byte, ok bool) {
 				last, i, changed = end, end, true
 				continue
 			}
-			if !isDigit(c) {
+			if !textkit.IsDigit(c) {
 				// No start inside this run of hex and dashes opens an id
 				// either: skip it, so a long run is read once.
 				i = max(i+1, stop)
 				continue
 			}
 		}
-		if !isDigit(c) {
+		if !textkit.IsDigit(c) {
 			i++
 			continue
 		}
@@ -254,10 +254,10 @@ const (
 var numClass = func() (t [256]uint8) {
 	for c := range 256 {
 		b := byte(c)
-		if isDigit(b) {
+		if textkit.IsDigit(b) {
 			t[c] |= numDigit
 		}
-		if isHexDigit(b) {
+		if textkit.IsHexDigit(b) {
 			t[c] |= numHex
 		}
 		if isWordByte(b) {
@@ -370,7 +370,7 @@ func uuidEnd(s string, i int) int {
 			j++
 		}
 		for k := 0; k < want; k++ {
-			if j >= len(s) || !isHexDigit(s[j]) {
+			if j >= len(s) || !textkit.IsHexDigit(s[j]) {
 				return 0
 			}
 			j++
@@ -385,7 +385,7 @@ func uuidEnd(s string, i int) int {
 func digitsIn(s string) int {
 	n := 0
 	for i := 0; i < len(s); i++ {
-		if isDigit(s[i]) {
+		if textkit.IsDigit(s[i]) {
 			n++
 		}
 	}
@@ -396,10 +396,10 @@ func digitsIn(s string) int {
 // separators.
 func numberEnd(s string, i int) int {
 	for {
-		for i < len(s) && isDigit(s[i]) {
+		for i < len(s) && textkit.IsDigit(s[i]) {
 			i++
 		}
-		if i+1 < len(s) && (s[i] == '.' || s[i] == ',') && isDigit(s[i+1]) {
+		if i+1 < len(s) && (s[i] == '.' || s[i] == ',') && textkit.IsDigit(s[i+1]) {
 			i++
 			continue
 		}
@@ -414,7 +414,7 @@ func hexLiteralEnd(s string, i int) int {
 		return 0
 	}
 	j := i + 2
-	for j < len(s) && isHexDigit(s[j]) {
+	for j < len(s) && textkit.IsHexDigit(s[j]) {
 		j++
 	}
 	if j-i-2 < 4 || (j < len(s) && isWordByte(s[j])) {
@@ -434,13 +434,13 @@ func hexTokenEnd(s string, i int) (end, stop int) {
 	for j < len(s) {
 		c := s[j]
 		switch {
-		case isDigit(c):
+		case textkit.IsDigit(c):
 			digits++
 			run++
 		case (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'):
 			letters++
 			run++
-		case c == '-' && run >= 4 && j+1 < len(s) && isHexDigit(s[j+1]):
+		case c == '-' && run >= 4 && j+1 < len(s) && textkit.IsHexDigit(s[j+1]):
 			run = 0
 		default:
 			goto end
@@ -457,8 +457,6 @@ end:
 	return j, j
 }
 
-func isDigit(c byte) bool    { return c >= '0' && c <= '9' }
-func isHexDigit(c byte) bool { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') }
 func isWordByte(c byte) bool {
-	return isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'
+	return textkit.IsDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'
 }

@@ -3,6 +3,8 @@ package stages
 import (
 	"strings"
 	"testing"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // normalizeReference is numberNode.normalize as first written: one byte
@@ -53,14 +55,14 @@ func normalizeReference(n numberNode, dst []byte, text string) (_ []byte, ok boo
 				last, i, changed = end, end, true
 				continue
 			}
-			if !isDigit(c) {
+			if !textkit.IsDigit(c) {
 				// No start inside this run of hex and dashes opens an id
 				// either: skip it, so a long run is read once.
 				i = max(i+1, stop)
 				continue
 			}
 		}
-		if !isDigit(c) {
+		if !textkit.IsDigit(c) {
 			i++
 			continue
 		}

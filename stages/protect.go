@@ -246,7 +246,7 @@ func isFileNameLine(line string) bool {
 			return false
 		}
 	}
-	return !isDigit(s[dot+1])
+	return !textkit.IsDigit(s[dot+1])
 }
 
 // closerIndex lists, in order, the lines that can close a region: fence

@@ -63,7 +63,7 @@ func markdownLines(lines []string) int {
 			n++
 		default:
 			d := 0
-			for d < len(t) && isDigit(t[d]) {
+			for d < len(t) && textkit.IsDigit(t[d]) {
 				d++
 			}
 			if d > 0 && d < len(t)-1 && (t[d] == '.' || t[d] == ')') && t[d+1] == ' ' {
@@ -194,7 +194,7 @@ func hasLogFoldMark(s string) bool {
 			return false
 		}
 		i += j + len(" [×")
-		if i < len(s) && isDigit(s[i]) {
+		if i < len(s) && textkit.IsDigit(s[i]) {
 			return true
 		}
 	}
