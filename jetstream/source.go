@@ -62,6 +62,9 @@ type windowRecord struct {
 	LastTime  time.Time   `json:"last_time"`
 	Closed    time.Time   `json:"closed"`
 	Done      bool        `json:"done"`
+	// Stream is the incarnation of the user's stream the sequences belong
+	// to (streamIncarnation); empty in records written before it existed.
+	Stream string `json:"stream,omitempty"`
 }
 
 func (r windowRecord) firstSeq() uint64 { return r.Seqs[0][0] }
@@ -93,8 +96,12 @@ type SourceRunner struct {
 
 	cons    njs.Consumer
 	records njs.KeyValue
+	watcher njs.KeyWatcher
 
-	mu        sync.Mutex
+	mu sync.Mutex
+	// stream is the incarnation attached to: records of another one say
+	// nothing of its sequences, which start again at 1.
+	stream    string
 	open      map[string]*window
 	closing   map[*window]bool   // taken from open, events not yet acked
 	openSeqs  map[uint64]*window // events held now, by stream sequence
@@ -191,8 +198,16 @@ func (r *SourceRunner) attach(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("source %s: consumer on %s: %w", r.src.Name, r.src.Stream, err)
 	}
-	r.cons = cons
+	r.mu.Lock()
+	r.cons, r.stream = cons, streamIncarnation(stream.CachedInfo())
+	r.mu.Unlock()
 	return nil
+}
+
+// streamIncarnation names one life of a stream: its creation time, which a
+// stream deleted and made again under the same name does not share.
+func streamIncarnation(info *njs.StreamInfo) string {
+	return info.Created.UTC().Format(time.RFC3339Nano)
 }
 
 // windowFits refuses a window limit fleet.max_document_bytes cannot take.
@@ -287,29 +302,14 @@ func (r *SourceRunner) Run(ctx context.Context) error {
 	r.catchUp(ctx, batch)
 	var refreshed time.Time
 	for ctx.Err() == nil {
-		msgs, err := r.cons.Fetch(batch, njs.FetchMaxWait(r.pull))
-		if err != nil {
-			if ctx.Err() != nil {
-				break
-			}
-			r.log.Warn("source fetch failed; retrying", "source", r.src.Name, "error", err.Error())
-			sleepCtx(ctx, time.Second)
-			continue
-		}
-		for m := range msgs.Messages() {
-			if err := r.add(ctx, m); err != nil {
-				r.log.Warn("source event not taken; it will be redelivered", "source", r.src.Name, "error", err.Error())
-			}
-		}
-		if err := msgs.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
-			r.log.Warn("source fetch ended", "source", r.src.Name, "error", err.Error())
-		}
-		if err := r.closeDue(ctx, time.Now()); err != nil && ctx.Err() == nil {
-			r.log.Warn("source window not closed; its events will be redelivered", "source", r.src.Name, "error", err.Error())
-		}
-		if time.Since(refreshed) > 2*time.Second {
+		failed := r.pullOnce(ctx, batch)
+		if (failed || time.Since(refreshed) > 2*time.Second) && ctx.Err() == nil {
 			refreshed = time.Now()
-			r.refresh(ctx)
+			if gone := r.refresh(ctx); gone {
+				if err := r.reattach(ctx); err != nil && ctx.Err() == nil {
+					return err
+				}
+			}
 		}
 	}
 	// Stopping: close what is open, so nothing waits for redelivery, and
@@ -331,6 +331,70 @@ func (r *SourceRunner) Run(ctx context.Context) error {
 	r.stopDeliver()
 	r.inflight.Wait()
 	return nil
+}
+
+// pullOnce fetches one batch, adds its events and closes the windows due.
+// It reports a failed pull (after a pause, so retries are not a tight loop).
+func (r *SourceRunner) pullOnce(ctx context.Context, batch int) (failed bool) {
+	msgs, err := r.cons.Fetch(batch, njs.FetchMaxWait(r.pull))
+	if err != nil {
+		if ctx.Err() == nil {
+			r.log.Warn("source fetch failed; retrying", "source", r.src.Name, "error", err.Error())
+			sleepCtx(ctx, time.Second)
+		}
+		return true
+	}
+	for m := range msgs.Messages() {
+		if err := r.add(ctx, m); err != nil {
+			r.log.Warn("source event not taken; it will be redelivered", "source", r.src.Name, "error", err.Error())
+		}
+	}
+	if err := msgs.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
+		r.log.Warn("source fetch ended", "source", r.src.Name, "error", err.Error())
+		// The consumer is gone, or going: refresh looks next.
+		failed = errors.Is(err, nats.ErrNoResponders) || errors.Is(err, njs.ErrConsumerDeleted)
+	}
+	if err := r.closeDue(ctx, time.Now()); err != nil && ctx.Err() == nil {
+		r.log.Warn("source window not closed; its events will be redelivered", "source", r.src.Name, "error", err.Error())
+	}
+	if failed {
+		sleepCtx(ctx, r.pull)
+	}
+	return failed
+}
+
+// reattach follows the user's stream once the source's consumer is gone
+// (deleted, or its stream deleted and perhaps made again). Open windows
+// are closed first: their text is kept, though their events can no longer
+// be acked. Then the runner attaches again, waiting for the stream. On a
+// new incarnation the recorded ranges are dropped and the records read
+// again, keeping only the new incarnation's.
+func (r *SourceRunner) reattach(ctx context.Context) error {
+	r.log.Warn("source consumer gone; closing open windows and attaching again", "source", r.src.Name, "stream", r.src.Stream)
+	for _, w := range r.oldestFirst() {
+		if err := r.closeWindow(ctx, w, closedByStop); err != nil && ctx.Err() == nil {
+			r.log.Warn("source window of a gone consumer not closed", "source", r.src.Name, "error", err.Error())
+		}
+	}
+	r.mu.Lock()
+	before := r.stream
+	r.mu.Unlock()
+	if err := r.awaitStream(ctx); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	renewed := r.stream != before
+	if renewed {
+		r.committed, r.ranges = map[uint64]string{}, map[string][][2]uint64{}
+	}
+	r.mu.Unlock()
+	if !renewed {
+		return nil
+	}
+	r.log.Info("source stream made again; its sequences start a new incarnation", "source", r.src.Name, "stream", r.src.Stream)
+	_ = r.watcher.Stop()
+	_, err := r.watchRecords(ctx)
+	return err
 }
 
 // sourceDrain bounds the wait at stop for windows to close and their
@@ -460,11 +524,12 @@ func (r *SourceRunner) oldestFirst() []*window {
 	return ws
 }
 
-// WindowDocID derives a window's document id from the source, the key and
-// its first and last stream sequences, so a window formed again after a
-// crash is the same document.
-func WindowDocID(source, key string, first, last uint64) string {
-	h := sha256.Sum256([]byte(source + "\x00" + key + "\x00" + strconv.FormatUint(first, 10) + "\x00" + strconv.FormatUint(last, 10)))
+// WindowDocID derives a window's document id from the source, the stream's
+// incarnation, the key and its first and last stream sequences, so a window
+// formed again after a crash is the same document, and one of a stream made
+// again under the same name is another.
+func WindowDocID(source, stream, key string, first, last uint64) string {
+	h := sha256.Sum256([]byte(source + "\x00" + stream + "\x00" + key + "\x00" + strconv.FormatUint(first, 10) + "\x00" + strconv.FormatUint(last, 10)))
 	return "src-" + hex.EncodeToString(h[:15])
 }
 
@@ -502,10 +567,14 @@ func (r *SourceRunner) closeWindow(ctx context.Context, w *window, reason string
 		}
 		text.Write(eventLine(m.Data()))
 	}
+	r.mu.Lock()
+	stream := r.stream
+	r.mu.Unlock()
 	rec := windowRecord{
-		DocID: WindowDocID(r.src.Name, w.key, w.seqs[0], w.seqs[len(w.seqs)-1]),
+		DocID: WindowDocID(r.src.Name, stream, w.key, w.seqs[0], w.seqs[len(w.seqs)-1]),
 		Key:   w.key, Seqs: runsOf(w.seqs), Events: len(w.msgs),
 		FirstTime: w.times[0], LastTime: w.times[len(w.times)-1], Closed: time.Now(),
+		Stream: stream,
 	}
 	doc := Document{ID: rec.DocID, Text: text.String(), Kind: r.src.Kind}
 	// A failed attempt is retried while the runner holds the events (kept
@@ -637,6 +706,9 @@ func (r *SourceRunner) putRecord(ctx context.Context, rec windowRecord) error {
 func (r *SourceRunner) remember(rec windowRecord) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if rec.Stream != "" && rec.Stream != r.stream {
+		return
+	}
 	span := [2]uint64{rec.firstSeq(), rec.lastSeq()}
 	rs := r.ranges[rec.Key]
 	i := sort.Search(len(rs), func(i int) bool { return rs[i][0] >= span[0] })
@@ -665,6 +737,7 @@ func (r *SourceRunner) watchRecords(ctx context.Context) ([]windowRecord, error)
 	if err != nil {
 		return nil, fmt.Errorf("source %s: window records: %w", r.src.Name, err)
 	}
+	r.watcher = w
 	var pending []windowRecord
 	for e := range w.Updates() {
 		if e == nil {
@@ -810,11 +883,12 @@ func (r *SourceRunner) keepHeldAlive(ctx context.Context) {
 }
 
 // refresh reads the consumer's lag, and forgets the records of windows
-// whose events all lie below the ack floor: they cannot come again.
-func (r *SourceRunner) refresh(ctx context.Context) {
+// whose events all lie below the ack floor: they cannot come again. It
+// reports the consumer gone, deleted or with its stream.
+func (r *SourceRunner) refresh(ctx context.Context) (gone bool) {
 	info, err := r.cons.Info(ctx)
 	if err != nil {
-		return
+		return errors.Is(err, njs.ErrConsumerNotFound) || errors.Is(err, njs.ErrStreamNotFound)
 	}
 	floor := info.AckFloor.Stream
 	r.mu.Lock()
@@ -836,6 +910,7 @@ func (r *SourceRunner) refresh(ctx context.Context) {
 		}
 	}
 	r.mu.Unlock()
+	return false
 }
 
 func (r *SourceRunner) nakAll(w *window) {

@@ -31,6 +31,11 @@ type sourceBench struct {
 	out     njs.Stream
 	events  map[uint64]string // stream sequence → service
 	planted map[string]string // planted error message → service
+	// tag ends each plain line, so events can differ from an earlier
+	// round's at the same sequences.
+	tag string
+	// outFloor: results are read from OUT after this sequence.
+	outFloor uint64
 }
 
 func newSourceBench(t *testing.T) *sourceBench {
@@ -80,12 +85,12 @@ func (b *sourceBench) publish(t *testing.T, n int) {
 		switch {
 		case plantAt[i]:
 			msg := fmt.Sprintf("ERROR %s: %s", svc, plantedErrors[len(b.planted)])
-			line = fmt.Sprintf("2025-03-01T10:%02d:%02dZ %s", i/60%60, i%60, msg)
+			line = fmt.Sprintf("2025-03-01T10:%02d:%02dZ %s%s", i/60%60, i%60, msg, b.tag)
 			b.planted[msg] = svc // the message, whatever happens to the time
 		case svc == "api":
 			line = fmt.Sprintf(`{"time":"2025-03-01T10:%02d:%02dZ","level":"info","msg":"request served","path":"/v1/items/%d","status":200,"ms":%d}`, i/60%60, i%60, r.IntN(900), r.IntN(80))
 		default:
-			line = fmt.Sprintf("2025-03-01T10:%02d:%02dZ INFO %s heartbeat seq=%d load=%d", i/60%60, i%60, svc, i, r.IntN(100))
+			line = fmt.Sprintf("2025-03-01T10:%02d:%02dZ INFO %s heartbeat seq=%d load=%d%s", i/60%60, i%60, svc, i, r.IntN(100), b.tag)
 		}
 		fut, err := b.f.js.PublishAsync("logs."+svc, []byte(line+"\n"))
 		if err != nil {
@@ -122,7 +127,7 @@ func (b *sourceBench) results(t *testing.T) []outWindow {
 		t.Fatal(err)
 	}
 	var out []outWindow
-	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
+	for seq := max(info.State.FirstSeq, b.outFloor+1); seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
 		m, err := b.out.GetMsg(ctx, seq)
 		if err != nil {
 			t.Fatal(err)
@@ -322,6 +327,81 @@ func TestSourceWindowsCoverEveryEventOnce(t *testing.T) {
 	if !reflect.DeepEqual(before.Config, after.Config) || bs.Msgs != as.Msgs || bs.Bytes != as.Bytes || bs.FirstSeq != as.FirstSeq || bs.LastSeq != as.LastSeq {
 		t.Errorf("the user's stream changed: %+v → %+v", before.State, after.State)
 	}
+}
+
+// nextRound starts a round of events checked apart from those before:
+// results are read from after OUT's last message, and the events published
+// next end with tag.
+func (b *sourceBench) nextRound(t *testing.T, tag string) {
+	t.Helper()
+	out, err := b.out.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.outFloor = out.State.LastSeq
+	b.events, b.planted, b.tag = map[uint64]string{}, map[string]string{}, tag
+}
+
+// TestSourceFollowsAStreamMadeAgain: the user's stream is deleted and made
+// again under its name, so its sequences start at 1 again, once with the
+// runner running through it and once with the runner restarted after it.
+// Every new event comes out in exactly one window, under a document id the
+// first stream's windows did not have: the first stream's records neither
+// collide with the new windows nor take their events.
+func TestSourceFollowsAStreamMadeAgain(t *testing.T) {
+	for _, restart := range []bool{false, true} {
+		t.Run(map[bool]string{false: "running", true: "restarted"}[restart], func(t *testing.T) {
+			ctx := context.Background()
+			b := newSourceBench(t)
+			b.publish(t, 3000)
+			stop := runSource(t, b, testSource())
+			first := b.covered(t, time.Minute)
+			if restart {
+				stop(false)
+			}
+			cfg := b.logs.CachedInfo().Config
+			if err := b.f.js.DeleteStream(ctx, cfg.Name); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if b.logs, err = b.f.js.CreateStream(ctx, cfg); err != nil {
+				t.Fatal(err)
+			}
+			b.nextRound(t, " life=2")
+			b.publish(t, 3000)
+			if restart {
+				runSource(t, b, testSource())
+			}
+			second := b.covered(t, time.Minute)
+			b.checkContent(t, second)
+			firstIDs := map[string]bool{}
+			for _, w := range first {
+				firstIDs[w.docID] = true
+			}
+			for _, w := range second {
+				if firstIDs[w.docID] {
+					t.Errorf("window %s [%d..%d] of the new stream has a first-stream id", w.docID, w.first, w.last)
+				}
+			}
+		})
+	}
+}
+
+// TestSourceLosesNothingWhenItsConsumerIsDeleted: with only the source's
+// consumer deleted under a running runner, the runner attaches again and
+// every event published afterwards still comes out in exactly one window.
+func TestSourceLosesNothingWhenItsConsumerIsDeleted(t *testing.T) {
+	ctx := context.Background()
+	b := newSourceBench(t)
+	b.publish(t, 3000)
+	runSource(t, b, testSource())
+	b.covered(t, time.Minute)
+	if err := b.logs.DeleteConsumer(ctx, b.f.client().names.SourceConsumer("app")); err != nil {
+		t.Fatal(err)
+	}
+	b.nextRound(t, " after=delete")
+	b.publish(t, 3000)
+	b.checkContent(t, b.covered(t, time.Minute))
 }
 
 // TestSourceSurvivesCrashes: the runner is cut off twice mid-run, as by a
