@@ -163,6 +163,9 @@ func printRatios(median map[byte]float64) {
 // so the transport's own share of the tail shows.
 func runLatency(ctx context.Context, o benchOptions, fleets []scenario, median map[byte]float64, tmp string, docs []string) error {
 	fmt.Printf("latency at %.0f%% of each fleet's own median throughput, %d documents after %d warm-up ones:\n", o.latencyLoad*100, o.latencyDocs, o.latencyWarmup)
+	if c := freshPageCost(); c > 0 {
+		fmt.Printf("  (a fresh 4 KiB page takes %.2f µs to fault in here: %.1f ms for a 4 MB store buffer)\n", c.Seconds()*1e6, c.Seconds()*1e3*1024)
+	}
 	runDocs := make([]string, 0, o.latencyWarmup+o.latencyDocs)
 	for len(runDocs) < cap(runDocs) {
 		runDocs = append(runDocs, docs[:min(len(docs), cap(runDocs)-len(runDocs))]...)
