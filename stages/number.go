@@ -312,17 +312,31 @@ func (n numberNode) masksNumber(text string, i, end int) bool {
 // year that ends a ctime-style stamp (asctime, Apache's error log, ftpd,
 // `date`: "Sun Dec 04 04:51:08 2005"; Java's Date: "... 04:51:08 UTC
 // 2005"): a clock time, at most one zone word, then a year. The year is
-// part of the time stamp and stays whole with it.
-type stampTail struct{ afterClock, afterZone bool }
+// part of the time stamp and stays whole with it. So does a numeric zone
+// offset after the clock (the common log format's "10:00:00 +0000]",
+// RFC 2822 and git dates, "... 20:19:24 +0000 2018"), and a year at most
+// two tokens after a month name (RFC 2822's "1 Mar 2025", "March 1,
+// 2025", "Mar 2025").
+type stampTail struct {
+	afterClock, afterZone bool
+	monthGap              uint8 // tokens left in which a year follows a month
+}
 
 // next reports whether token t, whose byte classes or-ed are seen, is
 // part of a time stamp. A time or a date has a digit and a separator.
 func (s *stampTail) next(t string, seen uint8) bool {
-	year := (s.afterClock || s.afterZone) && isYearToken(t)
-	s.afterZone = s.afterClock && isZoneWord(t)
+	year := (s.afterClock || s.afterZone || s.monthGap > 0) && isYearToken(t)
+	switch {
+	case isMonthWord(t):
+		s.monthGap = 2
+	case s.monthGap > 0:
+		s.monthGap--
+	}
+	offset := s.afterClock && isZoneOffset(t)
+	s.afterZone = s.afterClock && (isZoneWord(t) || offset)
 	stamp := seen&numDigit != 0 && seen&(numColon|numDateSep) != 0 && isTimeToken(t)
 	s.afterClock = stamp && seen&numColon != 0
-	return stamp || year
+	return stamp || year || offset
 }
 
 // isYearToken reports a token that opens with four digits from 1970 to
@@ -347,6 +361,45 @@ func isZoneWord(t string) bool {
 		}
 	}
 	return true
+}
+
+// isMonthWord reports a month's name, short or full, perhaps closed by a
+// comma or a dot: "Mar", "Mar,", "March".
+func isMonthWord(t string) bool {
+	if len(t) < 3 || len(t) > 10 || t[0] < 'A' || t[0] > 'Z' {
+		return false
+	}
+	t = strings.TrimRight(t, ",.")
+	if len(t) < 3 || !textkit.IsMonthName(t[:3]) {
+		return false
+	}
+	switch t {
+	case "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+		"January", "February", "March", "April", "June", "July", "August", "September", "October", "November", "December":
+		return true
+	}
+	return false
+}
+
+// isZoneOffset reports a numeric UTC offset, +hhmm or +hh:mm (or -), with
+// hh at most 14 and mm a quarter hour, as every zone's is; a closing
+// bracket or comma may follow. "-1234" is a number, not an offset.
+func isZoneOffset(t string) bool {
+	if len(t) < 5 || t[0] != '+' && t[0] != '-' {
+		return false
+	}
+	hh, rest := t[1:3], t[3:]
+	if rest[0] == ':' {
+		rest = rest[1:]
+	}
+	if len(rest) < 2 || textkit.DigitRun(hh, 0) != 2 || textkit.DigitRun(rest, 0) < 2 || hh > "14" {
+		return false
+	}
+	mm, tail := rest[:2], rest[2:]
+	if mm != "00" && mm != "15" && mm != "30" && mm != "45" {
+		return false
+	}
+	return tail == "" || len(tail) == 1 && strings.IndexByte("]),;", tail[0]) >= 0
 }
 
 // isTimeToken is textkit.IsTimeToken.

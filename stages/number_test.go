@@ -87,17 +87,98 @@ func TestNumberKeepsCtimeYears(t *testing.T) {
 			}
 			lines, stamps = append(lines, line+" [×3]"), append(stamps, stamp)
 		}
-		got := strings.Split(applyNode(t, node, strings.Join(lines, "\n")+"\n", KindLog), "\n")
-		for k, stamp := range stamps {
-			if !strings.Contains(got[k], stamp) {
-				t.Fatalf("%q lost part of its stamp %q", got[k], stamp)
-			}
-			if strings.Contains(got[k], "<N>") {
-				masked++
-			}
-		}
+		masked += stampsKept(t, node, lines, stamps)
 	}
 	if masked < 600 {
 		t.Fatalf("only %d of 1200 lines had a number masked: the test does not test", masked)
 	}
+}
+
+// TestNumberKeepsNumericZoneOffsets: a numeric UTC offset after a clock
+// time (the common log format, RFC 2822 and git dates, a ctime stamp with
+// an offset and a year) is part of the time stamp and stays, in every
+// shape and sign, and so does a year after a month name; the record's
+// other numbers are still masked. Negative
+// controls: a signed number that is no offset ("-1234", "+1600"), or an
+// offset with no clock before it, is masked as before.
+func TestNumberKeepsNumericZoneOffsets(t *testing.T) {
+	node := NewNumberNormalize(DefaultNumberNormalizeOptions())
+	r := rand.New(rand.NewPCG(3, 9))
+	months := []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+	longMonths := []string{"January", "March", "May", "September", "December"}
+	offset := func() string {
+		sign := "+-"[r.IntN(2)]
+		hm := fmt.Sprintf("%02d", r.IntN(15))
+		mm := []string{"00", "15", "30", "45"}[r.IntN(4)]
+		if r.IntN(3) == 0 {
+			return fmt.Sprintf("%c%s:%s", sign, hm, mm)
+		}
+		return fmt.Sprintf("%c%s%s", sign, hm, mm)
+	}
+	masked := 0
+	for n := 0; n < 80; n++ {
+		shape := r.IntN(5)
+		var lines, stamps []string
+		for k := 0; k < 20; k++ {
+			clock := fmt.Sprintf("%02d:%02d:%02d", r.IntN(24), r.IntN(60), r.IntN(60))
+			day, mon, year, off := 1+r.IntN(28), months[r.IntN(12)], 1990+r.IntN(40), offset()
+			id := 100000 + r.IntN(900000)
+			var line, stamp string
+			switch shape {
+			case 0: // the common log format
+				stamp = fmt.Sprintf("[%02d/%s/%d:%s %s]", day, mon, year, clock, off)
+				line = fmt.Sprintf(`10.0.%d.%d - - %s "GET /items/%d HTTP/1.1" 200 %d`, r.IntN(256), r.IntN(256), stamp, id, 1000+r.IntN(9000))
+			case 1: // RFC 2822
+				stamp = fmt.Sprintf("Tue, %d %s %d %s %s", day, mon, year, clock, off)
+				line = fmt.Sprintf("Date: %s message-id %d", stamp, id)
+			case 2: // git's ISO-like date, inside a record
+				stamp = fmt.Sprintf("%d-%02d-%02d %s %s", year, 1+r.IntN(12), day, clock, off)
+				line = fmt.Sprintf("2025-03-01 %s INFO commit %d at %s took %d ms", clock, id, stamp, 1000+r.IntN(9000))
+			case 3: // a long month name, a day and a year before the clock, inside a record
+				stamp = fmt.Sprintf("%s %d, %d %s %s", longMonths[r.IntN(len(longMonths))], day, year, clock, off)
+				line = fmt.Sprintf("2025-03-01 %s INFO job %d due %s", clock, id, stamp)
+			default: // ctime with an offset and a year
+				stamp = fmt.Sprintf("Wed %s %02d %s %s %d", mon, day, clock, off, year)
+				line = fmt.Sprintf("%s status %d posted", stamp, id)
+			}
+			lines, stamps = append(lines, line), append(stamps, stamp)
+		}
+		masked += stampsKept(t, node, lines, stamps)
+	}
+	// A rare template's record keeps its whole line, so not every line is
+	// rewritten; most are.
+	if masked < 1200 {
+		t.Fatalf("only %d of 1600 lines had a number masked: the test does not test", masked)
+	}
+	for _, c := range []struct{ body, masked string }{
+		{"at 10:00:00 -1234 units 5", "-1234"},                  // minutes 34: no zone's
+		{"at 10:00:00 +1600 units 5", "+1600"},                  // hours 16: no zone's
+		{"balance +0100 after 3 days", "+0100"},                 // no clock before it
+		{"job 1 of Mar was moved 2025 rows ahead", "2025 rows"}, // three tokens after the month
+	} {
+		var lines []string
+		for k := 0; k < 20; k++ {
+			lines = append(lines, fmt.Sprintf("2025-03-01 10:00:%02d INFO %s", k, c.body))
+		}
+		got := strings.Split(applyNode(t, node, strings.Join(lines, "\n")+"\n", KindLog), "\n")[0]
+		if strings.Contains(got, c.masked) || !strings.Contains(got, "<N>") {
+			t.Errorf("%q: %q should be masked: %q", c.body, c.masked, got)
+		}
+	}
+}
+
+// stampsKept runs node over lines and fails t when line k lost stamps[k];
+// it returns how many lines had a number masked.
+func stampsKept(t *testing.T, node Node, lines, stamps []string) (masked int) {
+	t.Helper()
+	got := strings.Split(applyNode(t, node, strings.Join(lines, "\n")+"\n", KindLog), "\n")
+	for k, stamp := range stamps {
+		if !strings.Contains(got[k], stamp) {
+			t.Fatalf("%q lost part of its stamp %q", got[k], stamp)
+		}
+		if strings.Contains(got[k], "<N>") {
+			masked++
+		}
+	}
+	return masked
 }
