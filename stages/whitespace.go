@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"unsafe"
+
+	"github.com/jetcompact/jetcompact/stages/textkit"
 )
 
 // WhitespaceOptions are the whitespace node's knobs.
@@ -438,10 +440,7 @@ func (r *nextRuns) first(text string, at int) int {
 // one space. line has no trailing blanks. runs knows the text's next
 // runs (see nextRuns.before).
 func writeCollapsed(w *prefixWriter, runs *nextRuns, text string, start int, line string) {
-	lead := 0
-	for lead < len(line) && (line[lead] == ' ' || line[lead] == '\t') {
-		lead++
-	}
+	lead := keptLead(line)
 	if lead > 0 {
 		w.writeSrc(start, start+lead)
 	}
@@ -467,13 +466,38 @@ func writeCollapsed(w *prefixWriter, runs *nextRuns, text string, start int, lin
 	}
 }
 
+// keptLead returns the length of line's lead, which stays as written: its
+// indentation and, on a line of a compiler's source excerpt (gcc, clang
+// and rustc draw one: "   12 |     int x = 3", "      |          ^"), the
+// gutter of blanks and a line number, the bar and the blanks after it,
+// which place the code and the caret under it in their columns. The bar
+// follows a blank; a line that opens with it (a table row) has no gutter.
+func keptLead(line string) int {
+	i := 0
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	g := i
+	for g < len(line) && textkit.IsDigit(line[g]) {
+		g++
+	}
+	for g < len(line) && line[g] == ' ' {
+		g++
+	}
+	if g == 0 || g >= len(line) || line[g] != '|' || line[g-1] != ' ' {
+		return i
+	}
+	g++
+	for g < len(line) && (line[g] == ' ' || line[g] == '\t') {
+		g++
+	}
+	return g
+}
+
 // writeCollapsedCode is writeCollapsed for a line of source code: the
 // blanks within a quoted literal ("%-10s  %5d") stay as they are.
 func writeCollapsedCode(w *prefixWriter, start int, line string) {
-	from := 0 // line[:from] is written
-	for from < len(line) && (line[from] == ' ' || line[from] == '\t') {
-		from++
-	}
+	from := keptLead(line) // line[:from] is written
 	w.writeSrc(start, start+from)
 	var quote byte
 	for i := from; i < len(line); i++ {

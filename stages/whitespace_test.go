@@ -2,7 +2,10 @@ package stages
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -39,6 +42,10 @@ func TestWhitespaceConformance(t *testing.T) {
 	checkConformance(t, NewWhitespace(DefaultWhitespaceOptions()), logInputs())
 }
 
+// sourceGutter is the lead of a line of a compiler's source excerpt: its
+// blanks, a line number, a blank, the bar and the blanks after it.
+var sourceGutter = regexp.MustCompile(`^[ \t]*[0-9]* +\|[ \t]*`)
+
 // whitespaceReference is the whitespace node written the plain way, one
 // builder and no shortcuts, to check the node against.
 func whitespaceReference(text string, o WhitespaceOptions, kind Kind) string {
@@ -62,6 +69,9 @@ func whitespaceReference(text string, o WhitespaceOptions, kind Kind) string {
 			line = line[indent:]
 			if o.CollapseInnerSpaces && kind != KindJSON {
 				lead := len(line) - len(strings.TrimLeft(line, " \t"))
+				if m := sourceGutter.FindString(line); m != "" {
+					lead = len(m) // a compiler's source excerpt keeps its columns
+				}
 				b.WriteString(line[:lead])
 				b.WriteString(strings.Join(strings.FieldsFunc(line[lead:], func(r rune) bool { return r == ' ' || r == '\t' }), " "))
 			} else {
@@ -142,6 +152,43 @@ func TestDoubleBlankAt(t *testing.T) {
 			if got, want := doubleBlankAt(s, from), naive(s, from); got != want {
 				t.Fatalf("doubleBlankAt(%q, %d) = %d, want %d", s, from, got, want)
 			}
+		}
+	}
+}
+
+// TestWhitespaceKeepsSourceExcerptColumns: a compiler's source excerpt
+// (gcc's and clang's "   12 |     code" and "      |     ^", rustc's
+// "2 |" and "  |") keeps its gutter and the blanks after the bar, so the
+// code and the caret under it stay in their columns, at any width, line
+// number and indentation, between lines whose runs still fold. A table
+// row that opens with the bar keeps folding.
+func TestWhitespaceKeepsSourceExcerptColumns(t *testing.T) {
+	node := NewWhitespace(DefaultWhitespaceOptions())
+	r := rand.New(rand.NewPCG(4, 12))
+	for n := 0; n < 200; n++ {
+		lineNo := 1 + r.IntN(99999)
+		width := len(strconv.Itoa(lineNo)) + r.IntN(3)
+		gutter := strings.Repeat(" ", 1+r.IntN(3))
+		code := strings.Repeat(" ", r.IntN(12)) + "total  =  price * qty"
+		caret := strings.Repeat(" ", 1+r.IntN(len(code))) + "^~~~"
+		numbered := fmt.Sprintf("%s%*d |%s", gutter, width, lineNo, code)
+		bare := fmt.Sprintf("%s%*s |%s", gutter, width, "", caret)
+		if r.IntN(2) == 0 { // rustc: no blank before the number
+			numbered = fmt.Sprintf("%d |%s", lineNo, code)
+			bare = fmt.Sprintf("%*s |%s", len(strconv.Itoa(lineNo)), "", caret)
+		}
+		kind := []Kind{KindLog, KindProse}[r.IntN(2)]
+		in := "src/billing/ledger.c:12:15:   error:  expected ';'\n" + numbered + "\n" + bare + "\n| name   | qty   |\nbuild   failed\n"
+		got := strings.Split(applyNode(t, node, in, kind), "\n")
+		wantGutter := func(s string) string { return s[:strings.IndexByte(s, '|')+1] }
+		if !strings.HasPrefix(got[1], wantGutter(numbered)+strings.Repeat(" ", len(code)-len(strings.TrimLeft(code, " ")))+"total") {
+			t.Fatalf("code line %q became %q", numbered, got[1])
+		}
+		if got[2] != bare {
+			t.Fatalf("caret line %q became %q", bare, got[2])
+		}
+		if got[0] != "src/billing/ledger.c:12:15: error: expected ';'" || got[3] != "| name | qty |" || got[4] != "build failed" {
+			t.Fatalf("the other lines did not fold: %q", got)
 		}
 	}
 }
