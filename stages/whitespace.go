@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -41,6 +42,14 @@ func (n whitespaceNode) Apply(ctx context.Context, in Input) (Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return Outcome{}, err
 	}
+	if in.Kind != KindJSON && tabSeparated(in.Text) {
+		return skip(in, "a tab-separated table keeps its tabs"), nil
+	}
+	return n.fold(ctx, in)
+}
+
+// fold trims, dedents and folds runs in in's text.
+func (n whitespaceNode) fold(ctx context.Context, in Input) (Outcome, error) {
 	text := in.Text
 	hasCR := strings.IndexByte(text, '\r') >= 0
 	indent := n.indent(text, in.Kind, hasCR)
@@ -464,6 +473,33 @@ func writeCollapsed(w *prefixWriter, runs *nextRuns, text string, start int, lin
 		}
 		at = j
 	}
+}
+
+// tabSeparated reports a tab-separated table (TSV, a spreadsheet pasted
+// as text, Zeek's logs): of its first 200 lines with text, at least three
+// and four in five hold the same number of tabs after their first
+// character. There a tab parts two cells, two tabs hold an empty one, and
+// a trailing tab an empty last one: folding or trimming them would move
+// values into other columns. Tabs that only indent (a Java stack trace's
+// "\tat") do not count.
+func tabSeparated(text string) bool {
+	if strings.IndexByte(text, '\t') < 0 {
+		return false
+	}
+	var tabsPerLine [16]int // lines by their count of inner tabs, 15 or more in the last
+	lines := 0
+	for rest := text; rest != "" && lines < 200; {
+		line, after, _ := strings.Cut(rest, "\n")
+		rest = after
+		body := strings.TrimLeft(line, " \t")
+		if strings.TrimRight(body, " \t\r") == "" {
+			continue
+		}
+		lines++
+		tabsPerLine[min(strings.Count(body, "\t"), 15)]++
+	}
+	best := slices.Max(tabsPerLine[1:])
+	return lines >= 3 && best*5 >= lines*4
 }
 
 // keptLead returns the length of line's lead, which stays as written: its

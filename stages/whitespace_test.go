@@ -49,6 +49,9 @@ var sourceGutter = regexp.MustCompile(`^[ \t]*[0-9]* +\|[ \t]*`)
 // whitespaceReference is the whitespace node written the plain way, one
 // builder and no shortcuts, to check the node against.
 func whitespaceReference(text string, o WhitespaceOptions, kind Kind) string {
+	if kind != KindJSON && tabSeparated(text) {
+		return text // a table's tabs are its cells' bounds
+	}
 	cr := strings.ContainsRune(text, '\r')
 	indent := 0
 	if o.Dedent && kind != KindJSON {
@@ -189,6 +192,49 @@ func TestWhitespaceKeepsSourceExcerptColumns(t *testing.T) {
 		}
 		if got[0] != "src/billing/ledger.c:12:15: error: expected ';'" || got[3] != "| name | qty |" || got[4] != "build failed" {
 			t.Fatalf("the other lines did not fold: %q", got)
+		}
+	}
+}
+
+// TestWhitespaceKeepsTabSeparatedCells: a tab-separated table (random
+// columns, cells with inner blanks and double spaces, empty cells in any
+// column, the last included) passes byte for byte, so no value moves into
+// another column. Controls: a Java stack trace whose tabs only indent,
+// and a log with one stray tab, still fold their runs.
+func TestWhitespaceKeepsTabSeparatedCells(t *testing.T) {
+	node := NewWhitespace(DefaultWhitespaceOptions())
+	r := rand.New(rand.NewPCG(5, 21))
+	cells := []string{"", "Oslo", "New York", "a  b", "42", "u1@x.io", "São Paulo"}
+	for n := 0; n < 100; n++ {
+		cols := 2 + r.IntN(7)
+		var b strings.Builder
+		for c := range cols {
+			if c > 0 {
+				b.WriteByte('\t')
+			}
+			fmt.Fprintf(&b, "col%d", c)
+		}
+		for range 3 + r.IntN(40) {
+			b.WriteByte('\n')
+			b.WriteString(fmt.Sprint(r.IntN(1000)))
+			for range cols - 1 {
+				b.WriteByte('\t')
+				b.WriteString(cells[r.IntN(len(cells))])
+			}
+		}
+		in := b.String() + "\n"
+		for _, kind := range []Kind{KindProse, KindLog} {
+			if got := applyNode(t, node, in, kind); got != in {
+				t.Fatalf("%s table changed:\n%q\n%q", kind, in, got)
+			}
+		}
+	}
+	for _, in := range []string{
+		"java.lang.IllegalStateException:  boom\n\tat a.B.c(B.java:1)\n\tat a.B.d(B.java:2)\n\tat a.B.e(B.java:3)\n",
+		"10:00:01 INFO  started\n10:00:02 INFO  ready\ttrue\n10:00:03 WARN  slow   disk\n10:00:04 INFO  done\n",
+	} {
+		if got := applyNode(t, node, in, KindLog); got == in || strings.Contains(got, "  ") {
+			t.Errorf("runs not folded: %q", got)
 		}
 	}
 }
