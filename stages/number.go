@@ -366,11 +366,11 @@ func isZoneWord(t string) bool {
 // isMonthWord reports a month's name, short or full, perhaps closed by a
 // comma or a dot: "Mar", "Mar,", "March".
 func isMonthWord(t string) bool {
-	if len(t) < 3 || len(t) > 10 || t[0] < 'A' || t[0] > 'Z' {
+	if len(t) < 3 || t[0] < 'A' || t[0] > 'Z' {
 		return false
 	}
 	t = strings.TrimRight(t, ",.")
-	if len(t) < 3 || !textkit.IsMonthName(t[:3]) {
+	if len(t) < 3 || len(t) > 9 || !textkit.IsMonthName(t[:3]) {
 		return false
 	}
 	switch t {

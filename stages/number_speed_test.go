@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -79,14 +80,33 @@ func normalizeReference(n numberNode, dst []byte, text string) (_ []byte, ok boo
 	return append(dst, text[last:]...), true
 }
 
-type stampTailReference struct{ afterClock, afterZone bool }
+type stampTailReference struct {
+	afterClock, afterZone bool
+	monthGap              int
+}
+
+// zoneOffsetReference is a numeric UTC offset: a sign, hours 00-14, an
+// optional colon, a quarter hour, then perhaps one closing byte.
+var zoneOffsetReference = regexp.MustCompile(`^[+-](0[0-9]|1[0-4]):?(00|15|30|45)[\]),;]?$`)
 
 func (s *stampTailReference) next(t string) bool {
-	year := (s.afterClock || s.afterZone) && isYearToken(t)
-	s.afterZone = s.afterClock && isZoneWord(t)
+	year := (s.afterClock || s.afterZone || s.monthGap > 0) && isYearToken(t)
+	month := false
+	for _, m := range []string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"} {
+		if name := strings.TrimRight(t, ",."); name == m || name == m[:3] {
+			month = true
+		}
+	}
+	if month {
+		s.monthGap = 2
+	} else if s.monthGap > 0 {
+		s.monthGap--
+	}
+	offset := s.afterClock && zoneOffsetReference.MatchString(t)
+	s.afterZone = s.afterClock && (isZoneWord(t) || offset)
 	stamp := isTimeToken(t)
 	s.afterClock = stamp && strings.IndexByte(t, ':') >= 0
-	return stamp || year
+	return stamp || year || offset
 }
 
 func FuzzNormalize(f *testing.F) {
@@ -95,6 +115,7 @@ func FuzzNormalize(f *testing.F) {
 		"Sun Dec 04 04:51:08 2005 UTC 2005 x 0x1f2e3d4c 123e4567-e89b-12d3-a456-426614174000 deadbeef12",
 		"10.0.0.1:8080 1440,900 v12abc x86_64k 2024-01-02 12:04:05 - 2005-06-03-15.42.50.363779 ab-cd-12345678",
 		"\t12345\t\tabcdef0123 ffff-ffff-1234 1.2.3 12345.678",
+		"0:0 +0000", "[01/Mar/2025:10:00:00 +05:30] Tue, 1 Mar 2025 10:00:00 -0700 September,. 1999",
 	} {
 		f.Add(s)
 	}
