@@ -369,11 +369,7 @@ func isMonthWord(t string) bool {
 	if len(t) < 3 || t[0] < 'A' || t[0] > 'Z' {
 		return false
 	}
-	t = strings.TrimRight(t, ",.")
-	if len(t) < 3 || len(t) > 9 || !textkit.IsMonthName(t[:3]) {
-		return false
-	}
-	switch t {
+	switch strings.TrimRight(t, ",.") {
 	case "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
 		"January", "February", "March", "April", "June", "July", "August", "September", "October", "November", "December":
 		return true

@@ -94,10 +94,6 @@ var monthSet, daySet, calendarSet = newNameSet(monthNames[:]), newNameSet(dayNam
 // isMonthName reports one of monthNames. s must be 3 bytes long.
 func isMonthName(s string) bool { return monthSet.has(s) }
 
-// IsMonthName reports a three-letter month name ("Mar"); s must be 3
-// bytes long.
-func IsMonthName(s string) bool { return isMonthName(s) }
-
 // isDayName reports one of dayNames. s must be 3 bytes long.
 func isDayName(s string) bool { return daySet.has(s) }
 
